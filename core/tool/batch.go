@@ -1,0 +1,105 @@
+package tool
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// BatchOptions control how one model response's calls are scheduled.
+type BatchOptions struct {
+	// Sequential forces model-order execution (the agent's policy).
+	Sequential bool
+	// MaxConcurrency caps concurrent calls; zero means no cap.
+	MaxConcurrency int
+	// Retries holds the model-correction count of each tool name so far in
+	// the run; it becomes the base of Context.Retry.
+	Retries map[string]int
+}
+
+// Why a batch runs sequentially; "" means in parallel.
+const (
+	SeqPolicy         = "policy"
+	SeqSequentialTool = "sequential_tool"
+	SeqRepeatedName   = "repeated_name"
+	SeqMixedProfiles  = "mixed_profiles"
+	SeqContextCapable = "context_capability"
+)
+
+// SequentialReason reports why calls must run one at a time in model
+// order, or "" when they may run in parallel: the policy says so, a called
+// tool is sequential, a name repeats, Legacy tools are mixed with Filtered
+// or Strict ones, or a tool asks for a mutable context capability.
+func (r *Registry) SequentialReason(calls []Call, policySequential bool) string {
+	if policySequential {
+		return SeqPolicy
+	}
+	if len(calls) < 2 {
+		return ""
+	}
+	var legacy, narrowed bool
+	for i, c := range calls {
+		for _, prev := range calls[:i] {
+			if prev.Name == c.Name {
+				return SeqRepeatedName
+			}
+		}
+		e, ok := r.entries[c.Name]
+		if !ok {
+			legacy = true
+			continue
+		}
+		if e.def.IsSequential() {
+			return SeqSequentialTool
+		}
+		if len(e.cfg.Capabilities) > 0 || len(e.deps.ContextCapabilities) > 0 {
+			return SeqContextCapable
+		}
+		if e.deps.Profile == ProfileLegacy {
+			legacy = true
+		} else {
+			narrowed = true
+		}
+	}
+	if legacy && narrowed {
+		return SeqMixedProfiles
+	}
+	return ""
+}
+
+// ExecuteBatch executes one model response's calls and returns their
+// Returns in model order. Calls run in parallel unless SequentialReason
+// says otherwise; sequential calls run in model order, each after the
+// previous one finished.
+func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call, opts BatchOptions) []Return {
+	out := make([]Return, len(calls))
+	contextFor := func(c Call) *Context {
+		if len(opts.Retries) == 0 {
+			return base
+		}
+		tc := &Context{}
+		if base != nil {
+			*tc = *base
+		}
+		tc.Retry = opts.Retries[c.Name]
+		return tc
+	}
+	if r.SequentialReason(calls, opts.Sequential) != "" || len(calls) == 1 {
+		for i, c := range calls {
+			out[i] = r.Execute(ctx, contextFor(c), c)
+		}
+		return out
+	}
+	var g errgroup.Group
+	if opts.MaxConcurrency > 0 {
+		g.SetLimit(opts.MaxConcurrency)
+	}
+	for i, c := range calls {
+		g.Go(func() error {
+			out[i] = r.Execute(ctx, contextFor(c), c)
+			return nil
+		})
+	}
+	_ = g.Wait() // Execute never fails; errors live in the returns.
+	return out
+}

@@ -1,0 +1,141 @@
+package tool
+
+import (
+	"encoding/json"
+	"reflect"
+)
+
+// Call is one tool call requested by the model.
+type Call struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Approval is the human decision attached to a re-executed call.
+type Approval struct {
+	// Status is "approved" or "denied".
+	Status            string          `json:"status"`
+	OverrideArguments json.RawMessage `json:"override_arguments,omitempty"`
+	Metadata          map[string]any  `json:"metadata,omitempty"`
+}
+
+// Context is the per-call view of the run a tool executes in. The registry
+// gives each call its own copy, so before-hooks may change it freely.
+// Cancellation is carried by the context.Context passed beside it.
+type Context struct {
+	RunID          string
+	ConversationID string
+	RunStep        int
+	ToolCallID     string
+	ToolName       string
+	// Retry counts earlier attempts: model corrections of this tool in the
+	// run plus the internal attempt number.
+	Retry int
+	// MaxRetries is the effective budget of the tool.
+	MaxRetries int
+	// Approval is nil on a first call and set when a person decided on it.
+	Approval *Approval
+	// Metadata is free-form per-run metadata (read-only for tools).
+	Metadata map[string]any
+	// Deps holds typed and named dependencies. It is shared by concurrent
+	// calls and must be treated as read-only during a run.
+	Deps *Deps
+}
+
+// LastAttempt reports whether an execution failure now would exhaust the
+// internal retry budget.
+func (c *Context) LastAttempt() bool { return c.Retry >= c.MaxRetries }
+
+// Deps holds the dependencies a host makes available to its tools, by type
+// and by stable name. The zero value is empty and ready to use.
+type Deps struct {
+	typed map[reflect.Type]any
+	named map[string]any
+}
+
+// Provide stores v as the dependency of type T.
+func Provide[T any](d *Deps, v T) {
+	if d.typed == nil {
+		d.typed = map[reflect.Type]any{}
+	}
+	d.typed[reflect.TypeFor[T]()] = v
+}
+
+// Dependency returns the dependency of type T available to the call.
+func Dependency[T any](c *Context) (T, bool) {
+	var zero T
+	if c == nil || c.Deps == nil {
+		return zero, false
+	}
+	v, ok := c.Deps.typed[reflect.TypeFor[T]()]
+	if !ok {
+		return zero, false
+	}
+	t, ok := v.(T)
+	return t, ok
+}
+
+// SetNamed stores v under a stable capability name.
+func (d *Deps) SetNamed(name string, v any) {
+	if d.named == nil {
+		d.named = map[string]any{}
+	}
+	d.named[name] = v
+}
+
+// Named returns the dependency registered under name.
+func (d *Deps) Named(name string) (any, bool) {
+	if d == nil {
+		return nil, false
+	}
+	v, ok := d.named[name]
+	return v, ok
+}
+
+// Names returns the names of the named dependencies.
+func (d *Deps) Names() []string {
+	if d == nil {
+		return nil
+	}
+	out := make([]string, 0, len(d.named))
+	for k := range d.named {
+		out = append(out, k)
+	}
+	return out
+}
+
+// only returns a copy holding just the named dependencies in names and no
+// typed ones: the least-authority view given to strict tools.
+func (d *Deps) only(names []string) *Deps {
+	out := &Deps{}
+	for _, n := range names {
+		if v, ok := d.Named(n); ok {
+			out.SetNamed(n, v)
+		}
+	}
+	return out
+}
+
+// RunContext is what availability checks and definition preparation see:
+// the run-level state, not one call's.
+type RunContext struct {
+	RunID          string
+	ConversationID string
+	RunStep        int
+	Metadata       map[string]any
+	// ActiveTags are the capability tags active in the run; a tool whose
+	// hidden_by_tags contains one of them is hidden.
+	ActiveTags []string
+	Deps       *Deps
+}
+
+// filtered returns a copy with every typed dependency but only the named
+// dependencies in names.
+func (d *Deps) filtered(names []string) *Deps {
+	out := d.only(names)
+	if d != nil {
+		out.typed = d.typed
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+)
+
+// ErrorKind is the stable slug of a tool failure. Hosts, the Python package
+// and the model all see the same slugs.
+type ErrorKind string
+
+// The error kinds. Their returns are described on Error.
+const (
+	ErrNotFound         ErrorKind = "not_found"
+	ErrInvalidArguments ErrorKind = "invalid_arguments"
+	ErrModelRetry       ErrorKind = "model_retry"
+	ErrFeedback         ErrorKind = "feedback"
+	ErrUserError        ErrorKind = "user_error"
+	ErrExecution        ErrorKind = "execution"
+	ErrTimeout          ErrorKind = "timeout"
+	ErrCancelled        ErrorKind = "cancelled"
+	ErrApprovalRequired ErrorKind = "approval_required"
+	ErrCallDeferred     ErrorKind = "call_deferred"
+)
+
+// ErrorKinds lists every kind, for parity checks with other languages.
+func ErrorKinds() []ErrorKind {
+	return []ErrorKind{ErrNotFound, ErrInvalidArguments, ErrModelRetry, ErrFeedback, ErrUserError,
+		ErrExecution, ErrTimeout, ErrCancelled, ErrApprovalRequired, ErrCallDeferred}
+}
+
+// Flags are the retry properties every error return carries.
+type Flags struct {
+	// IsError is false for outcomes the model may simply read (feedback, an
+	// unknown tool).
+	IsError bool
+	// Retryable says that calling again may succeed.
+	Retryable bool
+	// CorrectedInput says that a retry needs different arguments.
+	CorrectedInput bool
+	// ModelRetryable marks returns that spend the model-correction budget.
+	ModelRetryable bool
+	// Unexpected marks failures the registry re-executes internally.
+	Unexpected bool
+}
+
+// FlagsOf returns the flags of a kind. Unknown kinds behave like execution.
+func FlagsOf(k ErrorKind) Flags {
+	switch k {
+	case ErrNotFound:
+		return Flags{Retryable: true, CorrectedInput: true}
+	case ErrInvalidArguments, ErrModelRetry:
+		return Flags{IsError: true, Retryable: true, CorrectedInput: true, ModelRetryable: true}
+	case ErrFeedback:
+		return Flags{Retryable: true}
+	case ErrUserError, ErrCancelled, ErrApprovalRequired, ErrCallDeferred:
+		return Flags{IsError: true}
+	case ErrTimeout:
+		return Flags{IsError: true, Retryable: true, CorrectedInput: true}
+	default:
+		return Flags{IsError: true, Retryable: true, Unexpected: true}
+	}
+}
+
+// Error is a typed tool failure. Tools return it (usually through the
+// constructors below) to choose how the runtime and the model react; any
+// other error a tool returns is treated as an unexpected execution failure.
+type Error struct {
+	Kind    ErrorKind
+	Message string
+	// Tool is the tool name; the registry fills it in.
+	Tool string
+	// Metadata is the request metadata of approval and deferred outcomes.
+	Metadata map[string]any
+	// PrivateMetadata is host-only detail; it never reaches the model.
+	PrivateMetadata map[string]any
+	// TimeoutMS is the effective timeout of a timeout error.
+	TimeoutMS int64
+	// Err is the underlying cause, if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	name := e.Tool
+	if name == "" {
+		name = "?"
+	}
+	switch e.Kind {
+	case ErrNotFound:
+		return fmt.Sprintf("tool %q is not registered for this run", name)
+	case ErrInvalidArguments:
+		return fmt.Sprintf("tool %s received invalid arguments: %s", name, e.Message)
+	case ErrModelRetry:
+		return fmt.Sprintf("tool %s requested model retry: %s", name, e.Message)
+	case ErrFeedback:
+		return fmt.Sprintf("tool %s feedback: %s", name, e.Message)
+	case ErrUserError:
+		return fmt.Sprintf("tool %s user error: %s", name, e.Message)
+	case ErrTimeout:
+		return fmt.Sprintf("tool %s execution exceeded the %dms timeout", name, e.TimeoutMS)
+	case ErrCancelled:
+		return fmt.Sprintf("tool %s cancelled: %s", name, e.Message)
+	case ErrApprovalRequired:
+		return fmt.Sprintf("tool %s call requires approval before execution", name)
+	case ErrCallDeferred:
+		return fmt.Sprintf("tool %s call was deferred to an external worker or later run", name)
+	default:
+		return fmt.Sprintf("tool %s execution failed: %s", name, e.Message)
+	}
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// HowToFix is the fixed guidance sentence the model reads for each kind.
+func (e *Error) HowToFix() string {
+	switch e.Kind {
+	case ErrNotFound:
+		return "Call one of the tools listed in the request; this name is not available."
+	case ErrInvalidArguments:
+		return "Correct the tool arguments so they match the tool's parameter schema, then call the tool again."
+	case ErrModelRetry:
+		return "Adjust the tool call as requested and try again: " + e.Message
+	case ErrFeedback:
+		return "Read the feedback and decide how to continue: " + e.Message
+	case ErrUserError:
+		return "The tool was wired or used incorrectly by the application; do not retry the same call."
+	case ErrTimeout:
+		return "The tool took too long; retry with a smaller request or continue without it."
+	case ErrCancelled:
+		return "The run was cancelled; do not retry."
+	case ErrApprovalRequired:
+		return "Wait for a person to approve or deny this call."
+	case ErrCallDeferred:
+		return "Wait for the deferred result to be supplied."
+	default:
+		return "The tool failed unexpectedly; retry later or continue without it."
+	}
+}
+
+// InvalidArguments rejects a call whose arguments the model must correct.
+func InvalidArguments(format string, a ...any) *Error {
+	return &Error{Kind: ErrInvalidArguments, Message: sprintf(format, a)}
+}
+
+// ModelRetry asks the model to call the tool again, following msg.
+func ModelRetry(format string, a ...any) *Error {
+	return &Error{Kind: ErrModelRetry, Message: sprintf(format, a)}
+}
+
+// Feedback returns agent-readable guidance for an expected condition (a
+// missing file, an HTTP 404). It is not an error and spends no budget.
+func Feedback(format string, a ...any) *Error {
+	return &Error{Kind: ErrFeedback, Message: sprintf(format, a)}
+}
+
+// UserError reports that the application used the tool incorrectly. It is
+// never retried.
+func UserError(format string, a ...any) *Error {
+	return &Error{Kind: ErrUserError, Message: sprintf(format, a)}
+}
+
+// Cancelled reports a cancelled call.
+func Cancelled(reason string) *Error { return &Error{Kind: ErrCancelled, Message: reason} }
+
+// Timeout reports a call that exceeded its timeout.
+func Timeout(timeoutMS int64) *Error {
+	return &Error{Kind: ErrTimeout, TimeoutMS: timeoutMS, Message: fmt.Sprintf("exceeded %dms", timeoutMS)}
+}
+
+// ApprovalRequired pauses the run until a person approves the call.
+func ApprovalRequired(reason string, metadata map[string]any) *Error {
+	md := maps.Clone(metadata)
+	if md == nil {
+		md = map[string]any{}
+	}
+	if reason != "" {
+		md["reason"] = reason
+	}
+	return &Error{Kind: ErrApprovalRequired, Message: reasonOr(reason, "approval required"), Metadata: md}
+}
+
+// CallDeferred pauses the run until an external result is supplied.
+func CallDeferred(reason string, metadata map[string]any) *Error {
+	md := maps.Clone(metadata)
+	if md == nil {
+		md = map[string]any{}
+	}
+	if reason != "" {
+		md["reason"] = reason
+	}
+	return &Error{Kind: ErrCallDeferred, Message: reasonOr(reason, "call deferred"), Metadata: md}
+}
+
+// WithPrivateMetadata attaches host-only detail to err, converting it to an
+// *Error (an execution failure when it is not one already).
+func WithPrivateMetadata(err error, md map[string]any) *Error {
+	e := AsError(err)
+	c := *e
+	c.PrivateMetadata = maps.Clone(e.PrivateMetadata)
+	if c.PrivateMetadata == nil {
+		c.PrivateMetadata = make(map[string]any, len(md))
+	}
+	maps.Copy(c.PrivateMetadata, md)
+	return &c
+}
+
+// AsError returns err as an *Error; errors of other types become execution
+// failures carrying their message.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Kind: ErrExecution, Message: err.Error(), Err: err}
+}
+
+// KindOf returns the kind of err, execution for untyped errors.
+func KindOf(err error) ErrorKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return ErrExecution
+}
+
+func sprintf(format string, a []any) string {
+	if len(a) == 0 {
+		return format
+	}
+	return fmt.Sprintf(format, a...)
+}
+
+func reasonOr(reason, def string) string {
+	if reason == "" {
+		return def
+	}
+	return reason
+}

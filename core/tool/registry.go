@@ -1,0 +1,248 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// DefaultMaxRetries is the retry budget of a tool when neither the tool, its
+// toolset nor the registry sets one.
+const DefaultMaxRetries = 3
+
+// ErrDuplicateTool is returned when a name is registered twice.
+var ErrDuplicateTool = errors.New("tool: duplicate tool name")
+
+// Entry is a tool together with the defaults it inherits from the toolset
+// that contributed it. Toolset defaults apply only where the tool sets none.
+type Entry struct {
+	Tool       Tool
+	Toolset    string
+	ToolsetID  string
+	MaxRetries *int
+	Timeout    time.Duration
+}
+
+type entry struct {
+	Entry
+	def    Definition
+	cfg    *Config
+	schema *Schema
+	deps   Dependencies
+	hooks  [2][]Hook // filled at execution: global, tool
+}
+
+// Registry holds tools by name and executes calls to them. Build it first,
+// then execute: a Registry must not be modified while calls run, and then
+// it is safe for concurrent use. The zero value is an empty registry.
+type Registry struct {
+	entries    map[string]*entry
+	names      []string
+	maxRetries *int
+	timeout    time.Duration
+	hooks      []Hook
+}
+
+// NewRegistry returns a registry holding tools.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{}
+	if err := r.Add(tools...); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Add registers tools. It fails without registering anything further when a
+// tool is nil, its name is blank or taken, or its schema is malformed.
+func (r *Registry) Add(tools ...Tool) error {
+	for _, t := range tools {
+		if err := r.AddEntry(Entry{Tool: t}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddEntry registers one tool with inherited toolset defaults.
+func (r *Registry) AddEntry(e Entry) error {
+	if e.Tool == nil {
+		return errors.New("tool: cannot register a nil tool")
+	}
+	if f, ok := e.Tool.(interface{ Err() error }); ok && f.Err() != nil {
+		return fmt.Errorf("tool %q: %w", e.Tool.Definition().Name, f.Err())
+	}
+	def := e.Tool.Definition()
+	if def.Name == "" {
+		return errors.New("tool: tool name must not be empty")
+	}
+	if _, dup := r.entries[def.Name]; dup {
+		return fmt.Errorf("%w %q", ErrDuplicateTool, def.Name)
+	}
+	params, err := NormalizeSchema(def.Parameters)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", def.Name, err)
+	}
+	schema, err := CompileSchema(def.Name, params)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", def.Name, err)
+	}
+	def.Parameters = params
+	if r.entries == nil {
+		r.entries = map[string]*entry{}
+	}
+	r.entries[def.Name] = &entry{Entry: e, def: def, cfg: ConfigOf(e.Tool), schema: schema, deps: ParseDependencies(def.Metadata)}
+	i, _ := slices.BinarySearch(r.names, def.Name)
+	r.names = slices.Insert(r.names, i, def.Name)
+	return nil
+}
+
+// Merge registers every tool of other, keeping their toolset defaults.
+func (r *Registry) Merge(other *Registry) error {
+	if other == nil {
+		return nil
+	}
+	for _, n := range other.names {
+		if err := r.AddEntry(other.entries[n].Entry); err != nil {
+			return err
+		}
+	}
+	r.hooks = append(r.hooks, other.hooks...)
+	return nil
+}
+
+// SetMaxRetries sets the registry-wide retry budget (below tool and toolset).
+func (r *Registry) SetMaxRetries(n int) { r.maxRetries = &n }
+
+// SetTimeout sets the registry-wide timeout (below tool and toolset).
+func (r *Registry) SetTimeout(d time.Duration) { r.timeout = d }
+
+// AddHook adds a global hook; global hooks run in the order added.
+func (r *Registry) AddHook(h Hook) { r.hooks = append(r.hooks, h) }
+
+// Len returns the number of tools.
+func (r *Registry) Len() int { return len(r.names) }
+
+// Names returns the tool names, sorted.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Tool returns the tool registered under name.
+func (r *Registry) Tool(name string) (Tool, bool) {
+	e, ok := r.entries[name]
+	if !ok {
+		return nil, false
+	}
+	return e.Tool, true
+}
+
+// Entry returns the registration of name.
+func (r *Registry) Entry(name string) (Entry, bool) {
+	e, ok := r.entries[name]
+	if !ok {
+		return Entry{}, false
+	}
+	return e.Entry, true
+}
+
+// Definition returns the normalised definition of name.
+func (r *Registry) Definition(name string) (Definition, bool) {
+	e, ok := r.entries[name]
+	if !ok {
+		return Definition{}, false
+	}
+	return e.def, true
+}
+
+// Definitions returns every definition, sorted by name.
+func (r *Registry) Definitions() []Definition {
+	out := make([]Definition, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.entries[n].def)
+	}
+	return out
+}
+
+// Availability is the outcome of preparing the registry for one run step.
+type Availability struct {
+	Definitions []Definition
+	Available   []string
+	Unavailable []string
+}
+
+// DefinitionsFor prepares the definitions for a run context: a tool is
+// unavailable when its availability check fails, an active tag hides it, or
+// its prepare function hides it; prepare may also rewrite the definition.
+func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
+	var a Availability
+	if rc == nil {
+		rc = &RunContext{}
+	}
+	for _, n := range r.names {
+		e := r.entries[n]
+		def, ok := e.def, true
+		if e.cfg.Available != nil && !e.cfg.Available(rc) {
+			ok = false
+		}
+		if ok && HiddenByActiveTags(def.Metadata, rc.ActiveTags) {
+			ok = false
+		}
+		if ok && e.cfg.Prepare != nil {
+			def, ok = e.cfg.Prepare(rc, def.Clone())
+		}
+		if !ok {
+			a.Unavailable = append(a.Unavailable, n)
+			continue
+		}
+		a.Available = append(a.Available, n)
+		a.Definitions = append(a.Definitions, def)
+	}
+	return a
+}
+
+// Select returns a registry with only the named tools (unknown names are
+// ignored), keeping defaults and global hooks.
+func (r *Registry) Select(names []string) *Registry {
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: r.hooks, entries: map[string]*entry{}}
+	for _, n := range names {
+		if e, ok := r.entries[n]; ok {
+			if _, dup := out.entries[n]; !dup {
+				out.entries[n] = e
+				out.names = append(out.names, n)
+			}
+		}
+	}
+	sort.Strings(out.names)
+	return out
+}
+
+// MaxRetriesFor resolves the budget of name: tool, toolset, registry, then
+// DefaultMaxRetries.
+func (r *Registry) MaxRetriesFor(name string) int {
+	if e, ok := r.entries[name]; ok {
+		if e.cfg.MaxRetries != nil {
+			return *e.cfg.MaxRetries
+		}
+		if e.MaxRetries != nil {
+			return *e.MaxRetries
+		}
+	}
+	if r.maxRetries != nil {
+		return *r.maxRetries
+	}
+	return DefaultMaxRetries
+}
+
+// TimeoutFor resolves the timeout of name: tool, toolset, then registry.
+// Zero means none.
+func (r *Registry) TimeoutFor(name string) time.Duration {
+	if e, ok := r.entries[name]; ok {
+		if e.cfg.Timeout > 0 {
+			return e.cfg.Timeout
+		}
+		if e.Timeout > 0 {
+			return e.Timeout
+		}
+	}
+	return r.timeout
+}

@@ -1,0 +1,190 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// printer renders validator messages; it is immutable after creation.
+var printer = message.NewPrinter(language.English)
+
+// ErrSchema marks a malformed parameters schema, rejected at registration.
+var ErrSchema = errors.New("tool: malformed parameters schema")
+
+// NormalizeSchema returns the canonical form of a parameters schema: a
+// JSON-decoded object with type "object" and a properties object. A nil
+// schema means no arguments. It rejects (with ErrSchema) schemas that are not
+// JSON, not objects, or whose properties, required or additionalProperties
+// are malformed. The input is not modified.
+func NormalizeSchema(schema map[string]any) (map[string]any, error) {
+	if schema == nil {
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	}
+	s, err := canonical(schema)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not JSON-serialisable: %v", ErrSchema, err)
+	}
+	delete(s, "$schema")
+	switch t := s["type"].(type) {
+	case nil:
+		if _, has := s["type"]; has {
+			return nil, fmt.Errorf("%w: type must be \"object\", got null", ErrSchema)
+		}
+		s["type"] = "object"
+	case string:
+		if t != "object" {
+			return nil, fmt.Errorf("%w: type must be \"object\", got %q", ErrSchema, t)
+		}
+	default:
+		return nil, fmt.Errorf("%w: type must be \"object\", got %v", ErrSchema, t)
+	}
+	props, has := s["properties"]
+	if !has {
+		props = map[string]any{}
+		s["properties"] = props
+	}
+	pm, ok := props.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: properties must be an object", ErrSchema)
+	}
+	for name, p := range pm {
+		switch p.(type) {
+		case map[string]any, bool:
+		default:
+			return nil, fmt.Errorf("%w: property %q must be a schema object", ErrSchema, name)
+		}
+	}
+	if req, has := s["required"]; has {
+		list, ok := req.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: required must be a list of property names", ErrSchema)
+		}
+		for _, r := range list {
+			name, ok := r.(string)
+			if !ok {
+				return nil, fmt.Errorf("%w: required must be a list of property names", ErrSchema)
+			}
+			if _, ok := pm[name]; !ok {
+				return nil, fmt.Errorf("%w: required names %q, which is not a property", ErrSchema, name)
+			}
+		}
+	}
+	if ap, has := s["additionalProperties"]; has {
+		switch ap.(type) {
+		case bool, map[string]any:
+		default:
+			return nil, fmt.Errorf("%w: additionalProperties must be a boolean or a schema", ErrSchema)
+		}
+	}
+	return s, nil
+}
+
+// canonical round-trips v through JSON so that every number is a
+// json.Number and every container is map[string]any or []any, as the
+// validator expects.
+func canonical(v map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var out map[string]any
+	if err := d.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Schema is a compiled parameters schema.
+type Schema struct {
+	compiled *jsonschema.Schema
+}
+
+// CompileSchema compiles a normalised schema once, for validating every call.
+func CompileSchema(name string, normalized map[string]any) (*Schema, error) {
+	c := jsonschema.NewCompiler()
+	url := "mem:///tools/" + strings.ReplaceAll(name, "/", "_") + ".json"
+	if err := c.AddResource(url, normalized); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	return &Schema{compiled: sch}, nil
+}
+
+// Validate checks decoded arguments. The error names every failing path
+// and never repeats argument values, which may be secrets.
+func (s *Schema) Validate(args any) error {
+	err := s.compiled.Validate(args)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return InvalidArguments("arguments do not match the schema")
+	}
+	var msgs []string
+	collectLeaves(ve, &msgs)
+	sort.Strings(msgs)
+	if len(msgs) == 0 {
+		msgs = []string{"at '': arguments do not match the schema"}
+	}
+	return InvalidArguments("arguments do not match the schema: %s", strings.Join(msgs, "; "))
+}
+
+func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
+	if len(e.Causes) == 0 {
+		*out = append(*out, fmt.Sprintf("at '%s': %s", pointer(e.InstanceLocation), safeMessage(e.ErrorKind)))
+		return
+	}
+	for _, c := range e.Causes {
+		collectLeaves(c, out)
+	}
+}
+
+func pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range loc {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// safeMessage describes a failed keyword without echoing the instance.
+func safeMessage(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Pattern:
+		return fmt.Sprintf("value does not match pattern %q", k.Want)
+	case *kind.Format:
+		return fmt.Sprintf("value is not a valid %s", k.Want)
+	case *kind.Minimum:
+		return fmt.Sprintf("must be >= %s", k.Want.RatString())
+	case *kind.Maximum:
+		return fmt.Sprintf("must be <= %s", k.Want.RatString())
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be > %s", k.Want.RatString())
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be < %s", k.Want.RatString())
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s", k.Want.RatString())
+	case *kind.ContentMediaType, *kind.ContentEncoding:
+		return strings.Join(k.KeywordPath(), "/") + " failed"
+	}
+	return k.LocalizedString(printer)
+}

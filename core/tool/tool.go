@@ -1,0 +1,79 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Tool is a callable the model can use.
+//
+// Call receives arguments that already passed JSON parsing, hooks, argument
+// validators and JSON Schema validation. It should return promptly once ctx
+// is done; the registry stops waiting for it at that point either way. A
+// returned *Error selects the outcome kind; any other error is an
+// unexpected execution failure, retried internally.
+type Tool interface {
+	Definition() Definition
+	Call(ctx context.Context, tc *Context, args json.RawMessage) (Result, error)
+}
+
+// Handler is the function signature of a schema-given tool.
+type Handler func(ctx context.Context, tc *Context, args json.RawMessage) (Result, error)
+
+// ArgumentValidator checks or normalises decoded arguments before the schema
+// validation. It may change args in place; returning an error rejects the
+// call (an *Error keeps its kind, other errors become invalid_arguments).
+type ArgumentValidator func(tc *Context, args map[string]any) error
+
+// PreprocessResult is what a user-input preprocessor makes of the input a
+// person supplied with an approval.
+type PreprocessResult struct {
+	// OverrideArguments, when set, replaces the call's arguments.
+	OverrideArguments json.RawMessage
+	// Metadata is merged into the approval metadata.
+	Metadata map[string]any
+}
+
+// UserInputPreprocessor turns input supplied during an approval into
+// replacement arguments and approval metadata.
+type UserInputPreprocessor func(ctx context.Context, tc *Context, input json.RawMessage) (PreprocessResult, error)
+
+// Config holds the optional runtime behaviour of a tool. Tools expose it by
+// implementing Configured; wrappers forward it so that renaming or prefixing
+// a tool keeps its behaviour.
+type Config struct {
+	// MaxRetries overrides the inherited retry budget when non-nil.
+	MaxRetries *int
+	// Timeout overrides the inherited timeout when positive.
+	Timeout time.Duration
+	// Validators run in order before schema validation.
+	Validators []ArgumentValidator
+	// Available hides the tool from runs where it returns false.
+	Available func(rc *RunContext) bool
+	// Prepare rewrites the definition for one run; false hides the tool.
+	Prepare func(rc *RunContext, d Definition) (Definition, bool)
+	// PreprocessUserInput handles input given with an approval.
+	PreprocessUserInput UserInputPreprocessor
+	// Hooks run around this tool only, after (before-phase) or before
+	// (after-phase) the registry's global hooks.
+	Hooks []Hook
+	// Capabilities names mutable context capabilities the tool asks for;
+	// asking for any forces sequential scheduling.
+	Capabilities []string
+}
+
+// Configured is implemented by tools that carry a Config.
+type Configured interface {
+	ToolConfig() *Config
+}
+
+// ConfigOf returns the tool's Config, or an empty one.
+func ConfigOf(t Tool) *Config {
+	if c, ok := t.(Configured); ok {
+		if cfg := c.ToolConfig(); cfg != nil {
+			return cfg
+		}
+	}
+	return &Config{}
+}
