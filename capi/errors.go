@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+)
+
+// abiError is the JSON error object given to the host: a stable slug plus
+// a message, and details for the errors that have them.
+type abiError struct {
+	Type       string `json:"type"`
+	Message    string `json:"message"`
+	Tool       string `json:"tool,omitempty"`
+	MaxRetries *int   `json:"max_retries,omitempty"`
+}
+
+func (e *abiError) Error() string { return e.Type + ": " + e.Message }
+
+// toABIError classifies err into a slug the host maps to an exception.
+func toABIError(err error) *abiError {
+	var ae *abiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	e := &abiError{Type: "internal", Message: err.Error()}
+	var rl *agent.RetryLimitError
+	switch {
+	case errors.As(err, &rl):
+		e.Type, e.Tool, e.MaxRetries = "retry_limit", rl.Tool, &rl.MaxRetries
+	case errors.Is(err, agent.ErrModel):
+		e.Type = "model"
+	case errors.Is(err, agent.ErrCancelled):
+		e.Type = "cancelled"
+	case errors.Is(err, agent.ErrUnavailableTools):
+		e.Type = "unavailable_tools"
+	case errors.Is(err, agent.ErrMaxSteps):
+		e.Type = "max_steps"
+	case errors.Is(err, agent.ErrSessionBusy):
+		e.Type = "busy"
+	case errors.Is(err, agent.ErrState):
+		e.Type = "state"
+	case errors.Is(err, agent.ErrConfig):
+		e.Type = "config"
+	}
+	return e
+}
+
+func errorJSON(err error) []byte {
+	b, mErr := json.Marshal(toABIError(err))
+	if mErr != nil {
+		return []byte(fmt.Sprintf(`{"type":"internal","message":%q}`, err.Error()))
+	}
+	return b
+}
+
+func specError(format string, a ...any) error {
+	return &abiError{Type: "invalid_spec", Message: fmt.Sprintf(format, a...)}
+}

@@ -1,0 +1,231 @@
+package main
+
+/*
+#include <stdlib.h>
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"fmt"
+	"unsafe"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+)
+
+// This file holds only the //export wrappers: decode, call, encode. Every
+// wrapper recovers panics into an error return.
+
+func goBytes(p *C.char, n C.longlong) []byte {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return C.GoBytes(unsafe.Pointer(p), C.int(n))
+}
+
+func setOut(out **C.char, outLen *C.longlong, b []byte) {
+	if out == nil {
+		return
+	}
+	*out = (*C.char)(C.CBytes(b))
+	if outLen != nil {
+		*outLen = C.longlong(len(b))
+	}
+}
+
+func setErr(errOut **C.char, err error) C.int {
+	if errOut != nil {
+		*errOut = C.CString(string(errorJSON(err)))
+	}
+	return -1
+}
+
+// guard converts a panic into an error return.
+func guard(rc *C.int, errOut **C.char) {
+	if p := recover(); p != nil {
+		*rc = setErr(errOut, &abiError{Type: "internal", Message: fmt.Sprintf("panic: %v", p)})
+	}
+}
+
+func nilArg(name string) error {
+	return &abiError{Type: "invalid_argument", Message: name + " must not be NULL"}
+}
+
+//export sw_free
+func sw_free(p unsafe.Pointer) {
+	C.free(p)
+}
+
+//export sw_version
+func sw_version(out **C.char, outLen *C.longlong) (rc C.int) {
+	defer guard(&rc, nil)
+	b, _ := json.Marshal(Version)
+	setOut(out, outLen, b)
+	return 0
+}
+
+//export sw_model_new
+func sw_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	var s modelSpec
+	if err := decodeStrict(goBytes(spec, specLen), &s); err != nil {
+		return setErr(errOut, err)
+	}
+	m, err := buildModel(s)
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	h := handles.add(m)
+	if hm, ok := m.m.(*hostModel); ok {
+		hm.handle = h
+	}
+	*out = C.longlong(h)
+	return 0
+}
+
+//export sw_model_captured
+func sw_model_captured(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	m, err := lookup[*modelHandle](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	b, err := capturedJSON(m)
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, b)
+	return 0
+}
+
+//export sw_agent_new
+func sw_agent_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	var s agentSpec
+	if err := decodeStrict(goBytes(spec, specLen), &s); err != nil {
+		return setErr(errOut, err)
+	}
+	a, err := buildAgent(s)
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	*out = C.longlong(handles.add(a))
+	return 0
+}
+
+//export sw_session_new
+func sw_session_new(h C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	a, err := lookup[*agent.Agent](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	*out = C.longlong(handles.add(a.NewSession()))
+	return 0
+}
+
+//export sw_session_messages
+func sw_session_messages(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	b, err := json.Marshal(s.Messages())
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, b)
+	return 0
+}
+
+//export sw_run_start
+func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if runOut == nil || fdOut == nil {
+		return setErr(errOut, nilArg("run and fd"))
+	}
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	var spec runSpec
+	if err := decodeStrict(goBytes(req, reqLen), &spec); err != nil {
+		return setErr(errOut, err)
+	}
+	run, fd, err := startRun(s, spec)
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	*runOut, *fdOut = C.longlong(run), C.int(fd)
+	return 0
+}
+
+//export sw_run_drain
+func sw_run_drain(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	r, err := lookup[*hostRun](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, r.drain())
+	return 0
+}
+
+//export sw_run_complete
+func sw_run_complete(h C.longlong, token C.longlong, data *C.char, dataLen C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	r, err := lookup[*hostRun](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	if !r.complete(int64(token), goBytes(data, dataLen)) {
+		return 1
+	}
+	return 0
+}
+
+//export sw_run_cancel
+func sw_run_cancel(h C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	r, err := lookup[*hostRun](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	r.cancel()
+	return 0
+}
+
+//export sw_release
+func sw_release(h C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	v, ok := handles.remove(int64(h))
+	if !ok {
+		return setErr(errOut, &abiError{Type: "bad_handle", Message: fmt.Sprintf("unknown handle %d", int64(h))})
+	}
+	if r, ok := v.(*hostRun); ok {
+		r.close()
+	}
+	return 0
+}
+
+//export sw_handle_count
+func sw_handle_count() C.longlong {
+	return C.longlong(handles.count())
+}
+
+//export sw_shutdown
+func sw_shutdown() (rc C.int) {
+	defer guard(&rc, nil)
+	shutdown()
+	return 0
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// hostTool is a tool implemented by the host (a Python function). Calls
+// are queued to the host through the run and awaited.
+type hostTool struct {
+	id  int64
+	def tool.Definition
+	cfg tool.Config
+}
+
+func (t *hostTool) Definition() tool.Definition { return t.def }
+func (t *hostTool) ToolConfig() *tool.Config    { return &t.cfg }
+
+type wireContext struct {
+	RunID          string         `json:"run_id"`
+	ConversationID string         `json:"conversation_id"`
+	RunStep        int            `json:"run_step"`
+	ToolCallID     string         `json:"tool_call_id"`
+	ToolName       string         `json:"tool_name"`
+	Retry          int            `json:"retry"`
+	MaxRetries     int            `json:"max_retries"`
+	Approval       *tool.Approval `json:"approval"`
+	Metadata       map[string]any `json:"metadata"`
+}
+
+type callItem struct {
+	Kind      string          `json:"kind"`
+	Token     int64           `json:"token"`
+	Tool      int64           `json:"tool"`
+	Context   wireContext     `json:"context"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// outcome is what the host reports for a call.
+type outcome struct {
+	OK              bool            `json:"ok"`
+	Content         json.RawMessage `json:"content"`
+	Metadata        map[string]any  `json:"metadata"`
+	AppValue        json.RawMessage `json:"app_value"`
+	ModelContent    json.RawMessage `json:"model_content"`
+	UserContent     json.RawMessage `json:"user_content"`
+	PrivateMetadata map[string]any  `json:"private_metadata"`
+	IsError         bool            `json:"is_error"`
+	Kind            string          `json:"kind"`
+	Message         string          `json:"message"`
+	TimeoutMS       int64           `json:"timeout_ms"`
+}
+
+func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
+	run := runFrom(ctx)
+	if run == nil {
+		return tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name)
+	}
+	data, err := run.await(ctx, func(token int64) ([]byte, error) {
+		return mustJSON(callItem{Kind: "call", Token: token, Tool: t.id, Arguments: args, Context: wireContext{
+			RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
+			ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, Approval: tc.Approval, Metadata: tc.Metadata,
+		}})
+	})
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return decodeOutcome(data)
+}
+
+// decodeOutcome turns the host's outcome into a result or a typed error.
+func decodeOutcome(data []byte) (tool.Result, error) {
+	var o outcome
+	if err := json.Unmarshal(data, &o); err != nil {
+		return tool.Result{}, fmt.Errorf("host returned a malformed outcome: %w", err)
+	}
+	if !o.OK {
+		e := &tool.Error{Kind: tool.ErrorKind(o.Kind), Message: o.Message, PrivateMetadata: o.PrivateMetadata, TimeoutMS: o.TimeoutMS}
+		switch e.Kind {
+		case tool.ErrApprovalRequired, tool.ErrCallDeferred:
+			e.Metadata = o.Metadata
+			if e.Metadata == nil {
+				e.Metadata = map[string]any{}
+			}
+		case tool.ErrInvalidArguments, tool.ErrModelRetry, tool.ErrFeedback, tool.ErrUserError,
+			tool.ErrExecution, tool.ErrTimeout, tool.ErrCancelled:
+		default:
+			e.Kind = tool.ErrExecution
+		}
+		return tool.Result{}, e
+	}
+	res := tool.Result{Metadata: o.Metadata, PrivateMetadata: o.PrivateMetadata, IsError: o.IsError}
+	res.Content = raw(o.Content)
+	if res.Content == nil {
+		res.Content = json.RawMessage("null")
+	}
+	res.AppValue = raw(o.AppValue)
+	res.ModelContent = raw(o.ModelContent)
+	res.UserContent = raw(o.UserContent)
+	return res, nil
+}
+
+// raw keeps host JSON undecoded; absent or null fields stay nil.
+func raw(m json.RawMessage) any {
+	if len(m) == 0 || string(m) == "null" {
+		return nil
+	}
+	return m
+}

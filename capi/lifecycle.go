@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// Version is the library version reported by sw_version.
+const Version = "0.1.0"
+
+// lifecycle holds the root context every run derives from; sw_shutdown
+// cancels it and refuses further runs.
+var lifecycle = struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	down   bool
+}{}
+
+func rootContext() (context.Context, bool) {
+	lifecycle.once.Do(func() {
+		lifecycle.ctx, lifecycle.cancel = context.WithCancel(context.Background())
+	})
+	lifecycle.mu.Lock()
+	defer lifecycle.mu.Unlock()
+	return lifecycle.ctx, !lifecycle.down
+}
+
+func shutdown() {
+	rootContext()
+	lifecycle.mu.Lock()
+	lifecycle.down = true
+	lifecycle.mu.Unlock()
+	lifecycle.cancel()
+}
+
+type doneItem struct {
+	Kind   string           `json:"kind"`
+	Result *agent.RunResult `json:"result"`
+	Error  *abiError        `json:"error"`
+}
+
+type eventItem struct {
+	Kind  string      `json:"kind"`
+	Event agent.Event `json:"event"`
+}
+
+// startRun starts a run of session in the background.
+func startRun(sess *agent.Session, spec runSpec) (int64, int, error) {
+	root, ok := rootContext()
+	if !ok {
+		return 0, 0, &abiError{Type: "state", Message: "the runtime is shut down"}
+	}
+	opts, err := spec.options()
+	if err != nil {
+		return 0, 0, err
+	}
+	run, err := newHostRun()
+	if err != nil {
+		return 0, 0, err
+	}
+	ctx, cancel := context.WithCancel(root)
+	run.cancel = cancel
+	if spec.Events {
+		opts = append(opts, agent.WithEvents(func(ev agent.Event) {
+			if b, err := json.Marshal(eventItem{Kind: "event", Event: ev}); err == nil {
+				run.post(b)
+			}
+		}))
+	}
+	h := handles.add(run)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				run.post(mustDone(doneItem{Kind: "done", Error: &abiError{Type: "internal", Message: "run panicked"}}))
+			}
+		}()
+		res, err := sess.Run(withRun(ctx, run), spec.Prompt, opts...)
+		item := doneItem{Kind: "done", Result: res}
+		if err != nil {
+			item.Error = toABIError(err)
+		}
+		run.post(mustDone(item))
+	}()
+	return h, run.rfd, nil
+}
+
+func mustDone(item doneItem) []byte {
+	b, err := json.Marshal(item)
+	if err != nil {
+		b, _ = json.Marshal(doneItem{Kind: "done", Error: &abiError{Type: "internal", Message: "encoding the run result: " + err.Error()}})
+	}
+	return b
+}
+
+func capturedJSON(m *modelHandle) ([]byte, error) {
+	tm, ok := m.m.(*model.TestModel)
+	if !ok {
+		return nil, &abiError{Type: "unsupported", Message: "only test models capture requests"}
+	}
+	return json.Marshal(tm.Requests())
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/toolset"
+)
+
+// modelSpec is the JSON given to sw_model_new.
+type modelSpec struct {
+	Kind      string          `json:"kind"`
+	Responses []model.Message `json:"responses"`
+}
+
+// toolSpec describes a host tool: its definition and the host's id for it.
+type toolSpec struct {
+	ID         int64           `json:"id"`
+	Definition tool.Definition `json:"definition"`
+	TimeoutMS  *int64          `json:"timeout_ms"`
+	MaxRetries *int            `json:"max_retries"`
+}
+
+type toolsetSpec struct {
+	Name         string     `json:"name"`
+	ID           string     `json:"id"`
+	Tools        []toolSpec `json:"tools"`
+	Instructions []string   `json:"instructions"`
+	MaxRetries   *int       `json:"max_retries"`
+	TimeoutMS    *int64     `json:"timeout_ms"`
+}
+
+// agentSpec is the JSON given to sw_agent_new.
+type agentSpec struct {
+	Model            int64          `json:"model"`
+	Name             string         `json:"name"`
+	SystemPrompt     string         `json:"system_prompt"`
+	Instructions     []string       `json:"instructions"`
+	Tools            []toolSpec     `json:"tools"`
+	Toolsets         []toolsetSpec  `json:"toolsets"`
+	MaxRetries       *int           `json:"max_retries"`
+	TimeoutMS        *int64         `json:"timeout_ms"`
+	Sequential       bool           `json:"sequential"`
+	MaxConcurrency   int            `json:"max_concurrency"`
+	UnavailableTools string         `json:"unavailable_tools"`
+	MaxSteps         int            `json:"max_steps"`
+	Metadata         map[string]any `json:"metadata"`
+}
+
+// runSpec is the JSON given to sw_run_start.
+type runSpec struct {
+	Prompt       string         `json:"prompt"`
+	Tools        []toolSpec     `json:"tools"`
+	Toolsets     []toolsetSpec  `json:"toolsets"`
+	Instructions []string       `json:"instructions"`
+	Metadata     map[string]any `json:"metadata"`
+	Events       bool           `json:"events"`
+}
+
+func decodeStrict(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return specError("%v", err)
+	}
+	return nil
+}
+
+func (s toolSpec) build() (*hostTool, error) {
+	if s.Definition.Name == "" {
+		return nil, specError("tool %d has no name", s.ID)
+	}
+	t := &hostTool{id: s.ID, def: s.Definition}
+	if t.def.Metadata == nil {
+		t.def.Metadata = map[string]any{}
+	}
+	if s.MaxRetries != nil {
+		if *s.MaxRetries < 0 {
+			return nil, specError("tool %q: max_retries must not be negative", s.Definition.Name)
+		}
+		t.cfg.MaxRetries = s.MaxRetries
+	}
+	if s.TimeoutMS != nil {
+		if *s.TimeoutMS <= 0 {
+			return nil, specError("tool %q: timeout_ms must be positive", s.Definition.Name)
+		}
+		t.cfg.Timeout = time.Duration(*s.TimeoutMS) * time.Millisecond
+	}
+	return t, nil
+}
+
+func buildTools(specs []toolSpec) ([]tool.Tool, error) {
+	out := make([]tool.Tool, 0, len(specs))
+	for _, s := range specs {
+		t, err := s.build()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
+	out := make([]toolset.Toolset, 0, len(specs))
+	for _, s := range specs {
+		if s.Name == "" {
+			return nil, specError("toolset without a name")
+		}
+		tools, err := buildTools(s.Tools)
+		if err != nil {
+			return nil, err
+		}
+		ts := toolset.New(s.Name, tools...)
+		if s.ID != "" {
+			ts = ts.WithID(s.ID)
+		}
+		for _, in := range s.Instructions {
+			ts = ts.WithInstruction(s.Name, in)
+		}
+		if s.MaxRetries != nil {
+			ts = ts.WithMaxRetries(*s.MaxRetries)
+		}
+		if s.TimeoutMS != nil {
+			ts = ts.WithTimeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
+		}
+		out = append(out, ts)
+	}
+	return out, nil
+}
+
+func buildAgent(s agentSpec) (*agent.Agent, error) {
+	m, err := lookup[*modelHandle](s.Model)
+	if err != nil {
+		return nil, err
+	}
+	b := agent.NewBuilder(m.m).Name(s.Name).SystemPrompt(s.SystemPrompt).Instructions(s.Instructions...)
+	tools, err := buildTools(s.Tools)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := buildToolsets(s.Toolsets)
+	if err != nil {
+		return nil, err
+	}
+	b.Tool(tools...).Toolset(sets...).Sequential(s.Sequential).MaxConcurrency(s.MaxConcurrency).Metadata(s.Metadata)
+	if s.MaxRetries != nil {
+		b.MaxRetries(*s.MaxRetries)
+	}
+	if s.TimeoutMS != nil {
+		b.Timeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
+	}
+	if s.MaxSteps > 0 {
+		b.MaxSteps(s.MaxSteps)
+	}
+	switch s.UnavailableTools {
+	case "", "skip":
+	case "fail":
+		b.UnavailableTools(agent.FailOnUnavailable)
+	default:
+		return nil, specError("unavailable_tools must be \"skip\" or \"fail\", got %q", s.UnavailableTools)
+	}
+	return b.Build()
+}
+
+// modelHandle is what a model handle refers to.
+type modelHandle struct {
+	m model.Model
+}
+
+func buildModel(s modelSpec) (*modelHandle, error) {
+	switch s.Kind {
+	case "test":
+		for i, r := range s.Responses {
+			if r.Kind != model.KindResponse || len(r.Parts) == 0 {
+				return nil, specError("response %d is not a non-empty response message", i)
+			}
+		}
+		return &modelHandle{m: model.NewTestModel(s.Responses...)}, nil
+	case "function":
+		return &modelHandle{m: &hostModel{}}, nil
+	}
+	return nil, specError("unknown model kind %q", s.Kind)
+}
+
+func (s runSpec) options() ([]agent.RunOption, error) {
+	tools, err := buildTools(s.Tools)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := buildToolsets(s.Toolsets)
+	if err != nil {
+		return nil, fmt.Errorf("run toolsets: %w", err)
+	}
+	return []agent.RunOption{agent.WithTools(tools...), agent.WithToolsets(sets...),
+		agent.WithInstructions(s.Instructions...), agent.WithMetadata(s.Metadata)}, nil
+}

@@ -1,0 +1,92 @@
+/* starweaver.h: the C ABI of the starweaver runtime (libstarweaver).
+ *
+ * Conventions:
+ *   - Objects cross as opaque integer handles (sw_handle); 0 is never valid.
+ *   - Data crosses as JSON bytes with an explicit length. Input buffers are
+ *     copied before the call returns; the caller keeps ownership.
+ *   - Every buffer the library returns through a char** is owned by the
+ *     caller and must be released with sw_free.
+ *   - Functions return 0 on success and -1 on failure; on failure *err (when
+ *     err is not NULL) receives a JSON object {"type": slug, "message": text}
+ *     to be freed with sw_free. No Go panic crosses this boundary.
+ *   - The library never calls back into the host. A run wakes its host by
+ *     writing a byte to a pipe (fd from sw_run_start); the host then calls
+ *     sw_run_drain for the queued work.
+ *
+ * This file is also fed to cffi's cdef: keep it free of preprocessor lines
+ * other than the include guard.
+ */
+#ifndef STARWEAVER_H
+#define STARWEAVER_H
+
+typedef long long sw_handle;
+
+/* sw_free releases a buffer returned by the library. NULL is ignored. */
+void sw_free(void *p);
+
+/* sw_version writes the library version as a JSON string.
+ * Returns: 0. */
+int sw_version(char **out, long long *out_len);
+
+/* sw_model_new builds a model from a JSON spec:
+ *   {"kind": "test", "responses": [...]} or {"kind": "function"}.
+ * Returns: 0, or -1 with *err (type "invalid_spec"). */
+int sw_model_new(const char *spec, long long spec_len, sw_handle *out, char **err);
+
+/* sw_model_captured writes the requests a test model received:
+ *   [{"messages": [...], "params": {...}}, ...].
+ * Returns: 0, or -1 with *err (type "bad_handle", "unsupported"). */
+int sw_model_captured(sw_handle model, char **out, long long *out_len, char **err);
+
+/* sw_agent_new builds an agent from a JSON spec naming a model handle,
+ * host tools (definitions plus host ids), instructions and policies.
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle", "config"). */
+int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **err);
+
+/* sw_session_new starts a conversation with an agent.
+ * Returns: 0, or -1 with *err (type "bad_handle"). */
+int sw_session_new(sw_handle agent, sw_handle *out, char **err);
+
+/* sw_session_messages writes the session history as JSON.
+ * Returns: 0, or -1 with *err. */
+int sw_session_messages(sw_handle session, char **out, long long *out_len, char **err);
+
+/* sw_run_start starts a run on a session with a JSON request
+ * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}}.
+ * The run proceeds in the background; *fd receives the read end of a
+ * non-blocking pipe that becomes readable when work is queued.
+ * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec", "busy",
+ * "state", "config"). */
+int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd, char **err);
+
+/* sw_run_drain takes every queued item of a run as a JSON array. Items are
+ *   {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
+ *   {"kind": "cancel", "token": n}
+ *   {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
+ *   {"kind": "event", "event": {...}}
+ *   {"kind": "done", "result": {...}, "error": {...} | null}
+ * Returns: 0 (an empty array when nothing is queued), or -1 with *err. */
+int sw_run_drain(sw_handle run, char **out, long long *out_len, char **err);
+
+/* sw_run_complete delivers the outcome of a call or model item.
+ * Returns: 0 when delivered, 1 when the token is no longer awaited (a late
+ * completion after a timeout or cancel; it is dropped), -1 with *err. */
+int sw_run_complete(sw_handle run, long long token, const char *outcome, long long outcome_len, char **err);
+
+/* sw_run_cancel asks a run to stop; running calls receive cancellation.
+ * Returns: 0, or -1 with *err. */
+int sw_run_cancel(sw_handle run, char **err);
+
+/* sw_release releases a handle of any kind (a run's pipe is closed).
+ * Returns: 0, or -1 with *err (type "bad_handle"). */
+int sw_release(sw_handle h, char **err);
+
+/* sw_handle_count reports how many handles are live, for leak checks.
+ * Returns: the count. */
+long long sw_handle_count(void);
+
+/* sw_shutdown cancels every run and refuses new ones; used at exit.
+ * Returns: 0. */
+int sw_shutdown(void);
+
+#endif

@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/toolset"
+)
+
+// UnavailablePolicy says what a run does with tools that are registered but
+// unavailable in its context.
+type UnavailablePolicy int
+
+const (
+	// SkipUnavailable omits them from the request and reports them in a
+	// tools_unavailable event. It is the default.
+	SkipUnavailable UnavailablePolicy = iota
+	// FailOnUnavailable reports them, then fails the run before the model
+	// request is sent.
+	FailOnUnavailable
+)
+
+// DefaultMaxSteps bounds the model requests of one run.
+const DefaultMaxSteps = 10_000
+
+// Agent is a reusable pairing of a model with tools and policies. It is
+// immutable once built and safe for concurrent runs.
+type Agent struct {
+	model          model.Model
+	name           string
+	systemPrompt   string
+	instructions   []string
+	tools          []tool.Tool
+	toolsets       []toolset.Toolset
+	registries     []*tool.Registry
+	hooks          []tool.Hook
+	maxRetries     *int
+	timeout        time.Duration
+	sequential     bool
+	maxConcurrency int
+	unavailable    UnavailablePolicy
+	maxSteps       int
+	deps           *tool.Deps
+	metadata       map[string]any
+	activeTags     []string
+}
+
+// Builder assembles an Agent. Its methods record settings; Build checks
+// them. A Builder must not be used concurrently.
+type Builder struct {
+	a Agent
+}
+
+// NewBuilder starts an agent answering with m.
+func NewBuilder(m model.Model) *Builder {
+	return &Builder{a: Agent{model: m, maxSteps: DefaultMaxSteps}}
+}
+
+// Name names the agent.
+func (b *Builder) Name(name string) *Builder { b.a.name = name; return b }
+
+// SystemPrompt sets the system prompt sent at the start of a conversation.
+func (b *Builder) SystemPrompt(s string) *Builder { b.a.systemPrompt = s; return b }
+
+// Instructions adds instructions, sent with every request.
+func (b *Builder) Instructions(s ...string) *Builder {
+	b.a.instructions = append(b.a.instructions, s...)
+	return b
+}
+
+// Tool registers tools.
+func (b *Builder) Tool(t ...tool.Tool) *Builder { b.a.tools = append(b.a.tools, t...); return b }
+
+// Toolset registers toolsets.
+func (b *Builder) Toolset(ts ...toolset.Toolset) *Builder {
+	b.a.toolsets = append(b.a.toolsets, ts...)
+	return b
+}
+
+// Registry registers every tool of r (with its toolset defaults and hooks).
+func (b *Builder) Registry(r *tool.Registry) *Builder {
+	b.a.registries = append(b.a.registries, r)
+	return b
+}
+
+// Hook adds a global execution hook.
+func (b *Builder) Hook(h tool.Hook) *Builder { b.a.hooks = append(b.a.hooks, h); return b }
+
+// MaxRetries sets the agent-wide retry budget (below tools and toolsets).
+func (b *Builder) MaxRetries(n int) *Builder { b.a.maxRetries = &n; return b }
+
+// Timeout sets the agent-wide tool timeout (below tools and toolsets).
+func (b *Builder) Timeout(d time.Duration) *Builder { b.a.timeout = d; return b }
+
+// Sequential makes every batch run in model order.
+func (b *Builder) Sequential(seq bool) *Builder { b.a.sequential = seq; return b }
+
+// MaxConcurrency caps concurrent tool calls per batch (0: no cap).
+func (b *Builder) MaxConcurrency(n int) *Builder { b.a.maxConcurrency = n; return b }
+
+// UnavailableTools sets the policy for unavailable tools.
+func (b *Builder) UnavailableTools(p UnavailablePolicy) *Builder { b.a.unavailable = p; return b }
+
+// MaxSteps bounds the model requests of one run.
+func (b *Builder) MaxSteps(n int) *Builder { b.a.maxSteps = n; return b }
+
+// Deps sets the dependencies tools receive.
+func (b *Builder) Deps(d *tool.Deps) *Builder { b.a.deps = d; return b }
+
+// Metadata sets run metadata visible to availability checks and tools.
+func (b *Builder) Metadata(md map[string]any) *Builder { b.a.metadata = maps.Clone(md); return b }
+
+// ActiveTags sets the capability tags active in runs (see hidden_by_tags).
+func (b *Builder) ActiveTags(tags ...string) *Builder {
+	b.a.activeTags = append(b.a.activeTags, tags...)
+	return b
+}
+
+// Build checks the configuration (a model is set, tool names are unique,
+// schemas are well formed) and returns the agent.
+func (b *Builder) Build() (*Agent, error) {
+	a := b.a
+	if a.model == nil {
+		return nil, fmt.Errorf("%w: no model", ErrConfig)
+	}
+	if a.maxSteps <= 0 {
+		return nil, fmt.Errorf("%w: max steps must be positive", ErrConfig)
+	}
+	a.instructions = append([]string(nil), a.instructions...)
+	a.tools = append([]tool.Tool(nil), a.tools...)
+	a.toolsets = append([]toolset.Toolset(nil), a.toolsets...)
+	a.registries = append([]*tool.Registry(nil), a.registries...)
+	a.hooks = append([]tool.Hook(nil), a.hooks...)
+	if _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// MustBuild is Build for static configurations in tests and examples; it
+// panics on error.
+func (b *Builder) MustBuild() *Agent {
+	a, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// Model returns the agent's model.
+func (a *Agent) Model() model.Model { return a.model }
+
+// Name returns the agent's name.
+func (a *Agent) Name() string { return a.name }
+
+// registry builds the registry of one run: agent tools, registries and
+// toolsets, then the run's own.
+func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, error) {
+	r := &tool.Registry{}
+	if a.maxRetries != nil {
+		r.SetMaxRetries(*a.maxRetries)
+	}
+	r.SetTimeout(a.timeout)
+	for _, h := range a.hooks {
+		r.AddHook(h)
+	}
+	for _, reg := range a.registries {
+		if err := r.Merge(reg); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	tools, sets := a.tools, a.toolsets
+	if o != nil {
+		tools = append(append([]tool.Tool(nil), tools...), o.tools...)
+		sets = append(append([]toolset.Toolset(nil), sets...), o.toolsets...)
+	}
+	if err := r.Add(tools...); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := toolset.Register(r, rc, sets...); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"maps"
+
+	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/toolset"
+)
+
+// RunOption adjusts one run without changing the agent.
+type RunOption func(*runOptions)
+
+type runOptions struct {
+	tools        []tool.Tool
+	toolsets     []toolset.Toolset
+	instructions []string
+	events       []EventHandler
+	metadata     map[string]any
+	deps         *tool.Deps
+}
+
+// WithTools adds tools to this run only.
+func WithTools(t ...tool.Tool) RunOption {
+	return func(o *runOptions) { o.tools = append(o.tools, t...) }
+}
+
+// WithToolsets adds toolsets to this run only.
+func WithToolsets(ts ...toolset.Toolset) RunOption {
+	return func(o *runOptions) { o.toolsets = append(o.toolsets, ts...) }
+}
+
+// WithInstructions adds instructions to this run only.
+func WithInstructions(s ...string) RunOption {
+	return func(o *runOptions) { o.instructions = append(o.instructions, s...) }
+}
+
+// WithEvents receives the run's events.
+func WithEvents(h EventHandler) RunOption {
+	return func(o *runOptions) {
+		if h != nil {
+			o.events = append(o.events, h)
+		}
+	}
+}
+
+// WithMetadata merges md over the agent's run metadata for this run.
+func WithMetadata(md map[string]any) RunOption {
+	return func(o *runOptions) {
+		if o.metadata == nil {
+			o.metadata = map[string]any{}
+		}
+		maps.Copy(o.metadata, md)
+	}
+}
+
+// WithDeps replaces the agent's dependencies for this run.
+func WithDeps(d *tool.Deps) RunOption {
+	return func(o *runOptions) { o.deps = d }
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// Status is where a run ended.
+type Status string
+
+// Run statuses.
+const (
+	StatusCompleted Status = "completed"
+	StatusWaiting   Status = "waiting"
+	StatusFailed    Status = "failed"
+	StatusCancelled Status = "cancelled"
+)
+
+// RunResult is the outcome of a run.
+type RunResult struct {
+	RunID  string `json:"run_id"`
+	Status Status `json:"status"`
+	// Output is the model's final text (empty unless completed).
+	Output string `json:"output"`
+	// Messages is the whole conversation after the run.
+	Messages []model.Message `json:"messages"`
+	// NewMessages are the messages this run added.
+	NewMessages []model.Message `json:"new_messages"`
+	Usage       model.Usage     `json:"usage"`
+	// Pending lists what a waiting run waits for.
+	Pending []Pending `json:"pending,omitempty"`
+	// Error describes a failed or cancelled run.
+	Error string `json:"error,omitempty"`
+}
+
+// Returns collects the tool returns of the run's new messages, in order.
+func (r *RunResult) Returns() []tool.Return {
+	var out []tool.Return
+	for _, m := range r.NewMessages {
+		out = append(out, m.Returns()...)
+	}
+	return out
+}
+
+// Pending kinds.
+const (
+	PendingApproval = "approval"
+	PendingDeferred = "deferred"
+)
+
+// Pending is a call that waits for a person (approval) or an external
+// worker (deferred).
+type Pending struct {
+	Kind       string          `json:"kind"`
+	ID         string          `json:"id"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolName   string          `json:"tool_name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	// Metadata is the request metadata the tool gave (reason included).
+	Metadata map[string]any `json:"metadata"`
+}

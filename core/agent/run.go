@@ -1,0 +1,295 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/toolset"
+)
+
+// waitState is what a waiting run needs to resume.
+type waitState struct {
+	RunID   string
+	Step    int
+	Calls   []tool.Call
+	Returns []tool.Return
+	Pending []Pending
+	Retries map[string]int
+	Usage   model.Usage
+}
+
+type runner struct {
+	s            *Session
+	a            *Agent
+	o            *runOptions
+	runID        string
+	seq          int
+	rc           tool.RunContext
+	reg          *tool.Registry
+	instructions string
+	history      []model.Message
+	start        int
+	usage        model.Usage
+	retries      map[string]int
+}
+
+func newRunner(s *Session, o *runOptions, history []model.Message) (*runner, error) {
+	a := s.agent
+	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history), retries: map[string]int{}}
+	md := maps.Clone(a.metadata)
+	if len(o.metadata) > 0 {
+		if md == nil {
+			md = map[string]any{}
+		}
+		maps.Copy(md, o.metadata)
+	}
+	deps := a.deps
+	if o.deps != nil {
+		deps = o.deps
+	}
+	if deps == nil {
+		deps = &tool.Deps{}
+	}
+	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: a.activeTags, Deps: deps}
+	reg, err := a.registry(&r.rc, o)
+	if err != nil {
+		return nil, err
+	}
+	r.reg = reg
+	instr := append(append([]string(nil), a.instructions...), o.instructions...)
+	sets := append(append([]toolset.Toolset(nil), a.toolsets...), o.toolsets...)
+	if rendered := toolset.RenderInstructions(toolset.CollectInstructions(&r.rc, sets...)); rendered != "" {
+		instr = append(instr, rendered)
+	}
+	r.instructions = strings.Join(instr, "\n\n")
+	return r, nil
+}
+
+func (r *runner) emit(ev Event) {
+	if len(r.o.events) == 0 {
+		return
+	}
+	r.seq++
+	ev.Sequence = r.seq
+	ev.RunID = r.runID
+	for _, h := range r.o.events {
+		h(ev)
+	}
+}
+
+// run sends req and loops until the run ends.
+func (r *runner) run(ctx context.Context, req model.Message) (*RunResult, error) {
+	r.emit(Event{Kind: EventRunStart})
+	return r.loop(ctx, req, 0)
+}
+
+func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunResult, error) {
+	for ; ; step++ {
+		if step >= r.a.maxSteps {
+			return r.fail(step, fmt.Errorf("%w: %d model requests", ErrMaxSteps, r.a.maxSteps))
+		}
+		if err := ctx.Err(); err != nil {
+			r.history = append(r.history, r.request(req))
+			return r.cancel(step, err)
+		}
+		r.rc.RunStep = step
+		avail := r.reg.DefinitionsFor(&r.rc)
+		if len(avail.Unavailable) > 0 {
+			r.emit(Event{Kind: EventCustom, Step: step, Custom: &CustomEvent{Kind: CustomToolsUnavailable, Payload: map[string]any{
+				"available": nonNil(avail.Available), "unavailable": avail.Unavailable,
+			}}})
+			if r.a.unavailable == FailOnUnavailable {
+				return r.fail(step, fmt.Errorf("%w: %s", ErrUnavailableTools, strings.Join(avail.Unavailable, ", ")))
+			}
+		}
+		r.history = append(r.history, r.request(req))
+		r.emit(Event{Kind: EventModelRequest, Step: step})
+		resp, err := r.a.model.Request(ctx, model.CloneMessages(r.history), model.Params{Tools: nonNilDefs(avail.Definitions)})
+		if err != nil {
+			if ctx.Err() != nil {
+				return r.cancel(step, ctx.Err())
+			}
+			return r.fail(step, fmt.Errorf("%w: %w", ErrModel, err))
+		}
+		if err := checkResponse(&resp, step); err != nil {
+			return r.fail(step, err)
+		}
+		resp.RunID = r.runID
+		r.history = append(r.history, resp)
+		if resp.Usage != nil {
+			r.usage.Add(*resp.Usage)
+		} else {
+			r.usage.Requests++
+		}
+		r.emit(Event{Kind: EventModelResponse, Step: step})
+
+		calls := resp.ToolCalls()
+		if len(calls) == 0 {
+			return r.complete(step, resp.Text())
+		}
+		for i := range calls {
+			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
+			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
+		}
+		prepared := r.reg.Select(avail.Available)
+		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps}
+		returns := prepared.ExecuteBatch(ctx, base, calls, tool.BatchOptions{
+			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
+		})
+		pending, err := r.account(step, calls, returns)
+		next := model.Request()
+		for _, ret := range returns {
+			next.Parts = append(next.Parts, model.ToolReturn(ret))
+		}
+		if err != nil {
+			r.history = append(r.history, r.request(next))
+			return r.fail(step, err)
+		}
+		if ctx.Err() != nil {
+			r.history = append(r.history, r.request(next))
+			return r.cancel(step, ctx.Err())
+		}
+		if len(pending) > 0 {
+			return r.wait(step, calls, returns, pending)
+		}
+		req = next
+	}
+}
+
+// account applies the model-correction budget, counts successful calls,
+// collects pending approvals and deferred calls, and emits tool_return
+// events, all in model order.
+func (r *runner) account(step int, calls []tool.Call, returns []tool.Return) ([]Pending, error) {
+	var pending []Pending
+	for i := range returns {
+		ret := &returns[i]
+		if ret.IsError && metaBool(ret.Metadata, "runtime_retryable") {
+			max := r.reg.MaxRetriesFor(ret.Name)
+			if r.retries[ret.Name] >= max {
+				r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
+				return nil, &RetryLimitError{Tool: ret.Name, MaxRetries: max}
+			}
+			r.retries[ret.Name]++
+			ret.Metadata["retry"] = r.retries[ret.Name]
+			ret.Metadata["max_retries"] = max
+		}
+		if !ret.IsError && ret.ErrorKind() == "" {
+			r.usage.ToolCalls++
+		}
+		switch ret.ErrorKind() {
+		case tool.ErrApprovalRequired:
+			md, _ := ret.Metadata["approval"].(map[string]any)
+			pending = append(pending, Pending{Kind: PendingApproval, ID: "approval_" + r.runID + "_" + ret.ToolCallID,
+				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: md})
+		case tool.ErrCallDeferred:
+			md, _ := ret.Metadata["deferred"].(map[string]any)
+			pending = append(pending, Pending{Kind: PendingDeferred, ID: "deferred_" + r.runID + "_" + ret.ToolCallID,
+				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: md})
+		}
+		r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
+	}
+	return pending, nil
+}
+
+func (r *runner) request(m model.Message) model.Message {
+	m.RunID = r.runID
+	m.Instructions = r.instructions
+	return m
+}
+
+func (r *runner) result(status Status) *RunResult {
+	return &RunResult{
+		RunID:       r.runID,
+		Status:      status,
+		Messages:    model.CloneMessages(r.history),
+		NewMessages: model.CloneMessages(r.history[r.start:]),
+		Usage:       r.usage,
+	}
+}
+
+func (r *runner) complete(step int, output string) (*RunResult, error) {
+	res := r.result(StatusCompleted)
+	res.Output = output
+	r.s.commit(r.history, nil)
+	r.emit(Event{Kind: EventRunComplete, Step: step, Output: output, Usage: &res.Usage})
+	return res, nil
+}
+
+func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pending []Pending) (*RunResult, error) {
+	res := r.result(StatusWaiting)
+	res.Pending = pending
+	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
+		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage})
+	r.emit(Event{Kind: EventRunWaiting, Step: step, Usage: &res.Usage})
+	return res, nil
+}
+
+func (r *runner) fail(step int, err error) (*RunResult, error) {
+	res := r.result(StatusFailed)
+	res.Error = err.Error()
+	r.emit(Event{Kind: EventRunFailed, Step: step, Error: err.Error()})
+	return res, err
+}
+
+func (r *runner) cancel(step int, cause error) (*RunResult, error) {
+	err := fmt.Errorf("%w: %w", ErrCancelled, cause)
+	res := r.result(StatusCancelled)
+	res.Error = err.Error()
+	r.emit(Event{Kind: EventRunCancelled, Step: step, Error: err.Error()})
+	return res, err
+}
+
+// checkResponse rejects responses the loop cannot act on and gives calls
+// without ids stable ones.
+func checkResponse(m *model.Message, step int) error {
+	if len(m.Parts) == 0 {
+		return fmt.Errorf("%w: empty response", ErrModel)
+	}
+	seen := map[string]bool{}
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		switch p.Kind {
+		case model.KindText:
+		case model.KindToolCall:
+			if p.ToolCall == nil || p.ToolCall.Name == "" {
+				return fmt.Errorf("%w: tool call %d has no name", ErrModel, i)
+			}
+			c := *p.ToolCall
+			if c.ID == "" {
+				c.ID = fmt.Sprintf("call_%d_%d", step, i)
+			}
+			if seen[c.ID] {
+				return fmt.Errorf("%w: duplicate tool call id %q", ErrModel, c.ID)
+			}
+			seen[c.ID] = true
+			p.ToolCall = &c
+		default:
+			return fmt.Errorf("%w: unexpected %q part in a response", ErrModel, p.Kind)
+		}
+	}
+	return nil
+}
+
+func metaBool(md map[string]any, key string) bool {
+	b, _ := md[key].(bool)
+	return b
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilDefs(d []tool.Definition) []tool.Definition {
+	if d == nil {
+		return []tool.Definition{}
+	}
+	return d
+}
+

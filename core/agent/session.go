@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// Session is a conversation with an agent: each run continues the history
+// of the previous ones. A session runs one run at a time.
+type Session struct {
+	agent *Agent
+	id    string
+
+	mu      sync.Mutex
+	busy    bool
+	history []model.Message
+	waiting *waitState
+}
+
+// NewSession starts an empty conversation.
+func (a *Agent) NewSession() *Session {
+	return &Session{agent: a, id: newID("conv")}
+}
+
+// Run runs prompt in a fresh session.
+func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*RunResult, error) {
+	return a.NewSession().Run(ctx, prompt, opts...)
+}
+
+// ID returns the conversation id.
+func (s *Session) ID() string { return s.id }
+
+// Agent returns the session's agent.
+func (s *Session) Agent() *Agent { return s.agent }
+
+// Messages returns a copy of the history.
+func (s *Session) Messages() []model.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return model.CloneMessages(s.history)
+}
+
+// Waiting reports whether the last run waits for approvals or deferred
+// results.
+func (s *Session) Waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting != nil
+}
+
+// Run sends prompt and runs the loop until the model answers with text,
+// a call waits, or the run fails. A failed or cancelled run leaves the
+// history as it was; its messages are still in the result. The returned
+// error is nil exactly when the status is completed or waiting.
+func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*RunResult, error) {
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	s.mu.Lock()
+	waiting := s.waiting != nil
+	history := model.CloneMessages(s.history)
+	s.mu.Unlock()
+	if waiting {
+		return nil, fmt.Errorf("%w: the session waits for approvals or deferred results; resume it first", ErrState)
+	}
+	r, err := newRunner(s, &o, history)
+	if err != nil {
+		return nil, err
+	}
+	req := model.Request()
+	if len(history) == 0 && s.agent.systemPrompt != "" {
+		req.Parts = append(req.Parts, model.SystemPrompt(s.agent.systemPrompt))
+	}
+	req.Parts = append(req.Parts, model.UserPrompt(prompt))
+	return r.run(ctx, req)
+}
+
+func (s *Session) acquire() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return ErrSessionBusy
+	}
+	s.busy = true
+	return nil
+}
+
+func (s *Session) release() {
+	s.mu.Lock()
+	s.busy = false
+	s.mu.Unlock()
+}
+
+// commit stores the history (and waiting state) of a run that completed or
+// paused.
+func (s *Session) commit(history []model.Message, w *waitState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history = history
+	s.waiting = w
+}
+
+func newID(prefix string) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
