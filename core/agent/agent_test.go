@@ -27,7 +27,7 @@ func addTool() *tool.Function {
 }
 
 func calls(cs ...model.ToolCall) model.Message { return model.CallsResponse(cs...) }
-func text(s string) model.Message            { return model.Response(model.TextPart(s)) }
+func text(s string) model.Message              { return model.Response(model.TextPart(s)) }
 
 func mustRun(t *testing.T, a *agent.Agent, prompt string, opts ...agent.RunOption) *agent.RunResult {
 	t.Helper()
@@ -196,7 +196,9 @@ func TestInvalidArgumentsSpendBudgetFeedbackDoesNot(t *testing.T) {
 
 func TestRunScopedToolsDoNotChangeAgent(t *testing.T) {
 	echo := tool.New("run_echo", "Echo one run payload", map[string]any{"type": "object", "properties": map[string]any{}},
-		func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) { return tool.JSON(args), nil })
+		func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
+			return tool.JSON(args), nil
+		})
 	m := model.NewTestModel(calls(model.Call("1", "run_echo", map[string]any{})), text("done"), calls(model.Call("2", "run_echo", map[string]any{})), text("second"))
 	a := agent.NewBuilder(m).MustBuild()
 	s := a.NewSession()

@@ -292,4 +292,3 @@ func nonNilDefs(d []tool.Definition) []tool.Definition {
 	}
 	return d
 }
-
