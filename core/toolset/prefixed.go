@@ -1,0 +1,43 @@
+package toolset
+
+import (
+	"errors"
+
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// Prefixed namespaces a toolset: every tool is named "{prefix}_{name}",
+// the toolset's name and id become "{prefix}_{name}" and "{prefix}_{id}"
+// (no id stays no id), and every instruction group becomes
+// "{prefix}_{group}". The tools keep their configuration and behaviour.
+// An empty prefix makes Tools fail. Prefixed panics if ts is nil.
+func Prefixed(prefix string, ts Toolset) Toolset {
+	mustToolset(ts, "Prefixed")
+	p := prefix + "_"
+	id := ts.ID()
+	if id != "" {
+		id = p + id
+	}
+	d := &derived{inner: ts, name: p + ts.Name(), id: id}
+	d.tools = func(_ *tool.RunContext, tools []tool.Tool) ([]tool.Tool, error) {
+		if prefix == "" {
+			return nil, errors.New("toolset: Prefixed needs a non-empty prefix")
+		}
+		out := make([]tool.Tool, len(tools))
+		for i, t := range tools {
+			def := t.Definition().Clone()
+			def.Name = p + def.Name
+			out[i] = wrap(t, def)
+		}
+		return out, nil
+	}
+	d.instructions = func(rc *tool.RunContext) []Instruction {
+		ins := ts.Instructions(rc)
+		out := make([]Instruction, len(ins))
+		for i, in := range ins {
+			out[i] = Instruction{Group: p + in.Group, Content: in.Content}
+		}
+		return out
+	}
+	return d
+}

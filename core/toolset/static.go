@@ -1,0 +1,140 @@
+package toolset
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// Static is a toolset with a fixed list of tools and instructions, built
+// with New and the With methods. Building problems (a nil tool, a
+// duplicate name, a negative budget) do not panic: the first one is kept,
+// reported by Err and returned by Tools, so registration fails with it.
+//
+// The With methods must not be called once the toolset is in use.
+type Static struct {
+	name         string
+	id           string
+	tools        []tool.Tool
+	names        map[string]bool
+	instructions []Instruction
+	defaults     Defaults
+	err          error
+}
+
+var _ Toolset = (*Static)(nil)
+
+// New returns a static toolset named name holding tools. A blank name is
+// a building error.
+func New(name string, tools ...tool.Tool) *Static {
+	s := &Static{name: name, names: map[string]bool{}}
+	if name == "" {
+		s.fail(errors.New("toolset: name must not be empty"))
+	}
+	return s.WithTools(tools...)
+}
+
+func (s *Static) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// WithID sets the stable id.
+func (s *Static) WithID(id string) *Static {
+	s.id = id
+	return s
+}
+
+// WithTool adds one tool. A nil tool or a name already in the toolset is a
+// building error; the earlier tool stays.
+func (s *Static) WithTool(t tool.Tool) *Static {
+	if t == nil {
+		s.fail(fmt.Errorf("toolset %q: nil tool", s.name))
+		return s
+	}
+	n := t.Definition().Name
+	if s.names[n] {
+		s.fail(&DuplicateError{Tool: n, First: s.name, Second: s.name})
+		return s
+	}
+	s.names[n] = true
+	s.tools = append(s.tools, t)
+	return s
+}
+
+// WithTools adds tools in order, as WithTool does.
+func (s *Static) WithTools(tools ...tool.Tool) *Static {
+	for _, t := range tools {
+		s.WithTool(t)
+	}
+	return s
+}
+
+// WithInstruction adds an instruction. A blank group means the toolset's
+// name.
+func (s *Static) WithInstruction(group, content string) *Static {
+	if group == "" {
+		group = s.name
+	}
+	s.instructions = append(s.instructions, Instruction{Group: group, Content: content})
+	return s
+}
+
+// WithMaxRetries sets the retry budget inherited by tools that set none.
+// A negative n is a building error.
+func (s *Static) WithMaxRetries(n int) *Static {
+	if n < 0 {
+		s.fail(fmt.Errorf("toolset %q: max retries must not be negative, got %d", s.name, n))
+		return s
+	}
+	s.defaults.MaxRetries = &n
+	return s
+}
+
+// WithTimeout sets the timeout inherited by tools that set none. A
+// negative d is a building error; zero removes the default.
+func (s *Static) WithTimeout(d time.Duration) *Static {
+	if d < 0 {
+		s.fail(fmt.Errorf("toolset %q: timeout must not be negative, got %v", s.name, d))
+		return s
+	}
+	s.defaults.Timeout = d
+	return s
+}
+
+// Err returns the first building error, or nil.
+func (s *Static) Err() error { return s.err }
+
+// Name returns the toolset's name.
+func (s *Static) Name() string { return s.name }
+
+// ID returns the stable id, or "".
+func (s *Static) ID() string { return s.id }
+
+// Tools returns the tools in the order they were added, or the building
+// error. rc is ignored.
+func (s *Static) Tools(*tool.RunContext) ([]tool.Tool, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	return slices.Clone(s.tools), nil
+}
+
+// Instructions returns the instructions in the order they were added.
+func (s *Static) Instructions(*tool.RunContext) []Instruction {
+	return slices.Clone(s.instructions)
+}
+
+// Defaults returns the inherited defaults.
+func (s *Static) Defaults() Defaults {
+	d := s.defaults
+	if d.MaxRetries != nil {
+		n := *d.MaxRetries
+		d.MaxRetries = &n
+	}
+	return d
+}
