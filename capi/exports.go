@@ -194,6 +194,26 @@ func sw_run_complete(h C.longlong, token C.longlong, data *C.char, dataLen C.lon
 	return 0
 }
 
+//export sw_run_complete_batch
+func sw_run_complete_batch(h C.longlong, data *C.char, dataLen C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	r, err := lookup[*hostRun](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	batch, err := decodeCompletions(goBytes(data, dataLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	delivered := 0
+	for _, p := range batch {
+		if r.complete(p.Token, p.Outcome) {
+			delivered++
+		}
+	}
+	return C.int(delivered)
+}
+
 //export sw_run_cancel
 func sw_run_cancel(h C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -159,3 +159,28 @@ func mustJSON(v any) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// completion is one [token, outcome] pair of a completion batch.
+type completion struct {
+	Token   int64
+	Outcome json.RawMessage
+}
+
+// decodeCompletions reads a completion batch: a JSON array of pairs.
+func decodeCompletions(data []byte) ([]completion, error) {
+	var raw [][2]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, specError("completion batch: %v", err)
+	}
+	out := make([]completion, len(raw))
+	for i, pair := range raw {
+		if err := json.Unmarshal(pair[0], &out[i].Token); err != nil {
+			return nil, specError("completion batch item %d: token: %v", i, err)
+		}
+		if len(pair[1]) == 0 {
+			return nil, specError("completion batch item %d: missing outcome", i)
+		}
+		out[i].Outcome = pair[1]
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -120,8 +121,9 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 		if s.ID != "" {
 			ts = ts.WithID(s.ID)
 		}
-		for _, in := range s.Instructions {
-			ts = ts.WithInstruction(s.Name, in)
+		if len(s.Instructions) > 0 {
+			// One block per toolset keeps prompts compact.
+			ts = ts.WithInstruction(s.Name, strings.Join(s.Instructions, "\n\n"))
 		}
 		if s.MaxRetries != nil {
 			ts = ts.WithMaxRetries(*s.MaxRetries)

@@ -73,6 +73,13 @@ int sw_run_drain(sw_handle run, char **out, long long *out_len, char **err);
  * completion after a timeout or cancel; it is dropped), -1 with *err. */
 int sw_run_complete(sw_handle run, long long token, const char *outcome, long long outcome_len, char **err);
 
+/* sw_run_complete_batch delivers several outcomes at once: a JSON array of
+ * [token, outcome] pairs. Late completions are dropped as in
+ * sw_run_complete.
+ * Returns: the number delivered, or -1 with *err (nothing is delivered when
+ * the batch is malformed). */
+int sw_run_complete_batch(sw_handle run, const char *batch, long long batch_len, char **err);
+
 /* sw_run_cancel asks a run to stop; running calls receive cancellation.
  * Returns: 0, or -1 with *err. */
 int sw_run_cancel(sw_handle run, char **err);

@@ -117,10 +117,16 @@ func (p Part) MarshalJSON() ([]byte, error) {
 		if p.Return == nil {
 			return nil, fmt.Errorf("model: tool_return part without a return")
 		}
+		r := *p.Return
+		if r.Metadata == nil {
+			// Hosts read metadata unconditionally; send {} rather than omit it.
+			r.Metadata = map[string]any{}
+		}
 		return json.Marshal(struct {
 			Kind string `json:"kind"`
 			*tool.Return
-		}{p.Kind, p.Return})
+			Metadata map[string]any `json:"metadata"`
+		}{p.Kind, &r, r.Metadata})
 	}
 	return nil, fmt.Errorf("model: unknown part kind %q", p.Kind)
 }

@@ -20,8 +20,8 @@ type TestModel struct {
 
 // CapturedRequest is one request as a TestModel received it.
 type CapturedRequest struct {
-	Messages []Message
-	Params   Params
+	Messages []Message `json:"messages"`
+	Params   Params    `json:"params"`
 }
 
 // NewTestModel returns a model that answers with responses in order and

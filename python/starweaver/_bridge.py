@@ -1,0 +1,265 @@
+"""Drive one native run from an asyncio event loop.
+
+The Go runtime owns scheduling, retries and timeouts; it never calls into
+Python. Instead a run queues work (tool calls, model requests,
+cancellations, events, its final result) and writes one byte to a pipe when
+the queue becomes non-empty. The loop watches that pipe with ``add_reader``
+and drains the whole queue in one native call, so a batch of a thousand tool
+calls costs one wake-up. Async tools run as tasks on this loop; sync tools
+run in a bounded thread pool and report back from their worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Protocol
+
+from starweaver import _capi
+from starweaver.context import ToolContext
+from starweaver.errors import StarweaverError
+
+if TYPE_CHECKING:
+    from starweaver.tools import Tool
+
+__all__ = ["HostModel", "RunDriver", "drive", "sync_executor"]
+
+#: Upper bound of worker threads for sync tools (never one thread per call).
+SYNC_WORKERS = int(os.environ.get("STARWEAVER_SYNC_WORKERS", "32"))
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def sync_executor() -> ThreadPoolExecutor:
+    """The process-wide pool that runs sync tools, created on first use."""
+    global _executor
+    if _executor is None:
+        with _executor_lock:
+            if _executor is None:
+                _executor = ThreadPoolExecutor(max_workers=SYNC_WORKERS, thread_name_prefix="starweaver-tool")
+    return _executor
+
+
+def _at_exit() -> None:
+    # Cancel native runs first so that no Go wait outlives the interpreter,
+    # then let worker threads finish without blocking exit.
+    _capi.shutdown()
+    if _executor is not None:
+        _executor.shutdown(wait=False, cancel_futures=True)
+
+
+atexit.register(_at_exit)
+
+
+class HostModel(Protocol):
+    """A model answered by Python code (``FunctionModel``)."""
+
+    async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+class RunDriver:
+    """Serves one native run's queue on the current event loop."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        handle: int,
+        fd: int,
+        tools: Mapping[int, Tool],
+        models: Mapping[int, HostModel],
+        deps: Mapping[str, Any] | None,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
+        self._loop = loop
+        self._handle = handle
+        self._fd = fd
+        self._tools = tools
+        self._models = models
+        self._deps = deps
+        self._on_event = on_event
+        self._pending: dict[int, tuple[asyncio.Task[None] | Future[None], ToolContext | None]] = {}
+        self._closed = False
+        self._outbox: list[bytes] = []
+        self.future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, self._on_readable)
+
+    # -- the queue ---------------------------------------------------------
+
+    def _on_readable(self) -> None:
+        with contextlib.suppress(BlockingIOError, InterruptedError):
+            os.read(self._fd, 4096)
+        try:
+            items = _capi.run_drain(self._handle)
+        except StarweaverError as exc:
+            self._close(error=exc)
+            return
+        for item in items:
+            kind = item.get("kind")
+            if kind == "call":
+                self._start_call(item)
+            elif kind == "cancel":
+                self._cancel(int(item["token"]))
+            elif kind == "model":
+                self._start_model(item)
+            elif kind == "event":
+                if self._on_event is not None:
+                    self._on_event(item["event"])
+            elif kind == "done":
+                self._close(done=item)
+
+    @staticmethod
+    def _encode(outcome: Mapping[str, Any]) -> bytes:
+        try:
+            return _dumps(outcome)
+        except (TypeError, ValueError) as exc:
+            return _dumps({"ok": False, "kind": "execution", "message": f"outcome is not JSON serializable: {exc}"})
+
+    def _complete(self, token: int, outcome: Mapping[str, Any]) -> None:
+        """Queue an outcome from the loop thread; the queue is flushed to Go
+        in one call per loop iteration."""
+        if not self._outbox:
+            self._loop.call_soon(self._flush)
+        self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
+
+    def _flush(self) -> None:
+        batch, self._outbox = self._outbox, []
+        if batch and not self._closed:
+            with contextlib.suppress(StarweaverError):
+                _capi.run_complete_batch(self._handle, b"[" + b",".join(batch) + b"]")
+
+    def _complete_from_thread(self, token: int, outcome: Mapping[str, Any]) -> None:
+        """Report an outcome from a worker thread; ignores finished runs."""
+        with contextlib.suppress(StarweaverError):
+            _capi.run_complete(self._handle, token, self._encode(outcome))
+
+    # -- tool calls --------------------------------------------------------
+
+    def _start_call(self, item: Mapping[str, Any]) -> None:
+        token = int(item["token"])
+        tool = self._tools.get(int(item["tool"]))
+        if tool is None:
+            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+            return
+        ctx = ToolContext._from_wire(item["context"], self._deps)
+        args = _dumps(item.get("arguments") or {})
+        if tool.is_async:
+            task = self._loop.create_task(self._call_async(token, tool, ctx, args))
+            self._pending[token] = (task, ctx)
+        else:
+            fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
+            self._pending[token] = (fut, ctx)
+
+    async def _call_async(self, token: int, tool: Tool, ctx: ToolContext, args: bytes) -> None:
+        try:
+            outcome = await tool._run_async(ctx, args)
+        except asyncio.CancelledError:
+            return  # Go stopped waiting (timeout or run cancel).
+        finally:
+            self._pending.pop(token, None)
+        self._complete(token, outcome)
+
+    def _call_sync(self, token: int, tool: Tool, ctx: ToolContext, args: bytes) -> None:
+        try:
+            outcome = tool._run_sync(ctx, args)
+        finally:
+            self._pending.pop(token, None)
+        self._complete_from_thread(token, outcome)
+
+    def _cancel(self, token: int) -> None:
+        entry = self._pending.pop(token, None)
+        if entry is None:
+            return
+        work, ctx = entry
+        if ctx is not None:
+            ctx._request_cancel()
+        work.cancel()
+
+    # -- model requests ----------------------------------------------------
+
+    def _start_model(self, item: Mapping[str, Any]) -> None:
+        token = int(item["token"])
+        model = self._models.get(int(item["model"]))
+        if model is None:
+            self._complete(token, {"ok": False, "message": f"unknown host model {item['model']}"})
+            return
+        task = self._loop.create_task(self._call_model(token, model, item["messages"], item["params"]))
+        self._pending[token] = (task, None)
+
+    async def _call_model(self, token: int, model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]) -> None:
+        try:
+            response = await model._respond(messages, params)
+            outcome: dict[str, Any] = {"ok": True, "response": response}
+        except asyncio.CancelledError:
+            return
+        except Exception as exc:  # the callback's failure becomes a model error
+            outcome = {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
+        finally:
+            self._pending.pop(token, None)
+        self._complete(token, outcome)
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Ask the native run to stop; its done item still arrives."""
+        if not self._closed:
+            with contextlib.suppress(StarweaverError):
+                _capi.run_cancel(self._handle)
+
+    def _close(self, *, done: Mapping[str, Any] | None = None, error: BaseException | None = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._loop.remove_reader(self._fd)
+        with contextlib.suppress(StarweaverError):
+            _capi.release(self._handle)
+        for work, ctx in list(self._pending.values()):
+            if ctx is not None:
+                ctx._request_cancel()
+            work.cancel()
+        self._pending.clear()
+        if not self.future.done():
+            if error is not None:
+                self.future.set_exception(error)
+            elif done is not None and done.get("error") and done.get("result") is None:
+                self.future.set_exception(_capi.error_from(done["error"]))
+            else:
+                self.future.set_result(dict(done or {}))
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+async def drive(
+    session: int,
+    request: dict[str, Any],
+    tools: Mapping[int, Tool],
+    models: Mapping[int, HostModel],
+    deps: Mapping[str, Any] | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run ``request`` on a native session and return its done item.
+
+    Cancelling the awaiting task cancels the native run (running tools see
+    cancellation) and waits briefly for it to wind down before re-raising.
+    """
+    loop = asyncio.get_running_loop()
+    handle, fd = _capi.run_start(session, request)
+    driver = RunDriver(loop, handle, fd, tools, models, deps, on_event)
+    try:
+        return await asyncio.shield(driver.future)
+    except asyncio.CancelledError:
+        driver.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(driver.closed), 5)
+        raise

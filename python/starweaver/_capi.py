@@ -1,0 +1,225 @@
+"""Typed wrappers over the C ABI (capi/starweaver.h), one function per call.
+
+Every function here converts the library's status codes and JSON error
+objects into Python exceptions (see ``_raise``), copies returned buffers and
+frees them. Nothing else in the package touches cffi's ``lib``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, NoReturn
+
+from starweaver import _library
+from starweaver.errors import (
+    AgentError,
+    ModelError,
+    StarweaverError,
+    StateError,
+    ToolRetryLimitExceeded,
+)
+
+__all__ = [
+    "NativeError",
+    "agent_new",
+    "check_process",
+    "handle_count",
+    "model_captured",
+    "model_new",
+    "release",
+    "run_cancel",
+    "run_complete",
+    "run_complete_batch",
+    "run_drain",
+    "run_start",
+    "session_messages",
+    "session_new",
+    "shutdown",
+    "version",
+]
+
+_ffi, _lib = _library.load()
+_PID = os.getpid()
+
+
+class NativeError(StarweaverError):
+    """An error the runtime library reported without a more specific class."""
+
+    def __init__(self, message: str, *, type: str = "internal") -> None:
+        super().__init__(message)
+        self.type = type
+
+
+def check_process() -> None:
+    """Refuse use in a forked child, where the Go runtime's threads are gone.
+
+    Raises:
+        RuntimeError: when called in a process forked after import.
+    """
+    if os.getpid() != _PID:
+        raise RuntimeError(
+            "starweaver was imported before this process was forked; the Go runtime does not "
+            "survive fork(). Use the 'spawn' or 'forkserver' multiprocessing start method."
+        )
+
+
+def _raise(err: Any) -> NoReturn:
+    """Turn the JSON error object written by the library into an exception."""
+    if err[0] == _ffi.NULL:
+        raise NativeError("native call failed without details")
+    try:
+        raw = _ffi.string(err[0]).decode("utf-8", "replace")
+    finally:
+        _lib.sw_free(err[0])
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise NativeError(raw) from None
+    raise error_from(data)
+
+
+def error_from(data: dict[str, Any]) -> BaseException:
+    """Map an error object ``{"type", "message", ...}`` to an exception."""
+    slug = str(data.get("type", "internal"))
+    message = str(data.get("message", ""))
+    if slug == "retry_limit":
+        return ToolRetryLimitExceeded(str(data.get("tool", "")), int(data.get("max_retries", 0)))
+    if slug == "model":
+        return ModelError(message)
+    if slug in ("busy", "state", "bad_handle"):
+        return StateError(message, code=slug)
+    if slug in ("config", "unavailable_tools", "max_steps", "cancelled"):
+        return AgentError(message)
+    if slug in ("invalid_spec", "invalid_argument"):
+        return ValueError(message)
+    return NativeError(message, type=slug)
+
+
+def _take(out: Any, out_len: Any) -> bytes:
+    try:
+        return bytes(_ffi.buffer(out[0], out_len[0]))
+    finally:
+        _lib.sw_free(out[0])
+
+
+def version() -> str:
+    out, out_len = _ffi.new("char **"), _ffi.new("long long *")
+    _lib.sw_version(out, out_len)
+    return str(json.loads(_take(out, out_len)))
+
+
+def _new(fn: Any, spec: dict[str, Any]) -> int:
+    check_process()
+    data = json.dumps(spec).encode()
+    handle, err = _ffi.new("sw_handle *"), _ffi.new("char **")
+    if fn(data, len(data), handle, err) != 0:
+        _raise(err)
+    return int(handle[0])
+
+
+def model_new(spec: dict[str, Any]) -> int:
+    """Create a model from a spec. Raises ValueError for an invalid spec."""
+    return _new(_lib.sw_model_new, spec)
+
+
+def agent_new(spec: dict[str, Any]) -> int:
+    """Create an agent. Raises AgentError (configuration) or ValueError (spec)."""
+    return _new(_lib.sw_agent_new, spec)
+
+
+def _read(fn: Any, handle: int) -> Any:
+    check_process()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if fn(handle, out, out_len, err) != 0:
+        _raise(err)
+    return json.loads(_take(out, out_len))
+
+
+def model_captured(handle: int) -> list[dict[str, Any]]:
+    """The requests a test model received. Raises StateError for a bad handle."""
+    result: list[dict[str, Any]] = _read(_lib.sw_model_captured, handle)
+    return result
+
+
+def session_new(agent: int) -> int:
+    """Start a session. Raises StateError for a bad handle."""
+    check_process()
+    out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
+    if _lib.sw_session_new(agent, out, err) != 0:
+        _raise(err)
+    return int(out[0])
+
+
+def session_messages(session: int) -> list[dict[str, Any]]:
+    """The session history. Raises StateError for a bad handle."""
+    result: list[dict[str, Any]] = _read(_lib.sw_session_messages, session)
+    return result
+
+
+def run_start(session: int, request: dict[str, Any]) -> tuple[int, int]:
+    """Start a run; returns ``(run handle, wake-up fd)``.
+
+    Raises:
+        StateError: bad handle, or the runtime is shut down.
+        ValueError: an invalid request.
+    """
+    check_process()
+    data = json.dumps(request).encode()
+    run, fd, err = _ffi.new("sw_handle *"), _ffi.new("int *"), _ffi.new("char **")
+    if _lib.sw_run_start(session, data, len(data), run, fd, err) != 0:
+        _raise(err)
+    return int(run[0]), int(fd[0])
+
+
+def run_drain(run: int) -> list[dict[str, Any]]:
+    """Take the queued items of a run. Raises StateError for a bad handle."""
+    result: list[dict[str, Any]] = _read(_lib.sw_run_drain, run)
+    return result
+
+
+def run_complete(run: int, token: int, outcome: bytes) -> bool:
+    """Deliver a call outcome; False when the call is no longer awaited.
+
+    Safe to call from any thread. Raises StateError for a bad handle.
+    """
+    err = _ffi.new("char **")
+    rc = _lib.sw_run_complete(run, token, outcome, len(outcome), err)
+    if rc < 0:
+        _raise(err)
+    return rc == 0
+
+
+def run_complete_batch(run: int, batch: bytes) -> int:
+    """Deliver a JSON array of ``[token, outcome]`` pairs; returns how many
+    were still awaited. Raises StateError (bad handle) or ValueError."""
+    err = _ffi.new("char **")
+    rc = _lib.sw_run_complete_batch(run, batch, len(batch), err)
+    if rc < 0:
+        _raise(err)
+    return int(rc)
+
+
+def run_cancel(run: int) -> None:
+    """Ask a run to stop. Raises StateError for a bad handle."""
+    err = _ffi.new("char **")
+    if _lib.sw_run_cancel(run, err) != 0:
+        _raise(err)
+
+
+def release(handle: int) -> None:
+    """Release a handle of any kind. Raises StateError for a bad handle."""
+    err = _ffi.new("char **")
+    if _lib.sw_release(handle, err) != 0:
+        _raise(err)
+
+
+def handle_count() -> int:
+    """How many native handles are live (for leak checks)."""
+    return int(_lib.sw_handle_count())
+
+
+def shutdown() -> None:
+    """Cancel every run and refuse new ones (registered at exit)."""
+    if os.getpid() == _PID:
+        _lib.sw_shutdown()

@@ -1,0 +1,338 @@
+"""Agents, sessions and run results over the Go runtime."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Union
+
+from starweaver import _bridge, _capi
+from starweaver.testing import FunctionModel, TestModel
+from starweaver.tools import BaseTool, Tool, ensure_tool
+from starweaver.toolsets import Toolset
+
+__all__ = ["Agent", "AgentSession", "RunResult", "create_agent"]
+
+ToolLike = Union[Tool[..., Any], BaseTool, Callable[..., Any]]
+Model = Union[TestModel, FunctionModel]
+
+_ids = itertools.count(1)
+
+
+class _Catalog:
+    """Host tools and models by the ids the native runtime refers to."""
+
+    def __init__(self) -> None:
+        self.tools: dict[int, Tool[..., Any]] = {}
+        self.models: dict[int, Any] = {}
+
+    def tool_spec(self, t: Tool[..., Any]) -> dict[str, Any]:
+        tid = next(_ids)
+        self.tools[tid] = t
+        spec: dict[str, Any] = {"id": tid, "definition": t.definition()}
+        if t.timeout_ms is not None:
+            spec["timeout_ms"] = t.timeout_ms
+        if t.max_retries is not None:
+            spec["max_retries"] = t.max_retries
+        return spec
+
+    def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
+        spec: dict[str, Any] = {"name": ts.name, "tools": [self.tool_spec(t) for t in ts.tools]}
+        if ts.id is not None:
+            spec["id"] = ts.id
+        if ts.instructions:
+            spec["instructions"] = list(ts.instructions)
+        if ts.max_retries is not None:
+            spec["max_retries"] = ts.max_retries
+        if ts.timeout_ms is not None:
+            spec["timeout_ms"] = ts.timeout_ms
+        return spec
+
+    def merged(self, other: _Catalog) -> _Catalog:
+        out = _Catalog()
+        out.tools = {**self.tools, **other.tools}
+        out.models = {**self.models, **other.models}
+        return out
+
+
+def _instructions(value: str | Iterable[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
+    out = list(value or [])
+    for ts in out:
+        if not isinstance(ts, Toolset):
+            raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
+    return out
+
+
+class RunResult:
+    """The outcome of one run.
+
+    ``status`` is ``"completed"``, ``"waiting"``, ``"failed"`` or
+    ``"cancelled"``; ``messages`` is the whole conversation as message dicts
+    (parts tagged by ``kind``); ``usage`` counts requests and tool calls.
+    """
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw: dict[str, Any] = dict(raw)
+        self.run_id: str = str(raw.get("run_id", ""))
+        self.status: str = str(raw.get("status", ""))
+        self.output: str = str(raw.get("output", ""))
+        self.messages: list[dict[str, Any]] = list(raw.get("messages") or [])
+        self.new_messages: list[dict[str, Any]] = list(raw.get("new_messages") or [])
+        self.usage: dict[str, int] = dict(raw.get("usage") or {})
+        self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
+        self.error: str | None = raw.get("error") or None
+
+    @property
+    def is_waiting(self) -> bool:
+        return self.status == "waiting"
+
+    @property
+    def needs_approval(self) -> bool:
+        """True while any approval or deferred result is pending."""
+        return bool(self.pending)
+
+    @property
+    def pending_approvals(self) -> list[dict[str, Any]]:
+        return [p for p in self.pending if p.get("kind") == "approval"]
+
+    @property
+    def pending_deferred(self) -> list[dict[str, Any]]:
+        return [p for p in self.pending if p.get("kind") == "deferred"]
+
+    def tool_returns(self) -> list[dict[str, Any]]:
+        """The tool returns this run added to history, in order."""
+        return [
+            part
+            for message in self.new_messages
+            if message.get("kind") == "request"
+            for part in message.get("parts", [])
+            if part.get("kind") == "tool_return"
+        ]
+
+    def __repr__(self) -> str:
+        return f"RunResult(status={self.status!r}, output={self.output!r})"
+
+
+class Agent:
+    """A model paired with tools and policies; reusable across runs.
+
+    Build one with ``create_agent``. ``async with agent`` is supported for
+    symmetry with sessions; runs never outlive the call that awaits them.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: Model,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        system_prompt: str | None = None,
+        name: str | None = None,
+        max_retries: int | None = None,
+        timeout_ms: int | None = None,
+        sequential: bool = False,
+        max_concurrency: int | None = None,
+        unavailable_tools: str = "skip",
+        max_steps: int | None = None,
+        deps: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(model, (TestModel, FunctionModel)):
+            raise TypeError(f"model must be a TestModel or FunctionModel, got {type(model).__name__}")
+        self.model = model
+        self.name = name
+        self.deps: dict[str, Any] = dict(deps or {})
+        self._catalog = _Catalog()
+        handle = model._native_handle()
+        self._catalog.models[handle] = model
+        spec: dict[str, Any] = {
+            "model": handle,
+            "tools": [self._catalog.tool_spec(ensure_tool(t)) for t in (tools or [])],
+            "toolsets": [self._catalog.toolset_spec(ts) for ts in _toolsets(toolsets)],
+            "instructions": _instructions(instructions),
+            "sequential": bool(sequential),
+            "unavailable_tools": unavailable_tools,
+        }
+        for key, value in (
+            ("name", name),
+            ("system_prompt", system_prompt),
+            ("max_retries", max_retries),
+            ("timeout_ms", timeout_ms),
+            ("max_concurrency", max_concurrency),
+            ("max_steps", max_steps),
+            ("metadata", dict(metadata) if metadata else None),
+        ):
+            if value is not None:
+                spec[key] = value
+        self._handle = _capi.agent_new(spec)
+        weakref.finalize(self, _capi.release, self._handle)
+
+    def _run_request(
+        self,
+        prompt: str,
+        tools: Iterable[ToolLike] | None,
+        toolsets: Iterable[Toolset] | None,
+        instructions: str | Iterable[str] | None,
+        metadata: Mapping[str, Any] | None,
+        events: bool,
+    ) -> tuple[dict[str, Any], _Catalog]:
+        if not isinstance(prompt, str):
+            raise TypeError("prompt must be a string")
+        run_catalog = _Catalog()
+        request: dict[str, Any] = {
+            "prompt": prompt,
+            "tools": [run_catalog.tool_spec(ensure_tool(t)) for t in (tools or [])],
+            "toolsets": [run_catalog.toolset_spec(ts) for ts in _toolsets(toolsets)],
+            "instructions": _instructions(instructions),
+            "events": events,
+        }
+        if metadata:
+            request["metadata"] = dict(metadata)
+        return request, self._catalog.merged(run_catalog)
+
+    async def _run_on(
+        self,
+        session: int,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None,
+        toolsets: Iterable[Toolset] | None,
+        instructions: str | Iterable[str] | None,
+        metadata: Mapping[str, Any] | None,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> RunResult:
+        request, catalog = self._run_request(prompt, tools, toolsets, instructions, metadata, on_event is not None)
+        done = await _bridge.drive(session, request, catalog.tools, catalog.models, self.deps, on_event)
+        if done.get("error"):
+            raise _capi.error_from(done["error"])
+        return RunResult(done.get("result") or {})
+
+    async def run(
+        self,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> RunResult:
+        """Run ``prompt`` in a fresh session.
+
+        ``tools``, ``toolsets`` and ``instructions`` apply to this run only.
+        ``on_event`` receives each event (``run_start``, ``tool_call``,
+        ``tool_return``, ``custom``, ``run_complete``, ...) on the loop.
+
+        Raises:
+            ToolRetryLimitExceeded: a tool used up its correction budget.
+            ModelError: the model failed or answered with garbage.
+            AgentError: the run failed for another reason.
+        """
+        session = _capi.session_new(self._handle)
+        try:
+            return await self._run_on(
+                session, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
+                metadata=metadata, on_event=on_event,
+            )
+        finally:
+            _capi.release(session)
+
+    def session(self) -> AgentSession:
+        """Start a session: a conversation whose runs share history."""
+        return AgentSession(self)
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+
+class AgentSession:
+    """A conversation with an agent; one run at a time."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self._handle = _capi.session_new(agent._handle)
+        self._finalizer = weakref.finalize(self, _capi.release, self._handle)
+
+    async def run(
+        self,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> RunResult:
+        """Continue the conversation with ``prompt``; see ``Agent.run``.
+
+        Raises:
+            StateError: the session is already running or waits for HITL.
+        """
+        return await self.agent._run_on(
+            self._handle, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
+            metadata=metadata, on_event=on_event,
+        )
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation so far."""
+        return _capi.session_messages(self._handle)
+
+    def close(self) -> None:
+        """Release the native session (also done at garbage collection)."""
+        self._finalizer()
+
+    async def __aenter__(self) -> AgentSession:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def create_agent(
+    *,
+    model: Model,
+    tools: Sequence[ToolLike] | None = None,
+    toolsets: Sequence[Toolset] | None = None,
+    instructions: str | Iterable[str] | None = None,
+    system_prompt: str | None = None,
+    name: str | None = None,
+    max_retries: int | None = None,
+    timeout_ms: int | None = None,
+    sequential: bool = False,
+    max_concurrency: int | None = None,
+    unavailable_tools: str = "skip",
+    max_steps: int | None = None,
+    deps: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Agent:
+    """Build an agent. Raw callables are accepted as tools.
+
+    Raises:
+        AgentError: duplicate tool names or an invalid configuration.
+        ValueError: malformed schemas or options.
+    """
+    return Agent(
+        model=model, tools=tools, toolsets=toolsets, instructions=instructions, system_prompt=system_prompt,
+        name=name, max_retries=max_retries, timeout_ms=timeout_ms, sequential=sequential,
+        max_concurrency=max_concurrency, unavailable_tools=unavailable_tools, max_steps=max_steps,
+        deps=deps, metadata=metadata,
+    )

@@ -1,0 +1,137 @@
+"""Models for tests: scripted ``TestModel`` and callback ``FunctionModel``.
+
+``TestModel`` runs inside the Go runtime and records every request it gets;
+``captured_messages()`` and ``captured_params()`` read them back.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import weakref
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Union
+
+from starweaver import _capi
+
+__all__ = ["FunctionModel", "ModelResponse", "TestModel"]
+
+ModelResponse = Union[str, Mapping[str, Any]]
+"""A scripted response: text, ``{"text": ...}`` or ``{"tool_calls": [...]}``."""
+
+
+def _response_message(item: object) -> dict[str, Any]:
+    """Convert a response item into the runtime's response message."""
+    if isinstance(item, str):
+        return {"kind": "response", "parts": [{"kind": "text", "text": item}]}
+    if isinstance(item, Mapping):
+        if "tool_calls" in item:
+            calls = item["tool_calls"]
+            if not isinstance(calls, Sequence) or isinstance(calls, (str, bytes)) or not calls:
+                raise ValueError("tool_calls must be a non-empty list of calls")
+            parts: list[dict[str, Any]] = []
+            if isinstance(item.get("text"), str) and item["text"]:
+                parts.append({"kind": "text", "text": item["text"]})
+            for call in calls:
+                if not isinstance(call, Mapping) or not isinstance(call.get("name"), str) or not call["name"]:
+                    raise ValueError(f"each tool call needs a name: {call!r}")
+                call_id = call.get("id", "")
+                if not isinstance(call_id, str):
+                    raise ValueError(f"tool call id must be a string: {call!r}")
+                arguments = call.get("arguments", {})
+                if arguments is None:
+                    arguments = {}
+                try:
+                    json.dumps(arguments)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"tool call arguments must be JSON: {exc}") from None
+                parts.append({"kind": "tool_call", "id": call_id, "name": call["name"], "arguments": arguments})
+            return {"kind": "response", "parts": parts}
+        if isinstance(item.get("text"), str):
+            return {"kind": "response", "parts": [{"kind": "text", "text": item["text"]}]}
+    raise ValueError(f"a model response must be a string, {{'text': str}} or {{'tool_calls': [...]}}, got {item!r}")
+
+
+class TestModel:
+    """A scripted model: it answers with ``responses`` in order.
+
+    ``TestModel()`` answers once with ``"ok"``; running past the script fails
+    the run with ``ModelError("test model script exhausted ...")``.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, text: str | None = None, *, responses: Sequence[ModelResponse] | None = None) -> None:
+        if text is not None and responses is not None:
+            raise ValueError("pass either text or responses, not both")
+        items: Sequence[ModelResponse] = responses if responses is not None else [text if text is not None else "ok"]
+        self._responses = [_response_message(r) for r in items]
+        self._handle = _capi.model_new({"kind": "test", "responses": self._responses})
+        weakref.finalize(self, _capi.release, self._handle)
+
+    @classmethod
+    def text(cls, text: str) -> TestModel:  # type: ignore[override]
+        """A model answering once with ``text``."""
+        return cls(text)
+
+    @classmethod
+    def responses(cls, responses: Sequence[ModelResponse]) -> TestModel:
+        """A model answering with ``responses`` in call order."""
+        return cls(responses=responses)
+
+    @staticmethod
+    def tool_call_response(calls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """A response asking for tool calls: ``[{"id", "name", "arguments"}]``."""
+        return {"tool_calls": [dict(c) for c in calls]}
+
+    def captured_messages(self) -> list[list[dict[str, Any]]]:
+        """The messages of each request received, one list per request."""
+        return [r["messages"] for r in _capi.model_captured(self._handle)]
+
+    def captured_params(self) -> list[dict[str, Any]]:
+        """The parameters of each request, including ``tools`` (definitions)."""
+        return [r["params"] for r in _capi.model_captured(self._handle)]
+
+    def _native_handle(self) -> int:
+        return self._handle
+
+
+FunctionModelCallback = Callable[[list[dict[str, Any]], dict[str, Any]], Union[ModelResponse, Awaitable[ModelResponse]]]
+
+
+class FunctionModel:
+    """A model answered by ``callback(messages, info)``.
+
+    ``info`` is ``{"params": {"tools": [...], ...}, "model_name": ...}``. The
+    callback may be sync or async and returns a response item as for
+    ``TestModel``. Its exceptions fail the run with ``ModelError``.
+    """
+
+    def __init__(self, callback: FunctionModelCallback, *, model_name: str | None = None) -> None:
+        if not callable(callback):
+            raise TypeError("FunctionModel needs a callable")
+        self._callback = callback
+        self.model_name = model_name or "function"
+        self._messages: list[list[dict[str, Any]]] = []
+        self._params: list[dict[str, Any]] = []
+        self._handle = _capi.model_new({"kind": "function"})
+        weakref.finalize(self, _capi.release, self._handle)
+
+    async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        self._messages.append(messages)
+        self._params.append(params)
+        value = self._callback(messages, {"params": params, "model_name": self.model_name})
+        if inspect.isawaitable(value):
+            value = await value
+        return _response_message(value)
+
+    def captured_messages(self) -> list[list[dict[str, Any]]]:
+        """The messages of each request received, one list per request."""
+        return list(self._messages)
+
+    def captured_params(self) -> list[dict[str, Any]]:
+        """The parameters of each request."""
+        return list(self._params)
+
+    def _native_handle(self) -> int:
+        return self._handle
