@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import threading
+from types import MappingProxyType
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
@@ -86,7 +87,7 @@ class RunDriver:
         self._fd = fd
         self._tools = tools
         self._models = models
-        self._deps = deps
+        self._deps = MappingProxyType(dict(deps or {}))
         self._on_event = on_event
         self._pending: dict[int, tuple[asyncio.Task[None] | Future[None], ToolContext | None]] = {}
         self._closed = False
@@ -153,7 +154,7 @@ class RunDriver:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
             return
         ctx = ToolContext._from_wire(item["context"], self._deps)
-        args = _dumps(item.get("arguments") or {})
+        args: dict[str, Any] = item.get("arguments") or {}
         if tool.is_async:
             task = self._loop.create_task(self._call_async(token, tool, ctx, args))
             self._pending[token] = (task, ctx)
@@ -161,7 +162,7 @@ class RunDriver:
             fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
             self._pending[token] = (fut, ctx)
 
-    async def _call_async(self, token: int, tool: Tool, ctx: ToolContext, args: bytes) -> None:
+    async def _call_async(self, token: int, tool: Tool, ctx: ToolContext, args: dict[str, Any]) -> None:
         try:
             outcome = await tool._run_async(ctx, args)
         except asyncio.CancelledError:
@@ -170,7 +171,7 @@ class RunDriver:
             self._pending.pop(token, None)
         self._complete(token, outcome)
 
-    def _call_sync(self, token: int, tool: Tool, ctx: ToolContext, args: bytes) -> None:
+    def _call_sync(self, token: int, tool: Tool, ctx: ToolContext, args: dict[str, Any]) -> None:
         try:
             outcome = tool._run_sync(ctx, args)
         finally:

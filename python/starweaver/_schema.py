@@ -1,0 +1,443 @@
+"""Function signature -> JSON Schema, and JSON arguments -> Python call (private).
+
+``function_schema`` reads a tool function once, when the ``Tool`` is built, and
+returns a ``FunctionSchema``: the description, the parameters JSON Schema and a
+binding that turns the model's JSON-decoded arguments into the positional and
+keyword arguments of the call. Call-time code only reads it.
+
+Argument styles (parameters after an optional ``ToolContext`` one):
+
+- keywords: ordinary typed parameters. A pydantic model is generated with one
+  field per parameter (internal field names, the parameter name as alias, so
+  any name works), validated in pydantic's lax mode; the schema is that model's
+  schema with ``additionalProperties: false`` (``true`` when ``**kwargs`` takes
+  the extra arguments). Field titles are dropped; defaults and docstring
+  descriptions are kept. Parameters left out by the model keep the function's
+  own defaults.
+- model: a single parameter typed with a pydantic model. The schema is the
+  model's; the function receives the validated instance.
+- raw: a single parameter named ``args`` typed as a dict (or unannotated). It
+  receives the decoded dict; schema ``{"type": "object", "additionalProperties":
+  true}`` unless an explicit one is given.
+- ``**kwargs`` alone: needs an explicit schema; the dict is passed as keywords.
+
+This module relies on pydantic's model generation and JSON Schema hooks
+(``create_model``, ``GenerateJsonSchema.field_title_should_be_set``); a change
+in either shows up here first.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import copy
+import inspect
+import json
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter, ValidationError, create_model
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema
+
+from ._docstrings import parse_docstring
+from .context import ToolContext
+from .errors import InvalidArguments, describe_validation_error
+
+__all__ = ("FunctionSchema", "function_schema", "validate_parameters_schema")
+
+ArgumentStyle = Literal["keywords", "model", "raw", "var_kwargs"]
+"""How the decoded arguments reach the function (see the module docstring)."""
+
+RAW_ARGS_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": True}
+
+_EMPTY = inspect.Parameter.empty
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_MAPPING_ORIGINS = (dict, collections.abc.Mapping, collections.abc.MutableMapping)
+
+
+class _ToolJsonSchema(GenerateJsonSchema):
+    """Pydantic's generator without the titles it derives from field names.
+    Defaults that are not JSON (sentinels) are left out of the schema quietly."""
+
+    ignored_warning_kinds = {"skipped-choice", "non-serializable-default"}  # noqa: RUF012 - pydantic's API
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+def _json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema(by_alias=True, schema_generator=_ToolJsonSchema)
+    schema.pop("title", None)
+    return schema
+
+
+# ---------------------------------------------------------------- explicit schemas
+
+
+def _check_keys(value: Any, path: str) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"parameters_schema keys must be strings, got {k!r} at {path}")
+            _check_keys(v, f"{path}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_keys(v, f"{path}[{i}]")
+
+
+def validate_parameters_schema(schema: object) -> dict[str, Any]:
+    """Checks an object JSON Schema and returns a plain-JSON deep copy of it.
+
+    Raises:
+        TypeError: schema is not a Mapping, has non-str keys, or its
+            properties / required / additionalProperties have the wrong types.
+        ValueError: schema holds a non-JSON value, its type is not "object",
+            or required names a missing property.
+    Every message contains "parameters_schema".
+    """
+    if not isinstance(schema, Mapping):
+        raise TypeError(f"parameters_schema must be a mapping, got {type(schema).__name__}")
+    _check_keys(schema, "$")
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"parameters_schema must contain only JSON values: {e}") from None
+    if plain.get("type") != "object":
+        raise ValueError(f'parameters_schema must have "type": "object", got {plain.get("type")!r}')
+    props = schema.get("properties", {})
+    if not isinstance(props, Mapping) or not all(isinstance(v, Mapping) for v in props.values()):
+        raise TypeError("parameters_schema properties must be a mapping of names to schema objects")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise TypeError("parameters_schema required must be a list of strings")
+    if missing := [r for r in required if r not in props]:
+        raise ValueError(f"parameters_schema required names unknown properties: {', '.join(missing)}")
+    extra = schema.get("additionalProperties", True)
+    if not isinstance(extra, (bool, Mapping)):
+        raise TypeError("parameters_schema additionalProperties must be a bool or a schema object")
+    return plain
+
+
+# ---------------------------------------------------------------- the result
+
+
+@dataclass(frozen=True)
+class _Field:
+    internal: str  # field name in the generated model
+    param: str  # the function's parameter name (the field's alias)
+    positional: bool
+    always: bool  # pass even when the model left it out (no usable Python default)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionSchema:
+    """Everything call-time code needs to know about a tool function."""
+
+    description: str | None
+    json_schema: dict[str, Any]
+    is_async: bool
+    takes_ctx: bool
+    style: ArgumentStyle
+    ctx_param: str | None = None
+    ctx_positional: bool = True
+    param: str | None = None  # the single parameter of the model and raw styles
+    param_positional: bool = True
+    model: type[BaseModel] | None = None
+    fields: tuple[_Field, ...] = ()
+    var_kwargs: bool = False
+
+    def bind(self, ctx: ToolContext | None, arguments: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """The positional and keyword arguments of the call for the decoded JSON arguments.
+
+        Raises:
+            InvalidArguments: the arguments do not convert to the annotated
+                types; the message names the failing fields, never their values.
+        """
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+
+        def put(name: str, positional: bool, value: Any) -> None:
+            if positional:
+                args.append(value)
+            else:
+                kwargs[name] = value
+
+        if self.takes_ctx:
+            put(self.ctx_param or "ctx", self.ctx_positional, ctx)
+        if self.style == "raw":
+            put(self.param or "args", self.param_positional, dict(arguments))
+        elif self.style == "var_kwargs":
+            kwargs.update(arguments)
+        else:
+            assert self.model is not None
+            try:
+                validated = self.model.model_validate(arguments)
+            except ValidationError as e:
+                # from None: pydantic's own text repeats the input values.
+                raise InvalidArguments(describe_validation_error(e)) from None
+            if self.style == "model":
+                put(self.param or "args", self.param_positional, validated)
+            else:
+                given = validated.model_fields_set
+                for f in self.fields:
+                    if f.always or f.internal in given:
+                        put(f.param, f.positional, getattr(validated, f.internal))
+                if self.var_kwargs and validated.__pydantic_extra__:
+                    kwargs.update(validated.__pydantic_extra__)
+        return args, kwargs
+
+
+# ---------------------------------------------------------------- inference
+
+
+def _strip_annotated(tp: Any) -> Any:
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+def _forward_text(tp: Any) -> str | None:
+    """The text of an annotation that is still unresolved (a str or ForwardRef)."""
+    if isinstance(tp, typing.ForwardRef):
+        return tp.__forward_arg__
+    return tp if isinstance(tp, str) else None
+
+
+def _is_context_type(tp: Any) -> bool:
+    tp = _strip_annotated(tp)
+    if (text := _forward_text(tp)) is not None:
+        return text.strip("'\" ").rsplit(".", 1)[-1] == "ToolContext"
+    if not isinstance(tp, type):
+        return False
+    return issubclass(tp, ToolContext) or (
+        tp.__name__ == "ToolContext" and getattr(tp, "__module__", "").startswith("starweaver")
+    )
+
+
+def _is_model_type(tp: Any) -> bool:
+    tp = _strip_annotated(tp)
+    return isinstance(tp, type) and issubclass(tp, BaseModel) and not issubclass(tp, RootModel)
+
+
+def _is_mapping_type(tp: Any) -> bool:
+    tp = _strip_annotated(tp)
+    return tp in _MAPPING_ORIGINS or typing.get_origin(tp) in _MAPPING_ORIGINS
+
+
+def _hint_source(func: Callable[..., Any]) -> Any:
+    """The object whose annotations and globals describe func's parameters."""
+    while isinstance(func, partial):
+        func = func.func
+    func = inspect.unwrap(func)  # functools.wraps decorators, and a Tool wrapping a function
+    if not (inspect.isfunction(func) or inspect.ismethod(func)) and callable(func):
+        call = type(func).__call__
+        if inspect.isfunction(call) or inspect.ismethod(call):
+            func = inspect.unwrap(call)
+    return func
+
+
+def _type_hints(func: Callable[..., Any], localns: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Resolved parameter annotations, and the reason for each one that cannot be resolved.
+
+    Names are looked up in the function's globals, then (for classes defined
+    in a function body, under ``from __future__ import annotations``) in
+    localns, the namespace of the code that built the tool.
+    """
+    src = _hint_source(func)
+    hints: dict[str, Any]
+    for ns in (None, localns) if localns else (None,):
+        try:
+            hints = typing.get_type_hints(src, localns=dict(ns) if ns else None, include_extras=True)
+        except Exception:
+            continue
+        # A quoted annotation under `from __future__ import annotations` resolves to a str.
+        unresolved = {k: f"cannot resolve type hint {_forward_text(v)!r}" for k, v in hints.items() if _forward_text(v)}
+        return hints, unresolved
+    hints = {}
+    failed: dict[str, str] = {}
+    globalns = getattr(src, "__globals__", {})
+    for name, ann in getattr(src, "__annotations__", {}).items():
+        if not isinstance(ann, str):
+            hints[name] = ann
+            continue
+        try:
+            hints[name] = eval(ann, globalns, dict(localns or {}))  # noqa: S307 - the function's own annotation
+        except Exception as e:
+            hints[name] = ann
+            failed[name] = f"cannot resolve type hint {ann!r} ({type(e).__name__}: {e})"
+            continue
+        if (text := _forward_text(hints[name])) is not None:
+            failed[name] = f"cannot resolve type hint {text!r}"
+    return hints, failed
+
+
+def is_async_callable(func: Callable[..., Any]) -> bool:
+    """Whether calling func returns a coroutine (functions, partials, bound
+    methods and objects with an async ``__call__``)."""
+    while isinstance(func, partial):
+        func = func.func
+    if inspect.iscoroutinefunction(func):
+        return True
+    if not inspect.isfunction(func) and not inspect.ismethod(func):
+        if inspect.iscoroutinefunction(type(func).__call__):
+            return True
+        wrapped = getattr(func, "__wrapped__", None)  # a Tool wrapping a function
+        return wrapped is not None and is_async_callable(wrapped)
+    return False
+
+
+def _described(tp: Any, alias: str, description: str | None) -> Any:
+    """tp with the alias and docstring description as the *first* Field, so the
+    user's own Field metadata (in Annotated or as the default) wins."""
+    extra = Field(alias=alias, description=description) if description else Field(alias=alias)
+    if typing.get_origin(tp) is Annotated:
+        inner, *meta = typing.get_args(tp)
+        params = (inner, extra, *meta)
+        return typing.cast(Any, Annotated)[params]
+    return Annotated[tp, extra]
+
+
+def _unsupported(tp: Any) -> str | None:
+    """Why pydantic cannot validate tp or describe it in JSON Schema, if it cannot."""
+    try:
+        TypeAdapter(tp).json_schema(schema_generator=_ToolJsonSchema)
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return f"unsupported type hint {tp!r}: {first}"
+    return None
+
+
+def _qualname(func: Callable[..., Any]) -> str:
+    src = _hint_source(func)
+    return getattr(src, "__qualname__", None) or getattr(src, "__name__", None) or type(func).__name__
+
+
+def function_schema(
+    func: Callable[..., Any],
+    *,
+    parameters_schema: Mapping[str, Any] | None = None,
+    localns: Mapping[str, Any] | None = None,
+) -> FunctionSchema:
+    """Reads func's signature and docstring into a FunctionSchema.
+
+    parameters_schema, when given, has already passed
+    ``validate_parameters_schema`` and replaces the inferred schema; the
+    annotations still drive argument conversion. localns resolves string
+    annotations that name classes local to the caller.
+
+    Raises:
+        ValueError: the signature cannot be used as a tool; the message names
+            the function and lists every problem found.
+    """
+    explicit = dict(parameters_schema) if parameters_schema else None
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"cannot build a tool from {_qualname(func)}: no inspectable signature ({e})") from None
+    hints, unresolved = _type_hints(func, localns)
+    # The function's own docstring: inspect.getdoc would inherit BaseTool.call's.
+    doc = parse_docstring(getattr(_hint_source(func), "__doc__", None))
+    problems: list[str] = []
+
+    ctx_param: inspect.Parameter | None = None
+    business: list[inspect.Parameter] = []
+    var_kwargs = False
+    for p in sig.parameters.values():
+        ann = hints.get(p.name, p.annotation)
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            problems.append(f"*{p.name}: tool functions cannot use *args")
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            var_kwargs = True
+        elif _is_context_type(ann) or (p.name == "ctx" and ann is _EMPTY):
+            if ctx_param is not None:
+                problems.append(f"parameter {p.name!r}: only one ToolContext parameter is allowed")
+            elif business:
+                problems.append(f"parameter {p.name!r}: ToolContext parameter must precede tool argument parameters")
+            ctx_param = p
+        else:
+            if p.name in unresolved:
+                problems.append(f"parameter {p.name!r}: {unresolved[p.name]}")
+            business.append(p)
+
+    def annotation(p: inspect.Parameter) -> Any:
+        return hints.get(p.name, p.annotation)
+
+    common: dict[str, Any] = {
+        "description": doc.description,
+        "is_async": is_async_callable(func),
+        "takes_ctx": ctx_param is not None,
+        "ctx_param": ctx_param.name if ctx_param else None,
+        "ctx_positional": ctx_param is None or ctx_param.kind in _POSITIONAL,
+    }
+
+    def fail() -> typing.NoReturn:
+        raise ValueError(f"cannot build a tool from {_qualname(func)}:\n  " + "\n  ".join(problems)) from None
+
+    # The single-parameter styles.
+    if len(business) == 1 and not problems:
+        (p,) = business
+        ann = annotation(p)
+        raw = p.name == "args" and (ann is _EMPTY or _is_mapping_type(ann))
+        if raw or _is_model_type(ann):
+            if var_kwargs:
+                problems.append("**kwargs cannot be mixed with args or pydantic parameters")
+                fail()
+            single: dict[str, Any] = {"param": p.name, "param_positional": p.kind in _POSITIONAL}
+            if raw:
+                schema = explicit or dict(RAW_ARGS_SCHEMA)
+                return FunctionSchema(json_schema=schema, style="raw", **single, **common)
+            model: type[BaseModel] = _strip_annotated(ann)
+            try:
+                schema = explicit or _json_schema_of(model)
+            except Exception as e:
+                problems.append(f"parameter {p.name!r}: {_unsupported(model) or e}")
+                fail()
+            return FunctionSchema(json_schema=schema, style="model", model=model, **single, **common)
+    for p in business:
+        if p.name == "args" and (annotation(p) is _EMPTY or _is_mapping_type(annotation(p))) and len(business) > 1:
+            problems.append("parameter 'args': args parameter cannot be mixed with other tool arguments")
+        elif annotation(p) is _EMPTY and explicit is None:
+            problems.append(
+                f"parameter {p.name!r}: tool parameter type hints are required unless parameters_schema is set"
+            )
+
+    if var_kwargs and not business:
+        if explicit is None:
+            problems.append("**kwargs tools require an explicit parameters_schema")
+        if problems:
+            fail()
+        return FunctionSchema(json_schema=dict(explicit or {}), style="var_kwargs", **common)
+    if problems:
+        fail()
+
+    # The keywords style: one model field per parameter.
+    fields: list[_Field] = []
+    definitions: dict[str, Any] = {}
+    for i, p in enumerate(business):
+        ann = annotation(p)
+        tp = Any if ann is _EMPTY else ann
+        internal = f"p{i}"
+        has_default = p.default is not _EMPTY and not isinstance(p.default, FieldInfo)
+        default = ... if p.default is _EMPTY else p.default
+        definitions[internal] = (_described(tp, p.name, doc.params.get(p.name)), default)
+        positional = p.kind is inspect.Parameter.POSITIONAL_ONLY
+        fields.append(_Field(internal, p.name, positional, always=positional or not has_default))
+    config = ConfigDict(extra="allow" if var_kwargs else "forbid")
+    try:
+        arg_model = create_model(f"{_qualname(func)}_arguments", __config__=config, **definitions)
+        schema = explicit or _json_schema_of(arg_model)
+    except Exception as e:
+        problems.extend(f"parameter {p.name!r}: {why}" for p in business if (why := _unsupported(annotation(p))))
+        problems = problems or [f"{type(e).__name__}: {e}"]
+        fail()
+    return FunctionSchema(
+        json_schema=copy.deepcopy(schema),
+        style="keywords",
+        model=arg_model,
+        fields=tuple(fields),
+        var_kwargs=var_kwargs,
+        **common,
+    )

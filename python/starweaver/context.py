@@ -1,0 +1,209 @@
+"""ToolContext: the per-call view of the run a tool executes in."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ("ToolContext",)
+
+
+def _resolve(fut: asyncio.Future[bool]) -> None:
+    if not fut.done():
+        fut.set_result(True)
+
+
+class ToolContext:
+    """The run state a tool sees during one call. Read-only.
+
+    Add a first parameter annotated ``ToolContext`` (or an unannotated one
+    named ``ctx``) to a tool to receive it.
+
+    Attributes:
+        run_id: The run's id.
+        conversation_id: The conversation the run belongs to.
+        run_step: The model step that requested the call.
+        tool_call_id: The id of this call.
+        tool_name: The called tool's name.
+        retry: Earlier attempts of this tool in the run (model corrections
+            plus internal re-executions); 0 on the first attempt.
+        max_retries: The tool's effective retry budget.
+        approval: None on a first call; the person's decision once the call
+            was approved (``{"status": "approved", "metadata": {...}, ...}``).
+        metadata: Per-run metadata.
+        deps: The dependencies the host made available (may be empty).
+
+    Cancellation is cooperative: ``is_cancelled()`` checks it, ``await
+    cancelled()`` waits for it (on any event loop), and ``wait_cancelled()``
+    blocks a worker thread until it happens.
+    """
+
+    __slots__ = (
+        "_approval",
+        "_cancel_event",
+        "_cancelled",
+        "_conversation_id",
+        "_deps",
+        "_lock",
+        "_max_retries",
+        "_metadata",
+        "_retry",
+        "_run_id",
+        "_run_step",
+        "_tool_call_id",
+        "_tool_name",
+        "_waiters",
+    )
+
+    def __init__(
+        self,
+        *,
+        run_id: str = "",
+        conversation_id: str = "",
+        run_step: int = 0,
+        tool_call_id: str = "",
+        tool_name: str = "",
+        retry: int = 0,
+        max_retries: int = 0,
+        approval: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        deps: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._run_id = run_id
+        self._conversation_id = conversation_id
+        self._run_step = run_step
+        self._tool_call_id = tool_call_id
+        self._tool_name = tool_name
+        self._retry = retry
+        self._max_retries = max_retries
+        self._approval = dict(approval) if approval is not None else None
+        self._metadata = dict(metadata or {})
+        self._deps: Mapping[str, Any] = deps if isinstance(deps, MappingProxyType) else MappingProxyType(dict(deps or {}))
+        self._lock = threading.Lock()
+        self._cancelled = False
+        # Created only when a sync tool blocks on it: most calls never do,
+        # and an Event costs more than the rest of the context together.
+        self._cancel_event: threading.Event | None = None
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = []
+
+    @classmethod
+    def _from_wire(cls, data: Mapping[str, Any], deps: Mapping[str, Any] | None = None) -> ToolContext:
+        """Builds the context from the JSON object Go sends with a call.
+
+        Keys: run_id, conversation_id, run_step, tool_call_id, tool_name,
+        retry, max_retries, approval, metadata; missing keys take defaults.
+        """
+        approval = data.get("approval")
+        return cls(
+            run_id=str(data.get("run_id") or ""),
+            conversation_id=str(data.get("conversation_id") or ""),
+            run_step=int(data.get("run_step") or 0),
+            tool_call_id=str(data.get("tool_call_id") or ""),
+            tool_name=str(data.get("tool_name") or ""),
+            retry=int(data.get("retry") or 0),
+            max_retries=int(data.get("max_retries") or 0),
+            approval=approval if isinstance(approval, Mapping) else None,
+            metadata=data.get("metadata") or {},
+            deps=deps,
+        )
+
+    @property
+    def run_id(self) -> str:
+        return self._run_id
+
+    @property
+    def conversation_id(self) -> str:
+        return self._conversation_id
+
+    @property
+    def run_step(self) -> int:
+        return self._run_step
+
+    @property
+    def tool_call_id(self) -> str:
+        return self._tool_call_id
+
+    @property
+    def tool_name(self) -> str:
+        return self._tool_name
+
+    @property
+    def retry(self) -> int:
+        return self._retry
+
+    @property
+    def max_retries(self) -> int:
+        return self._max_retries
+
+    @property
+    def approval(self) -> dict[str, Any] | None:
+        return self._approval
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self._metadata
+
+    @property
+    def deps(self) -> Mapping[str, Any]:
+        return self._deps
+
+    def is_cancelled(self) -> bool:
+        """Whether cancellation of this call has been requested."""
+        return self._cancelled
+
+    async def cancelled(self) -> bool:
+        """Waits until cancellation is requested, then returns True.
+
+        Works on any event loop, including one a sync tool starts in its
+        worker thread.
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._cancelled:
+                return True
+            fut: asyncio.Future[bool] = loop.create_future()
+            entry = (loop, fut)
+            self._waiters.append(entry)
+        try:
+            return await fut
+        finally:
+            with self._lock:
+                if entry in self._waiters:
+                    self._waiters.remove(entry)
+
+    def wait_cancelled(self, timeout: float | None = None) -> bool:
+        """Blocks the calling thread until cancellation is requested or timeout
+        seconds pass; returns whether it was requested. For sync tools only:
+        never call it on an event loop."""
+        with self._lock:
+            if self._cancelled:
+                return True
+            if self._cancel_event is None:
+                self._cancel_event = threading.Event()
+            event = self._cancel_event
+        return event.wait(timeout)
+
+    def _request_cancel(self) -> None:
+        """Requests cancellation. Safe from any thread; idempotent. Wakes every
+        ``cancelled()`` awaiter through its own loop."""
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            if self._cancel_event is not None:
+                self._cancel_event.set()
+            waiters, self._waiters = self._waiters, []
+        for loop, fut in waiters:
+            # RuntimeError: the waiter's loop is closed, so nobody is left to wake.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_resolve, fut)
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolContext(run_id={self._run_id!r}, tool_name={self._tool_name!r}, "
+            f"tool_call_id={self._tool_call_id!r}, retry={self._retry}, cancelled={self.is_cancelled()})"
+        )

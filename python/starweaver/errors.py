@@ -1,0 +1,291 @@
+"""Starweaver exceptions and how a tool's exception becomes a tool outcome.
+
+Tools raise the control-flow exceptions below (``ModelRetry``, ``Feedback``,
+``ApprovalRequired`` ...) to choose how the runtime and the model react. Every
+class corresponds to one stable Go error slug (``ERROR_KINDS``); anything else a
+tool raises is an unexpected ``execution`` failure.
+
+Classification is by ``isinstance`` against *these* classes only: a user class
+that merely shares a name (``class ModelRetry(Exception)``) is an execution
+failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import math
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+__all__ = (
+    "ERROR_KINDS",
+    "ERROR_SLUGS",
+    "AgentError",
+    "ApprovalRequired",
+    "CallDeferred",
+    "Cancelled",
+    "Feedback",
+    "InvalidArguments",
+    "ModelError",
+    "ModelRetry",
+    "StarweaverError",
+    "StateError",
+    "Timeout",
+    "ToolError",
+    "ToolRetryLimitExceeded",
+    "UserError",
+    "describe_validation_error",
+    "exception_to_outcome",
+)
+
+
+class StarweaverError(Exception):
+    """Base class of every exception Starweaver raises."""
+
+
+class AgentError(StarweaverError):
+    """An agent could not be built or a run failed."""
+
+
+class ModelError(StarweaverError):
+    """A model failed or returned something the runtime cannot use."""
+
+
+class StateError(StarweaverError):
+    """An operation is not valid in the current state (a busy session, a run
+    that is not waiting, an unknown approval id).
+
+    Arguments:
+        message: What went wrong.
+        code: An optional stable slug for programmatic handling.
+    """
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.args, {"code": self.code}))
+
+
+class ToolError(StarweaverError):
+    """A tool failed, or a run failed because of a tool."""
+
+
+class InvalidArguments(ToolError):
+    """The model must call the tool again with corrected arguments."""
+
+
+class ModelRetry(ToolError):
+    """Asks the model to call the tool again, following the message."""
+
+
+class Feedback(ToolError):
+    """Agent-readable guidance for an expected condition (a missing file, an
+    HTTP 404, a policy denial). Not an error for the model; spends no budget."""
+
+
+class UserError(ToolError):
+    """The application used or wired the tool incorrectly. Never retried."""
+
+
+class Cancelled(ToolError):
+    """The tool call was cancelled."""
+
+
+class Timeout(ToolError):
+    """The tool call took too long."""
+
+
+class _HumanInTheLoop(ToolError):
+    """Shared shape of the two exceptions that suspend a run."""
+
+    _default_message = ""
+
+    def __init__(self, reason: str | None = None, *, metadata: Mapping[str, Any] | None = None) -> None:
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise TypeError(f"{type(self).__name__} metadata must be a mapping, got {type(metadata).__name__}")
+        super().__init__(reason or self._default_message)
+        self.reason = reason
+        self.metadata: dict[str, Any] = dict(metadata or {})
+
+    def __str__(self) -> str:
+        return self.reason or self._default_message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), (self.reason,), {"metadata": self.metadata}))
+
+    def request_metadata(self) -> dict[str, Any]:
+        """The metadata sent with the request: ``metadata`` plus ``reason`` when given."""
+        md = dict(self.metadata)
+        if self.reason:
+            md["reason"] = self.reason
+        return md
+
+
+class ApprovalRequired(_HumanInTheLoop):
+    """Suspends the run until a person approves or denies the call.
+
+    Arguments:
+        reason: Why approval is needed; shown to the approver.
+        metadata: Extra request metadata (for example ``{"risk": "high"}``).
+    """
+
+    _default_message = "approval required"
+
+
+class CallDeferred(_HumanInTheLoop):
+    """Suspends the run until an external result for the call is supplied.
+
+    Arguments:
+        reason: Why the call is deferred.
+        metadata: Extra request metadata.
+    """
+
+    _default_message = "call deferred"
+
+
+class ToolRetryLimitExceeded(ToolError):
+    """A tool used up its model-correction budget; the run fails.
+
+    Arguments:
+        tool: The tool name.
+        max_retries: The budget that was exceeded.
+        message: Overrides the default message.
+    """
+
+    def __init__(self, tool: str, max_retries: int, message: str | None = None) -> None:
+        super().__init__(message or f'tool "{tool}" exceeded max retries count of {max_retries}')
+        self.tool = tool
+        self.max_retries = max_retries
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.tool, self.max_retries, str(self)))
+
+
+def _rebuild(cls: type[BaseException], args: tuple[Any, ...], kwargs: dict[str, Any]) -> BaseException:
+    return cls(*args, **kwargs)
+
+
+ERROR_SLUGS: tuple[str, ...] = (
+    "not_found",
+    "invalid_arguments",
+    "model_retry",
+    "feedback",
+    "user_error",
+    "execution",
+    "timeout",
+    "cancelled",
+    "approval_required",
+    "call_deferred",
+)
+"""Every Go tool error slug, in Go's order (``core/tool.ErrorKinds``)."""
+
+ERROR_KINDS: dict[str, type[BaseException]] = {
+    "invalid_arguments": InvalidArguments,
+    "model_retry": ModelRetry,
+    "feedback": Feedback,
+    "user_error": UserError,
+    "timeout": Timeout,
+    "cancelled": Cancelled,
+    "approval_required": ApprovalRequired,
+    "call_deferred": CallDeferred,
+}
+"""Go error slug -> exception class, for the slugs that have one (``not_found``
+and ``execution`` have none)."""
+
+# Checked in this order; subclasses count.
+_CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], str], ...] = (
+    (InvalidArguments, "invalid_arguments"),
+    (ModelRetry, "model_retry"),
+    (Feedback, "feedback"),
+    (UserError, "user_error"),
+    (ApprovalRequired, "approval_required"),
+    (CallDeferred, "call_deferred"),
+    (Cancelled, "cancelled"),
+    (Timeout, "timeout"),
+    (ValidationError, "invalid_arguments"),
+    ((asyncio.CancelledError, concurrent.futures.CancelledError), "cancelled"),
+    # Distinct classes on 3.10, aliases of TimeoutError from 3.11.
+    ((TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError), "timeout"),
+)
+
+
+def _kind_of(exc: BaseException) -> str:
+    for cls, kind in _CLASSIFICATION:
+        if isinstance(exc, cls):
+            return kind
+    return "execution"
+
+
+def describe_validation_error(err: ValidationError) -> str:
+    """A readable one-line summary of a pydantic error that names the failing
+    fields and never repeats the values that failed."""
+    parts: list[str] = []
+    for e in err.errors(include_url=False, include_context=False, include_input=False):
+        loc = ".".join(str(p) for p in e["loc"])
+        if e["type"] == "missing":
+            msg = "missing required argument" if len(e["loc"]) == 1 else "field required"
+        elif e["type"] == "extra_forbidden":
+            msg = "unexpected argument" if len(e["loc"]) == 1 else "unexpected field"
+        else:
+            msg = e["msg"]
+        parts.append(f"{loc or 'arguments'}: {msg}")
+    return "; ".join(parts) or "invalid arguments"
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a broken __str__ must not break the outcome
+        return f"<unprintable {type(exc).__name__}>"
+
+
+def _json_safe(value: Any) -> Any:
+    """value, or a JSON-compatible approximation of it (non-JSON leaves become repr strings)."""
+    try:
+        json.dumps(value, allow_nan=False)
+        return value
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return repr(value)
+
+
+def exception_to_outcome(exc: BaseException, *, timeout_ms: int | None) -> dict[str, Any]:
+    """The failure outcome of a tool call that raised exc.
+
+    The result is always JSON-serialisable: ``{"ok": False, "kind", "message",
+    "metadata"?, "timeout_ms"?, "private_metadata"}``. ``metadata`` is present
+    only for approval_required / call_deferred (the request metadata plus
+    ``reason``); ``timeout_ms`` only for timeout (timeout_ms or 0). The Python
+    exception type, text and traceback go to ``private_metadata`` only.
+    """
+    kind = _kind_of(exc)
+    text = _safe_str(exc)
+    if isinstance(exc, ValidationError):
+        message = describe_validation_error(exc)
+    else:
+        message = text or type(exc).__name__
+    outcome: dict[str, Any] = {"ok": False, "kind": kind, "message": message}
+    if isinstance(exc, _HumanInTheLoop):
+        outcome["metadata"] = _json_safe(exc.request_metadata())
+    if kind == "timeout":
+        outcome["timeout_ms"] = int(timeout_ms or 0)
+    name = type(exc).__name__
+    outcome["private_metadata"] = {
+        "python_exception_type": name,
+        "python_exception": f"{name}: {text}" if text else name,
+        "python_traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    }
+    return outcome

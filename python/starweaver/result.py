@@ -1,0 +1,144 @@
+"""ToolResult, and how a tool's return value becomes a success outcome."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+__all__ = ("ToolResult", "result_to_outcome")
+
+
+def _json_value(value: Any, field: str) -> Any:
+    """value as plain JSON data (the form Go receives), or TypeError."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"ToolResult {field} is not JSON serializable: {e}") from None
+
+
+def _json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"ToolResult {field} must be a dict, got {type(value).__name__}")
+    if any(not isinstance(k, str) for k in value):
+        raise TypeError(f"ToolResult {field} keys must be strings")
+    out: dict[str, Any] = _json_value(dict(value), field)
+    return out
+
+
+class ToolResult:
+    """A tool result with separate surfaces for each audience.
+
+    Arguments:
+        content: The raw result; the model sees it unless ``model_content`` is set.
+        metadata: Public tool-return metadata (history and streams).
+        app_value: A value for application code; never sent to the model.
+        model_content: Replaces ``content`` in what the model sees.
+        user_content: Content for user interfaces; never sent to the model.
+        private_metadata: Host-only evidence; never reaches content or metadata.
+
+    Every value must be JSON-serialisable (``TypeError`` otherwise) and is kept
+    in its JSON form, so a tuple reads back as a list.
+    """
+
+    __slots__ = ("_app_value", "_content", "_metadata", "_model_content", "_private_metadata", "_user_content")
+
+    def __init__(
+        self,
+        content: Any,
+        metadata: Mapping[str, Any] | None = None,
+        app_value: Any = None,
+        model_content: Any = None,
+        user_content: Any = None,
+        private_metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._content = _json_value(content, "content")
+        self._metadata = _json_object(metadata, "metadata")
+        self._app_value = _json_value(app_value, "app_value")
+        self._model_content = _json_value(model_content, "model_content")
+        self._user_content = _json_value(user_content, "user_content")
+        self._private_metadata = _json_object(private_metadata, "private_metadata")
+
+    @property
+    def content(self) -> Any:
+        return self._content
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self._metadata
+
+    @property
+    def app_value(self) -> Any:
+        return self._app_value
+
+    @property
+    def model_content(self) -> Any:
+        return self._model_content
+
+    @property
+    def user_content(self) -> Any:
+        return self._user_content
+
+    @property
+    def private_metadata(self) -> dict[str, Any]:
+        return self._private_metadata
+
+    def _surfaces(self) -> dict[str, Any]:
+        """All six surfaces, in constructor order."""
+        return {
+            "content": self._content,
+            "metadata": self._metadata,
+            "app_value": self._app_value,
+            "model_content": self._model_content,
+            "user_content": self._user_content,
+            "private_metadata": self._private_metadata,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolResult):
+            return NotImplemented
+        return self._surfaces() == other._surfaces()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable JSON values
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._present().items())
+        return f"ToolResult({fields})"
+
+    def _present(self) -> dict[str, Any]:
+        """content plus every other surface that is set (not None, not an empty metadata dict)."""
+        return {k: v for k, v in self._surfaces().items() if k == "content" or not _unset(k, v)}
+
+
+def _unset(key: str, value: Any) -> bool:
+    return value is None or (key in ("metadata", "private_metadata") and not value)
+
+
+def result_to_outcome(value: Any) -> dict[str, Any]:
+    """The success outcome of a tool that returned value.
+
+    A ToolResult maps surface by surface (keys other than ``ok``/``content``
+    are omitted when None or empty); a pydantic model becomes
+    ``model_dump(mode="json")``; a dataclass its JSON-compatible ``asdict``;
+    anything else must already be JSON-serialisable. Raises TypeError with
+    "not JSON serializable" otherwise.
+    """
+    if isinstance(value, ToolResult):
+        return {"ok": True, **value._present()}
+    try:
+        if isinstance(value, BaseModel):
+            content = value.model_dump(mode="json")
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            content = to_jsonable_python(value)
+        else:
+            content = value
+        json.dumps(content, allow_nan=False)
+    except (TypeError, ValueError) as e:  # PydanticSerializationError is a ValueError
+        raise TypeError(f"tool returned a value that is not JSON serializable: {e}") from None
+    return {"ok": True, "content": content}

@@ -1,0 +1,547 @@
+"""Tools: ``Tool``, the ``@tool`` decorator, ``BaseTool`` and ``ensure_tool``.
+
+A ``Tool`` wraps a Python callable. Its signature and docstring are read once,
+when the Tool is built (``_schema.function_schema``), into the definition Go
+sends to the model. The Tool stays callable like the function it wraps.
+
+Go runs a tool through exactly one of two methods, and both always return an
+outcome dict and never raise (``_run_async`` re-raises only an outside
+cancellation of its task, and ``KeyboardInterrupt``/``SystemExit`` pass through):
+
+- ``await tool._run_async(ctx, args_json)`` for async functions, on the loop;
+- ``tool._run_sync(ctx, args_json)`` for sync functions, from a worker thread.
+
+Outcomes are ``result.result_to_outcome`` (success) or
+``errors.exception_to_outcome`` (failure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import inspect
+import json
+import re
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
+from typing import Any, Generic, overload
+
+from typing_extensions import ParamSpec, TypeVar
+
+from ._schema import FunctionSchema, function_schema, validate_parameters_schema
+from .context import ToolContext
+from .errors import InvalidArguments, exception_to_outcome
+from .result import result_to_outcome
+
+__all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
+
+# Defaults let a bare ``Tool`` annotation mean ``Tool[..., Any]``.
+P = ParamSpec("P", default=...)
+R = TypeVar("R", default=Any)
+
+ArgsJSON = bytes | bytearray | memoryview | str
+"""The JSON-encoded arguments object of one call, as Go sends it."""
+
+
+def _json_object(value: object, label: str) -> dict[str, Any]:
+    """A plain-JSON copy of a str-keyed mapping, or TypeError/ValueError naming label."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{label} must be a mapping, got {type(value).__name__}")
+    if any(not isinstance(k, str) for k in value):
+        raise TypeError(f"{label} keys must be strings")
+    try:
+        out: dict[str, Any] = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{label} must contain only JSON values: {e}") from None
+    return out
+
+
+def _optional_int(value: object, label: str, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{label} must be an int or None, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{label} must be >= {minimum}, got {value}")
+    return value
+
+
+def _callable_name(func: Callable[..., Any]) -> str:
+    while isinstance(func, partial):
+        func = func.func
+    name = getattr(func, "__name__", None)
+    return name if isinstance(name, str) else type(func).__name__
+
+
+def _decode_arguments(args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
+    """The decoded arguments object; empty input and ``null`` mean ``{}``.
+    An already-decoded mapping (the bridge decodes a whole batch at once) is
+    used as is."""
+    if isinstance(args_json, dict):
+        return args_json
+    if isinstance(args_json, Mapping):
+        return dict(args_json)
+    raw = bytes(args_json) if isinstance(args_json, (bytearray, memoryview)) else args_json
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as e:
+        raise InvalidArguments(f"tool arguments are not valid JSON: {getattr(e, 'msg', e)}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidArguments(f"tool arguments must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _caller_namespace() -> dict[str, Any]:
+    """The local namespace of the nearest caller outside this package (where
+    ``@tool`` or ``Tool(...)`` was written), for resolving string annotations."""
+    package = __package__ or "starweaver"
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if module != package and not module.startswith(package + "."):
+            return dict(frame.f_locals)
+        frame = frame.f_back  # type: ignore[assignment]
+    return {}
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the current task is being cancelled by someone else (Go, a
+    timeout, the host). Python 3.10 cannot tell, so it assumes so."""
+    task = asyncio.current_task()
+    if task is None:
+        return False
+    cancelling = getattr(task, "cancelling", None)
+    return True if cancelling is None else cancelling() > 0
+
+
+async def _await(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+class Tool(Generic[P, R]):
+    """A Python callable the model can call.
+
+    Arguments:
+        func: The function (sync or async). A first parameter annotated
+            ``ToolContext`` (or an unannotated ``ctx``) receives the call context.
+        name: The tool name; defaults to the function's name.
+        description: Defaults to the docstring without its parameter section.
+        parameters_schema: An explicit object JSON Schema instead of inference.
+        return_schema: A JSON Schema of the result, sent with the definition.
+        metadata: Model-facing definition metadata (also used by policies).
+        strict: Ask providers for a strict schema; requires a description.
+        sequential: Run every batch containing this tool in model order.
+        timeout_ms: Per-call timeout, enforced by the runtime.
+        max_retries: Retry budget of the tool (runtime default when None).
+
+    Raises:
+        ValueError: the signature cannot be used (every problem listed), the
+            name is empty, strict without a description, or an invalid option.
+        TypeError: an option or schema has the wrong type.
+    """
+
+    def __init__(
+        self,
+        func: Callable[P, R],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters_schema: Mapping[str, Any] | None = None,
+        return_schema: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        strict: bool | None = None,
+        sequential: bool = False,
+        timeout_ms: int | None = None,
+        max_retries: int | None = None,
+    ) -> None:
+        if not callable(func):
+            raise TypeError(f"tool function must be callable, got {type(func).__name__}")
+        # An empty explicit schema means "infer", as in the public SDK.
+        explicit = validate_parameters_schema(parameters_schema) if parameters_schema else None
+        self._func: Callable[P, R] = func
+        self._schema: FunctionSchema = function_schema(func, parameters_schema=explicit, localns=_caller_namespace())
+        self._explicit_schema = explicit
+        self._configure(
+            name=_callable_name(func) if name is None else name,
+            description=description,
+            return_schema=return_schema,
+            metadata=metadata,
+            strict=strict,
+            sequential=sequential,
+            timeout_ms=timeout_ms,
+            max_retries=max_retries,
+        )
+        self.__wrapped__ = func
+        self.__doc__ = getattr(func, "__doc__", None)
+
+    def _configure(
+        self,
+        *,
+        name: str,
+        description: str | None,
+        return_schema: Mapping[str, Any] | None,
+        metadata: Mapping[str, Any] | None,
+        strict: bool | None,
+        sequential: bool,
+        timeout_ms: int | None,
+        max_retries: int | None,
+    ) -> None:
+        """Validates and sets every option except the function and its schema."""
+        if not isinstance(name, str):
+            raise TypeError(f"tool name must be a str, got {type(name).__name__}")
+        if not name.strip():
+            raise ValueError("tool name must not be empty")
+        if description is not None and not isinstance(description, str):
+            raise TypeError(f"tool description must be a str, got {type(description).__name__}")
+        if strict is not None and not isinstance(strict, bool):
+            raise TypeError(f"strict must be a bool or None, got {type(strict).__name__}")
+        if not isinstance(sequential, bool):
+            raise TypeError(f"sequential must be a bool, got {type(sequential).__name__}")
+        description = description if description is not None else self._schema.description
+        if strict and not (description and description.strip()):
+            raise ValueError(f"strict tool '{name}' requires a description")
+        self._name = name
+        self._description = description or None
+        self._return_schema = None if return_schema is None else _json_object(return_schema, "return_schema")
+        self._metadata = {} if metadata is None else _json_object(metadata, "metadata")
+        self._strict = strict
+        self._sequential = sequential
+        self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
+        self._max_retries = _optional_int(max_retries, "max_retries", 0)
+
+    # -------------------------------------------------------------- attributes
+
+    @property
+    def func(self) -> Callable[P, R]:
+        return self._func
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str | None:
+        return self._description
+
+    @property
+    def parameters_schema(self) -> dict[str, Any]:
+        """The parameters JSON Schema sent to the model (explicit or inferred)."""
+        return self._schema.json_schema
+
+    @property
+    def return_schema(self) -> dict[str, Any] | None:
+        return self._return_schema
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self._metadata
+
+    @property
+    def strict(self) -> bool | None:
+        return self._strict
+
+    @property
+    def sequential(self) -> bool:
+        return self._sequential
+
+    @property
+    def timeout_ms(self) -> int | None:
+        return self._timeout_ms
+
+    @property
+    def max_retries(self) -> int | None:
+        return self._max_retries
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the function is async (run on the loop) rather than sync (run in a thread)."""
+        return self._schema.is_async
+
+    @property
+    def takes_ctx(self) -> bool:
+        """Whether the function receives a ToolContext."""
+        return self._schema.takes_ctx
+
+    def definition(self) -> dict[str, Any]:
+        """The tool definition sent to the model: name, description?,
+        parameters, return_schema?, strict?, sequential?, metadata? (optional
+        keys are omitted when unset, False or empty). A fresh copy each call."""
+        d: dict[str, Any] = {"name": self._name}
+        if self._description:
+            d["description"] = self._description
+        d["parameters"] = json.loads(json.dumps(self._schema.json_schema))
+        if self._return_schema is not None:
+            d["return_schema"] = json.loads(json.dumps(self._return_schema))
+        if self._strict is not None:
+            d["strict"] = self._strict
+        if self._sequential:
+            d["sequential"] = True
+        if self._metadata:
+            d["metadata"] = json.loads(json.dumps(self._metadata))
+        return d
+
+    def replace(self, **changes: Any) -> Tool[P, R]:
+        """A copy with some constructor options changed (name, description,
+        parameters_schema, return_schema, metadata, strict, sequential,
+        timeout_ms, max_retries), validated like the constructor. The function
+        is not read again (its argument binding is reused) unless
+        parameters_schema is reset to None/{} to infer it anew."""
+        options: dict[str, Any] = {
+            "name": self._name,
+            "description": self._description,
+            "return_schema": self._return_schema,
+            "metadata": self._metadata,
+            "strict": self._strict,
+            "sequential": self._sequential,
+            "timeout_ms": self._timeout_ms,
+            "max_retries": self._max_retries,
+        }
+        if unknown := set(changes) - set(options) - {"parameters_schema"}:
+            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
+        explicit = self._explicit_schema
+        if "parameters_schema" in changes:
+            new_schema = changes.pop("parameters_schema")
+            if not new_schema:  # back to inference: read the function again
+                return Tool(self._func, **{**options, **changes})
+            explicit = validate_parameters_schema(new_schema)
+        options.update(changes)
+        clone = copy.copy(self)
+        if explicit is not None and explicit is not self._explicit_schema:
+            # The binding does not depend on the schema text, so only the schema changes.
+            clone._schema = dataclasses.replace(self._schema, json_schema=explicit)
+            clone._explicit_schema = explicit
+        clone._configure(**options)
+        return clone
+
+    # -------------------------------------------------------------- calling
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Calls the wrapped function directly, bypassing the runtime."""
+        return self._func(*args, **kwargs)
+
+    def _bind(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        return self._schema.bind(ctx, _decode_arguments(args_json))
+
+    async def _run_async(self, ctx: ToolContext, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
+        """Runs one call on the current event loop and returns its outcome.
+
+        Never raises, except that an ``asyncio.CancelledError`` is re-raised
+        when this task is being cancelled from outside (``cancelling() > 0``);
+        a CancelledError the tool raises by itself is a ``cancelled`` outcome.
+        """
+        try:
+            args, kwargs = self._bind(ctx, args_json)
+            value: Any = self._func(*args, **kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+            return result_to_outcome(value)
+        except asyncio.CancelledError as exc:
+            if _cancelled_from_outside():
+                raise
+            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+        except Exception as exc:
+            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+
+    def _run_sync(self, ctx: ToolContext, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
+        """Runs one call in the calling (worker) thread and returns its outcome.
+        Never raises. An awaitable result is run to completion on a new event
+        loop in this thread."""
+        try:
+            args, kwargs = self._bind(ctx, args_json)
+            value: Any = self._func(*args, **kwargs)
+            if inspect.isawaitable(value):
+                value = asyncio.run(_await(value))
+            return result_to_outcome(value)
+        except (Exception, asyncio.CancelledError) as exc:
+            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+
+    def __repr__(self) -> str:
+        kind = "async" if self.is_async else "sync"
+        return f"Tool(name={self._name!r}, {kind})"
+
+
+@overload
+def tool(
+    func: Callable[P, R],
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters_schema: Mapping[str, Any] | None = None,
+    return_schema: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    strict: bool | None = None,
+    sequential: bool = False,
+    timeout_ms: int | None = None,
+    max_retries: int | None = None,
+) -> Tool[P, R]: ...
+
+
+@overload
+def tool(
+    func: None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters_schema: Mapping[str, Any] | None = None,
+    return_schema: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    strict: bool | None = None,
+    sequential: bool = False,
+    timeout_ms: int | None = None,
+    max_retries: int | None = None,
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters_schema: Mapping[str, Any] | None = None,
+    return_schema: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    strict: bool | None = None,
+    sequential: bool = False,
+    timeout_ms: int | None = None,
+    max_retries: int | None = None,
+) -> Any:
+    """Makes a function a ``Tool``; use bare (``@tool``) or with options
+    (``@tool(sequential=True)``). The options are those of ``Tool``. The
+    returned Tool stays directly callable like the function."""
+
+    def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
+        return Tool(
+            f,
+            name=name,
+            description=description,
+            parameters_schema=parameters_schema,
+            return_schema=return_schema,
+            metadata=metadata,
+            strict=strict,
+            sequential=sequential,
+            timeout_ms=timeout_ms,
+            max_retries=max_retries,
+        )
+
+    return decorate if func is None else decorate(func)
+
+
+def default_tool_name(cls: type) -> str:
+    """A class's default tool name: its name without a ``Tool`` suffix, in
+    snake_case (``MultiplyTool`` -> ``multiply``, ``HTTPFetchTool`` -> ``http_fetch``)."""
+    base = cls.__name__
+    if base.endswith("Tool") and base != "Tool":
+        base = base[: -len("Tool")]
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", base).lower()
+
+
+class BaseTool:
+    """A tool written as a class. Subclasses set class attributes and implement
+    ``call``; each keyword given to ``__init__`` (and not None) overrides the
+    class attribute on the instance.
+
+    The default name is the class name without a ``Tool`` suffix in snake_case;
+    the default description is the class docstring, then ``call``'s. Without a
+    ``parameters_schema``, ``call(ctx, args)`` receives any JSON object.
+    """
+
+    name: str | None = None
+    description: str | None = None
+    parameters_schema: Mapping[str, Any] | None = None
+    return_schema: Mapping[str, Any] | None = None
+    metadata: Mapping[str, Any] | None = None
+    strict: bool | None = None
+    sequential: bool = False
+    timeout_ms: int | None = None
+    max_retries: int | None = None
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters_schema: Mapping[str, Any] | None = None,
+        return_schema: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        strict: bool | None = None,
+        sequential: bool | None = None,
+        timeout_ms: int | None = None,
+        max_retries: int | None = None,
+    ) -> None:
+        overrides = {
+            "name": name,
+            "description": description,
+            "parameters_schema": parameters_schema,
+            "return_schema": return_schema,
+            "metadata": metadata,
+            "strict": strict,
+            "sequential": sequential,
+            "timeout_ms": timeout_ms,
+            "max_retries": max_retries,
+        }
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(self, key, value)
+        if not self.name:
+            self.name = default_tool_name(type(self))
+
+    def call(self, ctx: ToolContext, args: dict[str, Any]) -> Any:
+        """Runs the tool with the call context and the decoded arguments.
+
+        Override it as ``async def call`` (runs on the event loop) or ``def
+        call`` (runs in a worker thread).
+        """
+        raise NotImplementedError
+
+    def to_tool(self) -> Tool[..., Any]:
+        """The ``Tool`` that runs ``self.call``.
+
+        Raises:
+            TypeError: the subclass does not implement ``call``.
+        """
+        if getattr(type(self), "call", None) is BaseTool.call:
+            raise TypeError(f"{type(self).__name__} must implement call(ctx, args)")
+        own_doc = type(self).__dict__.get("__doc__")
+        description = self.description or (inspect.cleandoc(own_doc) if own_doc else None)
+        return Tool(
+            self.call,
+            name=self.name or default_tool_name(type(self)),
+            description=description,
+            parameters_schema=self.parameters_schema,
+            return_schema=self.return_schema,
+            metadata=self.metadata,
+            strict=self.strict,
+            sequential=bool(self.sequential),
+            timeout_ms=self.timeout_ms,
+            max_retries=self.max_retries,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def ensure_tool(obj: Tool[..., Any] | BaseTool | Callable[..., Any]) -> Tool[..., Any]:
+    """obj as a Tool: a Tool passes through, a BaseTool becomes ``to_tool()``,
+    any other callable is wrapped with ``Tool(obj)`` (same inference as ``@tool``).
+
+    Raises:
+        TypeError: obj is a BaseTool class rather than an instance, or not callable.
+    """
+    if isinstance(obj, Tool):
+        return obj
+    if isinstance(obj, BaseTool):
+        return obj.to_tool()
+    if isinstance(obj, type) and issubclass(obj, BaseTool):
+        raise TypeError(f"pass an instance of {obj.__name__}, not the class")
+    if callable(obj):
+        return Tool(obj)
+    raise TypeError(f"expected a Tool, BaseTool or callable, got {type(obj).__name__}")

@@ -1,0 +1,49 @@
+"""Shared helpers for the pure-Python tool layer tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from starweaver import Tool, ToolContext
+
+
+def make_ctx(**overrides: Any) -> ToolContext:
+    data: dict[str, Any] = {
+        "run_id": "run_1",
+        "conversation_id": "conv_1",
+        "run_step": 2,
+        "tool_call_id": "call_1",
+        "tool_name": "tool",
+        "retry": 0,
+        "max_retries": 3,
+        "approval": None,
+        "metadata": {},
+    }
+    data.update(overrides)
+    return ToolContext._from_wire(data)
+
+
+def run_tool(t: Tool[..., Any], arguments: Any = None, *, ctx: ToolContext | None = None) -> dict[str, Any]:
+    """Runs t the way the bridge does (async on a loop, sync in a worker
+    thread) and checks the outcome is JSON-serialisable."""
+    ctx = ctx or make_ctx(tool_name=t.name)
+    raw = arguments if isinstance(arguments, (bytes, str)) else json.dumps(arguments or {}).encode()
+    if t.is_async:
+        outcome = asyncio.run(t._run_async(ctx, raw))
+    else:
+
+        async def in_thread() -> dict[str, Any]:
+            return await asyncio.to_thread(t._run_sync, ctx, raw)
+
+        outcome = asyncio.run(in_thread())
+    json.dumps(outcome, allow_nan=False)
+    return outcome
+
+
+@pytest.fixture
+def ctx() -> ToolContext:
+    return make_ctx()
