@@ -46,6 +46,9 @@ type Agent struct {
 	deps           *tool.Deps
 	metadata       map[string]any
 	activeTags     []string
+	stateKey       []byte
+	// schemas spares runs from recompiling the same parameter schemas.
+	schemas *tool.SchemaCache
 }
 
 // Builder assembles an Agent. Its methods record settings; Build checks
@@ -119,6 +122,15 @@ func (b *Builder) ActiveTags(tags ...string) *Builder {
 	return b
 }
 
+// StateKey signs exported session state with HMAC-SHA256 under key, so
+// that state modified outside the process is refused on restore. Without a
+// key the state carries a plain SHA-256 digest, which catches accidental
+// edits but not deliberate ones.
+func (b *Builder) StateKey(key []byte) *Builder {
+	b.a.stateKey = append([]byte(nil), key...)
+	return b
+}
+
 // Build checks the configuration (a model is set, tool names are unique,
 // schemas are well formed) and returns the agent.
 func (b *Builder) Build() (*Agent, error) {
@@ -134,6 +146,7 @@ func (b *Builder) Build() (*Agent, error) {
 	a.toolsets = append([]toolset.Toolset(nil), a.toolsets...)
 	a.registries = append([]*tool.Registry(nil), a.registries...)
 	a.hooks = append([]tool.Hook(nil), a.hooks...)
+	a.schemas = &tool.SchemaCache{}
 	if _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil); err != nil {
 		return nil, err
 	}
@@ -160,6 +173,7 @@ func (a *Agent) Name() string { return a.name }
 // toolsets, then the run's own.
 func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, error) {
 	r := &tool.Registry{}
+	r.SetSchemaCache(a.schemas)
 	if a.maxRetries != nil {
 		r.SetMaxRetries(*a.maxRetries)
 	}

@@ -14,9 +14,13 @@ const (
 	EventToolReturn    = "tool_return"
 	EventCustom        = "custom"
 	EventRunWaiting    = "run_waiting"
-	EventRunComplete   = "run_complete"
-	EventRunFailed     = "run_failed"
-	EventRunCancelled  = "run_cancelled"
+	// EventDeferredRequested announces each deferred call of a waiting run.
+	EventDeferredRequested = "deferred_requested"
+	// EventHITLResolved reports each pending item answered by a resume.
+	EventHITLResolved = "hitl_resolved"
+	EventRunComplete  = "run_complete"
+	EventRunFailed    = "run_failed"
+	EventRunCancelled = "run_cancelled"
 )
 
 // Custom event kinds published by the runtime.

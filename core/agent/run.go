@@ -11,15 +11,16 @@ import (
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
 
-// waitState is what a waiting run needs to resume.
+// waitState is what a waiting run needs to resume. It is part of the
+// exported session state.
 type waitState struct {
-	RunID   string
-	Step    int
-	Calls   []tool.Call
-	Returns []tool.Return
-	Pending []Pending
-	Retries map[string]int
-	Usage   model.Usage
+	RunID   string         `json:"run_id"`
+	Step    int            `json:"step"`
+	Calls   []tool.Call    `json:"calls"`
+	Returns []tool.Return  `json:"returns"`
+	Pending []Pending      `json:"pending"`
+	Retries map[string]int `json:"retries"`
+	Usage   model.Usage    `json:"usage"`
 }
 
 type runner struct {
@@ -140,7 +141,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		returns := prepared.ExecuteBatch(ctx, base, calls, tool.BatchOptions{
 			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
 		})
-		pending, err := r.account(step, calls, returns)
+		pending, err := r.account(step, calls, returns, nil)
 		next := model.Request()
 		for _, ret := range returns {
 			next.Parts = append(next.Parts, model.ToolReturn(ret))
@@ -162,10 +163,14 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 
 // account applies the model-correction budget, counts successful calls,
 // collects pending approvals and deferred calls, and emits tool_return
-// events, all in model order.
-func (r *runner) account(step int, calls []tool.Call, returns []tool.Return) ([]Pending, error) {
+// events, all in model order. When only is set, returns it rejects were
+// accounted before (a resumed batch) and are skipped.
+func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, only func(int) bool) ([]Pending, error) {
 	var pending []Pending
 	for i := range returns {
+		if only != nil && !only(i) {
+			continue
+		}
 		ret := &returns[i]
 		if ret.IsError && metaBool(ret.Metadata, "runtime_retryable") {
 			max := r.reg.MaxRetriesFor(ret.Name)
@@ -224,6 +229,13 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 	res.Pending = pending
 	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
 		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage})
+	for _, p := range pending {
+		if p.Kind == PendingDeferred {
+			r.emit(Event{Kind: EventDeferredRequested, Step: step, Custom: &CustomEvent{Kind: EventDeferredRequested, Payload: map[string]any{
+				"id": p.ID, "tool_call_id": p.ToolCallID, "tool_name": p.ToolName, "metadata": p.Metadata,
+			}}})
+		}
+	}
 	r.emit(Event{Kind: EventRunWaiting, Step: step, Usage: &res.Usage})
 	return res, nil
 }

@@ -2,7 +2,9 @@ package tool
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 )
 
 // Call is one tool call requested by the model.
@@ -93,16 +95,12 @@ func (d *Deps) Named(name string) (any, bool) {
 	return v, ok
 }
 
-// Names returns the names of the named dependencies.
+// Names returns the names of the named dependencies, sorted.
 func (d *Deps) Names() []string {
 	if d == nil {
 		return nil
 	}
-	out := make([]string, 0, len(d.named))
-	for k := range d.named {
-		out = append(out, k)
-	}
-	return out
+	return slices.Sorted(maps.Keys(d.named))
 }
 
 // only returns a copy holding just the named dependencies in names and no

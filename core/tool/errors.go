@@ -82,6 +82,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "tool: <nil error>"
+	}
 	name := e.Tool
 	if name == "" {
 		name = "?"
@@ -110,7 +113,12 @@ func (e *Error) Error() string {
 	}
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // HowToFix is the fixed guidance sentence the model reads for each kind.
 func (e *Error) HowToFix() string {
@@ -193,9 +201,10 @@ func CallDeferred(reason string, metadata map[string]any) *Error {
 }
 
 // WithPrivateMetadata attaches host-only detail to err, converting it to an
-// *Error (an execution failure when it is not one already).
+// *Error (an execution failure when it is not one already, or when err is
+// nil). The original error is not modified.
 func WithPrivateMetadata(err error, md map[string]any) *Error {
-	e := AsError(err)
+	e := toError(err)
 	c := *e
 	c.PrivateMetadata = maps.Clone(e.PrivateMetadata)
 	if c.PrivateMetadata == nil {
@@ -206,22 +215,47 @@ func WithPrivateMetadata(err error, md map[string]any) *Error {
 }
 
 // AsError returns err as an *Error; errors of other types become execution
-// failures carrying their message.
+// failures carrying their message. It returns nil for a nil err.
 func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e != nil {
 		return e
 	}
 	return &Error{Kind: ErrExecution, Message: err.Error(), Err: err}
 }
 
-// KindOf returns the kind of err, execution for untyped errors.
+// toError is AsError that never returns nil: a missing error is reported as
+// an execution failure rather than a panic.
+func toError(err error) *Error {
+	if e := AsError(err); e != nil {
+		return e
+	}
+	return &Error{Kind: ErrExecution, Message: "tool failed without an error value"}
+}
+
+// KindOf returns the kind of err: execution for untyped errors, "" for nil.
 func KindOf(err error) ErrorKind {
+	if err == nil {
+		return ""
+	}
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e != nil {
 		return e.Kind
 	}
 	return ErrExecution
+}
+
+// isNil reports whether err is nil or a nil *Error stored in an error
+// interface, which a tool returning a typed nil means as "no error".
+func isNil(err error) bool {
+	if err == nil {
+		return true
+	}
+	e, ok := err.(*Error)
+	return ok && e == nil
 }
 
 func sprintf(format string, a []any) string {

@@ -45,8 +45,9 @@ func NewFromJSON(name, description string, parameters []byte, h Handler) (*Funct
 	return New(name, description, schema, h), nil
 }
 
-// Definition returns the model-facing definition.
-func (f *Function) Definition() Definition { return f.def }
+// Definition returns the model-facing definition. Its metadata map is a
+// copy, so changing it does not change the tool.
+func (f *Function) Definition() Definition { return f.def.Clone() }
 
 // ToolConfig returns the runtime configuration.
 func (f *Function) ToolConfig() *Config { return &f.cfg }

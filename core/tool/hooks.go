@@ -22,7 +22,7 @@ type Hook struct {
 
 func isControlFlow(err error) bool {
 	k := KindOf(err)
-	return err != nil && (k == ErrApprovalRequired || k == ErrCallDeferred)
+	return k == ErrApprovalRequired || k == ErrCallDeferred
 }
 
 func runBefore(ctx context.Context, hooks [2][]Hook, tc *Context, args map[string]any) error {
@@ -31,7 +31,7 @@ func runBefore(ctx context.Context, hooks [2][]Hook, tc *Context, args map[strin
 			if h.Before == nil {
 				continue
 			}
-			if err := h.Before(ctx, tc, args); err != nil {
+			if err := h.Before(ctx, tc, args); !isNil(err) {
 				return err
 			}
 		}
@@ -52,7 +52,7 @@ func runAfter(ctx context.Context, hooks [2][]Hook, tc *Context, out *Outcome) {
 			if h.After == nil {
 				continue
 			}
-			if err := h.After(ctx, tc, target); err != nil && !control {
+			if err := h.After(ctx, tc, target); !isNil(err) && !control {
 				target.Result, target.Err = Result{}, err
 			}
 		}

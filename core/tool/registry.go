@@ -3,8 +3,10 @@ package tool
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -43,6 +45,7 @@ type Registry struct {
 	maxRetries *int
 	timeout    time.Duration
 	hooks      []Hook
+	cache      *SchemaCache
 }
 
 // NewRegistry returns a registry holding tools.
@@ -67,24 +70,20 @@ func (r *Registry) Add(tools ...Tool) error {
 
 // AddEntry registers one tool with inherited toolset defaults.
 func (r *Registry) AddEntry(e Entry) error {
-	if e.Tool == nil {
+	if isNilTool(e.Tool) {
 		return errors.New("tool: cannot register a nil tool")
 	}
 	if f, ok := e.Tool.(interface{ Err() error }); ok && f.Err() != nil {
 		return fmt.Errorf("tool %q: %w", e.Tool.Definition().Name, f.Err())
 	}
-	def := e.Tool.Definition()
-	if def.Name == "" {
+	def := e.Tool.Definition().Clone()
+	if strings.TrimSpace(def.Name) == "" {
 		return errors.New("tool: tool name must not be empty")
 	}
 	if _, dup := r.entries[def.Name]; dup {
 		return fmt.Errorf("%w %q", ErrDuplicateTool, def.Name)
 	}
-	params, err := NormalizeSchema(def.Parameters)
-	if err != nil {
-		return fmt.Errorf("tool %q: %w", def.Name, err)
-	}
-	schema, err := CompileSchema(def.Name, params)
+	params, schema, err := r.cache.compile(def.Name, def.Parameters)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", def.Name, err)
 	}
@@ -96,6 +95,19 @@ func (r *Registry) AddEntry(e Entry) error {
 	i, _ := slices.BinarySearch(r.names, def.Name)
 	r.names = slices.Insert(r.names, i, def.Name)
 	return nil
+}
+
+// isNilTool reports whether t is nil or a nil pointer (or other nil
+// reference) stored in the interface, whose methods would panic.
+func isNilTool(t Tool) bool {
+	if t == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(t); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 // Merge registers every tool of other, keeping their toolset defaults.
@@ -117,6 +129,10 @@ func (r *Registry) SetMaxRetries(n int) { r.maxRetries = &n }
 
 // SetTimeout sets the registry-wide timeout (below tool and toolset).
 func (r *Registry) SetTimeout(d time.Duration) { r.timeout = d }
+
+// SetSchemaCache makes registration reuse compiled schemas from c; nil
+// turns caching off.
+func (r *Registry) SetSchemaCache(c *SchemaCache) { r.cache = c }
 
 // AddHook adds a global hook; global hooks run in the order added.
 func (r *Registry) AddHook(h Hook) { r.hooks = append(r.hooks, h) }
@@ -145,20 +161,22 @@ func (r *Registry) Entry(name string) (Entry, bool) {
 	return e.Entry, true
 }
 
-// Definition returns the normalised definition of name.
+// Definition returns the normalised definition of name. Its metadata map
+// is a copy; its schemas are shared and must not be modified.
 func (r *Registry) Definition(name string) (Definition, bool) {
 	e, ok := r.entries[name]
 	if !ok {
 		return Definition{}, false
 	}
-	return e.def, true
+	return e.def.Clone(), true
 }
 
-// Definitions returns every definition, sorted by name.
+// Definitions returns every definition, sorted by name, with copied
+// metadata maps as Definition does.
 func (r *Registry) Definitions() []Definition {
 	out := make([]Definition, 0, len(r.names))
 	for _, n := range r.names {
-		out = append(out, r.entries[n].def)
+		out = append(out, r.entries[n].def.Clone())
 	}
 	return out
 }
@@ -194,6 +212,9 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 			a.Unavailable = append(a.Unavailable, n)
 			continue
 		}
+		if e.cfg.Prepare == nil {
+			def = def.Clone()
+		}
 		a.Available = append(a.Available, n)
 		a.Definitions = append(a.Definitions, def)
 	}
@@ -203,7 +224,9 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 // Select returns a registry with only the named tools (unknown names are
 // ignored), keeping defaults and global hooks.
 func (r *Registry) Select(names []string) *Registry {
-	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: r.hooks, entries: map[string]*entry{}}
+	// The hooks slice is clipped so that hooks added to either registry
+	// later never overwrite the other's.
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{}}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

@@ -1,6 +1,10 @@
 package tool
 
-import "maps"
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+)
 
 // Result is what a tool produces on success. Each surface has one audience:
 //   - Content is the raw result; the model sees it unless ModelContent is set.
@@ -73,7 +77,7 @@ func SuccessReturn(call Call, res Result) Return {
 // the kind, message, guidance, retry flags and success:false; metadata repeats
 // it with error_kind; private metadata stays private.
 func ErrorReturn(call Call, err error) Return {
-	e := AsError(err)
+	e := toError(err)
 	if e.Tool == "" {
 		c := *e
 		c.Tool = call.Name
@@ -110,12 +114,12 @@ func ErrorReturn(call Call, err error) Return {
 		content["timeout_ms"] = e.TimeoutMS
 	case ErrApprovalRequired:
 		md["control_flow"] = string(ErrApprovalRequired)
-		md["approval"] = maps.Clone(e.Metadata)
-		md["starweaver.approval_tool_arguments"] = call.Arguments
+		md["approval"] = requestMetadata(e.Metadata)
+		md["starweaver.approval_tool_arguments"] = argumentsValue(call.Arguments)
 	case ErrCallDeferred:
 		md["control_flow"] = string(ErrCallDeferred)
-		md["deferred"] = maps.Clone(e.Metadata)
-		md["starweaver.deferred_tool_arguments"] = call.Arguments
+		md["deferred"] = requestMetadata(e.Metadata)
+		md["starweaver.deferred_tool_arguments"] = argumentsValue(call.Arguments)
 	}
 	return Return{
 		ToolCallID:      call.ID,
@@ -125,4 +129,27 @@ func ErrorReturn(call Call, err error) Return {
 		Metadata:        md,
 		PrivateMetadata: maps.Clone(e.PrivateMetadata),
 	}
+}
+
+// requestMetadata copies approval or deferral metadata, never returning nil
+// so that the return always carries an object.
+func requestMetadata(md map[string]any) map[string]any {
+	if md == nil {
+		return map[string]any{}
+	}
+	return maps.Clone(md)
+}
+
+// argumentsValue returns the call's arguments for metadata: a private copy
+// of the JSON (the caller may reuse its buffer), the raw text as a string
+// when it is not JSON so that the return always serialises, and {} when
+// there are none.
+func argumentsValue(args json.RawMessage) any {
+	if len(args) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	if !json.Valid(args) {
+		return string(args)
+	}
+	return slices.Clone(args)
 }

@@ -108,20 +108,41 @@ func canonical(v map[string]any) (map[string]any, error) {
 // Schema is a compiled parameters schema.
 type Schema struct {
 	compiled *jsonschema.Schema
+	// quick accepts most valid arguments without the full validator.
+	quick *quickSchema
+}
+
+// schemaURL is where each compiler keeps its one schema. Every schema gets a
+// compiler of its own, so the URL never needs the tool name (which may
+// contain characters that are not valid in a URL).
+const schemaURL = "mem:///tool-parameters.json"
+
+// noLoader refuses every external reference: schemas may come from remote
+// servers (MCP), and compiling one must never read local files or the
+// network. References inside the schema ($defs) still resolve.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external schema reference %q is not allowed", url)
 }
 
 // CompileSchema compiles a normalised schema once, for validating every call.
+// References to other documents are rejected. name identifies the tool for
+// the caller; the registry prefixes errors with it.
 func CompileSchema(name string, normalized map[string]any) (*Schema, error) {
 	c := jsonschema.NewCompiler()
-	url := "mem:///tools/" + strings.ReplaceAll(name, "/", "_") + ".json"
-	if err := c.AddResource(url, normalized); err != nil {
+	c.UseLoader(noLoader{})
+	// Fixed rather than "latest", so that an upgrade of the validator never
+	// changes what schemas mean (format, for one, is an annotation here).
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(schemaURL, normalized); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
 	}
-	sch, err := c.Compile(url)
+	sch, err := c.Compile(schemaURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
 	}
-	return &Schema{compiled: sch}, nil
+	return &Schema{compiled: sch, quick: compileQuick(normalized)}, nil
 }
 
 // Validate checks decoded arguments. The error names every failing path
@@ -142,6 +163,16 @@ func (s *Schema) Validate(args any) error {
 		msgs = []string{"at '': arguments do not match the schema"}
 	}
 	return InvalidArguments("arguments do not match the schema: %s", strings.Join(msgs, "; "))
+}
+
+// validateJSON checks arguments given as a JSON object text that json.Valid
+// accepted. Most valid arguments are accepted in place by the quick path;
+// the others are decoded and go through Validate.
+func (s *Schema) validateJSON(raw []byte) error {
+	if s.quick != nil && s.quick.acceptsJSON(raw) {
+		return nil
+	}
+	return s.Validate(parseValidObject(raw))
 }
 
 func collectLeaves(e *jsonschema.ValidationError, out *[]string) {

@@ -13,7 +13,7 @@ import (
 type TypedOption func(*typedOptions)
 
 type typedOptions struct {
-	reflector *jsonschema.Reflector
+	reflector                 *jsonschema.Reflector
 	commentsBase, commentsDir string
 }
 
@@ -32,7 +32,8 @@ func WithGoComments(base, dir string) TypedOption {
 
 // SchemaOf generates the JSON Schema of T. Descriptions come from
 // `jsonschema:"description=..."` tags (or doc comments with WithGoComments),
-// defaults from `jsonschema:"default=..."`.
+// defaults from `jsonschema:"default=..."`. A top-level property with a
+// default is optional, as Typed fills it in when a call omits it.
 func SchemaOf[T any](opts ...TypedOption) (map[string]any, error) {
 	var o typedOptions
 	for _, opt := range opts {
@@ -56,7 +57,33 @@ func SchemaOf[T any](opts ...TypedOption) (map[string]any, error) {
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("tool: decoding schema of %s: %w", reflect.TypeFor[T](), err)
 	}
+	dropDefaultedRequired(out)
 	return out, nil
+}
+
+// dropDefaultedRequired removes top-level properties that have a default
+// from the required list: a call may omit them and get the default.
+func dropDefaultedRequired(schema map[string]any) {
+	req, ok := schema["required"].([]any)
+	if !ok {
+		return
+	}
+	props, _ := schema["properties"].(map[string]any)
+	kept := req[:0]
+	for _, r := range req {
+		name, _ := r.(string)
+		if p, ok := props[name].(map[string]any); ok {
+			if _, hasDefault := p["default"]; hasDefault {
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		delete(schema, "required")
+		return
+	}
+	schema["required"] = kept
 }
 
 // Typed returns a function tool whose arguments are decoded into T. Its

@@ -1,0 +1,361 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+	"golang.org/x/sync/errgroup"
+)
+
+// ApprovalDecision answers a pending approval.
+type ApprovalDecision struct {
+	// ID is the approval id or the tool call id.
+	ID       string `json:"id"`
+	Approved bool   `json:"approved"`
+	// DecidedBy and Reason are recorded in the approval metadata.
+	DecidedBy string `json:"decided_by,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// OverrideArguments replace the call's arguments when approved.
+	OverrideArguments json.RawMessage `json:"override_arguments,omitempty"`
+	Metadata          map[string]any  `json:"metadata,omitempty"`
+	// UserInput is what a person typed with the approval; the tool's
+	// user-input preprocessor turns it into arguments and metadata.
+	UserInput json.RawMessage `json:"user_input,omitempty"`
+}
+
+// Deferred result statuses.
+const (
+	DeferredCompleted = "completed"
+	DeferredFailed    = "failed"
+	DeferredCancelled = "cancelled"
+)
+
+// DeferredResult answers a pending deferred call.
+type DeferredResult struct {
+	// ID is the deferred id or the tool call id.
+	ID       string          `json:"id"`
+	Status   string          `json:"status"`
+	Response json.RawMessage `json:"response,omitempty"`
+	Metadata map[string]any  `json:"metadata,omitempty"`
+}
+
+// Resolution answers every pending item of a waiting run at once.
+type Resolution struct {
+	Approvals []ApprovalDecision `json:"approvals"`
+	Deferred  []DeferredResult   `json:"deferred_results"`
+}
+
+// Pending returns what the waiting run waits for (nil when not waiting).
+func (s *Session) Pending() []Pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiting == nil {
+		return nil
+	}
+	return append([]Pending(nil), s.waiting.Pending...)
+}
+
+// Resume answers a waiting run and continues it. Every pending item must
+// be answered exactly once. An invalid resolution (unknown or duplicate
+// ids, missing answers, a deferred status that does not exist, a session
+// that is not waiting) fails with ErrState and changes nothing: the run
+// stays waiting and resumable.
+//
+// Approved calls run again with tc.Approval set (override arguments and
+// user-input preprocessing applied; hooks, validators, timeouts and retries
+// as usual); denied calls never run and return approval_denied; deferred
+// results become the calls' returns. The next model request carries the
+// paused batch's returns in model order.
+func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption) (*RunResult, error) {
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	s.mu.Lock()
+	w := s.waiting
+	history := model.CloneMessages(s.history)
+	s.mu.Unlock()
+	if w == nil {
+		return nil, fmt.Errorf("%w: the session is not waiting for approvals or deferred results", ErrState)
+	}
+	plan, err := planResolution(w, res)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunner(s, &o, history)
+	if err != nil {
+		return nil, err
+	}
+	r.runID, r.rc.RunID = w.RunID, w.RunID
+	r.retries = maps.Clone(w.Retries)
+	if r.retries == nil {
+		r.retries = map[string]int{}
+	}
+	r.usage = w.Usage
+	return r.resume(ctx, w, plan)
+}
+
+// resolved is the answer to one pending item, matched by planResolution.
+type resolved struct {
+	pending  Pending
+	index    int // position of the call in the paused batch
+	approval *ApprovalDecision
+	deferred *DeferredResult
+}
+
+func planResolution(w *waitState, res Resolution) ([]resolved, error) {
+	byID := map[string]int{}
+	for i, p := range w.Pending {
+		byID[p.ID] = i
+		byID[p.ToolCallID] = i
+	}
+	answers := make([]*resolved, len(w.Pending))
+	take := func(id, kind string) (int, error) {
+		i, ok := byID[id]
+		if !ok {
+			return 0, fmt.Errorf("%w: no pending item has id %q", ErrState, id)
+		}
+		if w.Pending[i].Kind != kind {
+			return 0, fmt.Errorf("%w: %q is a pending %s, not a %s", ErrState, id, w.Pending[i].Kind, kind)
+		}
+		if answers[i] != nil {
+			return 0, fmt.Errorf("%w: %q is answered twice", ErrState, id)
+		}
+		answers[i] = &resolved{pending: w.Pending[i], index: callIndex(w.Calls, w.Pending[i].ToolCallID)}
+		return i, nil
+	}
+	for k := range res.Approvals {
+		d := res.Approvals[k]
+		i, err := take(d.ID, PendingApproval)
+		if err != nil {
+			return nil, err
+		}
+		if d.Approved && len(d.OverrideArguments) > 0 && !json.Valid(d.OverrideArguments) {
+			return nil, fmt.Errorf("%w: override arguments of %q are not JSON", ErrState, d.ID)
+		}
+		answers[i].approval = &d
+	}
+	for k := range res.Deferred {
+		d := res.Deferred[k]
+		i, err := take(d.ID, PendingDeferred)
+		if err != nil {
+			return nil, err
+		}
+		switch d.Status {
+		case DeferredCompleted, DeferredFailed, DeferredCancelled:
+		default:
+			return nil, fmt.Errorf("%w: deferred status must be completed, failed or cancelled, got %q", ErrState, d.Status)
+		}
+		if len(d.Response) > 0 && !json.Valid(d.Response) {
+			return nil, fmt.Errorf("%w: deferred response of %q is not JSON", ErrState, d.ID)
+		}
+		answers[i].deferred = &d
+	}
+	out := make([]resolved, 0, len(answers))
+	for i, a := range answers {
+		if a == nil {
+			return nil, fmt.Errorf("%w: pending %s %q has no answer; every pending item must be answered in one resume",
+				ErrState, w.Pending[i].Kind, w.Pending[i].ID)
+		}
+		out = append(out, *a)
+	}
+	return out, nil
+}
+
+func callIndex(calls []tool.Call, id string) int {
+	for i, c := range calls {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// resume computes the returns of the answered items, then continues the
+// loop with the paused batch's returns.
+func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*RunResult, error) {
+	step := w.Step
+	r.rc.RunStep = step
+	avail := r.reg.DefinitionsFor(&r.rc)
+	prepared := r.reg.Select(avail.Available)
+	returns := append([]tool.Return(nil), w.Returns...)
+
+	var approved []resolved
+	for _, p := range plan {
+		switch {
+		case p.deferred != nil:
+			returns[p.index] = deferredReturn(w.Calls[p.index], p.pending, *p.deferred)
+		case !p.approval.Approved:
+			returns[p.index] = deniedReturn(w.Calls[p.index], p.pending, *p.approval)
+		default:
+			approved = append(approved, p)
+		}
+	}
+	if err := r.runApproved(ctx, prepared, w, step, approved, returns); err != nil {
+		return r.fail(step, err)
+	}
+	for _, p := range plan {
+		ret := returns[p.index]
+		r.emit(Event{Kind: EventHITLResolved, Step: step, Return: &ret, Custom: &CustomEvent{Kind: EventHITLResolved, Payload: map[string]any{
+			"id": p.pending.ID, "kind": p.pending.Kind, "tool_call_id": p.pending.ToolCallID, "tool_name": p.pending.ToolName,
+		}}})
+	}
+	pending, err := r.account(step, w.Calls, returns, func(i int) bool {
+		for _, p := range plan {
+			if p.index == i {
+				return true
+			}
+		}
+		return false
+	})
+	next := model.Request()
+	for _, ret := range returns {
+		next.Parts = append(next.Parts, model.ToolReturn(ret))
+	}
+	if err != nil {
+		r.history = append(r.history, r.request(next))
+		return r.fail(step, err)
+	}
+	if ctx.Err() != nil {
+		r.history = append(r.history, r.request(next))
+		return r.cancel(step, ctx.Err())
+	}
+	if len(pending) > 0 {
+		return r.wait(step, w.Calls, returns, pending)
+	}
+	return r.loop(ctx, next, step+1)
+}
+
+// runApproved re-executes approved calls with their approval attached,
+// in parallel unless the batch must be sequential.
+func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitState, step int, approved []resolved, returns []tool.Return) error {
+	if len(approved) == 0 {
+		return nil
+	}
+	calls := make([]tool.Call, len(approved))
+	for i, p := range approved {
+		calls[i] = w.Calls[p.index]
+	}
+	exec := func(i int) error {
+		p := approved[i]
+		call := calls[i]
+		d := p.approval
+		md := maps.Clone(d.Metadata)
+		if md == nil {
+			md = map[string]any{}
+		}
+		if d.DecidedBy != "" {
+			md["decided_by"] = d.DecidedBy
+		}
+		if d.Reason != "" {
+			md["reason"] = d.Reason
+		}
+		approval := &tool.Approval{Status: "approved", OverrideArguments: d.OverrideArguments, Metadata: md}
+		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval}
+		if len(d.UserInput) > 0 {
+			if t, ok := reg.Tool(call.Name); ok {
+				if pre := tool.ConfigOf(t).PreprocessUserInput; pre != nil {
+					tc := *base
+					tc.ToolCallID, tc.ToolName = call.ID, call.Name
+					out, err := pre(ctx, &tc, d.UserInput)
+					if err != nil {
+						returns[p.index] = tool.ErrorReturn(call, err)
+						return nil
+					}
+					if len(out.OverrideArguments) > 0 {
+						approval.OverrideArguments = out.OverrideArguments
+					}
+					maps.Copy(md, out.Metadata)
+				}
+			}
+		}
+		if len(approval.OverrideArguments) > 0 {
+			call.Arguments = approval.OverrideArguments
+		}
+		ret := reg.Execute(ctx, base, call)
+		if ret.Metadata == nil {
+			ret.Metadata = map[string]any{}
+		} else {
+			ret.Metadata = maps.Clone(ret.Metadata)
+		}
+		ret.Metadata["hitl_state"] = "resolved"
+		ret.Metadata["approval_state"] = "approved"
+		returns[p.index] = ret
+		return nil
+	}
+	if reg.SequentialReason(calls, r.a.sequential) != "" {
+		for i := range approved {
+			_ = exec(i)
+		}
+		return nil
+	}
+	var g errgroup.Group
+	if r.a.maxConcurrency > 0 {
+		g.SetLimit(r.a.maxConcurrency)
+	}
+	for i := range approved {
+		g.Go(func() error { return exec(i) })
+	}
+	return g.Wait()
+}
+
+func deniedReturn(call tool.Call, p Pending, d ApprovalDecision) tool.Return {
+	msg := d.Reason
+	if msg == "" {
+		msg = "User denied the tool call."
+	}
+	md := map[string]any{
+		"error_kind":     "approval_denied",
+		"approval_state": "denied",
+		"hitl_state":     "resolved",
+		"approval_id":    p.ID,
+	}
+	if d.DecidedBy != "" {
+		md["decided_by"] = d.DecidedBy
+	}
+	if len(d.Metadata) > 0 {
+		md["approval_metadata"] = maps.Clone(d.Metadata)
+	}
+	return tool.Return{
+		ToolCallID: call.ID,
+		Name:       call.Name,
+		IsError:    true,
+		Content: map[string]any{
+			"kind": "approval_denied", "message": msg, "tool_call_id": call.ID, "tool_name": call.Name, "success": false,
+		},
+		Metadata: md,
+	}
+}
+
+func deferredReturn(call tool.Call, p Pending, d DeferredResult) tool.Return {
+	md := map[string]any{"hitl_state": "resolved", "deferred_id": p.ID, "deferred_status": d.Status}
+	if len(d.Metadata) > 0 {
+		md["deferred_metadata"] = maps.Clone(d.Metadata)
+	}
+	var response any
+	if len(d.Response) > 0 {
+		response = d.Response
+	}
+	if d.Status == DeferredCompleted {
+		if response == nil {
+			response = json.RawMessage("null")
+		}
+		return tool.Return{ToolCallID: call.ID, Name: call.Name, Content: response, Metadata: md}
+	}
+	md["error_kind"] = "deferred_" + d.Status
+	return tool.Return{
+		ToolCallID: call.ID,
+		Name:       call.Name,
+		IsError:    true,
+		Content:    map[string]any{"kind": "deferred_" + d.Status, "status": d.Status, "response": response, "success": false},
+		Metadata:   md,
+	}
+}

@@ -1,0 +1,595 @@
+package tool
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// quickSchema is a fast acceptor for the subset of JSON Schema that tool
+// parameters almost always use: type, properties, required,
+// additionalProperties, items, enum and const of strings, booleans and
+// null, integer bounds, string lengths, patterns, item and property counts,
+// and local $ref into $defs.
+//
+// It only ever accepts: accepts reporting true guarantees that the full
+// validator accepts too. When it reports false (the instance is invalid, or
+// it reaches a keyword or value it does not handle) the full validator
+// decides and explains. Calls that pass validation, the common case, thus
+// skip the full validator's allocations. FuzzQuickSchemaAgrees checks the
+// guarantee against the full validator.
+type quickSchema struct {
+	// unsupported marks a schema the acceptor cannot judge; any instance
+	// reaching it is handed to the full validator.
+	unsupported bool
+	// never is the false schema.
+	never bool
+
+	types    typeSet
+	ref      *quickSchema
+	props    map[string]*quickSchema
+	required []string
+	// additional is the additionalProperties schema; nil allows any.
+	additional *quickSchema
+
+	items              *quickSchema
+	minItems, maxItems int
+	uniqueItems        bool
+	minProps, maxProps int
+
+	minLen, maxLen int
+	pattern        *regexp.Regexp
+
+	enum    []any // strings, booleans and nil
+	hasEnum bool
+
+	// Integer bounds; the has flags say which are set.
+	min, max, exMin, exMax             int64
+	hasMin, hasMax, hasExMin, hasExMax bool
+}
+
+type typeSet uint8
+
+const (
+	tNull typeSet = 1 << iota
+	tBoolean
+	tObject
+	tArray
+	tNumber
+	tInteger
+	tString
+)
+
+var typeNames = map[string]typeSet{
+	"null": tNull, "boolean": tBoolean, "object": tObject, "array": tArray,
+	"number": tNumber, "integer": tInteger, "string": tString,
+}
+
+// annotations are keywords that never affect validation.
+var annotations = map[string]bool{
+	"title": true, "description": true, "default": true, "examples": true,
+	"deprecated": true, "readOnly": true, "writeOnly": true, "$comment": true,
+	// Draft 2020-12 (the validator's draft) treats format as an annotation.
+	"format": true,
+}
+
+// quickCompiler builds quickSchemas for one document, resolving local refs.
+type quickCompiler struct {
+	root map[string]any
+	refs map[string]*quickSchema
+}
+
+// compileQuick returns the acceptor of a normalised schema. It never fails:
+// what it cannot handle is marked unsupported.
+func compileQuick(root map[string]any) *quickSchema {
+	if _, has := root["$schema"]; has {
+		// Another draft may change what keywords mean.
+		return &quickSchema{unsupported: true}
+	}
+	c := &quickCompiler{root: root, refs: map[string]*quickSchema{}}
+	q := &quickSchema{}
+	c.refs["#"] = q
+	c.fill(q, root, true)
+	return q
+}
+
+func (c *quickCompiler) compile(v any) *quickSchema {
+	q := &quickSchema{}
+	c.fill(q, v, false)
+	return q
+}
+
+func (c *quickCompiler) fill(q *quickSchema, v any, isRoot bool) {
+	q.minItems, q.maxItems, q.minProps, q.maxProps, q.minLen, q.maxLen = -1, -1, -1, -1, -1, -1
+	switch s := v.(type) {
+	case bool:
+		q.never = !s
+		return
+	case map[string]any:
+		for k, kv := range s {
+			if !c.keyword(q, k, kv, isRoot) {
+				*q = quickSchema{unsupported: true}
+				return
+			}
+		}
+	default:
+		q.unsupported = true
+	}
+}
+
+// keyword compiles one keyword into q, reporting false when it is not
+// handled.
+func (c *quickCompiler) keyword(q *quickSchema, k string, v any, isRoot bool) bool {
+	if annotations[k] {
+		return true
+	}
+	var ok bool
+	switch k {
+	case "$id":
+		return isRoot // a nested $id would change what local refs mean
+	case "$defs", "definitions":
+		_, ok = v.(map[string]any)
+		return ok // compiled when referenced
+	case "$ref":
+		ref, isStr := v.(string)
+		if !isStr {
+			return false
+		}
+		q.ref = c.resolve(ref)
+		return q.ref != nil
+	case "type":
+		q.types, ok = parseTypes(v)
+		return ok
+	case "properties":
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			return false
+		}
+		q.props = make(map[string]*quickSchema, len(m))
+		for name, sub := range m {
+			q.props[name] = c.compile(sub)
+		}
+		return true
+	case "required":
+		list, isList := v.([]any)
+		if !isList {
+			return false
+		}
+		for _, r := range list {
+			name, isStr := r.(string)
+			if !isStr {
+				return false
+			}
+			q.required = append(q.required, name)
+		}
+		return true
+	case "additionalProperties":
+		q.additional = c.compile(v)
+		return true
+	case "items":
+		if _, isList := v.([]any); isList {
+			return false
+		}
+		q.items = c.compile(v)
+		return true
+	case "uniqueItems":
+		q.uniqueItems, ok = v.(bool)
+		return ok
+	case "minItems":
+		q.minItems, ok = count(v)
+	case "maxItems":
+		q.maxItems, ok = count(v)
+	case "minProperties":
+		q.minProps, ok = count(v)
+	case "maxProperties":
+		q.maxProps, ok = count(v)
+	case "minLength":
+		q.minLen, ok = count(v)
+	case "maxLength":
+		q.maxLen, ok = count(v)
+	case "pattern":
+		p, isStr := v.(string)
+		if !isStr {
+			return false
+		}
+		re, err := regexp.Compile(p) // the full validator's engine
+		if err != nil {
+			return false
+		}
+		q.pattern = re
+		return true
+	case "enum":
+		list, isList := v.([]any)
+		if !isList {
+			return false
+		}
+		for _, e := range list {
+			if !simpleValue(e) {
+				return false
+			}
+		}
+		q.enum, q.hasEnum = list, true
+		return true
+	case "const":
+		if !simpleValue(v) {
+			return false
+		}
+		q.enum, q.hasEnum = []any{v}, true
+		return true
+	case "minimum":
+		q.min, ok = exactInt(v)
+		q.hasMin = ok
+	case "maximum":
+		q.max, ok = exactInt(v)
+		q.hasMax = ok
+	case "exclusiveMinimum":
+		q.exMin, ok = exactInt(v)
+		q.hasExMin = ok
+	case "exclusiveMaximum":
+		q.exMax, ok = exactInt(v)
+		q.hasExMax = ok
+	}
+	return ok
+}
+
+// resolve compiles the target of a local reference, once per target so
+// that recursive types terminate.
+func (c *quickCompiler) resolve(ref string) *quickSchema {
+	if q, ok := c.refs[ref]; ok {
+		return q
+	}
+	var container, name string
+	switch {
+	case strings.HasPrefix(ref, "#/$defs/"):
+		container, name = "$defs", ref[len("#/$defs/"):]
+	case strings.HasPrefix(ref, "#/definitions/"):
+		container, name = "definitions", ref[len("#/definitions/"):]
+	default:
+		return nil
+	}
+	if name == "" || strings.ContainsAny(name, "/~%") {
+		return nil
+	}
+	defs, _ := c.root[container].(map[string]any)
+	target, ok := defs[name]
+	if !ok {
+		return nil
+	}
+	q := &quickSchema{}
+	c.refs[ref] = q
+	c.fill(q, target, false)
+	return q
+}
+
+func parseTypes(v any) (typeSet, bool) {
+	switch t := v.(type) {
+	case string:
+		ts, ok := typeNames[t]
+		return ts, ok
+	case []any:
+		var ts typeSet
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return 0, false
+			}
+			bit, ok := typeNames[s]
+			if !ok {
+				return 0, false
+			}
+			ts |= bit
+		}
+		return ts, len(t) > 0
+	}
+	return 0, false
+}
+
+// count reads a non-negative integer keyword value.
+func count(v any) (int, bool) {
+	n, ok := exactInt(v)
+	if !ok || n < 0 || n > 1<<31 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// exactInt reads a JSON number written as a plain integer that fits int64.
+func exactInt(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok || !plainInteger(string(n)) {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
+}
+
+// plainInteger reports whether s is an optional minus sign and digits.
+func plainInteger(s string) bool {
+	if strings.HasPrefix(s, "-") {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleValue reports whether v compares equal only to itself: a string,
+// a boolean or null. (Numbers compare by value: 1 equals 1.0.)
+func simpleValue(v any) bool {
+	switch v.(type) {
+	case string, bool, nil:
+		return true
+	}
+	return false
+}
+
+// acceptsJSON reports whether b, a JSON text that json.Valid accepted,
+// certainly satisfies the schema. It reads b in place, without decoding it
+// into Go values, and so allocates nothing.
+func (q *quickSchema) acceptsJSON(b []byte) bool {
+	w := walker{b: b}
+	return q.accept(&w)
+}
+
+// walker is a cursor over valid JSON text.
+type walker struct {
+	b []byte
+	i int
+}
+
+func (w *walker) space() { w.i = skipSpace(w.b, w.i) }
+
+// simpleString reads a string token, returning its content when it has no
+// escapes and is valid UTF-8 (so that its bytes are its decoded value).
+func (w *walker) simpleString() ([]byte, bool) {
+	start := w.i + 1
+	nonASCII := false
+	for i := start; ; i++ {
+		switch c := w.b[i]; {
+		case c == '"':
+			w.i = i + 1
+			s := w.b[start:i]
+			return s, !nonASCII || utf8.Valid(s)
+		case c == '\\':
+			return nil, false
+		case c >= utf8.RuneSelf:
+			nonASCII = true
+		}
+	}
+}
+
+// skipValue moves past one value of any shape.
+func (w *walker) skipValue() {
+	w.space()
+	depth := 0
+	for {
+		switch c := w.b[w.i]; c {
+		case '{', '[':
+			depth++
+			w.i++
+		case '}', ']':
+			depth--
+			w.i++
+		case '"':
+			w.i++
+			for w.b[w.i] != '"' {
+				if w.b[w.i] == '\\' {
+					w.i++
+				}
+				w.i++
+			}
+			w.i++
+		default:
+			w.i++
+		}
+		if depth == 0 {
+			// A scalar at depth 0 ends at the next delimiter.
+			for w.i < len(w.b) && isScalarByte(w.b[w.i]) {
+				w.i++
+			}
+			return
+		}
+	}
+}
+
+// isScalarByte reports whether c can continue a number or literal.
+func isScalarByte(c byte) bool { return isNumberByte(c) || (c >= 'a' && c <= 'z') }
+
+// accept consumes one value and reports whether it certainly satisfies q.
+func (q *quickSchema) accept(w *walker) bool {
+	if q.unsupported || q.never {
+		return false
+	}
+	w.space()
+	if q.ref != nil {
+		start := w.i
+		if !q.ref.accept(w) {
+			return false
+		}
+		w.i = start // read the value again for this schema's own keywords
+	}
+	switch w.b[w.i] {
+	case '{':
+		return !q.hasEnum && q.allows(tObject) && q.acceptObject(w)
+	case '[':
+		return !q.hasEnum && q.allows(tArray) && q.acceptArray(w)
+	case '"':
+		s, ok := w.simpleString()
+		return ok && q.allows(tString) && (!q.hasEnum || q.inEnum(s)) && q.acceptString(s)
+	case 't':
+		w.i += len("true")
+		return q.allows(tBoolean) && (!q.hasEnum || q.inEnumValue(true))
+	case 'f':
+		w.i += len("false")
+		return q.allows(tBoolean) && (!q.hasEnum || q.inEnumValue(false))
+	case 'n':
+		w.i += len("null")
+		return q.allows(tNull) && (!q.hasEnum || q.inEnumValue(nil))
+	default:
+		start := w.i
+		for w.i < len(w.b) && isNumberByte(w.b[w.i]) {
+			w.i++
+		}
+		return !q.hasEnum && q.acceptNumber(w.b[start:w.i])
+	}
+}
+
+func (q *quickSchema) allows(t typeSet) bool { return q.types == 0 || q.types&t != 0 }
+
+func (q *quickSchema) inEnum(s []byte) bool {
+	for _, e := range q.enum {
+		if es, ok := e.(string); ok && es == string(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (q *quickSchema) inEnumValue(v any) bool {
+	for _, e := range q.enum {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (q *quickSchema) acceptString(s []byte) bool {
+	if q.minLen >= 0 || q.maxLen >= 0 {
+		n := utf8.RuneCount(s)
+		if (q.minLen >= 0 && n < q.minLen) || (q.maxLen >= 0 && n > q.maxLen) {
+			return false
+		}
+	}
+	return q.pattern == nil || q.pattern.Match(s)
+}
+
+func (q *quickSchema) acceptNumber(n []byte) bool {
+	if q.types != 0 && q.types&(tNumber|tInteger) == 0 {
+		return false
+	}
+	integerOnly := q.types != 0 && q.types&tNumber == 0
+	bounded := q.hasMin || q.hasMax || q.hasExMin || q.hasExMax
+	if !integerOnly && !bounded {
+		return true
+	}
+	// Integer checks and bounds are decided only for plain integers of up
+	// to 18 digits, which compare exactly; 1.0, 1e2 and huge numbers go to
+	// the full validator.
+	i, ok := smallInteger(n)
+	if !ok {
+		return false
+	}
+	return !(q.hasMin && i < q.min) && !(q.hasMax && i > q.max) &&
+		!(q.hasExMin && i <= q.exMin) && !(q.hasExMax && i >= q.exMax)
+}
+
+// smallInteger parses an optional minus sign and 1 to 18 digits.
+func smallInteger(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func (q *quickSchema) acceptObject(w *walker) bool {
+	if q.minProps >= 0 || len(q.required) > 64 {
+		return false // duplicate keys make counts uncertain; rare anyway
+	}
+	var seen uint64 // bit i: required[i] is present
+	props := 0
+	w.i++ // {
+	w.space()
+	if w.b[w.i] == '}' {
+		w.i++
+	} else {
+		for {
+			w.space()
+			key, ok := w.simpleString()
+			if !ok {
+				return false
+			}
+			props++
+			for i, r := range q.required {
+				if r == string(key) {
+					seen |= 1 << i
+				}
+			}
+			w.space()
+			w.i++ // :
+			if p, ok := q.props[string(key)]; ok {
+				if !p.accept(w) {
+					return false
+				}
+			} else if q.additional != nil {
+				if !q.additional.accept(w) {
+					return false
+				}
+			} else {
+				w.skipValue()
+			}
+			w.space()
+			c := w.b[w.i]
+			w.i++ // , or }
+			if c == '}' {
+				break
+			}
+		}
+	}
+	if q.maxProps >= 0 && props > q.maxProps {
+		return false
+	}
+	return seen == 1<<len(q.required)-1
+}
+
+func (q *quickSchema) acceptArray(w *walker) bool {
+	if q.uniqueItems {
+		return false // equality of JSON values is the full validator's job
+	}
+	n := 0
+	w.i++ // [
+	w.space()
+	if w.b[w.i] == ']' {
+		w.i++
+	} else {
+		for {
+			n++
+			if q.items != nil {
+				if !q.items.accept(w) {
+					return false
+				}
+			} else {
+				w.skipValue()
+			}
+			w.space()
+			c := w.b[w.i]
+			w.i++ // , or ]
+			if c == ']' {
+				break
+			}
+		}
+	}
+	return (q.minItems < 0 || n >= q.minItems) && (q.maxItems < 0 || n <= q.maxItems)
+}

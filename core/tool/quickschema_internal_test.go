@@ -1,0 +1,226 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// quickTestSchema uses every keyword quickSchema handles, and some it does
+// not, so that the fuzzers explore both paths.
+const quickTestSchema = `{
+	"$id": "https://example.com/args",
+	"type": "object",
+	"properties": {
+		"name":   {"type": "string", "minLength": 1, "maxLength": 8, "pattern": "^[a-zé]+$", "description": "d"},
+		"count":  {"type": "integer", "minimum": -5, "maximum": 100, "default": 1},
+		"ex":     {"type": ["integer", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+		"ratio":  {"type": "number", "maximum": 1},
+		"num":    {"type": "number"},
+		"mode":   {"enum": ["fast", "slow", null, true]},
+		"fixed":  {"const": "x"},
+		"tags":   {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
+		"uniq":   {"type": "array", "uniqueItems": true},
+		"minp":   {"type": "object", "minProperties": 1},
+		"nested": {"$ref": "#/$defs/Nested"},
+		"tree":   {"$ref": "#/$defs/Tree"},
+		"legacy": {"$ref": "#/definitions/Legacy"},
+		"map":    {"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 2},
+		"any":    true,
+		"none":   false,
+		"multi":  {"type": "number", "multipleOf": 3},
+		"choice": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+		"when":   {"type": "string", "format": "date-time"}
+	},
+	"required": ["name"],
+	"additionalProperties": false,
+	"$defs": {
+		"Nested": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"], "additionalProperties": false},
+		"Tree": {"type": "object", "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
+	},
+	"definitions": {"Legacy": {"type": "string", "maxLength": 2}}
+}`
+
+func compileTestSchema(t testing.TB, text string) *Schema {
+	t.Helper()
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		t.Fatal(err)
+	}
+	norm, err := NormalizeSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := CompileSchema("q", norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func decodeAny(t testing.TB, text string) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader([]byte(text)))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	if d.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+func TestQuickSchemaAcceptsCommonArguments(t *testing.T) {
+	s := compileTestSchema(t, quickTestSchema)
+	for _, text := range []string{
+		`{"name":"abc"}`,
+		`{"name":"é","count":100,"ex":null,"mode":null,"fixed":"x","num":1.5e3}`,
+		`{"name":"a","ex":9,"tags":["a","b"],"nested":{"on":false},"any":{"x":[1]}}`,
+		`{"name":"a","tree":{"v":1,"kids":[{"v":2,"kids":[]},{}]},"legacy":"ab","map":{"a":1,"b":-2}}`,
+		`{"name":"a","ratio":-7,"mode":true}`,
+	} {
+		v, _ := decodeAny(t, text)
+		if !s.quick.acceptsJSON([]byte(text)) {
+			t.Errorf("quick path rejected valid %s", text)
+		}
+		if err := s.compiled.Validate(v); err != nil {
+			t.Errorf("full validator rejected %s: %v", text, err)
+		}
+	}
+	// Values the quick path leaves to the full validator.
+	for _, text := range []string{
+		`{"name":"abc","count":1.0}`,  // integer written as a fraction
+		`{"name":"abc","count":1e1}`,  // exponent
+		`{"name":"abc","ratio":0.5}`,  // bounded fraction
+		`{"name":"abc","multi":3}`,    // unsupported keyword
+		`{"name":"abc","choice":"x"}`, // unsupported keyword
+	} {
+		v, _ := decodeAny(t, text)
+		if s.quick.acceptsJSON([]byte(text)) {
+			t.Errorf("quick path decided %s", text)
+		}
+		if err := s.Validate(v); err != nil {
+			t.Errorf("Validate(%s) = %v", text, err)
+		}
+	}
+	// The quick path never accepts invalid values.
+	for _, text := range []string{
+		`{}`, `{"name":""}`, `{"name":"ABC"}`, `{"name":"abcdefghi"}`, `{"name":"a","count":101}`,
+		`{"name":"a","count":-6}`, `{"name":"a","count":99999999999999999999}`, `{"name":"a","count":-99999999999999999999}`, `{"name":"a","ex":0}`, `{"name":"a","ex":10}`, `{"name":"a","mode":"medium"}`,
+		`{"name":"a","fixed":"y"}`, `{"name":"a","tags":[]}`, `{"name":"a","uniq":["a","a"]}`, `{"name":"a","minp":{}}`,
+		`{"name":"a","tags":["a","b","c","d"]}`, `{"name":"a","nested":{}}`, `{"name":"a","nested":{"on":1}}`,
+		`{"name":"a","tree":{"kids":[{"v":"x"}]}}`, `{"name":"a","legacy":"abc"}`, `{"name":"a","map":{"a":1,"b":2,"c":3}}`,
+		`{"name":"a","map":{"a":"x"}}`, `{"name":"a","none":1}`, `{"name":"a","extra":1}`, `[]`, `"x"`, `null`,
+	} {
+		v, _ := decodeAny(t, text)
+		if s.quick.acceptsJSON([]byte(text)) {
+			t.Errorf("quick path accepted invalid %s", text)
+		}
+		if err := s.Validate(v); err == nil {
+			t.Errorf("Validate accepted invalid %s", text)
+		}
+	}
+}
+
+func TestQuickSchemaUnsupportedDocuments(t *testing.T) {
+	for _, text := range []string{
+		`{"properties":{"a":{"type":"string"}},"$schema":"http://json-schema.org/draft-07/schema#"}`,
+		`{"properties":{"a":{"$id":"inner","type":"string"}}}`,
+		`{"properties":{"a":{"$ref":"#/properties/b"}, "b":{}}}`,
+		`{"properties":{"a":{"x-unknown":1}}}`,
+		`{"properties":{"a":{"enum":[1,2]}}}`,
+		`{"properties":{"a":{"maximum":1.5}}}`,
+	} {
+		var raw map[string]any
+		d := json.NewDecoder(bytes.NewReader([]byte(text)))
+		d.UseNumber()
+		if err := d.Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		q := compileQuick(raw)
+		if q.acceptsJSON([]byte(`{"a":"x"}`)) {
+			t.Errorf("quick path judged a value of %s", text)
+		}
+	}
+}
+
+// FuzzQuickSchemaAgrees checks that the quick path only accepts what the
+// full validator accepts.
+func FuzzQuickSchemaAgrees(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"abc"}`, `{"name":"é","count":100,"ex":null}`, `{"name":"a","tags":["a","b"]}`,
+		`{"name":"a","tree":{"v":1,"kids":[{"v":2}]}}`, `{"name":"a","map":{"a":1}}`, `{"name":"a","count":1.0}`, `{"name":"a","uniq":[1,1.0]}`,
+		`{"name":"a","any":{"x":[1,{"y":"\"}"}]},"num":-1}`, `{"name":"a","\u006eone":1}`, `{"name":"a","name":"b"}`,
+		`{"name":"a","count":-0}`, `{"name":"a","ex":1e0}`, `{"name":"a","legacy":"ab"}`, `{"name":"a","mode":false}`,
+		`{"name":"a\u00e9"}`, `{"name":"\ud83d\ude00"}`, `[1]`, `null`,
+	} {
+		f.Add(seed)
+	}
+	s := compileTestSchema(f, quickTestSchema)
+	f.Fuzz(func(t *testing.T, text string) {
+		if !json.Valid([]byte(text)) {
+			return
+		}
+		v, _ := decodeAny(t, text)
+		if s.quick.acceptsJSON([]byte(text)) {
+			if err := s.compiled.Validate(v); err != nil {
+				t.Fatalf("quick path accepted %s, full validator rejects: %v", text, err)
+			}
+		}
+	})
+}
+
+// FuzzDecodeArgumentsMatchesEncodingJSON checks the argument parser against
+// encoding/json with UseNumber.
+func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"a":1,"b":[true,false,null,"x"],"c":{"d":-1.5e+10}}`, `{"a":1,"a":2}`,
+		`{"s":"esc\"aped\\\u00e9\n\ud83d\ude00"}`, "{\"bad\":\"\xff\xfe\"}", `{"é":"ü"}`,
+		` { "sp" : [ 1 , 2 ] } `, `{"n":0.1e-5}`, `null`, ` `, `[]`, `{`, `{"a":"\u0000"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, rawOut, err := decodeArguments(raw)
+		if len(bytes.Trim(raw, " \t\r\n")) == 0 {
+			if err != nil || len(got) != 0 || string(rawOut) != "{}" {
+				t.Fatalf("empty %q: %v %v %s", raw, got, err, rawOut)
+			}
+			return
+		}
+		if !json.Valid(raw) {
+			if err == nil {
+				t.Fatalf("accepted invalid %q as %v", raw, got)
+			}
+			return
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var want any
+		if err := d.Decode(&want); err != nil {
+			t.Fatalf("encoding/json cannot decode valid %q: %v", raw, err)
+		}
+		switch want.(type) {
+		case nil:
+			if err != nil || len(got) != 0 || string(rawOut) != "{}" {
+				t.Fatalf("null %q: %v %v %s", raw, got, err, rawOut)
+			}
+		case map[string]any:
+			if err != nil {
+				t.Fatalf("rejected %q: %v", raw, err)
+			}
+			if !reflect.DeepEqual(any(got), want) {
+				t.Fatalf("decode %q:\n got %#v\nwant %#v", raw, got, want)
+			}
+			if !bytes.Equal(rawOut, raw) {
+				t.Fatalf("arguments for the tool changed: %q", rawOut)
+			}
+		default:
+			if err == nil || KindOf(err) != ErrInvalidArguments {
+				t.Fatalf("non-object %q: %v", raw, err)
+			}
+		}
+	})
+}
