@@ -148,6 +148,54 @@ func sw_session_messages(h C.longlong, out **C.char, outLen *C.longlong, errOut 
 	return 0
 }
 
+//export sw_session_info
+func sw_session_info(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	b, err := json.Marshal(infoOf(s))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, b)
+	return 0
+}
+
+//export sw_session_export
+func sw_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	b, err := s.ExportState()
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, b)
+	return 0
+}
+
+//export sw_session_restore
+func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	a, err := lookup[*agent.Agent](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s, err := a.SessionFromState(goBytes(state, stateLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	*out = C.longlong(handles.add(s))
+	return 0
+}
+
 //export sw_run_start
 func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

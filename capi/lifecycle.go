@@ -80,7 +80,16 @@ func startRun(sess *agent.Session, spec runSpec) (int64, int, error) {
 				run.post(mustDone(doneItem{Kind: "done", Error: &abiError{Type: "internal", Message: "run panicked"}}))
 			}
 		}()
-		res, err := sess.Run(withRun(ctx, run), spec.Prompt, opts...)
+		var res *agent.RunResult
+		var err error
+		if spec.Resume != nil {
+			var r agent.Resolution
+			if r, err = spec.Resume.resolution(); err == nil {
+				res, err = sess.Resume(withRun(ctx, run), r, opts...)
+			}
+		} else {
+			res, err = sess.Run(withRun(ctx, run), spec.Prompt, opts...)
+		}
 		item := doneItem{Kind: "done", Result: res}
 		if err != nil {
 			item.Error = toABIError(err)
@@ -104,4 +113,19 @@ func capturedJSON(m *modelHandle) ([]byte, error) {
 		return nil, &abiError{Type: "unsupported", Message: "only test models capture requests"}
 	}
 	return json.Marshal(tm.Requests())
+}
+
+// sessionInfo is what sw_session_info reports.
+type sessionInfo struct {
+	ID      string          `json:"id"`
+	Waiting bool            `json:"waiting"`
+	Pending []agent.Pending `json:"pending"`
+}
+
+func infoOf(s *agent.Session) sessionInfo {
+	p := s.Pending()
+	if p == nil {
+		p = []agent.Pending{}
+	}
+	return sessionInfo{ID: s.ID(), Waiting: s.Waiting(), Pending: p}
 }

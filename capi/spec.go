@@ -25,6 +25,9 @@ type toolSpec struct {
 	Definition tool.Definition `json:"definition"`
 	TimeoutMS  *int64          `json:"timeout_ms"`
 	MaxRetries *int            `json:"max_retries"`
+	// Client marks a tool without a host body: every call is deferred to
+	// the client, which answers through a resume.
+	Client bool `json:"client"`
 }
 
 type toolsetSpec struct {
@@ -34,6 +37,10 @@ type toolsetSpec struct {
 	Instructions []string   `json:"instructions"`
 	MaxRetries   *int       `json:"max_retries"`
 	TimeoutMS    *int64     `json:"timeout_ms"`
+	// ApprovalRequired and Deferred wrap the toolset with those policies
+	// for the tools their selectors match.
+	ApprovalRequired []string `json:"approval_required"`
+	Deferred         []string `json:"deferred"`
 }
 
 // agentSpec is the JSON given to sw_agent_new.
@@ -51,6 +58,10 @@ type agentSpec struct {
 	UnavailableTools string         `json:"unavailable_tools"`
 	MaxSteps         int            `json:"max_steps"`
 	Metadata         map[string]any `json:"metadata"`
+	// ApprovalRequiredTools gates matching tools behind approval.
+	ApprovalRequiredTools []string `json:"approval_required_tools"`
+	// StateKey signs exported session state (HMAC-SHA256) when set.
+	StateKey string `json:"state_key"`
 }
 
 // runSpec is the JSON given to sw_run_start.
@@ -61,6 +72,32 @@ type runSpec struct {
 	Instructions []string       `json:"instructions"`
 	Metadata     map[string]any `json:"metadata"`
 	Events       bool           `json:"events"`
+	// Resume, when set, answers the session's waiting run instead of
+	// sending a prompt.
+	Resume *resolutionSpec `json:"resume"`
+}
+
+// resolutionSpec is agent.Resolution with the approval flag required.
+type resolutionSpec struct {
+	Approvals []struct {
+		agent.ApprovalDecision
+		Approved *bool `json:"approved"`
+	} `json:"approvals"`
+	Deferred []agent.DeferredResult `json:"deferred_results"`
+}
+
+func (r *resolutionSpec) resolution() (agent.Resolution, error) {
+	var out agent.Resolution
+	for _, a := range r.Approvals {
+		if a.Approved == nil {
+			return out, &abiError{Type: "state", Message: fmt.Sprintf("approval decision %q needs an explicit approved: bool", a.ID)}
+		}
+		d := a.ApprovalDecision
+		d.Approved = *a.Approved
+		out.Approvals = append(out.Approvals, d)
+	}
+	out.Deferred = r.Deferred
+	return out, nil
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -72,9 +109,12 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-func (s toolSpec) build() (*hostTool, error) {
+func (s toolSpec) build() (tool.Tool, error) {
 	if s.Definition.Name == "" {
 		return nil, specError("tool %d has no name", s.ID)
+	}
+	if s.Client {
+		return toolset.ClientTool(s.Definition.Name, s.Definition.Description, s.Definition.Parameters), nil
 	}
 	t := &hostTool{id: s.ID, def: s.Definition}
 	if t.def.Metadata == nil {
@@ -131,7 +171,14 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 		if s.TimeoutMS != nil {
 			ts = ts.WithTimeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
 		}
-		out = append(out, ts)
+		var set toolset.Toolset = ts
+		if len(s.ApprovalRequired) > 0 {
+			set = toolset.ApprovalRequired(set, s.ApprovalRequired...)
+		}
+		if len(s.Deferred) > 0 {
+			set = toolset.Deferred(set, s.Deferred...)
+		}
+		out = append(out, set)
 	}
 	return out, nil
 }
@@ -159,6 +206,12 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	if s.MaxSteps > 0 {
 		b.MaxSteps(s.MaxSteps)
+	}
+	if len(s.ApprovalRequiredTools) > 0 {
+		b.ApprovalRequiredTools(s.ApprovalRequiredTools...)
+	}
+	if s.StateKey != "" {
+		b.StateKey([]byte(s.StateKey))
 	}
 	switch s.UnavailableTools {
 	case "", "skip":

@@ -51,8 +51,24 @@ int sw_session_new(sw_handle agent, sw_handle *out, char **err);
  * Returns: 0, or -1 with *err. */
 int sw_session_messages(sw_handle session, char **out, long long *out_len, char **err);
 
+/* sw_session_info writes {"id", "waiting", "pending": [...]} for a session.
+ * Returns: 0, or -1 with *err (type "bad_handle"). */
+int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
+
+/* sw_session_export writes the session's durable state (history and any
+ * waiting run) as signed JSON.
+ * Returns: 0, or -1 with *err (type "busy"). */
+int sw_session_export(sw_handle session, char **out, long long *out_len, char **err);
+
+/* sw_session_restore creates a session of an agent from exported state.
+ * Returns: 0, or -1 with *err (type "state" for stale, tampered or
+ * foreign state). */
+int sw_session_restore(sw_handle agent, const char *state, long long state_len, sw_handle *out, char **err);
+
 /* sw_run_start starts a run on a session with a JSON request
- * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}}.
+ * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}},
+ * or, to answer a waiting run, {"resume": {"approvals": [...],
+ * "deferred_results": [...]}} instead of a prompt.
  * The run proceeds in the background; *fd receives the read end of a
  * non-blocking pipe that becomes readable when work is queued.
  * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec", "busy",

@@ -47,6 +47,8 @@ type Agent struct {
 	metadata       map[string]any
 	activeTags     []string
 	stateKey       []byte
+	// approvalSelectors gate matching tools behind approval.
+	approvalSelectors []string
 	// schemas spares runs from recompiling the same parameter schemas.
 	schemas *tool.SchemaCache
 }
@@ -122,6 +124,16 @@ func (b *Builder) ActiveTags(tags ...string) *Builder {
 	return b
 }
 
+// ApprovalRequiredTools gates tools behind a person's approval without
+// touching their code. A selector matches a tool name, a toolset name or
+// id, a metadata "bundle", or "*" for everything. Tools the agent holds
+// directly belong to a toolset named "agent". The policy applies to runs
+// of restored sessions too, since it is the current agent's.
+func (b *Builder) ApprovalRequiredTools(selectors ...string) *Builder {
+	b.a.approvalSelectors = append(b.a.approvalSelectors, selectors...)
+	return b
+}
+
 // StateKey signs exported session state with HMAC-SHA256 under key, so
 // that state modified outside the process is refused on restore. Without a
 // key the state carries a plain SHA-256 digest, which catches accidental
@@ -146,6 +158,7 @@ func (b *Builder) Build() (*Agent, error) {
 	a.toolsets = append([]toolset.Toolset(nil), a.toolsets...)
 	a.registries = append([]*tool.Registry(nil), a.registries...)
 	a.hooks = append([]tool.Hook(nil), a.hooks...)
+	a.approvalSelectors = append([]string(nil), a.approvalSelectors...)
 	a.schemas = &tool.SchemaCache{}
 	if _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil); err != nil {
 		return nil, err
@@ -190,6 +203,17 @@ func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, er
 	if o != nil {
 		tools = append(append([]tool.Tool(nil), tools...), o.tools...)
 		sets = append(append([]toolset.Toolset(nil), sets...), o.toolsets...)
+	}
+	if len(a.approvalSelectors) > 0 {
+		gated := make([]toolset.Toolset, 0, len(sets)+1)
+		if len(tools) > 0 {
+			gated = append(gated, toolset.ApprovalRequired(toolset.New("agent", tools...), a.approvalSelectors...))
+			tools = nil
+		}
+		for _, ts := range sets {
+			gated = append(gated, toolset.ApprovalRequired(ts, a.approvalSelectors...))
+		}
+		sets = gated
 	}
 	if err := r.Add(tools...); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)

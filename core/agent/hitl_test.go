@@ -297,3 +297,44 @@ func TestExportRestoreWaitingSession(t *testing.T) {
 		t.Fatalf("keyed round trip: %v", err)
 	}
 }
+
+func TestApprovalRequiredToolsPolicy(t *testing.T) {
+	var ran atomic.Int32
+	lookup := tool.New("lookup", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		ran.Add(1)
+		return tool.Text("found"), nil
+	})
+	m := model.NewTestModel(calls(model.Call("l", "lookup", nil), model.Call("a", "add", map[string]int{"left": 1, "right": 1})), text("ok"))
+	s := agent.NewBuilder(m).Tool(lookup, addTool()).ApprovalRequiredTools("lookup").MustBuild().NewSession()
+	res, err := s.Run(context.Background(), "go")
+	if err != nil || res.Status != agent.StatusWaiting || len(res.Pending) != 1 || res.Pending[0].ToolName != "lookup" || ran.Load() != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if len(res.Batch) != 2 || res.Batch[0].ErrorKind() != tool.ErrApprovalRequired || res.Batch[1].ErrorKind() != "" {
+		t.Fatalf("ungated tool did not run: %+v", res.Batch)
+	}
+	state, err := s.ExportState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Re-encoding the state (as a host language might) keeps it valid.
+	var generic any
+	if err := json.Unmarshal(state, &generic); err != nil {
+		t.Fatal(err)
+	}
+	reencoded, err := json.MarshalIndent(generic, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The restoring agent's policy applies: here it has none, so approval
+	// still re-runs the tool once.
+	a2 := agent.NewBuilder(model.TextModel("after")).Tool(lookup, addTool()).MustBuild()
+	restored, err := a2.SessionFromState(reencoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = restored.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: "l", Approved: true}}})
+	if err != nil || res.Output != "after" || ran.Load() != 1 {
+		t.Fatalf("%+v %v ran=%d", res, err, ran.Load())
+	}
+}

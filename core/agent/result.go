@@ -31,6 +31,10 @@ type RunResult struct {
 	Usage       model.Usage     `json:"usage"`
 	// Pending lists what a waiting run waits for.
 	Pending []Pending `json:"pending,omitempty"`
+	// Batch holds, for a waiting run, the returns of the paused batch in
+	// model order: finished calls keep their returns, pending ones show
+	// their approval_required or call_deferred return until resumed.
+	Batch []tool.Return `json:"batch,omitempty"`
 	// Error describes a failed or cancelled run.
 	Error string `json:"error,omitempty"`
 }

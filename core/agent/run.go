@@ -227,6 +227,7 @@ func (r *runner) complete(step int, output string) (*RunResult, error) {
 func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pending []Pending) (*RunResult, error) {
 	res := r.result(StatusWaiting)
 	res.Pending = pending
+	res.Batch = append([]tool.Return(nil), returns...)
 	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
 		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage})
 	for _, p := range pending {

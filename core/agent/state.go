@@ -28,14 +28,26 @@ type sessionState struct {
 	Waiting        *waitState      `json:"waiting,omitempty"`
 }
 
-func (a *Agent) digest(state []byte) string {
+// digest signs the canonical form of state (keys sorted, numbers exact),
+// so state that was decoded and re-encoded elsewhere still verifies.
+func (a *Agent) digest(state []byte) (string, error) {
+	d := json.NewDecoder(bytes.NewReader(state))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return "", err
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
 	if len(a.stateKey) > 0 {
 		m := hmac.New(sha256.New, a.stateKey)
-		m.Write(state)
-		return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+		m.Write(canon)
+		return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
 	}
-	sum := sha256.Sum256(state)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	sum := sha256.Sum256(canon)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
 // ExportState returns the session as JSON: its history and, when a run
@@ -53,7 +65,11 @@ func (s *Session) ExportState() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: exporting session state: %w", err)
 	}
-	return json.Marshal(stateEnvelope{Version: StateVersion, State: b, Digest: s.agent.digest(b)})
+	digest, err := s.agent.digest(b)
+	if err != nil {
+		return nil, fmt.Errorf("agent: signing session state: %w", err)
+	}
+	return json.Marshal(stateEnvelope{Version: StateVersion, State: b, Digest: digest})
 }
 
 // SessionFromState restores a session exported by ExportState, binding it
@@ -69,7 +85,8 @@ func (a *Agent) SessionFromState(data []byte) (*Session, error) {
 	if env.Version != StateVersion {
 		return nil, fmt.Errorf("%w: unsupported session state version %d (want %d)", ErrState, env.Version, StateVersion)
 	}
-	if !hmac.Equal([]byte(env.Digest), []byte(a.digest(env.State))) {
+	digest, err := a.digest(env.State)
+	if err != nil || !hmac.Equal([]byte(env.Digest), []byte(digest)) {
 		return nil, fmt.Errorf("%w: session state digest does not match; the state was modified or signed with another key", ErrState)
 	}
 	var st sessionState

@@ -34,7 +34,10 @@ __all__ = [
     "run_drain",
     "run_start",
     "session_messages",
+    "session_export",
+    "session_info",
     "session_new",
+    "session_restore",
     "shutdown",
     "version",
 ]
@@ -155,6 +158,34 @@ def session_messages(session: int) -> list[dict[str, Any]]:
     """The session history. Raises StateError for a bad handle."""
     result: list[dict[str, Any]] = _read(_lib.sw_session_messages, session)
     return result
+
+
+def session_info(session: int) -> dict[str, Any]:
+    """``{"id", "waiting", "pending"}`` of a session. Raises StateError."""
+    result: dict[str, Any] = _read(_lib.sw_session_info, session)
+    return result
+
+
+def session_export(session: int) -> bytes:
+    """The session's signed state as JSON bytes. Raises StateError when busy."""
+    check_process()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if _lib.sw_session_export(session, out, out_len, err) != 0:
+        _raise(err)
+    return _take(out, out_len)
+
+
+def session_restore(agent: int, state: bytes) -> int:
+    """A new session of ``agent`` from exported state.
+
+    Raises:
+        StateError: stale, tampered or foreign state.
+    """
+    check_process()
+    out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
+    if _lib.sw_session_restore(agent, state, len(state), out, err) != 0:
+        _raise(err)
+    return int(out[0])
 
 
 def run_start(session: int, request: dict[str, Any]) -> tuple[int, int]:

@@ -8,14 +8,26 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Union
 
+import json
+
 from starweaver import _bridge, _capi
+from starweaver.errors import StateError
+from starweaver.hitl import (
+    ApprovalsInput,
+    DeferredInput,
+    HitlSnapshot,
+    PendingApproval,
+    PendingDeferred,
+    normalize_approvals,
+    normalize_deferred_results,
+)
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
-from starweaver.toolsets import Toolset
+from starweaver.toolsets import ClientTool, Toolset
 
-__all__ = ["Agent", "AgentSession", "RunResult", "create_agent"]
+__all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
-ToolLike = Union[Tool[..., Any], BaseTool, Callable[..., Any]]
+ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
 Model = Union[TestModel, FunctionModel]
 
 _ids = itertools.count(1)
@@ -28,7 +40,9 @@ class _Catalog:
         self.tools: dict[int, Tool[..., Any]] = {}
         self.models: dict[int, Any] = {}
 
-    def tool_spec(self, t: Tool[..., Any]) -> dict[str, Any]:
+    def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
+        if isinstance(t, ClientTool):
+            return {"id": 0, "definition": t.definition(), "client": True}
         tid = next(_ids)
         self.tools[tid] = t
         spec: dict[str, Any] = {"id": tid, "definition": t.definition()}
@@ -48,6 +62,10 @@ class _Catalog:
             spec["max_retries"] = ts.max_retries
         if ts.timeout_ms is not None:
             spec["timeout_ms"] = ts.timeout_ms
+        if ts.approval_selectors:
+            spec["approval_required"] = list(ts.approval_selectors)
+        if ts.deferred_selectors:
+            spec["deferred"] = list(ts.deferred_selectors)
         return spec
 
     def merged(self, other: _Catalog) -> _Catalog:
@@ -55,6 +73,10 @@ class _Catalog:
         out.tools = {**self.tools, **other.tools}
         out.models = {**self.models, **other.models}
         return out
+
+
+def _as_tool(value: Any) -> Tool[..., Any] | ClientTool:
+    return value if isinstance(value, ClientTool) else ensure_tool(value)
 
 
 def _instructions(value: str | Iterable[str] | None) -> list[str]:
@@ -109,6 +131,24 @@ class RunResult:
     def pending_deferred(self) -> list[dict[str, Any]]:
         return [p for p in self.pending if p.get("kind") == "deferred"]
 
+    @property
+    def hitl(self) -> HitlSnapshot:
+        """Typed views of the pending approvals and deferred calls."""
+        return HitlSnapshot.from_pending(self.pending)
+
+    @property
+    def approvals(self) -> list[PendingApproval]:
+        return self.hitl.approvals
+
+    @property
+    def deferred(self) -> list[PendingDeferred]:
+        return self.hitl.deferred
+
+    @property
+    def batch_returns(self) -> list[dict[str, Any]]:
+        """For a waiting run: the paused batch's returns in model order."""
+        return list(self.raw.get("batch") or [])
+
     def tool_returns(self) -> list[dict[str, Any]]:
         """The tool returns this run added to history, in order."""
         return [
@@ -147,6 +187,8 @@ class Agent:
         max_steps: int | None = None,
         deps: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        approval_required_tools: Iterable[str] | None = None,
+        state_key: str | None = None,
     ) -> None:
         if not isinstance(model, (TestModel, FunctionModel)):
             raise TypeError(f"model must be a TestModel or FunctionModel, got {type(model).__name__}")
@@ -158,7 +200,7 @@ class Agent:
         self._catalog.models[handle] = model
         spec: dict[str, Any] = {
             "model": handle,
-            "tools": [self._catalog.tool_spec(ensure_tool(t)) for t in (tools or [])],
+            "tools": [self._catalog.tool_spec(_as_tool(t)) for t in (tools or [])],
             "toolsets": [self._catalog.toolset_spec(ts) for ts in _toolsets(toolsets)],
             "instructions": _instructions(instructions),
             "sequential": bool(sequential),
@@ -172,6 +214,8 @@ class Agent:
             ("max_concurrency", max_concurrency),
             ("max_steps", max_steps),
             ("metadata", dict(metadata) if metadata else None),
+            ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
+            ("state_key", state_key),
         ):
             if value is not None:
                 spec[key] = value
@@ -192,7 +236,7 @@ class Agent:
         run_catalog = _Catalog()
         request: dict[str, Any] = {
             "prompt": prompt,
-            "tools": [run_catalog.tool_spec(ensure_tool(t)) for t in (tools or [])],
+            "tools": [run_catalog.tool_spec(_as_tool(t)) for t in (tools or [])],
             "toolsets": [run_catalog.toolset_spec(ts) for ts in _toolsets(toolsets)],
             "instructions": _instructions(instructions),
             "events": events,
@@ -200,6 +244,46 @@ class Agent:
         if metadata:
             request["metadata"] = dict(metadata)
         return request, self._catalog.merged(run_catalog)
+
+    async def _drive(self, session: int, request: dict[str, Any], catalog: _Catalog,
+                     on_event: Callable[[dict[str, Any]], None] | None) -> RunResult:
+        done = await _bridge.drive(session, request, catalog.tools, catalog.models, self.deps, on_event)
+        error = done.get("error")
+        # A run the runtime cancelled (at shutdown) still reports its result.
+        if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
+            raise _capi.error_from(error)
+        return RunResult(done.get("result") or {})
+
+    async def _resume_on(
+        self,
+        session: int,
+        approvals: ApprovalsInput,
+        deferred_results: DeferredInput,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> RunResult:
+        resume = {
+            "approvals": normalize_approvals(approvals),
+            "deferred_results": normalize_deferred_results(deferred_results),
+        }
+        request = {"resume": resume, "events": on_event is not None}
+        return await self._drive(session, request, self._catalog, on_event)
+
+    def session_from_state(self, state: Mapping[str, Any] | str | bytes) -> AgentSession:
+        """Restore a session exported with ``AgentSession.export_state()``,
+        possibly in another process; it uses this agent's current tools and
+        policies.
+
+        Raises:
+            StateError: state of another version, modified state, or a
+                waiting run naming tools this agent lacks.
+        """
+        if isinstance(state, Mapping):
+            data = json.dumps(state).encode()
+        elif isinstance(state, str):
+            data = state.encode()
+        else:
+            data = bytes(state)
+        return AgentSession(self, _handle=_capi.session_restore(self._handle, data))
 
     async def _run_on(
         self,
@@ -213,10 +297,7 @@ class Agent:
         on_event: Callable[[dict[str, Any]], None] | None,
     ) -> RunResult:
         request, catalog = self._run_request(prompt, tools, toolsets, instructions, metadata, on_event is not None)
-        done = await _bridge.drive(session, request, catalog.tools, catalog.models, self.deps, on_event)
-        if done.get("error"):
-            raise _capi.error_from(done["error"])
-        return RunResult(done.get("result") or {})
+        return await self._drive(session, request, catalog, on_event)
 
     async def run(
         self,
@@ -264,10 +345,11 @@ class Agent:
 class AgentSession:
     """A conversation with an agent; one run at a time."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, *, _handle: int | None = None) -> None:
         self.agent = agent
-        self._handle = _capi.session_new(agent._handle)
+        self._handle = _handle if _handle is not None else _capi.session_new(agent._handle)
         self._finalizer = weakref.finalize(self, _capi.release, self._handle)
+        self.hitl = SessionHitl(self)
 
     async def run(
         self,
@@ -289,6 +371,40 @@ class AgentSession:
             metadata=metadata, on_event=on_event,
         )
 
+    async def resume_after_hitl(
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> RunResult:
+        """Answer every pending approval and deferred call of the waiting run
+        at once, and continue it.
+
+        Raises:
+            StateError: the session is not waiting, an id is unknown or
+                answered twice, a pending item is left unanswered, or a
+                decision lacks an explicit ``approved`` bool. Nothing changes:
+                the run stays waiting and resumable.
+        """
+        return await self.agent._resume_on(self._handle, approvals, deferred_results, on_event)
+
+    def export_state(self) -> dict[str, Any]:
+        """The session as JSON-compatible data: history and, when a run
+        waits, its pending items, paused batch, retry counters and ids.
+        Restore it with ``agent.session_from_state(state)``.
+
+        Raises:
+            StateError: a run is active.
+        """
+        state: dict[str, Any] = json.loads(_capi.session_export(self._handle))
+        return state
+
+    @property
+    def id(self) -> str:
+        """The conversation id (kept across export and restore)."""
+        return str(_capi.session_info(self._handle)["id"])
+
     @property
     def messages(self) -> list[dict[str, Any]]:
         """The conversation so far."""
@@ -307,6 +423,29 @@ class AgentSession:
         self.close()
 
 
+class SessionHitl:
+    """Human-in-the-loop operations of a session."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    async def snapshot(self) -> HitlSnapshot:
+        """What the session's waiting run waits for (empty when not waiting)."""
+        return HitlSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
+
+    async def resume(
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> RunResult:
+        """Same as ``AgentSession.resume_after_hitl``."""
+        return await self._session.resume_after_hitl(approvals=approvals, deferred_results=deferred_results, on_event=on_event)
+
+    resume_collected = resume
+
+
 def create_agent(
     *,
     model: Model,
@@ -323,6 +462,8 @@ def create_agent(
     max_steps: int | None = None,
     deps: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
+    approval_required_tools: Iterable[str] | None = None,
+    state_key: str | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -334,5 +475,5 @@ def create_agent(
         model=model, tools=tools, toolsets=toolsets, instructions=instructions, system_prompt=system_prompt,
         name=name, max_retries=max_retries, timeout_ms=timeout_ms, sequential=sequential,
         max_concurrency=max_concurrency, unavailable_tools=unavailable_tools, max_steps=max_steps,
-        deps=deps, metadata=metadata,
+        deps=deps, metadata=metadata, approval_required_tools=approval_required_tools, state_key=state_key,
     )
