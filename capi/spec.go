@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/bundles/userinput"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
@@ -41,6 +42,9 @@ type toolsetSpec struct {
 	// for the tools their selectors match.
 	ApprovalRequired []string `json:"approval_required"`
 	Deferred         []string `json:"deferred"`
+	// Bundle names a first-party toolset implemented in Go
+	// ("user_input"); it replaces Tools and Instructions.
+	Bundle string `json:"bundle"`
 }
 
 // agentSpec is the JSON given to sw_agent_new.
@@ -150,6 +154,14 @@ func buildTools(specs []toolSpec) ([]tool.Tool, error) {
 func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 	out := make([]toolset.Toolset, 0, len(specs))
 	for _, s := range specs {
+		if s.Bundle != "" {
+			set, err := bundle(s.Bundle)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, wrapPolicies(set, s))
+			continue
+		}
 		if s.Name == "" {
 			return nil, specError("toolset without a name")
 		}
@@ -171,16 +183,29 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 		if s.TimeoutMS != nil {
 			ts = ts.WithTimeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
 		}
-		var set toolset.Toolset = ts
-		if len(s.ApprovalRequired) > 0 {
-			set = toolset.ApprovalRequired(set, s.ApprovalRequired...)
-		}
-		if len(s.Deferred) > 0 {
-			set = toolset.Deferred(set, s.Deferred...)
-		}
-		out = append(out, set)
+		out = append(out, wrapPolicies(ts, s))
 	}
 	return out, nil
+}
+
+// wrapPolicies applies a toolset spec's approval and deferred policies.
+func wrapPolicies(set toolset.Toolset, s toolsetSpec) toolset.Toolset {
+	if len(s.ApprovalRequired) > 0 {
+		set = toolset.ApprovalRequired(set, s.ApprovalRequired...)
+	}
+	if len(s.Deferred) > 0 {
+		set = toolset.Deferred(set, s.Deferred...)
+	}
+	return set
+}
+
+// bundle returns a first-party toolset by name.
+func bundle(name string) (toolset.Toolset, error) {
+	switch name {
+	case "user_input":
+		return userinput.Tools(), nil
+	}
+	return nil, specError("unknown toolset bundle %q", name)
 }
 
 func buildAgent(s agentSpec) (*agent.Agent, error) {

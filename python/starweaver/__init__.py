@@ -1,44 +1,93 @@
-"""Starweaver: agents and tools in Python over a Go runtime core."""
+"""Starweaver: agents and tools in Python over a Go runtime core.
 
-from .context import ToolContext
-from .errors import (
-    AgentError,
-    ApprovalRequired,
-    CallDeferred,
-    Cancelled,
-    Feedback,
-    InvalidArguments,
-    ModelError,
-    ModelRetry,
-    StarweaverError,
-    StateError,
-    Timeout,
-    ToolError,
-    ToolRetryLimitExceeded,
-    UserError,
-)
-from .result import ToolResult
-from .tools import BaseTool, Tool, ensure_tool, tool
+Names are loaded on first use (PEP 562), so ``import starweaver`` stays
+cheap; ``from starweaver import tool`` loads only what ``tool`` needs.
+"""
 
-__all__ = [
-    "AgentError",
-    "ApprovalRequired",
-    "BaseTool",
-    "CallDeferred",
-    "Cancelled",
-    "Feedback",
-    "InvalidArguments",
-    "ModelError",
-    "ModelRetry",
-    "StarweaverError",
-    "StateError",
-    "Timeout",
-    "Tool",
-    "ToolContext",
-    "ToolError",
-    "ToolResult",
-    "ToolRetryLimitExceeded",
-    "UserError",
-    "ensure_tool",
-    "tool",
-]
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it.
+_EXPORTS: dict[str, str] = {
+    "AgentError": "errors",
+    "ApprovalRequired": "errors",
+    "CallDeferred": "errors",
+    "Cancelled": "errors",
+    "Feedback": "errors",
+    "InvalidArguments": "errors",
+    "ModelError": "errors",
+    "ModelRetry": "errors",
+    "StarweaverError": "errors",
+    "StateError": "errors",
+    "Timeout": "errors",
+    "ToolError": "errors",
+    "ToolRetryLimitExceeded": "errors",
+    "UserError": "errors",
+    "ToolContext": "context",
+    "ToolResult": "result",
+    "BaseTool": "tools",
+    "Tool": "tools",
+    "ensure_tool": "tools",
+    "tool": "tools",
+    "ClientTool": "toolsets",
+    "Toolset": "toolsets",
+    "user_input_tools": "toolsets",
+    "Agent": "agent",
+    "AgentSession": "agent",
+    "RunResult": "agent",
+    "SessionHitl": "agent",
+    "create_agent": "agent",
+    "ApprovalDecision": "hitl",
+    "DeferredResult": "hitl",
+    "HitlSnapshot": "hitl",
+    "PendingApproval": "hitl",
+    "PendingDeferred": "hitl",
+    "TestModel": "testing",
+    "FunctionModel": "testing",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> _Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'starweaver' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"starweaver.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if _TYPE_CHECKING:
+    from starweaver.agent import Agent, AgentSession, RunResult, SessionHitl, create_agent
+    from starweaver.context import ToolContext
+    from starweaver.errors import (
+        AgentError,
+        ApprovalRequired,
+        CallDeferred,
+        Cancelled,
+        Feedback,
+        InvalidArguments,
+        ModelError,
+        ModelRetry,
+        StarweaverError,
+        StateError,
+        Timeout,
+        ToolError,
+        ToolRetryLimitExceeded,
+        UserError,
+    )
+    from starweaver.hitl import ApprovalDecision, DeferredResult, HitlSnapshot, PendingApproval, PendingDeferred
+    from starweaver.result import ToolResult
+    from starweaver.testing import FunctionModel, TestModel
+    from starweaver.tools import BaseTool, Tool, ensure_tool, tool
+    from starweaver.toolsets import ClientTool, Toolset, user_input_tools

@@ -53,7 +53,10 @@ class _Catalog:
         return spec
 
     def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
+        bundle = getattr(ts, "bundle", None)
         spec: dict[str, Any] = {"name": ts.name, "tools": [self.tool_spec(t) for t in ts.tools]}
+        if bundle is not None:
+            spec = {"name": ts.name, "bundle": bundle}
         if ts.id is not None:
             spec["id"] = ts.id
         if ts.instructions:

@@ -98,3 +98,18 @@ class Toolset:
 
     def __repr__(self) -> str:
         return f"Toolset({self.name!r}, tools={[t.name for t in self.tools]!r})"
+
+
+class _NativeToolset(Toolset):
+    """A toolset implemented inside the runtime (a first-party bundle)."""
+
+    def __init__(self, name: str, bundle: str) -> None:
+        super().__init__(name, id=name)
+        self.bundle = bundle
+
+
+def user_input_tools() -> Toolset:
+    """The opt-in ``ask_user_question`` toolset: the model asks one to four
+    structured clarifying questions and the run waits for the answers, given
+    with ``approvals[i].approve().with_user_input(...)``."""
+    return _NativeToolset("user_input", "user_input")

@@ -1,0 +1,89 @@
+# starweaver: Go runtime core (capi/ -> libstarweaver) + Python package (python/starweaver).
+# `make help` lists the targets.
+
+PYTHON ?= python3
+GO     ?= go
+GOFMT  ?= gofmt
+
+export CGO_ENABLED := 1
+
+PKG_DIR := python/starweaver
+UNAME_S := $(shell uname -s)
+ifeq ($(UNAME_S),Darwin)
+LIB := $(PKG_DIR)/libstarweaver.dylib
+else
+LIB := $(PKG_DIR)/libstarweaver.so
+endif
+FUZZTIME ?= 10s
+PIP := $(PYTHON) -m pip --disable-pip-version-check
+
+.DEFAULT_GOAL := help
+.PHONY: help build install test fmt-check vet go-test fuzz py-test bench lint clean
+
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## Build the Go library and the cffi module into python/starweaver/ (development)
+	$(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w" -o $(LIB) ./capi
+	rm -f $(basename $(LIB)).h
+	$(PYTHON) ffi_build.py $(PKG_DIR)/_cffi.py
+
+install: ## pip install . (builds the Go library during the build)
+	$(PIP) install .
+
+test: ## gofmt, go vet, go test -race, a short fuzz run, pip install ., pytest (in that order)
+	@$(MAKE) --no-print-directory fmt-check
+	@$(MAKE) --no-print-directory vet
+	@$(MAKE) --no-print-directory go-test
+	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory py-test
+
+fmt-check: ## Fail if gofmt would change any Go file
+	@echo "==> gofmt -l ."
+	@out="$$($(GOFMT) -l .)"; if [ -n "$$out" ]; then \
+		echo "gofmt: these files need formatting (run gofmt -w):"; echo "$$out"; exit 1; fi
+
+vet: ## go vet ./...
+	$(GO) vet ./...
+
+go-test: ## go test -race ./...
+	$(GO) test -race ./...
+
+fuzz: ## Short fuzz run of FuzzExecuteArguments (FUZZTIME=10s)
+	@echo "==> fuzz FuzzExecuteArguments ($(FUZZTIME))"
+	@if grep -qs 'func FuzzExecuteArguments' core/tool/*_test.go; then \
+		$(GO) test -run='^$$' -fuzz='^FuzzExecuteArguments$$' -fuzztime=$(FUZZTIME) ./core/tool/; \
+	else echo "FuzzExecuteArguments not found in core/tool; skipping"; fi
+
+py-test: ## pip install . quietly, then pytest python/tests against the installed package
+	@echo "==> pip install ."
+	$(PIP) install --quiet .
+	@# Run from python/tests with importlib mode so the repo's python/ dir is
+	@# not on sys.path: the installed package (with its library) is tested.
+	@echo "==> installed package:"
+	cd / && $(PYTHON) -c "import starweaver._library as l; ffi, lib = l.load(); \
+		print('  ', l.library_path(), '- live handles:', lib.sw_handle_count())"
+	@case "$$(cd / && $(PYTHON) -c 'import starweaver._library as l; print(l.__file__)')" in \
+		"$(CURDIR)/"*) echo "error: starweaver resolves to the source tree, not the installed package"; exit 1;; esac
+	@if [ -n "$$(find python/tests -name 'test_*.py' 2>/dev/null)" ]; then \
+		echo "==> pytest python/tests"; \
+		cd python/tests && $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .; \
+	else echo "no Python tests under python/tests yet; skipping pytest"; fi
+
+bench: ## Go benchmarks (./core/...) and bench/run.py if present
+	$(GO) test -run='^$$' -bench=. -benchmem ./core/...
+	@if [ -f bench/run.py ]; then echo "==> $(PYTHON) bench/run.py"; $(PYTHON) bench/run.py; \
+	else echo "bench/run.py not found; skipping Python benchmarks"; fi
+
+lint: fmt-check vet ## gofmt, go vet, compileall, and mypy when installed
+	$(PYTHON) -m compileall -q python ffi_build.py setup.py
+	@if $(PYTHON) -m mypy --version >/dev/null 2>&1; then \
+		echo "==> mypy"; $(PYTHON) -m mypy python/starweaver; \
+	else echo "mypy not installed; skipping"; fi
+
+clean: ## Remove build outputs
+	rm -rf build dist python/*.egg-info *.egg-info .pytest_cache python/tests/.pytest_cache
+	rm -f $(PKG_DIR)/_cffi.py $(PKG_DIR)/libstarweaver.so $(PKG_DIR)/libstarweaver.dylib \
+		$(PKG_DIR)/libstarweaver.dll $(PKG_DIR)/libstarweaver.h
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
