@@ -267,7 +267,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 					tc.ToolCallID, tc.ToolName = call.ID, call.Name
 					out, err := pre(ctx, &tc, d.UserInput)
 					if err != nil {
-						returns[p.index] = tool.ErrorReturn(call, err)
+						returns[p.index] = resolvedReturn(tool.ErrorReturn(call, err))
 						return nil
 					}
 					if len(out.OverrideArguments) > 0 {
@@ -277,18 +277,18 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 				}
 			}
 		}
-		if len(approval.OverrideArguments) > 0 {
+		overridden := len(approval.OverrideArguments) > 0
+		if overridden {
 			call.Arguments = approval.OverrideArguments
 		}
 		ret := reg.Execute(ctx, base, call)
-		if ret.Metadata == nil {
-			ret.Metadata = map[string]any{}
-		} else {
-			ret.Metadata = maps.Clone(ret.Metadata)
+		if overridden && ret.ErrorKind() == tool.ErrInvalidArguments {
+			// A person wrote these arguments: the model cannot correct them,
+			// so they must not spend its correction budget.
+			msg, _ := ret.Metadata["message"].(string)
+			ret = tool.ErrorReturn(call, tool.UserError("override arguments rejected: %s", msg))
 		}
-		ret.Metadata["hitl_state"] = "resolved"
-		ret.Metadata["approval_state"] = "approved"
-		returns[p.index] = ret
+		returns[p.index] = resolvedReturn(ret)
 		return nil
 	}
 	if reg.SequentialReason(calls, r.a.sequential) != "" {
@@ -358,4 +358,16 @@ func deferredReturn(call tool.Call, p Pending, d DeferredResult) tool.Return {
 		Content:    map[string]any{"kind": "deferred_" + d.Status, "status": d.Status, "response": response, "success": false},
 		Metadata:   md,
 	}
+}
+
+// resolvedReturn marks the return of an approved call.
+func resolvedReturn(ret tool.Return) tool.Return {
+	if ret.Metadata == nil {
+		ret.Metadata = map[string]any{}
+	} else {
+		ret.Metadata = maps.Clone(ret.Metadata)
+	}
+	ret.Metadata["hitl_state"] = "resolved"
+	ret.Metadata["approval_state"] = "approved"
+	return ret
 }

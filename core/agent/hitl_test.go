@@ -338,3 +338,21 @@ func TestApprovalRequiredToolsPolicy(t *testing.T) {
 		t.Fatalf("%+v %v ran=%d", res, err, ran.Load())
 	}
 }
+
+func TestRejectedOverrideIsUserError(t *testing.T) {
+	d := &deployTool{}
+	s, _ := waitingSession(t, d, text("ok"))
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{
+		ID: "call_deploy", Approved: true, OverrideArguments: json.RawMessage(`{"env": 7}`),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret := res.Returns()[0]
+	if ret.ErrorKind() != tool.ErrUserError || ret.Metadata["retry"] != nil || ret.Metadata["approval_state"] != "approved" {
+		t.Fatalf("return %+v", ret)
+	}
+	if !strings.Contains(ret.Metadata["message"].(string), "/env") || d.calls.Load() != 1 {
+		t.Fatalf("message %v calls %d", ret.Metadata["message"], d.calls.Load())
+	}
+}
