@@ -129,12 +129,14 @@ func (s toolSpec) build() (tool.Tool, error) {
 			return nil, specError("tool %q: max_retries must not be negative", s.Definition.Name)
 		}
 		t.cfg.MaxRetries = s.MaxRetries
+		t.def.Metadata[tool.MetaMaxRetries] = *s.MaxRetries
 	}
 	if s.TimeoutMS != nil {
 		if *s.TimeoutMS <= 0 {
 			return nil, specError("tool %q: timeout_ms must be positive", s.Definition.Name)
 		}
 		t.cfg.Timeout = time.Duration(*s.TimeoutMS) * time.Millisecond
+		t.def.Metadata[tool.MetaTimeoutMS] = *s.TimeoutMS
 	}
 	return t, nil
 }

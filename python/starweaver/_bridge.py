@@ -48,6 +48,23 @@ def sync_executor() -> ThreadPoolExecutor:
     return _executor
 
 
+# Contexts of sync calls in flight, so that interpreter exit can ask them to
+# stop before the thread pool's own exit hook joins its workers.
+_inflight_sync: set[ToolContext] = set()
+
+
+def _cancel_inflight_sync() -> None:
+    for ctx in list(_inflight_sync):
+        ctx._request_cancel()
+
+
+# threading runs these hooks in reverse order of registration, so this one
+# (registered after concurrent.futures') runs before the pool is joined.
+_register_thread_exit = getattr(threading, "_register_atexit", None)
+if _register_thread_exit is not None:
+    _register_thread_exit(_cancel_inflight_sync)
+
+
 def _at_exit() -> None:
     # Cancel native runs first so that no Go wait outlives the interpreter,
     # then let worker threads finish without blocking exit.
@@ -172,9 +189,11 @@ class RunDriver:
         self._complete(token, outcome)
 
     def _call_sync(self, token: int, tool: Tool, ctx: ToolContext, args: dict[str, Any]) -> None:
+        _inflight_sync.add(ctx)
         try:
             outcome = tool._run_sync(ctx, args)
         finally:
+            _inflight_sync.discard(ctx)
             self._pending.pop(token, None)
         self._complete_from_thread(token, outcome)
 
