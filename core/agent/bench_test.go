@@ -21,7 +21,9 @@ func BenchmarkAgentRun(b *testing.B) {
 			for i := range n {
 				name := fmt.Sprintf("t%d", i)
 				tools[i] = tool.New(name, "", map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "integer"}}},
-					func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) { return tool.Text("ok"), nil })
+					func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+						return tool.Text("ok"), nil
+					})
 				cs[i] = model.Call(fmt.Sprintf("c%d", i), name, map[string]int{"x": i})
 			}
 			script := []model.Message{model.Response(model.TextPart("done"))}

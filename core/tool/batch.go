@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -38,10 +39,22 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 		return ""
 	}
 	var legacy, narrowed bool
+	// Small batches compare names pairwise; large ones remember them.
+	var seen map[string]struct{}
+	if len(calls) > 16 {
+		seen = make(map[string]struct{}, len(calls))
+	}
 	for i, c := range calls {
-		for _, prev := range calls[:i] {
-			if prev.Name == c.Name {
+		if seen != nil {
+			if _, dup := seen[c.Name]; dup {
 				return SeqRepeatedName
+			}
+			seen[c.Name] = struct{}{}
+		} else {
+			for _, prev := range calls[:i] {
+				if prev.Name == c.Name {
+					return SeqRepeatedName
+				}
 			}
 		}
 		e, ok := r.entries[c.Name]
@@ -90,16 +103,32 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 		}
 		return out
 	}
-	var g errgroup.Group
 	if opts.MaxConcurrency > 0 {
+		var g errgroup.Group
 		g.SetLimit(opts.MaxConcurrency)
+		for i, c := range calls {
+			g.Go(func() error {
+				r.executeInto(ctx, contextFor(c), c, &out[i], nil)
+				return nil
+			})
+		}
+		_ = g.Wait() // Execute never fails; errors live in the returns.
+		return out
 	}
+	var wg sync.WaitGroup
+	wg.Add(len(calls))
 	for i, c := range calls {
-		g.Go(func() error {
-			out[i] = r.Execute(ctx, contextFor(c), c)
-			return nil
-		})
+		go r.executeInto(ctx, contextFor(c), c, &out[i], &wg)
 	}
-	_ = g.Wait() // Execute never fails; errors live in the returns.
+	wg.Wait()
 	return out
+}
+
+// executeInto stores the Return of call in dst and marks wg done. Keeping
+// the goroutine's first frame small spares it a stack growth.
+func (r *Registry) executeInto(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
+	if wg != nil {
+		defer wg.Done()
+	}
+	*dst = r.Execute(ctx, base, call)
 }

@@ -18,36 +18,63 @@ import (
 // validators see numbers exactly as the model wrote them, and arguments
 // re-encoded after a hook or validator changed them keep their precision.
 func (r *Registry) Execute(ctx context.Context, base *Context, call Call) (ret Return) {
+	// Execute and its helpers keep one ErrorReturn call site each: every
+	// site reserves room for a Return in the frame, and a small frame
+	// spares the goroutines of a parallel batch from growing their stacks.
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	e, ok := r.entries[call.Name]
+	var tc *Context
+	var err error
 	if !ok {
-		return ErrorReturn(call, &Error{Kind: ErrNotFound, Tool: call.Name, Message: fmt.Sprintf("tool %q is not registered for this run", call.Name)})
+		err = &Error{Kind: ErrNotFound, Tool: call.Name, Message: fmt.Sprintf("tool %q is not registered for this run", call.Name)}
+	} else {
+		// Hooks and validators are user code too: a panic in one of them
+		// ends the call like a panicking tool does, instead of the process.
+		defer func() {
+			if p := recover(); p != nil {
+				ret = ErrorReturn(call, panicError("a hook or argument validator", p))
+			}
+		}()
+		tc, call.Arguments, err = r.prepare(ctx, e, base, call)
 	}
-	// Hooks and validators are user code too: a panic in one of them ends
-	// the call like a panicking tool does, instead of the process.
-	defer func() {
-		if p := recover(); p != nil {
-			ret = ErrorReturn(call, panicError("a hook or argument validator", p))
+	attempt := -1
+	if err == nil {
+		var res Result
+		res, attempt, err = r.attempts(ctx, e, tc, call.Arguments)
+		if err == nil {
+			return SuccessReturn(call, res)
 		}
-	}()
+	}
+	ret = ErrorReturn(call, err)
+	if attempt >= 0 && FlagsOf(KindOf(err)).Unexpected {
+		ret.Metadata["tool_retry"] = attempt
+		ret.Metadata["max_retries"] = tc.MaxRetries
+		ret.Content.(map[string]any)["tool_retry"] = attempt
+		ret.Content.(map[string]any)["max_retries"] = tc.MaxRetries
+	}
+	return ret
+}
 
+// prepare does everything before the first attempt: it checks the
+// arguments, derives the call's context, runs before-hooks and argument
+// validators, and validates the arguments against the schema. It returns
+// the arguments to hand to the tool.
+func (r *Registry) prepare(ctx context.Context, e *entry, base *Context, call Call) (*Context, json.RawMessage, error) {
 	raw, err := checkArguments(call.Arguments)
 	if err != nil {
-		return ErrorReturn(call, err)
+		return nil, nil, err
 	}
 	call.Arguments = raw
 	tc := r.callContext(e, base, call)
-
-	hooks := [2][]Hook{r.hooks, e.cfg.Hooks}
 	if len(r.hooks) > 0 || len(e.cfg.Hooks) > 0 || len(e.cfg.Validators) > 0 {
 		// Hooks and validators work on decoded arguments; the tool and the
 		// schema then see them re-encoded. Without any, the arguments are
 		// validated in place and never decoded here.
 		args := parseValidObject(raw)
-		if err := runBefore(ctx, hooks, tc, args); err != nil {
-			return ErrorReturn(call, err)
+		if err := runBefore(ctx, [2][]Hook{r.hooks, e.cfg.Hooks}, tc, args); err != nil {
+			return nil, nil, err
 		}
 		for _, v := range e.cfg.Validators {
 			if err := v(tc, args); !isNil(err) {
@@ -55,46 +82,46 @@ func (r *Registry) Execute(ctx context.Context, base *Context, call Call) (ret R
 				if !errors.As(err, &te) || te == nil {
 					te = InvalidArguments("%s", err.Error())
 				}
-				return ErrorReturn(call, te)
+				return nil, nil, te
 			}
 		}
 		b, err := json.Marshal(args)
 		if err != nil {
-			return ErrorReturn(call, UserError("hooks left arguments that are not JSON: %v", err))
+			return nil, nil, UserError("hooks left arguments that are not JSON: %v", err)
 		}
 		raw = b
-		call.Arguments = b
 	}
 	if err := e.schema.validateJSON(raw); err != nil {
-		return ErrorReturn(call, err)
+		return nil, nil, err
 	}
+	return tc, raw, nil
+}
 
-	timeout := r.TimeoutFor(call.Name)
+// attempts runs the tool, re-running it after unexpected failures within
+// the retry budget, with after-hooks after every attempt. It returns the
+// outcome of the last attempt and its number.
+func (r *Registry) attempts(ctx context.Context, e *entry, tc *Context, args json.RawMessage) (res Result, attempt int, err error) {
+	timeout := r.timeoutOf(e)
+	afterHooks := len(r.hooks) > 0 || len(e.cfg.Hooks) > 0
 	baseRetry := tc.Retry
-	for attempt := 0; ; attempt++ {
+	for ; ; attempt++ {
 		tc.Retry = baseRetry + attempt
-		var out Outcome
 		if ctx.Err() != nil {
-			out.Err = Cancelled("agent run cancellation requested")
+			res, err = Result{}, Cancelled("agent run cancellation requested")
 		} else {
-			out.Result, out.Err = attemptCall(ctx, e.Tool, tc, raw, timeout)
+			res, err = attemptCall(ctx, e.Tool, tc, args, timeout, afterHooks)
 		}
-		runAfter(ctx, hooks, tc, &out)
-		if isNil(out.Err) {
-			return SuccessReturn(call, out.Result)
+		if afterHooks {
+			out := &Outcome{Result: res, Err: err}
+			runAfter(ctx, [2][]Hook{r.hooks, e.cfg.Hooks}, tc, out)
+			res, err = out.Result, out.Err
 		}
-		unexpected := FlagsOf(KindOf(out.Err)).Unexpected
-		if unexpected && attempt < tc.MaxRetries && ctx.Err() == nil {
-			continue
+		if isNil(err) {
+			return res, attempt, nil
 		}
-		ret := ErrorReturn(call, out.Err)
-		if unexpected {
-			ret.Metadata["tool_retry"] = attempt
-			ret.Metadata["max_retries"] = tc.MaxRetries
-			ret.Content.(map[string]any)["tool_retry"] = attempt
-			ret.Content.(map[string]any)["max_retries"] = tc.MaxRetries
+		if !FlagsOf(KindOf(err)).Unexpected || attempt >= tc.MaxRetries || ctx.Err() != nil {
+			return Result{}, attempt, err
 		}
-		return ret
 	}
 }
 
@@ -107,7 +134,7 @@ func (r *Registry) callContext(e *entry, base *Context, call Call) *Context {
 	}
 	tc.ToolCallID = call.ID
 	tc.ToolName = call.Name
-	tc.MaxRetries = r.MaxRetriesFor(call.Name)
+	tc.MaxRetries = r.maxRetriesOf(e)
 	switch e.deps.Profile {
 	case ProfileStrict:
 		tc.Deps = tc.Deps.only(e.deps.HostCapabilities)
@@ -117,14 +144,29 @@ func (r *Registry) callContext(e *entry, base *Context, call Call) *Context {
 	return tc
 }
 
-type callOutcome struct {
-	res Result
-	err error
+// attempt is one run of a tool on its own goroutine. The goroutine writes
+// res and err, then closes done; the caller reads them only after done is
+// closed, and abandons them when the context ends first.
+type attempt struct {
+	ctx  context.Context
+	tool Tool
+	tc   *Context
+	args json.RawMessage
+	res  Result
+	err  error
+	done chan struct{}
+}
+
+func (a *attempt) run() {
+	a.res, a.err = safeCall(a.ctx, a.tool, a.tc, a.args)
+	close(a.done)
 }
 
 // attemptCall runs one attempt under the timeout, returning as soon as the
-// context ends even if the tool ignores it.
-func attemptCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage, timeout time.Duration) (Result, error) {
+// context ends even if the tool ignores it. When after-hooks will run (and
+// may change tc while an abandoned tool still reads it), the tool gets a
+// copy of tc.
+func attemptCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage, timeout time.Duration, copyContext bool) (Result, error) {
 	parent := ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -134,32 +176,32 @@ func attemptCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage,
 	if ctx.Done() == nil {
 		return safeCall(ctx, t, tc, args)
 	}
-	// The tool gets its own copy of the context: if it outlives the
-	// attempt, later changes (after-hooks, the next attempt) cannot race
-	// with it.
-	own := *tc
-	ch := make(chan callOutcome, 1)
-	go func() {
-		res, err := safeCall(ctx, t, &own, args)
-		ch <- callOutcome{res, err}
-	}()
+	if copyContext {
+		own := *tc
+		tc = &own
+	}
+	a := &attempt{ctx: ctx, tool: t, tc: tc, args: args, done: make(chan struct{})}
+	go a.run()
 	select {
-	case o := <-ch:
-		// An unexpected failure once the attempt's context has ended is
-		// the tool reacting to the timeout or cancellation: report that,
-		// whichever of the two the select happened to see first.
-		if o.err != nil && ctx.Err() != nil && FlagsOf(KindOf(o.err)).Unexpected {
-			return Result{}, ctxError(parent, timeout)
-		}
-		if te := (*Error)(nil); errors.As(o.err, &te) && te.Kind == ErrTimeout && te.TimeoutMS == 0 {
-			c := *te
-			c.TimeoutMS = timeout.Milliseconds()
-			return o.res, &c
-		}
-		return o.res, o.err
+	case <-a.done:
 	case <-ctx.Done():
 		return Result{}, ctxError(parent, timeout)
 	}
+	if a.err == nil {
+		return a.res, nil
+	}
+	// An unexpected failure once the attempt's context has ended is the
+	// tool reacting to the timeout or cancellation: report that, whichever
+	// of the two the select happened to see first.
+	if ctx.Err() != nil && FlagsOf(KindOf(a.err)).Unexpected {
+		return Result{}, ctxError(parent, timeout)
+	}
+	if te := AsError(a.err); te.Kind == ErrTimeout && te.TimeoutMS == 0 {
+		c := *te
+		c.TimeoutMS = timeout.Milliseconds()
+		return a.res, &c
+	}
+	return a.res, a.err
 }
 
 func ctxError(parent context.Context, timeout time.Duration) error {

@@ -10,7 +10,8 @@ type Outcome struct {
 
 // Hook wraps tool execution. Before runs once per call, before validation:
 // global hooks first, then the tool's; it may change tc and args in place,
-// and an error ends the call with that error's return. After runs after each
+// and an error ends the call with that error's return (args hold numbers
+// as json.Number, as for an ArgumentValidator). After runs after each
 // attempt: the tool's hooks first, then global ones; it may change the
 // outcome, and an error replaces it. Approval and deferred outcomes are
 // control flow: After observes a copy of them and cannot replace them.

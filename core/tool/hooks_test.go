@@ -237,3 +237,40 @@ func TestAfterHookSeesEachAttempt(t *testing.T) {
 		t.Fatalf("after-hook attempts = %v", attempts)
 	}
 }
+
+// Hooks and validators may store ordinary Go values; the schema validates
+// them as the JSON the tool receives.
+func TestHookValuesAreValidatedAsJSON(t *testing.T) {
+	var seen json.RawMessage
+	f := tool.New("t", "", map[string]any{
+		"properties": map[string]any{
+			"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"n":     map[string]any{"type": "integer", "maximum": 10},
+			"where": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}},
+		},
+	}, func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
+		seen = args
+		return tool.Text("ok"), nil
+	})
+	type place struct {
+		City string `json:"city"`
+	}
+	r := mustRegistry(t, f)
+	r.AddHook(tool.Hook{Before: func(_ context.Context, _ *tool.Context, args map[string]any) error {
+		args["tags"] = []string{"a", "b"}
+		args["n"] = 5
+		args["where"] = place{City: "Oslo"}
+		return nil
+	}})
+	wantSuccess(t, r.Execute(context.Background(), nil, call("1", "t", `{}`)))
+	if !jsonEqual(t, seen, map[string]any{"tags": []string{"a", "b"}, "n": 5, "where": map[string]any{"city": "Oslo"}}) {
+		t.Fatalf("tool saw %s", seen)
+	}
+	// A value that cannot be encoded is the application's error.
+	r2 := mustRegistry(t, tool.New("t", "", nil, okHandler))
+	r2.AddHook(tool.Hook{Before: func(_ context.Context, _ *tool.Context, args map[string]any) error {
+		args["ch"] = make(chan int)
+		return nil
+	}})
+	wantKind(t, r2.Execute(context.Background(), nil, call("1", "t", `{}`)), tool.ErrUserError)
+}

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -223,4 +224,58 @@ func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+type quickTypedInner struct {
+	Owner string `json:"owner"`
+}
+
+type quickTypedArgs struct {
+	Query string            `json:"query" jsonschema:"description=q"`
+	Limit int               `json:"limit,omitempty" jsonschema:"default=10,minimum=1,maximum=100"`
+	Mode  string            `json:"mode,omitempty" jsonschema:"enum=a,enum=b"`
+	Inner *quickTypedInner  `json:"inner,omitempty"`
+	Tags  []string          `json:"tags,omitempty"`
+	M     map[string]int    `json:"m,omitempty"`
+	F     float64           `json:"f,omitempty"`
+	U     uint8             `json:"u,omitempty"`
+	B     bool              `json:"b"`
+	Meta  map[string]string `json:"meta,omitempty"`
+}
+
+// Schemas generated for typed tools stay on the quick path, and a valid
+// call through the registry allocates little.
+func TestQuickPathCoversTypedSchemas(t *testing.T) {
+	f := Typed("typed", "", func(_ context.Context, _ *Context, a quickTypedArgs) (Result, error) {
+		return Result{Content: "ok"}, nil
+	})
+	r, err := NewRegistry(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := r.entries["typed"]
+	if e.schema.quick.unsupported {
+		t.Fatalf("typed schema is not on the quick path: %v", e.def.Parameters)
+	}
+	in := []byte(`{"query":"x","limit":5,"mode":"a","inner":{"owner":"o"},"tags":["a"],"m":{"k":1},"f":2,"u":3,"b":true}`)
+	if !e.schema.quick.acceptsJSON(in) {
+		t.Fatal("quick path rejected valid typed arguments")
+	}
+
+	plain, err := NewRegistry(New("plain", "", map[string]any{
+		"properties": map[string]any{"q": map[string]any{"type": "string"}, "n": map[string]any{"type": "integer", "maximum": 9}},
+		"required":   []any{"q"},
+	}, func(context.Context, *Context, json.RawMessage) (Result, error) { return Result{Content: "ok"}, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Call{ID: "1", Name: "plain", Arguments: json.RawMessage(`{"q":"x","n":3}`)}
+	allocs := testing.AllocsPerRun(200, func() {
+		if ret := plain.Execute(context.Background(), nil, c); ret.IsError {
+			t.Fatal(ret.Content)
+		}
+	})
+	if allocs > 5 {
+		t.Fatalf("a trivial call allocates %.0f times", allocs)
+	}
 }

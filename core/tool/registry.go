@@ -241,8 +241,12 @@ func (r *Registry) Select(names []string) *Registry {
 
 // MaxRetriesFor resolves the budget of name: tool, toolset, registry, then
 // DefaultMaxRetries.
-func (r *Registry) MaxRetriesFor(name string) int {
-	if e, ok := r.entries[name]; ok {
+func (r *Registry) MaxRetriesFor(name string) int { return r.maxRetriesOf(r.entries[name]) }
+
+// maxRetriesOf is MaxRetriesFor of a registered entry, or of an unknown
+// name when e is nil.
+func (r *Registry) maxRetriesOf(e *entry) int {
+	if e != nil {
 		if e.cfg.MaxRetries != nil {
 			return *e.cfg.MaxRetries
 		}
@@ -258,8 +262,12 @@ func (r *Registry) MaxRetriesFor(name string) int {
 
 // TimeoutFor resolves the timeout of name: tool, toolset, then registry.
 // Zero means none.
-func (r *Registry) TimeoutFor(name string) time.Duration {
-	if e, ok := r.entries[name]; ok {
+func (r *Registry) TimeoutFor(name string) time.Duration { return r.timeoutOf(r.entries[name]) }
+
+// timeoutOf is TimeoutFor of a registered entry, or of an unknown name when
+// e is nil.
+func (r *Registry) timeoutOf(e *entry) time.Duration {
+	if e != nil {
 		if e.cfg.Timeout > 0 {
 			return e.cfg.Timeout
 		}

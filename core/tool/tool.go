@@ -24,6 +24,9 @@ type Handler func(ctx context.Context, tc *Context, args json.RawMessage) (Resul
 // ArgumentValidator checks or normalises decoded arguments before the schema
 // validation. It may change args in place; returning an error rejects the
 // call (an *Error keeps its kind, other errors become invalid_arguments).
+// Numbers arrive as json.Number, so that large integers keep their value;
+// any JSON-encodable value may be stored. The arguments are re-encoded
+// and validated against the schema afterwards.
 type ArgumentValidator func(tc *Context, args map[string]any) error
 
 // PreprocessResult is what a user-input preprocessor makes of the input a
