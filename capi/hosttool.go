@@ -19,6 +19,10 @@ type hostTool struct {
 func (t *hostTool) Definition() tool.Definition { return t.def }
 func (t *hostTool) ToolConfig() *tool.Config    { return &t.cfg }
 
+// Cooperative reports that calls return as soon as their context ends: the
+// wait on the host selects on ctx.Done().
+func (t *hostTool) Cooperative() bool { return true }
+
 type wireContext struct {
 	RunID          string         `json:"run_id"`
 	ConversationID string         `json:"conversation_id"`

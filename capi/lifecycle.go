@@ -40,9 +40,25 @@ func shutdown() {
 }
 
 type doneItem struct {
-	Kind   string           `json:"kind"`
-	Result *agent.RunResult `json:"result"`
-	Error  *abiError        `json:"error"`
+	Kind   string      `json:"kind"`
+	Result *wireResult `json:"result"`
+	Error  *abiError   `json:"error"`
+}
+
+// wireResult sends a run result without repeating the new messages: they
+// are the tail of Messages from NewMessagesStart, and large batches make
+// the duplicate expensive to encode and decode.
+type wireResult struct {
+	*agent.RunResult
+	NewMessages      []struct{} `json:"new_messages,omitempty"`
+	NewMessagesStart int        `json:"new_messages_start"`
+}
+
+func toWire(res *agent.RunResult) *wireResult {
+	if res == nil {
+		return nil
+	}
+	return &wireResult{RunResult: res, NewMessagesStart: len(res.Messages) - len(res.NewMessages)}
 }
 
 type eventItem struct {
@@ -90,7 +106,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, int, error) {
 		} else {
 			res, err = sess.Run(withRun(ctx, run), spec.Prompt, opts...)
 		}
-		item := doneItem{Kind: "done", Result: res}
+		item := doneItem{Kind: "done", Result: toWire(res)}
 		if err != nil {
 			item.Error = toABIError(err)
 		}

@@ -176,6 +176,13 @@ func attemptCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage,
 	if ctx.Done() == nil {
 		return safeCall(ctx, t, tc, args)
 	}
+	if c, ok := t.(Cooperative); ok && c.Cooperative() {
+		res, err := safeCall(ctx, t, tc, args)
+		if err != nil && ctx.Err() != nil && FlagsOf(KindOf(err)).Unexpected {
+			return Result{}, ctxError(parent, timeout)
+		}
+		return res, err
+	}
 	if copyContext {
 		own := *tc
 		tc = &own

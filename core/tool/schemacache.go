@@ -2,46 +2,99 @@ package tool
 
 import (
 	"encoding/json"
+	"reflect"
 	"sync"
 )
 
-// SchemaCache remembers normalised, compiled parameter schemas by their
-// JSON text. Compiling a schema costs far more than executing a call, and
-// agents rebuild their registry for every run, so an agent keeps one cache
-// for its lifetime. The zero value is ready; it is safe for concurrent use.
-// Cached schemas are shared and must not be modified.
+// maxCachedSchemas bounds a SchemaCache; past it the cache starts afresh,
+// so run-scoped tools registered by a long-lived agent cannot grow it
+// without limit.
+const maxCachedSchemas = 4096
+
+// SchemaCache remembers normalised, compiled parameter schemas. Compiling a
+// schema costs far more than executing a call, and agents rebuild their
+// registry for every run, so an agent keeps one cache for its lifetime.
+//
+// Lookups go first by the identity of the schema map (the same tool
+// registered again hands over the same map, found without encoding it),
+// then by its JSON text. The zero value is ready; it is safe for concurrent
+// use. Cached schemas are shared and must not be modified, and a schema map
+// must not be modified after its tool is registered.
 type SchemaCache struct {
-	mu sync.Mutex
-	m  map[string]cachedSchema
+	mu     sync.Mutex
+	byText map[string]cachedSchema
+	byMap  map[uintptr]cachedSchema
 }
 
 type cachedSchema struct {
+	// src is the map the entry was found for; holding it keeps its address
+	// from being reused by another map while the entry exists.
+	src    map[string]any
 	params map[string]any
 	schema *Schema
 }
 
-// Len reports how many schemas are cached.
+// Len reports how many distinct schemas are cached.
 func (c *SchemaCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.m)
+	return len(c.byText)
+}
+
+func mapID(m map[string]any) uintptr {
+	if m == nil {
+		return 0
+	}
+	return reflect.ValueOf(m).Pointer()
 }
 
 // compile normalises and compiles raw, reusing an earlier compilation of
-// the same JSON text. Failures are not cached.
+// the same map or of the same JSON text. Failures are not cached.
 func (c *SchemaCache) compile(name string, raw map[string]any) (map[string]any, *Schema, error) {
-	var key string
-	if c != nil {
-		if b, err := json.Marshal(raw); err == nil {
-			key = string(b)
-			c.mu.Lock()
-			hit, ok := c.m[key]
-			c.mu.Unlock()
-			if ok {
-				return hit.params, hit.schema, nil
-			}
-		}
+	if c == nil {
+		return compileSchema(name, raw)
 	}
+	id := mapID(raw)
+	c.mu.Lock()
+	hit, ok := c.byMap[id]
+	c.mu.Unlock()
+	if ok && id != 0 {
+		return hit.params, hit.schema, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return compileSchema(name, raw) // reports the encoding failure
+	}
+	key := string(b)
+	c.mu.Lock()
+	hit, ok = c.byText[key]
+	c.mu.Unlock()
+	if !ok {
+		params, schema, err := compileSchema(name, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		hit = cachedSchema{params: params, schema: schema}
+	}
+	c.mu.Lock()
+	if len(c.byText) >= maxCachedSchemas || len(c.byMap) >= maxCachedSchemas {
+		c.byText, c.byMap = nil, nil
+	}
+	if c.byText == nil {
+		c.byText = map[string]cachedSchema{}
+		c.byMap = map[uintptr]cachedSchema{}
+	}
+	c.byText[key] = hit
+	if id != 0 {
+		byMap := hit
+		byMap.src = raw
+		c.byMap[id] = byMap
+	}
+	c.mu.Unlock()
+	return hit.params, hit.schema, nil
+}
+
+func compileSchema(name string, raw map[string]any) (map[string]any, *Schema, error) {
 	params, err := NormalizeSchema(raw)
 	if err != nil {
 		return nil, nil, err
@@ -49,14 +102,6 @@ func (c *SchemaCache) compile(name string, raw map[string]any) (map[string]any, 
 	schema, err := CompileSchema(name, params)
 	if err != nil {
 		return nil, nil, err
-	}
-	if c != nil && key != "" {
-		c.mu.Lock()
-		if c.m == nil {
-			c.m = map[string]cachedSchema{}
-		}
-		c.m[key] = cachedSchema{params: params, schema: schema}
-		c.mu.Unlock()
 	}
 	return params, schema, nil
 }

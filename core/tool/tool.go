@@ -18,6 +18,14 @@ type Tool interface {
 	Call(ctx context.Context, tc *Context, args json.RawMessage) (Result, error)
 }
 
+// Cooperative is implemented by tools that always return promptly once
+// their context is done, such as tools that only wait on channels selected
+// together with ctx.Done(). The registry calls them directly instead of
+// watching each attempt from a second goroutine.
+type Cooperative interface {
+	Cooperative() bool
+}
+
 // Handler is the function signature of a schema-given tool.
 type Handler func(ctx context.Context, tc *Context, args json.RawMessage) (Result, error)
 

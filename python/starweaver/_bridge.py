@@ -82,8 +82,11 @@ class HostModel(Protocol):
     async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]: ...
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
+    return _ENCODER.encode(value).encode()
 
 
 class RunDriver:
@@ -139,6 +142,9 @@ class RunDriver:
 
     @staticmethod
     def _encode(outcome: Mapping[str, Any]) -> bytes:
+        encoded = getattr(outcome, "encoded", None)
+        if encoded is not None:
+            return encoded  # type: ignore[no-any-return]
         try:
             return _dumps(outcome)
         except (TypeError, ValueError) as exc:

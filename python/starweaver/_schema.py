@@ -148,6 +148,11 @@ class FunctionSchema:
     model: type[BaseModel] | None = None
     fields: tuple[_Field, ...] = ()
     var_kwargs: bool = False
+    # Set when every argument is a plain str, int or bool keyword parameter:
+    # then arguments of exactly those types (which Go already checked against
+    # the schema) are passed without a pydantic round trip.
+    plain_types: Mapping[str, type] | None = None
+    plain_required: frozenset[str] = frozenset()
 
     def bind(self, ctx: ToolContext | None, arguments: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The positional and keyword arguments of the call for the decoded JSON arguments.
@@ -167,6 +172,14 @@ class FunctionSchema:
 
         if self.takes_ctx:
             put(self.ctx_param or "ctx", self.ctx_positional, ctx)
+        if self.plain_types is not None and self.plain_required <= arguments.keys():
+            plain = self.plain_types
+            for name, value in arguments.items():
+                if type(value) is not plain.get(name):
+                    break
+            else:
+                kwargs.update(arguments)
+                return args, kwargs
         if self.style == "raw":
             put(self.param or "args", self.param_positional, dict(arguments))
         elif self.style == "var_kwargs":
@@ -433,11 +446,22 @@ def function_schema(
         problems.extend(f"parameter {p.name!r}: {why}" for p in business if (why := _unsupported(annotation(p))))
         problems = problems or [f"{type(e).__name__}: {e}"]
         fail()
+    plain = explicit is None and not var_kwargs and all(
+        annotation(p) in _PLAIN_TYPES and p.kind is not inspect.Parameter.POSITIONAL_ONLY and not isinstance(p.default, FieldInfo)
+        for p in business
+    )
     return FunctionSchema(
         json_schema=copy.deepcopy(schema),
         style="keywords",
         model=arg_model,
         fields=tuple(fields),
         var_kwargs=var_kwargs,
+        plain_types={p.name: annotation(p) for p in business} if plain else None,
+        plain_required=frozenset(p.name for p in business if p.default is _EMPTY) if plain else frozenset(),
         **common,
     )
+
+
+# Annotations whose JSON values need no conversion (float is not among them:
+# JSON integers must still become floats).
+_PLAIN_TYPES = (str, int, bool)

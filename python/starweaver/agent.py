@@ -112,7 +112,10 @@ class RunResult:
         self.status: str = str(raw.get("status", ""))
         self.output: str = str(raw.get("output", ""))
         self.messages: list[dict[str, Any]] = list(raw.get("messages") or [])
-        self.new_messages: list[dict[str, Any]] = list(raw.get("new_messages") or [])
+        if "new_messages" in raw:
+            self.new_messages: list[dict[str, Any]] = list(raw["new_messages"] or [])
+        else:
+            self.new_messages = self.messages[int(raw.get("new_messages_start", 0)) :]
         self.usage: dict[str, int] = dict(raw.get("usage") or {})
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None

@@ -131,6 +131,13 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
     """
     if isinstance(value, ToolResult):
         return {"ok": True, **value._present()}
+    if type(value) in _JSON_TYPES:
+        # The common case skips the model and dataclass checks.
+        try:
+            encoded = _ENCODER.encode(value)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"tool returned a value that is not JSON serializable: {e}") from None
+        return EncodedOutcome({"ok": True, "content": value}, b'{"ok":true,"content":' + encoded.encode() + b"}")
     try:
         if isinstance(value, BaseModel):
             content = value.model_dump(mode="json")
@@ -138,7 +145,23 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
             content = to_jsonable_python(value)
         else:
             content = value
-        json.dumps(content, allow_nan=False)
+        encoded = _ENCODER.encode(content)
     except (TypeError, ValueError) as e:  # PydanticSerializationError is a ValueError
         raise TypeError(f"tool returned a value that is not JSON serializable: {e}") from None
-    return {"ok": True, "content": content}
+    return EncodedOutcome({"ok": True, "content": content}, b'{"ok":true,"content":' + encoded.encode() + b"}")
+
+
+# One encoder for every outcome: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+_JSON_TYPES = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
+class EncodedOutcome(dict):  # type: ignore[type-arg]
+    """An outcome dict that also carries its JSON encoding, so the bridge
+    does not encode the content a second time after checking it."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, outcome: dict[str, Any], encoded: bytes) -> None:
+        super().__init__(outcome)
+        self.encoded = encoded
