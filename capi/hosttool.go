@@ -64,15 +64,54 @@ func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMess
 		return tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name)
 	}
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
-		return mustJSON(callItem{Kind: "call", Token: token, Tool: t.id, Arguments: args, Context: wireContext{
-			RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
-			ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, Approval: tc.Approval, Metadata: tc.Metadata,
-		}})
+		return mustJSON(callItem{Kind: "call", Token: token, Tool: t.id, Arguments: args, Context: wireContextOf(tc)})
 	})
 	if err != nil {
 		return tool.Result{}, err
 	}
 	return decodeOutcome(data)
+}
+
+type preprocessItem struct {
+	Kind    string          `json:"kind"`
+	Token   int64           `json:"token"`
+	Tool    int64           `json:"tool"`
+	Context wireContext     `json:"context"`
+	Input   json.RawMessage `json:"input"`
+}
+
+// preprocess runs the host tool's user-input preprocessor through the host.
+func (t *hostTool) preprocess(ctx context.Context, tc *tool.Context, input json.RawMessage) (tool.PreprocessResult, error) {
+	run := runFrom(ctx)
+	if run == nil {
+		return tool.PreprocessResult{}, tool.UserError("host tool %q preprocessed outside a host run", t.def.Name)
+	}
+	data, err := run.await(ctx, func(token int64) ([]byte, error) {
+		return mustJSON(preprocessItem{Kind: "preprocess", Token: token, Tool: t.id, Input: input, Context: wireContextOf(tc)})
+	})
+	if err != nil {
+		return tool.PreprocessResult{}, err
+	}
+	var o struct {
+		OK                bool            `json:"ok"`
+		OverrideArguments json.RawMessage `json:"override_arguments"`
+		Metadata          map[string]any  `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &o); err != nil {
+		return tool.PreprocessResult{}, fmt.Errorf("host returned a malformed preprocessing outcome: %w", err)
+	}
+	if !o.OK {
+		_, err := decodeOutcome(data)
+		return tool.PreprocessResult{}, err
+	}
+	return tool.PreprocessResult{OverrideArguments: o.OverrideArguments, Metadata: o.Metadata}, nil
+}
+
+func wireContextOf(tc *tool.Context) wireContext {
+	return wireContext{
+		RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
+		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, Approval: tc.Approval, Metadata: tc.Metadata,
+	}
 }
 
 // decodeOutcome turns the host's outcome into a result or a typed error.

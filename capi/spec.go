@@ -26,6 +26,8 @@ type toolSpec struct {
 	Definition tool.Definition `json:"definition"`
 	TimeoutMS  *int64          `json:"timeout_ms"`
 	MaxRetries *int            `json:"max_retries"`
+	// Preprocess says the host tool has a user-input preprocessor.
+	Preprocess bool `json:"preprocess"`
 	// Client marks a tool without a host body: every call is deferred to
 	// the client, which answers through a resume.
 	Client bool `json:"client"`
@@ -121,6 +123,9 @@ func (s toolSpec) build() (tool.Tool, error) {
 		return toolset.ClientTool(s.Definition.Name, s.Definition.Description, s.Definition.Parameters), nil
 	}
 	t := &hostTool{id: s.ID, def: s.Definition}
+	if s.Preprocess {
+		t.cfg.PreprocessUserInput = t.preprocess
+	}
 	if t.def.Metadata == nil {
 		t.def.Metadata = map[string]any{}
 	}

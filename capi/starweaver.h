@@ -77,6 +77,7 @@ int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handl
 
 /* sw_run_drain takes every queued item of a run as a JSON array. Items are
  *   {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
+ *   {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
  *   {"kind": "cancel", "token": n}
  *   {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *   {"kind": "event", "event": {...}}

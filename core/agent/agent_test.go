@@ -496,3 +496,35 @@ func TestMaxStepsAndSequentialPolicy(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestBuilderRegistryAndRunToolsets(t *testing.T) {
+	reg, err := tool.NewRegistry(addTool())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.SetMaxRetries(0)
+	var hooked atomic.Int32
+	reg.AddHook(tool.Hook{Before: func(context.Context, *tool.Context, map[string]any) error { hooked.Add(1); return nil }})
+	echo := tool.New("echo", "", nil, func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) { return tool.JSON(args), nil })
+	m := model.NewTestModel(
+		calls(model.Call("1", "add", map[string]int{"left": 1, "right": 1}), model.Call("2", "echo", map[string]int{"v": 1})),
+		text("done"),
+	)
+	a := agent.NewBuilder(m).Registry(reg).MustBuild()
+	res := mustRun(t, a, "go", agent.WithToolsets(toolset.New("run_only", echo).WithInstruction("", "Echo faithfully.")))
+	rets := res.Returns()
+	if len(rets) != 2 || rets[0].ErrorKind() != "" || rets[1].ErrorKind() != "" || hooked.Load() != 2 {
+		t.Fatalf("returns %+v hooked %d", rets, hooked.Load())
+	}
+	if !strings.Contains(m.Requests()[0].Messages[0].Instructions, "Echo faithfully.") {
+		t.Fatal("run toolset instructions missing")
+	}
+	if got := len(a.NewSession().Messages()); got != 0 {
+		t.Fatalf("fresh session has %d messages", got)
+	}
+	m2 := model.NewTestModel(calls(model.Call("3", "echo", nil)), text("x"))
+	res = mustRun(t, agent.NewBuilder(m2).Registry(reg).MustBuild(), "again")
+	if res.Returns()[0].ErrorKind() != tool.ErrNotFound {
+		t.Fatalf("run toolset leaked: %+v", res.Returns()[0])
+	}
+}

@@ -134,6 +134,8 @@ class RunDriver:
                 self._cancel(int(item["token"]))
             elif kind == "model":
                 self._start_model(item)
+            elif kind == "preprocess":
+                self._start_preprocess(item)
             elif kind == "event":
                 if self._on_event is not None:
                     self._on_event(item["event"])
@@ -211,6 +213,25 @@ class RunDriver:
         if ctx is not None:
             ctx._request_cancel()
         work.cancel()
+
+    def _start_preprocess(self, item: Mapping[str, Any]) -> None:
+        token = int(item["token"])
+        tool = self._tools.get(int(item["tool"]))
+        if tool is None:
+            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+            return
+        ctx = ToolContext._from_wire(item["context"], self._deps)
+        task = self._loop.create_task(self._call_preprocess(token, tool, ctx, item.get("input")))
+        self._pending[token] = (task, ctx)
+
+    async def _call_preprocess(self, token: int, tool: Tool, ctx: ToolContext, user_input: Any) -> None:
+        try:
+            outcome = await tool._run_preprocessor(ctx, user_input)
+        except asyncio.CancelledError:
+            return
+        finally:
+            self._pending.pop(token, None)
+        self._complete(token, outcome)
 
     # -- model requests ----------------------------------------------------
 

@@ -50,6 +50,8 @@ class _Catalog:
             spec["timeout_ms"] = t.timeout_ms
         if t.max_retries is not None:
             spec["max_retries"] = t.max_retries
+        if t.has_user_input_preprocessor:
+            spec["preprocess"] = True
         return spec
 
     def toolset_spec(self, ts: Toolset) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from typing_extensions import ParamSpec, TypeVar
 
 from ._schema import FunctionSchema, function_schema, validate_parameters_schema
 from .context import ToolContext
-from .errors import InvalidArguments, exception_to_outcome
+from .errors import InvalidArguments, UserError, exception_to_outcome
 from .result import result_to_outcome
 
 __all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
@@ -42,6 +42,9 @@ P = ParamSpec("P", default=...)
 R = TypeVar("R", default=Any)
 
 ArgsJSON = bytes | bytearray | memoryview | str
+
+UserInputPreprocessor = Callable[[ToolContext, Any], Any]
+"""``(ctx, user_input) -> {"override_arguments"?, "metadata"?}`` (or an awaitable of it)."""
 """The JSON-encoded arguments object of one call, as Go sends it."""
 
 
@@ -214,6 +217,7 @@ class Tool(Generic[P, R]):
         self._sequential = sequential
         self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
         self._max_retries = _optional_int(max_retries, "max_retries", 0)
+        self._user_input_preprocessor: UserInputPreprocessor | None = None
 
     # -------------------------------------------------------------- attributes
 
@@ -285,6 +289,56 @@ class Tool(Generic[P, R]):
         if self._metadata:
             d["metadata"] = json.loads(json.dumps(self._metadata))
         return d
+
+    def user_input_preprocessor(self, func: UserInputPreprocessor) -> UserInputPreprocessor:
+        """Register ``func(ctx, user_input)`` (sync or async) to turn input a
+        person gives with an approval into ``{"override_arguments": {...},
+        "metadata": {...}}`` (both optional) before the approved call runs.
+        Returns ``func``, so it works as a decorator::
+
+            @deploy.user_input_preprocessor
+            def edited(ctx, user_input):
+                return {"override_arguments": user_input, "metadata": {"edited": True}}
+
+        Its exceptions map to tool returns as a tool's would.
+        """
+        if not callable(func):
+            raise TypeError("a user-input preprocessor must be callable")
+        self._user_input_preprocessor = func
+        return func
+
+    @property
+    def has_user_input_preprocessor(self) -> bool:
+        return self._user_input_preprocessor is not None
+
+    async def _run_preprocessor(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
+        """The preprocessor's outcome; never raises (as ``_run_async``)."""
+        func = self._user_input_preprocessor
+        try:
+            if func is None:
+                raise UserError(f"tool {self._name!r} has no user-input preprocessor")
+            value: Any = func(ctx, user_input)
+            if inspect.isawaitable(value):
+                value = await value
+            if value is None:
+                value = {}
+            if not isinstance(value, Mapping) or set(value) - {"override_arguments", "metadata"}:
+                raise UserError("a user-input preprocessor must return a mapping with override_arguments and/or metadata")
+            out: dict[str, Any] = {"ok": True}
+            if value.get("override_arguments") is not None:
+                if not isinstance(value["override_arguments"], Mapping):
+                    raise UserError("override_arguments must be a mapping")
+                out["override_arguments"] = dict(value["override_arguments"])
+            if value.get("metadata"):
+                out["metadata"] = dict(value["metadata"])
+            json.dumps(out)
+            return out
+        except asyncio.CancelledError as exc:
+            if _cancelled_from_outside():
+                raise
+            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+        except Exception as exc:
+            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
 
     def replace(self, **changes: Any) -> Tool[P, R]:
         """A copy with some constructor options changed (name, description,

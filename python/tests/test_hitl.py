@@ -342,3 +342,45 @@ def test_resume_in_another_process(tmp_path: Path) -> None:
         proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
         assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"output": "resumed in a new process", "content": {"approved_by": "cli"}}
+
+
+def test_python_user_input_preprocessor_replaces_arguments() -> None:
+    seen: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+
+    @tool
+    async def write_file(ctx: ToolContext, path: str, text: str = "") -> str:
+        seen.append(({"path": path, "text": text}, ctx.approval))
+        if ctx.approval is None:
+            raise ApprovalRequired("review the file")
+        return f"wrote {path}"
+
+    @write_file.user_input_preprocessor
+    async def edited(ctx: ToolContext, user_input: Any) -> dict[str, Any]:
+        assert ctx.tool_name == "write_file"
+        return {"override_arguments": {"path": user_input["path"], "text": "reviewed"}, "metadata": {"edited": True}}
+
+    async def main() -> None:
+        model = TestModel.responses([TestModel.tool_call_response([call("write_file", "w1", path="a.txt")]), "ok"])
+        session = create_agent(model=model, tools=[write_file]).session()
+        waiting = await session.run("go")
+        decision = waiting.approvals[0].approve(decided_by="ui").with_user_input({"path": "b.txt"})
+        result = await session.hitl.resume(approvals=[decision])
+        assert result.output == "ok"
+        args, approval = seen[-1]
+        assert args == {"path": "b.txt", "text": "reviewed"}
+        assert approval is not None and approval["metadata"] == {"decided_by": "ui", "edited": True}
+        assert tool_returns(model.captured_messages(), "write_file")[0]["content"] == "wrote b.txt"
+
+        @write_file.user_input_preprocessor
+        def broken(ctx: ToolContext, user_input: Any) -> Any:
+            raise ValueError("cannot parse the edit")
+
+        model = TestModel.responses([TestModel.tool_call_response([call("write_file", "w2", path="c.txt")]), "ok"])
+        session = create_agent(model=model, tools=[write_file]).session()
+        waiting = await session.run("go")
+        await session.hitl.resume(approvals=[waiting.approvals[0].approve().with_user_input("x")])
+        ret = tool_returns(model.captured_messages(), "write_file")[0]
+        assert ret["is_error"] and "cannot parse the edit" in ret["content"]["message"]
+        assert seen[-1][0]["path"] == "c.txt" and seen[-1][1] is None, "the tool did not run again"
+
+    run(main())
