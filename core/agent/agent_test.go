@@ -505,7 +505,9 @@ func TestBuilderRegistryAndRunToolsets(t *testing.T) {
 	reg.SetMaxRetries(0)
 	var hooked atomic.Int32
 	reg.AddHook(tool.Hook{Before: func(context.Context, *tool.Context, map[string]any) error { hooked.Add(1); return nil }})
-	echo := tool.New("echo", "", nil, func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) { return tool.JSON(args), nil })
+	echo := tool.New("echo", "", nil, func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
+		return tool.JSON(args), nil
+	})
 	m := model.NewTestModel(
 		calls(model.Call("1", "add", map[string]int{"left": 1, "right": 1}), model.Call("2", "echo", map[string]int{"v": 1})),
 		text("done"),
