@@ -51,6 +51,21 @@ func nilArg(name string) error {
 	return &abiError{Type: "invalid_argument", Message: name + " must not be NULL"}
 }
 
+// produce looks up handle h as a T and hands the bytes fn makes to the
+// caller through out/outLen: the shape of every export that reads state.
+func produce[T any](h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char, fn func(T) ([]byte, error)) C.int {
+	v, err := lookup[T](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	b, err := fn(v)
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, b)
+	return 0
+}
+
 //export sw_free
 func sw_free(p unsafe.Pointer) {
 	C.free(p)
@@ -89,16 +104,7 @@ func sw_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.
 //export sw_model_captured
 func sw_model_captured(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	m, err := lookup[*modelHandle](int64(h))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	b, err := capturedJSON(m)
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	setOut(out, outLen, b)
-	return 0
+	return produce(h, out, outLen, errOut, capturedJSON)
 }
 
 //export sw_agent_new
@@ -136,46 +142,19 @@ func sw_session_new(h C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 //export sw_session_messages
 func sw_session_messages(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	s, err := lookup[*agent.Session](int64(h))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	b, err := json.Marshal(s.Messages())
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	setOut(out, outLen, b)
-	return 0
+	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return json.Marshal(s.Messages()) })
 }
 
 //export sw_session_info
 func sw_session_info(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	s, err := lookup[*agent.Session](int64(h))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	b, err := json.Marshal(infoOf(s))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	setOut(out, outLen, b)
-	return 0
+	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return json.Marshal(infoOf(s)) })
 }
 
 //export sw_session_export
 func sw_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	s, err := lookup[*agent.Session](int64(h))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	b, err := s.ExportState()
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	setOut(out, outLen, b)
-	return 0
+	return produce(h, out, outLen, errOut, (*agent.Session).ExportState)
 }
 
 //export sw_session_restore
@@ -221,12 +200,7 @@ func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlo
 //export sw_run_drain
 func sw_run_drain(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	r, err := lookup[*hostRun](int64(h))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	setOut(out, outLen, r.drain())
-	return 0
+	return produce(h, out, outLen, errOut, func(r *hostRun) ([]byte, error) { return r.drain(), nil })
 }
 
 //export sw_run_complete

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"golang.org/x/sync/errgroup"
 )
@@ -71,18 +70,11 @@ func (s *Session) Pending() []Pending {
 // results become the calls' returns. The next model request carries the
 // paused batch's returns in model order.
 func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption) (*RunResult, error) {
-	var o runOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if err := s.acquire(); err != nil {
+	o, history, w, err := s.begin(opts)
+	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	s.mu.Lock()
-	w := s.waiting
-	history := model.CloneMessages(s.history)
-	s.mu.Unlock()
 	if w == nil {
 		return nil, fmt.Errorf("%w: the session is not waiting for approvals or deferred results", ErrState)
 	}
@@ -90,7 +82,7 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRunner(s, &o, history)
+	r, err := newRunner(s, o, history)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +200,7 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 			"id": p.pending.ID, "kind": p.pending.Kind, "tool_call_id": p.pending.ToolCallID, "tool_name": p.pending.ToolName,
 		}}})
 	}
-	pending, err := r.account(step, w.Calls, returns, func(i int) bool {
+	next, res, err := r.settle(ctx, step, w.Calls, returns, func(i int) bool {
 		for _, p := range plan {
 			if p.index == i {
 				return true
@@ -216,20 +208,8 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 		}
 		return false
 	})
-	next := model.Request()
-	for _, ret := range returns {
-		next.Parts = append(next.Parts, model.ToolReturn(ret))
-	}
-	if err != nil {
-		r.history = append(r.history, r.request(next))
-		return r.fail(step, err)
-	}
-	if ctx.Err() != nil {
-		r.history = append(r.history, r.request(next))
-		return r.cancel(step, ctx.Err())
-	}
-	if len(pending) > 0 {
-		return r.wait(step, w.Calls, returns, pending)
+	if res != nil {
+		return res, err
 	}
 	return r.loop(ctx, next, step+1)
 }

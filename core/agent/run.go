@@ -141,24 +141,34 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		returns := prepared.ExecuteBatch(ctx, base, calls, tool.BatchOptions{
 			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
 		})
-		pending, err := r.account(step, calls, returns, nil)
-		next := model.Request()
-		for _, ret := range returns {
-			next.Parts = append(next.Parts, model.ToolReturn(ret))
-		}
-		if err != nil {
-			r.history = append(r.history, r.request(next))
-			return r.fail(step, err)
-		}
-		if ctx.Err() != nil {
-			r.history = append(r.history, r.request(next))
-			return r.cancel(step, ctx.Err())
-		}
-		if len(pending) > 0 {
-			return r.wait(step, calls, returns, pending)
+		next, res, err := r.settle(ctx, step, calls, returns, nil)
+		if res != nil {
+			return res, err
 		}
 		req = next
 	}
+}
+
+// settle finishes a batch: it accounts its returns (see account), then
+// either ends the run (failed, cancelled or waiting; res is set) or returns
+// the next request, which carries the returns in model order.
+func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, returns []tool.Return, only func(int) bool) (next model.Message, res *RunResult, err error) {
+	pending, err := r.account(step, calls, returns, only)
+	next = model.Request()
+	for _, ret := range returns {
+		next.Parts = append(next.Parts, model.ToolReturn(ret))
+	}
+	switch {
+	case err != nil:
+		r.history = append(r.history, r.request(next))
+		res, err = r.fail(step, err)
+	case ctx.Err() != nil:
+		r.history = append(r.history, r.request(next))
+		res, err = r.cancel(step, ctx.Err())
+	case len(pending) > 0:
+		res, err = r.wait(step, calls, returns, pending)
+	}
+	return next, res, err
 }
 
 // account applies the model-correction budget, counts successful calls,

@@ -58,22 +58,15 @@ func (s *Session) Waiting() bool {
 // history as it was; its messages are still in the result. The returned
 // error is nil exactly when the status is completed or waiting.
 func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*RunResult, error) {
-	var o runOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if err := s.acquire(); err != nil {
+	o, history, w, err := s.begin(opts)
+	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	s.mu.Lock()
-	waiting := s.waiting != nil
-	history := model.CloneMessages(s.history)
-	s.mu.Unlock()
-	if waiting {
+	if w != nil {
 		return nil, fmt.Errorf("%w: the session waits for approvals or deferred results; resume it first", ErrState)
 	}
-	r, err := newRunner(s, &o, history)
+	r, err := newRunner(s, o, history)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +76,21 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 	}
 	req.Parts = append(req.Parts, model.UserPrompt(prompt))
 	return r.run(ctx, req)
+}
+
+// begin takes the session for one run (the caller must release it) and
+// returns the run's options, a copy of the history and the waiting state.
+func (s *Session) begin(opts []RunOption) (*runOptions, []model.Message, *waitState, error) {
+	o := &runOptions{}
+	for _, opt := range opts {
+		opt(o)
+	}
+	if err := s.acquire(); err != nil {
+		return nil, nil, nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return o, model.CloneMessages(s.history), s.waiting, nil
 }
 
 func (s *Session) acquire() error {

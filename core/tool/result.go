@@ -84,19 +84,8 @@ func ErrorReturn(call Call, err error) Return {
 		e = &c
 	}
 	f := FlagsOf(e.Kind)
-	content := map[string]any{
-		"error":                          e.Error(),
-		"kind":                           string(e.Kind),
-		"tool":                           e.Tool,
-		"message":                        e.Message,
-		"how_to_fix":                     e.HowToFix(),
-		"retryable":                      f.Retryable,
-		"retry_requires_corrected_input": f.CorrectedInput,
-		"runtime_retryable":              f.ModelRetryable,
-		"model_retryable":                f.ModelRetryable,
-		"unexpected":                     f.Unexpected,
-		"success":                        false,
-	}
+	// Metadata describes the error for hosts; content tells the model the
+	// same, with the kind under "kind", the full error text and success.
 	md := map[string]any{
 		"error_kind":                     string(e.Kind),
 		"tool":                           e.Tool,
@@ -108,6 +97,11 @@ func ErrorReturn(call Call, err error) Return {
 		"model_retryable":                f.ModelRetryable,
 		"unexpected":                     f.Unexpected,
 	}
+	content := maps.Clone(md)
+	delete(content, "error_kind")
+	content["kind"] = string(e.Kind)
+	content["error"] = e.Error()
+	content["success"] = false
 	switch e.Kind {
 	case ErrTimeout:
 		md["timeout_ms"] = e.TimeoutMS

@@ -172,13 +172,21 @@ class RunDriver:
 
     # -- tool calls --------------------------------------------------------
 
-    def _start_call(self, item: Mapping[str, Any]) -> None:
+    def _resolve_tool(self, item: Mapping[str, Any]) -> tuple[int, Tool, ToolContext] | None:
+        """The token, tool and context of a call or preprocess item; an
+        unknown tool id is answered at once with a user error."""
         token = int(item["token"])
         tool = self._tools.get(int(item["tool"]))
         if tool is None:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+            return None
+        return token, tool, ToolContext._from_wire(item["context"], self._deps)
+
+    def _start_call(self, item: Mapping[str, Any]) -> None:
+        resolved = self._resolve_tool(item)
+        if resolved is None:
             return
-        ctx = ToolContext._from_wire(item["context"], self._deps)
+        token, tool, ctx = resolved
         args: dict[str, Any] = item.get("arguments") or {}
         if tool.is_async:
             task = self._loop.create_task(self._call_async(token, tool, ctx, args))
@@ -215,12 +223,10 @@ class RunDriver:
         work.cancel()
 
     def _start_preprocess(self, item: Mapping[str, Any]) -> None:
-        token = int(item["token"])
-        tool = self._tools.get(int(item["tool"]))
-        if tool is None:
-            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+        resolved = self._resolve_tool(item)
+        if resolved is None:
             return
-        ctx = ToolContext._from_wire(item["context"], self._deps)
+        token, tool, ctx = resolved
         task = self._loop.create_task(self._call_preprocess(token, tool, ctx, item.get("input")))
         self._pending[token] = (task, ctx)
 

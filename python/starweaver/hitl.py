@@ -81,9 +81,7 @@ class DeferredResult:
 
 
 @dataclass(frozen=True)
-class PendingApproval:
-    """A call that waits for a person's approval."""
-
+class _Pending:
     id: str
     tool_call_id: str
     tool_name: str
@@ -91,16 +89,27 @@ class PendingApproval:
     metadata: dict[str, Any]
     raw: dict[str, Any]
 
+    _id_key = ""
+
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> PendingApproval:
+    def from_raw(cls, raw: Mapping[str, Any]) -> Any:
+        """Build the item from a pending dict (``id`` is the approval or
+        deferred id, else the tool call id)."""
         return cls(
-            id=str(raw.get("id") or raw.get("approval_id") or raw.get("tool_call_id") or ""),
+            id=str(raw.get("id") or raw.get(cls._id_key) or raw.get("tool_call_id") or ""),
             tool_call_id=str(raw.get("tool_call_id", "")),
             tool_name=str(raw.get("tool_name", "")),
             arguments=_arguments(raw),
             metadata=dict(raw.get("metadata") or {}),
             raw=dict(raw),
         )
+
+
+@dataclass(frozen=True)
+class PendingApproval(_Pending):
+    """A call that waits for a person's approval."""
+
+    _id_key = "approval_id"
 
     def approve(
         self,
@@ -131,26 +140,10 @@ class PendingApproval:
 
 
 @dataclass(frozen=True)
-class PendingDeferred:
+class PendingDeferred(_Pending):
     """A call handed to an external worker or the client."""
 
-    id: str
-    tool_call_id: str
-    tool_name: str
-    arguments: dict[str, Any]
-    metadata: dict[str, Any]
-    raw: dict[str, Any]
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> PendingDeferred:
-        return cls(
-            id=str(raw.get("id") or raw.get("deferred_id") or raw.get("tool_call_id") or ""),
-            tool_call_id=str(raw.get("tool_call_id", "")),
-            tool_name=str(raw.get("tool_name", "")),
-            arguments=_arguments(raw),
-            metadata=dict(raw.get("metadata") or {}),
-            raw=dict(raw),
-        )
+    _id_key = "deferred_id"
 
     def complete(self, value: Any, *, metadata: Mapping[str, Any] | None = None, **extra_metadata: Any) -> DeferredResult:
         """The call succeeded with ``value`` (it becomes the tool's return)."""
