@@ -197,3 +197,28 @@ func BenchmarkHostRun(b *testing.B) {
 	}
 	_ = time.Second
 }
+
+func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
+	approval := &tool.Approval{Status: "approved", Metadata: map[string]any{"by": "ui"}}
+	for _, tc := range []*tool.Context{
+		{RunID: "run_1", ConversationID: "conv", RunStep: 2, ToolCallID: "c1", ToolName: "add", Retry: 1, MaxRetries: 3},
+		{RunID: "r\"un\n\x00é<&>", ToolCallID: "\u2028", ToolName: "t\\", Approval: approval, Metadata: map[string]any{"k": []int{1}}},
+	} {
+		args := json.RawMessage(`{"a": [1, 2]}`)
+		got, err := appendCallItem(nil, 7, 9, tc, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(callItem{Kind: "call", Token: 7, Tool: 9, Arguments: args, Context: wireContextOf(tc)})
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("invalid JSON %s: %v", got, err)
+		}
+		_ = json.Unmarshal(want, &w)
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		if string(gb) != string(wb) {
+			t.Fatalf("got  %s\nwant %s", gb, wb)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMess
 		return tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name)
 	}
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
-		return mustJSON(callItem{Kind: "call", Token: token, Tool: t.id, Arguments: args, Context: wireContextOf(tc)})
+		return appendCallItem(make([]byte, 0, 256+len(args)), token, t.id, tc, args)
 	})
 	if err != nil {
 		return tool.Result{}, err
