@@ -222,3 +222,20 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeOutcomeFastPath(t *testing.T) {
+	for _, tc := range []struct{ in, content string }{
+		{`{"ok":true,"content":{"total":5}}`, `{"total":5}`},
+		{`{"ok":true,"content":"a}b"}`, `"a}b"`},
+		{`{"ok":true,"content":[1,2],"metadata":{"x":1}}`, `[1,2]`},
+	} {
+		res, err := decodeOutcome([]byte(tc.in))
+		if err != nil || string(res.Content.(json.RawMessage)) != tc.content {
+			t.Fatalf("%s: %+v %v", tc.in, res, err)
+		}
+	}
+	res, err := decodeOutcome([]byte(`{"ok":true,"content":[1,2],"metadata":{"x":1}}`))
+	if err != nil || res.Metadata["x"] != float64(1) {
+		t.Fatalf("metadata lost: %+v %v", res, err)
+	}
+}

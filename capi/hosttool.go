@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,8 +115,17 @@ func wireContextOf(tc *tool.Context) wireContext {
 	}
 }
 
+// okPrefix starts the outcome the Python host writes for a plain value.
+const okPrefix = `{"ok":true,"content":`
+
 // decodeOutcome turns the host's outcome into a result or a typed error.
 func decodeOutcome(data []byte) (tool.Result, error) {
+	// The common outcome, a bare value, is taken without decoding it.
+	if n := len(data); n > len(okPrefix) && data[n-1] == '}' && string(data[:len(okPrefix)]) == okPrefix {
+		if content := data[len(okPrefix) : n-1]; json.Valid(content) && !bytes.Equal(bytes.TrimSpace(content), []byte("null")) {
+			return tool.Result{Content: json.RawMessage(content)}, nil
+		}
+	}
 	var o outcome
 	if err := json.Unmarshal(data, &o); err != nil {
 		return tool.Result{}, fmt.Errorf("host returned a malformed outcome: %w", err)

@@ -172,18 +172,21 @@ class RunDriver:
 
     # -- tool calls --------------------------------------------------------
 
-    def _resolve_tool(self, item: Mapping[str, Any]) -> tuple[int, Tool, ToolContext] | None:
+    def _resolve_tool(self, item: Mapping[str, Any], *, context: bool = True) -> tuple[int, Tool, ToolContext | None] | None:
         """The token, tool and context of a call or preprocess item; an
-        unknown tool id is answered at once with a user error."""
+        unknown tool id is answered at once with a user error. Calls of
+        tools that take no context get none: their cancellation is the
+        task's own."""
         token = int(item["token"])
         tool = self._tools.get(int(item["tool"]))
         if tool is None:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
             return None
-        return token, tool, ToolContext._from_wire(item["context"], self._deps)
+        ctx = ToolContext._from_wire(item["context"], self._deps) if context or tool.takes_ctx else None
+        return token, tool, ctx
 
     def _start_call(self, item: Mapping[str, Any]) -> None:
-        resolved = self._resolve_tool(item)
+        resolved = self._resolve_tool(item, context=False)
         if resolved is None:
             return
         token, tool, ctx = resolved
@@ -195,7 +198,7 @@ class RunDriver:
             fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
             self._pending[token] = (fut, ctx)
 
-    async def _call_async(self, token: int, tool: Tool, ctx: ToolContext, args: dict[str, Any]) -> None:
+    async def _call_async(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
         try:
             outcome = await tool._run_async(ctx, args)
         except asyncio.CancelledError:
@@ -204,12 +207,14 @@ class RunDriver:
             self._pending.pop(token, None)
         self._complete(token, outcome)
 
-    def _call_sync(self, token: int, tool: Tool, ctx: ToolContext, args: dict[str, Any]) -> None:
-        _inflight_sync.add(ctx)
+    def _call_sync(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
+        if ctx is not None:
+            _inflight_sync.add(ctx)
         try:
             outcome = tool._run_sync(ctx, args)
         finally:
-            _inflight_sync.discard(ctx)
+            if ctx is not None:
+                _inflight_sync.discard(ctx)
             self._pending.pop(token, None)
         self._complete_from_thread(token, outcome)
 
@@ -230,7 +235,7 @@ class RunDriver:
         task = self._loop.create_task(self._call_preprocess(token, tool, ctx, item.get("input")))
         self._pending[token] = (task, ctx)
 
-    async def _call_preprocess(self, token: int, tool: Tool, ctx: ToolContext, user_input: Any) -> None:
+    async def _call_preprocess(self, token: int, tool: Tool, ctx: ToolContext | None, user_input: Any) -> None:
         try:
             outcome = await tool._run_preprocessor(ctx, user_input)
         except asyncio.CancelledError:

@@ -382,7 +382,7 @@ class Tool(Generic[P, R]):
     def _bind(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         return self._schema.bind(ctx, _decode_arguments(args_json))
 
-    async def _run_async(self, ctx: ToolContext, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
+    async def _run_async(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
         """Runs one call on the current event loop and returns its outcome.
 
         Never raises, except that an ``asyncio.CancelledError`` is re-raised
@@ -402,7 +402,7 @@ class Tool(Generic[P, R]):
         except Exception as exc:
             return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
 
-    def _run_sync(self, ctx: ToolContext, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
+    def _run_sync(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
         """Runs one call in the calling (worker) thread and returns its outcome.
         Never raises. An awaitable result is run to completion on a new event
         loop in this thread."""
