@@ -176,10 +176,10 @@ func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C
 }
 
 //export sw_run_start
-func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, errOut **C.char) (rc C.int) {
+func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, fdIn *C.int, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	if runOut == nil || fdOut == nil {
-		return setErr(errOut, nilArg("run and fd"))
+	if runOut == nil || fdOut == nil || fdIn == nil {
+		return setErr(errOut, nilArg("run and fds"))
 	}
 	s, err := lookup[*agent.Session](int64(h))
 	if err != nil {
@@ -189,18 +189,12 @@ func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlo
 	if err := decodeStrict(goBytes(req, reqLen), &spec); err != nil {
 		return setErr(errOut, err)
 	}
-	run, fd, err := startRun(s, spec)
+	handle, run, err := startRun(s, spec)
 	if err != nil {
 		return setErr(errOut, err)
 	}
-	*runOut, *fdOut = C.longlong(run), C.int(fd)
+	*runOut, *fdOut, *fdIn = C.longlong(handle), C.int(run.rfd), C.int(run.wfdIn)
 	return 0
-}
-
-//export sw_run_drain
-func sw_run_drain(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
-	defer guard(&rc, errOut)
-	return produce(h, out, outLen, errOut, func(r *hostRun) ([]byte, error) { return r.drain(), nil })
 }
 
 //export sw_run_complete
@@ -214,26 +208,6 @@ func sw_run_complete(h C.longlong, token C.longlong, data *C.char, dataLen C.lon
 		return 1
 	}
 	return 0
-}
-
-//export sw_run_complete_batch
-func sw_run_complete_batch(h C.longlong, data *C.char, dataLen C.longlong, errOut **C.char) (rc C.int) {
-	defer guard(&rc, errOut)
-	r, err := lookup[*hostRun](int64(h))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	batch, err := decodeCompletions(goBytes(data, dataLen))
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	delivered := 0
-	for _, p := range batch {
-		if r.complete(p.Token, p.Outcome) {
-			delivered++
-		}
-	}
-	return C.int(delivered)
 }
 
 //export sw_run_cancel

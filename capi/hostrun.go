@@ -1,80 +1,133 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sync"
 	"syscall"
 )
 
 // hostRun is one run driven by the host. Work for the host (tool calls,
-// model requests, cancellations, events, the final result) is queued here;
-// the queue going from empty to non-empty writes one byte to a pipe the
-// host watches, and the host takes the whole queue with sw_run_drain. The
-// host never gets a callback from a Go thread.
+// model requests, cancellations, events, the final result) is written to a
+// pipe as JSON lines that the host's event loop reads as they come: the
+// host never gets a callback from a Go thread, and reading needs no call
+// into Go, so the loop never waits for Go's scheduler while a batch is
+// being dispatched. Items are queued in memory and written by one writer
+// goroutine, so posting never blocks on a slow reader.
 type hostRun struct {
 	cancel context.CancelFunc
-	rfd    int
-	wfd    int
+	rfd    int      // read end of the items pipe, for the host
+	w      *os.File // write end of the items pipe, driven by Go's poller
+	// The host writes completions to a second pipe as JSON lines
+	// [token, outcome], so that completing a call does not enter Go either.
+	wfdIn int      // write end of the completions pipe, for the host
+	in    *os.File // read end of the completions pipe
 
-	mu       sync.Mutex
-	items    [][]byte
-	signaled bool
-	closed   bool
-	next     int64
-	waiters  map[int64]chan []byte
+	mu      sync.Mutex
+	buf     []byte // items not yet written, each ending in '\n'
+	spare   []byte
+	wake    chan struct{}
+	closed  bool
+	next    int64
+	waiters map[int64]chan []byte
 }
 
 func newHostRun() (*hostRun, error) {
+	out, err := nonblockingPipe()
+	if err != nil {
+		return nil, err
+	}
+	in, err := nonblockingPipe()
+	if err != nil {
+		syscall.Close(out[0])
+		syscall.Close(out[1])
+		return nil, err
+	}
+	r := &hostRun{
+		rfd:     out[0],
+		w:       os.NewFile(uintptr(out[1]), "starweaver-run-items"),
+		wfdIn:   in[1],
+		in:      os.NewFile(uintptr(in[0]), "starweaver-run-completions"),
+		wake:    make(chan struct{}, 1),
+		waiters: map[int64]chan []byte{},
+	}
+	go r.writeLoop()
+	go r.readLoop()
+	return r, nil
+}
+
+func nonblockingPipe() ([2]int, error) {
 	var fds [2]int
 	if err := syscall.Pipe(fds[:]); err != nil {
-		return nil, fmt.Errorf("creating the wake-up pipe: %w", err)
+		return fds, fmt.Errorf("creating a run pipe: %w", err)
 	}
 	for _, fd := range fds {
 		syscall.CloseOnExec(fd)
 		if err := syscall.SetNonblock(fd, true); err != nil {
 			syscall.Close(fds[0])
 			syscall.Close(fds[1])
-			return nil, fmt.Errorf("configuring the wake-up pipe: %w", err)
+			return fds, fmt.Errorf("configuring a run pipe: %w", err)
 		}
 	}
-	return &hostRun{rfd: fds[0], wfd: fds[1], waiters: map[int64]chan []byte{}}, nil
+	return fds, nil
 }
 
-// post queues one JSON item and wakes the host if the queue was empty.
+// readLoop delivers completions the host writes as [token, outcome] lines.
+// A malformed line is dropped: its call then ends by timeout or
+// cancellation like any call the host never answers.
+func (r *hostRun) readLoop() {
+	br := bufio.NewReaderSize(r.in, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 1 {
+			if batch, derr := decodeCompletions(append(append([]byte{'['}, line[:len(line)-1]...), ']')); derr == nil {
+				for _, c := range batch {
+					r.complete(c.Token, c.Outcome)
+				}
+			}
+		}
+		if err != nil {
+			return // closed
+		}
+	}
+}
+
+// post queues one JSON item (which must hold no raw newline).
 func (r *hostRun) post(item []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return
 	}
-	r.items = append(r.items, item)
-	if !r.signaled {
-		r.signaled = true
-		// EAGAIN means the pipe already holds a wake-up byte.
-		_, _ = syscall.Write(r.wfd, []byte{1})
+	r.buf = append(r.buf, item...)
+	r.buf = append(r.buf, '\n')
+	select {
+	case r.wake <- struct{}{}:
+	default: // the writer is already due to run
 	}
 }
 
-// drain returns the queued items as one JSON array.
-func (r *hostRun) drain() []byte {
-	r.mu.Lock()
-	items := r.items
-	r.items = nil
-	r.signaled = false
-	r.mu.Unlock()
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte(',')
+// writeLoop writes queued items to the pipe until the run is closed.
+func (r *hostRun) writeLoop() {
+	for range r.wake {
+		r.mu.Lock()
+		b := r.buf
+		r.buf, r.spare = r.spare[:0], nil
+		r.mu.Unlock()
+		if len(b) > 0 {
+			if _, err := r.w.Write(b); err != nil {
+				return // closed: the host has gone
+			}
 		}
-		b.Write(it)
+		r.mu.Lock()
+		if r.spare == nil {
+			r.spare = b[:0]
+		}
+		r.mu.Unlock()
 	}
-	b.WriteByte(']')
-	return b.Bytes()
 }
 
 // await posts the item built for a fresh token and waits for the host's
@@ -127,7 +180,8 @@ func (r *hostRun) complete(token int64, data []byte) bool {
 	return true
 }
 
-// close cancels the run and releases the pipe. Queued items are dropped.
+// close cancels the run and releases the pipe. Unwritten items are
+// dropped.
 func (r *hostRun) close() {
 	r.cancel()
 	r.mu.Lock()
@@ -136,9 +190,12 @@ func (r *hostRun) close() {
 		return
 	}
 	r.closed = true
-	r.items = nil
+	r.buf = nil
+	close(r.wake)
+	r.w.Close() // also ends a write blocked on a full pipe
+	r.in.Close()
 	syscall.Close(r.rfd)
-	syscall.Close(r.wfd)
+	syscall.Close(r.wfdIn)
 }
 
 type runKey struct{}

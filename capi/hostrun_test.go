@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,18 +15,47 @@ import (
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-// waitReadable blocks until fd is readable (or the deadline passes).
-func waitReadable(t testing.TB, fd int) {
+// reader reads a run's items from its pipe the way the host does.
+type reader struct {
+	fd      int
+	partial []byte
+}
+
+// next blocks until at least one whole item arrived and returns them all.
+func (rd *reader) next(t testing.TB) []json.RawMessage {
 	t.Helper()
-	var set syscall.FdSet
-	set.Bits[fd/64] |= 1 << (uint(fd) % 64)
-	tv := syscall.Timeval{Sec: 10}
-	n, err := syscall.Select(fd+1, &set, nil, nil, &tv)
-	if err != nil || n != 1 {
-		t.Fatalf("select: n=%d err=%v", n, err)
+	for {
+		var set syscall.FdSet
+		set.Bits[rd.fd/64] |= 1 << (uint(rd.fd) % 64)
+		tv := syscall.Timeval{Sec: 10}
+		n, err := syscall.Select(rd.fd+1, &set, nil, nil, &tv)
+		if err == syscall.EINTR { // profiling signals interrupt select
+			continue
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("select: n=%d err=%v", n, err)
+		}
+		var buf [1 << 16]byte
+		for {
+			k, err := syscall.Read(rd.fd, buf[:])
+			if k > 0 {
+				rd.partial = append(rd.partial, buf[:k]...)
+			}
+			if err != nil || k < len(buf) {
+				break
+			}
+		}
+		end := bytes.LastIndexByte(rd.partial, '\n')
+		if end < 0 {
+			continue
+		}
+		var items []json.RawMessage
+		for _, line := range bytes.Split(rd.partial[:end], []byte{'\n'}) {
+			items = append(items, json.RawMessage(append([]byte(nil), line...)))
+		}
+		rd.partial = append([]byte(nil), rd.partial[end+1:]...)
+		return items
 	}
-	var buf [64]byte
-	_, _ = syscall.Read(fd, buf[:])
 }
 
 type hostItem struct {
@@ -40,17 +70,35 @@ type hostItem struct {
 	Error *abiError `json:"error"`
 }
 
+// decodeHostItem reads an item in either of its forms (a compact call array
+// or an object).
+func decodeHostItem(raw json.RawMessage) (hostItem, error) {
+	var it hostItem
+	if len(raw) > 0 && raw[0] == '[' {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err != nil || len(arr) != 10 {
+			return it, fmt.Errorf("bad compact item %s: %v", raw, err)
+		}
+		it.Kind, it.Arguments = "call", arr[9]
+		if err := json.Unmarshal(arr[0], &it.Token); err != nil {
+			return it, err
+		}
+		return it, json.Unmarshal(arr[1], &it.Tool)
+	}
+	return it, json.Unmarshal(raw, &it)
+}
+
 // host serves a run like the Python bridge: it drains items and answers
 // each call with answer(item); it returns the done item.
 func host(t testing.TB, run *hostRun, answer func(hostItem) string) hostItem {
 	t.Helper()
+	rd := &reader{fd: run.rfd}
 	for {
-		waitReadable(t, run.rfd)
-		var items []hostItem
-		if err := json.Unmarshal(run.drain(), &items); err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
+		for _, raw := range rd.next(t) {
+			it, err := decodeHostItem(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
 			switch it.Kind {
 			case "call":
 				run.complete(it.Token, []byte(answer(it)))
@@ -125,17 +173,16 @@ func TestLateCompletionIsDropped(t *testing.T) {
 		_, err := run.await(ctx, func(tok int64) ([]byte, error) { return []byte(`{"kind":"call"}`), nil })
 		errc <- err
 	}()
-	waitReadable(t, run.rfd)
-	if got := string(run.drain()); got != `[{"kind":"call"}]` {
-		t.Fatalf("drained %s", got)
+	rd := &reader{fd: run.rfd}
+	if got := rd.next(t); len(got) != 1 || string(got[0]) != `{"kind":"call"}` {
+		t.Fatalf("read %s", got)
 	}
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("await err = %v", err)
 	}
-	waitReadable(t, run.rfd)
-	if got := string(run.drain()); got != `[{"kind":"cancel","token":1}]` {
-		t.Fatalf("drained %s", got)
+	if got := rd.next(t); len(got) != 1 || string(got[0]) != `{"kind":"cancel","token":1}` {
+		t.Fatalf("read %s", got)
 	}
 	if run.complete(1, []byte(`{}`)) {
 		t.Fatal("late completion delivered")
@@ -200,9 +247,17 @@ func BenchmarkHostRun(b *testing.B) {
 
 func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 	approval := &tool.Approval{Status: "approved", Metadata: map[string]any{"by": "ui"}}
+	compact, err := appendCallItem(nil, 7, 9, &tool.Context{RunID: "r\"1", ConversationID: "c", RunStep: 2, ToolCallID: "é", ToolName: "add", Retry: 1, MaxRetries: 3}, json.RawMessage(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arr []any
+	if err := json.Unmarshal(compact, &arr); err != nil || len(arr) != 10 || arr[2] != "r\"1" || arr[4] != "é" || arr[8] != float64(3) {
+		t.Fatalf("compact item %s: %v", compact, err)
+	}
 	for _, tc := range []*tool.Context{
-		{RunID: "run_1", ConversationID: "conv", RunStep: 2, ToolCallID: "c1", ToolName: "add", Retry: 1, MaxRetries: 3},
 		{RunID: "r\"un\n\x00é<&>", ToolCallID: "\u2028", ToolName: "t\\", Approval: approval, Metadata: map[string]any{"k": []int{1}}},
+		{RunID: "run_1", ConversationID: "conv", Metadata: map[string]any{"tenant": "a"}},
 	} {
 		args := json.RawMessage(`{"a": [1, 2]}`)
 		got, err := appendCallItem(nil, 7, 9, tc, args)
@@ -237,5 +292,55 @@ func TestDecodeOutcomeFastPath(t *testing.T) {
 	res, err := decodeOutcome([]byte(`{"ok":true,"content":[1,2],"metadata":{"x":1}}`))
 	if err != nil || res.Metadata["x"] != float64(1) {
 		t.Fatalf("metadata lost: %+v %v", res, err)
+	}
+}
+
+func TestCallItemsStayOnOneLine(t *testing.T) {
+	item, err := appendCallItem(nil, 1, 2, &tool.Context{RunID: "r"}, json.RawMessage("{\n  \"a\": [1,\r\n 2]\n}"))
+	if err != nil || bytes.ContainsAny(item, "\r\n") {
+		t.Fatalf("%q %v", item, err)
+	}
+	var arr []any
+	if err := json.Unmarshal(item, &arr); err != nil || fmt.Sprint(arr[9]) != "map[a:[1 2]]" {
+		t.Fatalf("%s: %v", item, err)
+	}
+}
+
+func TestCompletionsThroughThePipe(t *testing.T) {
+	a := newTestAgent(t, 2, batchOf(2), model.Response(model.TextPart("done")))
+	h, run, err := startRun(a.NewSession(), runSpec{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { handles.remove(h); run.close() }()
+	rd := &reader{fd: run.rfd}
+	var lines []byte
+	for got := 0; got < 2; {
+		for _, raw := range rd.next(t) {
+			it, err := decodeHostItem(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it.Kind == "call" {
+				lines = append(lines, fmt.Sprintf(`[%d,{"ok":true,"content":%d}]`, it.Token, it.Tool)...)
+				lines = append(lines, '\n')
+				got++
+			}
+		}
+	}
+	// One write holding both completions, plus a garbage line that is dropped.
+	if _, err := syscall.Write(run.wfdIn, append([]byte("not json\n"), lines...)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		for _, raw := range rd.next(t) {
+			it, _ := decodeHostItem(raw)
+			if it.Kind == "done" {
+				if it.Result == nil || it.Result.Output != "done" {
+					t.Fatalf("done %+v", it)
+				}
+				return
+			}
+		}
 	}
 }

@@ -67,18 +67,18 @@ type eventItem struct {
 }
 
 // startRun starts a run of session in the background.
-func startRun(sess *agent.Session, spec runSpec) (int64, int, error) {
+func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	root, ok := rootContext()
 	if !ok {
-		return 0, 0, &abiError{Type: "state", Message: "the runtime is shut down"}
+		return 0, nil, &abiError{Type: "state", Message: "the runtime is shut down"}
 	}
 	opts, err := spec.options()
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, err
 	}
 	run, err := newHostRun()
 	if err != nil {
-		return 0, 0, err
+		return 0, nil, err
 	}
 	ctx, cancel := context.WithCancel(root)
 	run.cancel = cancel
@@ -112,7 +112,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, int, error) {
 		}
 		run.post(mustDone(item))
 	}()
-	return h, run.rfd, nil
+	return h, run, nil
 }
 
 func mustDone(item doneItem) []byte {

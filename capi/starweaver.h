@@ -9,9 +9,17 @@
  *   - Functions return 0 on success and -1 on failure; on failure *err (when
  *     err is not NULL) receives a JSON object {"type": slug, "message": text}
  *     to be freed with sw_free. No Go panic crosses this boundary.
- *   - The library never calls back into the host. A run wakes its host by
- *     writing a byte to a pipe (fd from sw_run_start); the host then calls
- *     sw_run_drain for the queued work.
+ *   - The library never calls back into the host. A run writes the work
+ *     for its host to a pipe (fd from sw_run_start), one JSON item per
+ *     line; the host reads it without calling into the library. Items:
+ *       [token, tool, run_id, conversation_id, tool_call_id, tool_name,
+ *        run_step, retry, max_retries, arguments]   (a plain tool call)
+ *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
+ *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
+ *       {"kind": "cancel", "token": n}
+ *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
+ *       {"kind": "event", "event": {...}}
+ *       {"kind": "done", "result": {...}, "error": {...} | null}
  *
  * This file is also fed to cffi's cdef: keep it free of preprocessor lines
  * other than the include guard.
@@ -68,34 +76,19 @@ int sw_session_restore(sw_handle agent, const char *state, long long state_len, 
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}},
  * or, to answer a waiting run, {"resume": {"approvals": [...],
- * "deferred_results": [...]}} instead of a prompt.
- * The run proceeds in the background; *fd receives the read end of a
- * non-blocking pipe that becomes readable when work is queued.
+ * "deferred_results": [...]}} instead of a prompt. The run proceeds in the
+ * background. *fd_out receives the read end of a non-blocking pipe carrying
+ * the run's items (see above); *fd_in the write end of a non-blocking pipe
+ * taking completions as JSON lines [token, outcome] (the same outcomes as
+ * sw_run_complete). Both stay valid until the run handle is released.
  * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec", "busy",
  * "state", "config"). */
-int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd, char **err);
-
-/* sw_run_drain takes every queued item of a run as a JSON array. Items are
- *   {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
- *   {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
- *   {"kind": "cancel", "token": n}
- *   {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
- *   {"kind": "event", "event": {...}}
- *   {"kind": "done", "result": {...}, "error": {...} | null}
- * Returns: 0 (an empty array when nothing is queued), or -1 with *err. */
-int sw_run_drain(sw_handle run, char **out, long long *out_len, char **err);
+int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out, int *fd_in, char **err);
 
 /* sw_run_complete delivers the outcome of a call or model item.
  * Returns: 0 when delivered, 1 when the token is no longer awaited (a late
  * completion after a timeout or cancel; it is dropped), -1 with *err. */
 int sw_run_complete(sw_handle run, long long token, const char *outcome, long long outcome_len, char **err);
-
-/* sw_run_complete_batch delivers several outcomes at once: a JSON array of
- * [token, outcome] pairs. Late completions are dropped as in
- * sw_run_complete.
- * Returns: the number delivered, or -1 with *err (nothing is delivered when
- * the batch is malformed). */
-int sw_run_complete_batch(sw_handle run, const char *batch, long long batch_len, char **err);
 
 /* sw_run_cancel asks a run to stop; running calls receive cancellation.
  * Returns: 0, or -1 with *err. */

@@ -1,11 +1,11 @@
 """Drive one native run from an asyncio event loop.
 
 The Go runtime owns scheduling, retries and timeouts; it never calls into
-Python. Instead a run queues work (tool calls, model requests,
-cancellations, events, its final result) and writes one byte to a pipe when
-the queue becomes non-empty. The loop watches that pipe with ``add_reader``
-and drains the whole queue in one native call, so a batch of a thousand tool
-calls costs one wake-up. Async tools run as tasks on this loop; sync tools
+Python. Instead a run writes its work (tool calls, model requests,
+cancellations, events, its final result) to a pipe as JSON lines. The loop
+watches the pipe with ``add_reader`` and reads whatever is there in one go,
+so a batch of a thousand tool calls costs a wake-up or two and no call into
+Go (which would have to wait for Go's scheduler while it dispatches). Async tools run as tasks on this loop; sync tools
 run in a bounded thread pool and report back from their worker thread.
 """
 
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from starweaver import _capi
 from starweaver.context import ToolContext
+from starweaver._capi import NativeError
 from starweaver.errors import StarweaverError
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ class HostModel(Protocol):
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
+_READ_SIZE = 1 << 20
+
+
 def _dumps(value: Any) -> bytes:
     return _ENCODER.encode(value).encode()
 
@@ -97,6 +101,7 @@ class RunDriver:
         loop: asyncio.AbstractEventLoop,
         handle: int,
         fd: int,
+        fd_in: int,
         tools: Mapping[int, Tool],
         models: Mapping[int, HostModel],
         deps: Mapping[str, Any] | None,
@@ -105,12 +110,15 @@ class RunDriver:
         self._loop = loop
         self._handle = handle
         self._fd = fd
+        self._fd_in = fd_in
+        self._unsent = b""  # completions the pipe could not take yet
         self._tools = tools
         self._models = models
         self._deps = MappingProxyType(dict(deps or {}))
         self._on_event = on_event
         self._pending: dict[int, tuple[asyncio.Task[None] | Future[None], ToolContext | None]] = {}
         self._closed = False
+        self._partial = b""
         self._outbox: list[bytes] = []
         self.future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self.closed: asyncio.Future[None] = loop.create_future()
@@ -119,14 +127,37 @@ class RunDriver:
     # -- the queue ---------------------------------------------------------
 
     def _on_readable(self) -> None:
-        with contextlib.suppress(BlockingIOError, InterruptedError):
-            os.read(self._fd, 4096)
+        # Read everything the pipe holds; items are JSON lines, and a line
+        # may be split across reads.
+        chunks = [self._partial]
         try:
-            items = _capi.run_drain(self._handle)
-        except StarweaverError as exc:
-            self._close(error=exc)
+            while True:
+                data = os.read(self._fd, _READ_SIZE)
+                if not data:
+                    break
+                chunks.append(data)
+                if len(data) < _READ_SIZE:
+                    break
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError as exc:
+            self._close(error=NativeError(f"reading the run pipe failed: {exc}"))
+            return
+        buf = b"".join(chunks)
+        end = buf.rfind(b"\n")
+        if end < 0:
+            self._partial = buf
+            return
+        self._partial = buf[end + 1 :]
+        try:
+            items = json.loads(b"[" + buf[:end].replace(b"\n", b",") + b"]")
+        except ValueError as exc:
+            self._close(error=NativeError(f"malformed item from the runtime: {exc}"))
             return
         for item in items:
+            if type(item) is list:
+                self._start_compact_call(item)
+                continue
             kind = item.get("kind")
             if kind == "call":
                 self._start_call(item)
@@ -162,8 +193,29 @@ class RunDriver:
     def _flush(self) -> None:
         batch, self._outbox = self._outbox, []
         if batch and not self._closed:
-            with contextlib.suppress(StarweaverError):
-                _capi.run_complete_batch(self._handle, b"[" + b",".join(batch) + b"]")
+            self._write(b"\n".join(batch) + b"\n")
+
+    def _write(self, data: bytes) -> None:
+        """Write completions to the run's pipe; what does not fit waits for
+        the pipe to drain (Go reads it continuously)."""
+        if self._unsent:
+            self._unsent += data
+            return
+        try:
+            sent = os.write(self._fd_in, data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            return  # the run is gone
+        if sent < len(data):
+            self._unsent = data[sent:]
+            self._loop.add_writer(self._fd_in, self._on_writable)
+
+    def _on_writable(self) -> None:
+        data, self._unsent = self._unsent, b""
+        self._loop.remove_writer(self._fd_in)
+        if not self._closed and data:
+            self._write(data)
 
     def _complete_from_thread(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Report an outcome from a worker thread; ignores finished runs."""
@@ -185,12 +237,30 @@ class RunDriver:
         ctx = ToolContext._from_wire(item["context"], self._deps) if context or tool.takes_ctx else None
         return token, tool, ctx
 
+    def _start_compact_call(self, item: list[Any]) -> None:
+        """A call in its compact form: [token, tool, run_id, conversation_id,
+        tool_call_id, tool_name, run_step, retry, max_retries, arguments]."""
+        token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, args = item
+        tool = self._tools.get(tool_id)
+        if tool is None:
+            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {tool_id}"})
+            return
+        ctx = None
+        if tool.takes_ctx:
+            ctx = ToolContext(
+                run_id=run_id, conversation_id=conversation_id, run_step=step, tool_call_id=call_id,
+                tool_name=name, retry=retry, max_retries=max_retries, deps=self._deps,
+            )
+        self._dispatch(token, tool, ctx, args)
+
     def _start_call(self, item: Mapping[str, Any]) -> None:
         resolved = self._resolve_tool(item, context=False)
         if resolved is None:
             return
         token, tool, ctx = resolved
-        args: dict[str, Any] = item.get("arguments") or {}
+        self._dispatch(token, tool, ctx, item.get("arguments") or {})
+
+    def _dispatch(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
         if tool.is_async:
             task = self._loop.create_task(self._call_async(token, tool, ctx, args))
             self._pending[token] = (task, ctx)
@@ -280,6 +350,9 @@ class RunDriver:
             return
         self._closed = True
         self._loop.remove_reader(self._fd)
+        if self._unsent:
+            self._loop.remove_writer(self._fd_in)
+            self._unsent = b""
         with contextlib.suppress(StarweaverError):
             _capi.release(self._handle)
         for work, ctx in list(self._pending.values()):
@@ -312,8 +385,8 @@ async def drive(
     cancellation) and waits briefly for it to wind down before re-raising.
     """
     loop = asyncio.get_running_loop()
-    handle, fd = _capi.run_start(session, request)
-    driver = RunDriver(loop, handle, fd, tools, models, deps, on_event)
+    handle, fd, fd_in = _capi.run_start(session, request)
+    driver = RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event)
     try:
         return await asyncio.shield(driver.future)
     except asyncio.CancelledError:

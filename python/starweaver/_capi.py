@@ -30,8 +30,6 @@ __all__ = [
     "release",
     "run_cancel",
     "run_complete",
-    "run_complete_batch",
-    "run_drain",
     "run_start",
     "session_messages",
     "session_export",
@@ -188,8 +186,8 @@ def session_restore(agent: int, state: bytes) -> int:
     return int(out[0])
 
 
-def run_start(session: int, request: dict[str, Any]) -> tuple[int, int]:
-    """Start a run; returns ``(run handle, wake-up fd)``.
+def run_start(session: int, request: dict[str, Any]) -> tuple[int, int, int]:
+    """Start a run; returns ``(run handle, items fd, completions fd)``.
 
     Raises:
         StateError: bad handle, or the runtime is shut down.
@@ -197,16 +195,10 @@ def run_start(session: int, request: dict[str, Any]) -> tuple[int, int]:
     """
     check_process()
     data = json.dumps(request).encode()
-    run, fd, err = _ffi.new("sw_handle *"), _ffi.new("int *"), _ffi.new("char **")
-    if _lib.sw_run_start(session, data, len(data), run, fd, err) != 0:
+    run, fd_out, fd_in, err = _ffi.new("sw_handle *"), _ffi.new("int *"), _ffi.new("int *"), _ffi.new("char **")
+    if _lib.sw_run_start(session, data, len(data), run, fd_out, fd_in, err) != 0:
         _raise(err)
-    return int(run[0]), int(fd[0])
-
-
-def run_drain(run: int) -> list[dict[str, Any]]:
-    """Take the queued items of a run. Raises StateError for a bad handle."""
-    result: list[dict[str, Any]] = _read(_lib.sw_run_drain, run)
-    return result
+    return int(run[0]), int(fd_out[0]), int(fd_in[0])
 
 
 def run_complete(run: int, token: int, outcome: bytes) -> bool:
@@ -219,16 +211,6 @@ def run_complete(run: int, token: int, outcome: bytes) -> bool:
     if rc < 0:
         _raise(err)
     return rc == 0
-
-
-def run_complete_batch(run: int, batch: bytes) -> int:
-    """Deliver a JSON array of ``[token, outcome]`` pairs; returns how many
-    were still awaited. Raises StateError (bad handle) or ValueError."""
-    err = _ffi.new("char **")
-    rc = _lib.sw_run_complete_batch(run, batch, len(batch), err)
-    if rc < 0:
-        _raise(err)
-    return int(rc)
 
 
 def run_cancel(run: int) -> None:

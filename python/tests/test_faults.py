@@ -24,7 +24,7 @@ def run_script(code: str, timeout: float = 60) -> subprocess.CompletedProcess[st
 
 
 def test_unknown_and_released_handles_are_state_errors() -> None:
-    for fn in (_capi.release, _capi.run_drain, _capi.run_cancel, _capi.session_messages, _capi.session_new, _capi.model_captured):
+    for fn in (_capi.release, _capi.run_cancel, _capi.session_messages, _capi.session_new, _capi.model_captured):
         with pytest.raises(StateError):
             fn(10**12)
     model = TestModel()

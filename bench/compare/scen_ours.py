@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Comparison scenarios for this repository's starweaver (Go core).
+
+Run with the repository's python/ directory on PYTHONPATH (run.py does that).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import _harness
+import starweaver
+from starweaver import Tool
+from starweaver.agent import create_agent
+from starweaver.testing import TestModel
+
+
+async def setup(scenario: str, names: list[str], funcs: list[Any]) -> Any:
+    tools = [Tool(f, name=n) for n, f in zip(names, funcs)]
+    calls = [{"id": f"call_{i}", "name": n, "arguments": {}} for i, n in enumerate(names)]
+    return tools, calls
+
+
+async def prepare(state: Any) -> Any:
+    tools, calls = state
+    model = TestModel.responses([TestModel.tool_call_response(calls), "done"])
+    agent = create_agent(model=model, tools=tools)
+
+    async def run() -> None:
+        result = await agent.run("go")
+        if result.output != "done":
+            raise RuntimeError(f"unexpected output {result.output!r}")
+
+    return run
+
+
+if __name__ == "__main__":
+    import sys
+
+    version = getattr(starweaver, "__version__", "?") + " (source tree)"
+    _harness.main(sys.modules[__name__], "starweaver (this repo, Go core)", version)
