@@ -51,6 +51,10 @@ type Agent struct {
 	approvalSelectors []string
 	// schemas spares runs from recompiling the same parameter schemas.
 	schemas *tool.SchemaCache
+	// base holds what every run registers the same way (the agent's tools
+	// and registries), so runs clone it instead of registering again; nil
+	// when an approval policy must wrap the agent's tools per run.
+	base *tool.Registry
 }
 
 // Builder assembles an Agent. Its methods record settings; Build checks
@@ -160,6 +164,13 @@ func (b *Builder) Build() (*Agent, error) {
 	a.hooks = append([]tool.Hook(nil), a.hooks...)
 	a.approvalSelectors = append([]string(nil), a.approvalSelectors...)
 	a.schemas = &tool.SchemaCache{}
+	if len(a.approvalSelectors) == 0 {
+		base, err := a.baseRegistry(a.tools)
+		if err != nil {
+			return nil, err
+		}
+		a.base = base
+	}
 	if _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil); err != nil {
 		return nil, err
 	}
@@ -182,9 +193,9 @@ func (a *Agent) Model() model.Model { return a.model }
 // Name returns the agent's name.
 func (a *Agent) Name() string { return a.name }
 
-// registry builds the registry of one run: agent tools, registries and
-// toolsets, then the run's own.
-func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, error) {
+// baseRegistry registers the agent-wide settings, hooks, registries and
+// tools.
+func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	r := &tool.Registry{}
 	r.SetSchemaCache(a.schemas)
 	if a.maxRetries != nil {
@@ -199,21 +210,43 @@ func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, er
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
-	tools, sets := a.tools, a.toolsets
+	if err := r.Add(tools...); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return r, nil
+}
+
+// registry builds the registry of one run: agent tools, registries and
+// toolsets, then the run's own.
+func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, error) {
+	var tools []tool.Tool
+	sets := a.toolsets
 	if o != nil {
-		tools = append(append([]tool.Tool(nil), tools...), o.tools...)
+		tools = o.tools
 		sets = append(append([]toolset.Toolset(nil), sets...), o.toolsets...)
 	}
-	if len(a.approvalSelectors) > 0 {
+	var r *tool.Registry
+	if a.base != nil {
+		r = a.base.Clone()
+	} else {
+		// An approval policy wraps the agent's tools, per run, in a toolset.
+		base, err := a.baseRegistry(nil)
+		if err != nil {
+			return nil, err
+		}
+		r = base
 		gated := make([]toolset.Toolset, 0, len(sets)+1)
-		if len(tools) > 0 {
-			gated = append(gated, toolset.ApprovalRequired(toolset.New("agent", tools...), a.approvalSelectors...))
-			tools = nil
+		if len(a.tools) > 0 {
+			gated = append(gated, toolset.ApprovalRequired(toolset.New("agent", a.tools...), a.approvalSelectors...))
 		}
 		for _, ts := range sets {
 			gated = append(gated, toolset.ApprovalRequired(ts, a.approvalSelectors...))
 		}
 		sets = gated
+		if len(tools) > 0 {
+			sets = append(sets, toolset.ApprovalRequired(toolset.New("run", tools...), a.approvalSelectors...))
+			tools = nil
+		}
 	}
 	if err := r.Add(tools...); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)

@@ -3,6 +3,7 @@ package tool
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -219,6 +220,20 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 		a.Definitions = append(a.Definitions, def)
 	}
 	return a
+}
+
+// Clone returns a registry with the same tools, settings, hooks and schema
+// cache, which can be extended without changing r. Registered tools are
+// shared, not copied.
+func (r *Registry) Clone() *Registry {
+	return &Registry{
+		entries:    maps.Clone(r.entries),
+		names:      slices.Clone(r.names),
+		maxRetries: r.maxRetries,
+		timeout:    r.timeout,
+		hooks:      slices.Clip(r.hooks),
+		cache:      r.cache,
+	}
 }
 
 // Select returns a registry with only the named tools (unknown names are
