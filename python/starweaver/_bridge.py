@@ -17,18 +17,17 @@ import contextlib
 import json
 import os
 import threading
-from types import MappingProxyType
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Protocol
+from types import MappingProxyType
+from typing import Any, Protocol
 
 from starweaver import _capi
-from starweaver.context import ToolContext
 from starweaver._capi import NativeError
-from starweaver.errors import StarweaverError
-
-if TYPE_CHECKING:
-    from starweaver.tools import Tool
+from starweaver.context import ToolContext
+from starweaver.errors import StarweaverError, exception_to_outcome
+from starweaver.result import result_to_outcome
+from starweaver.tools import Tool, _cancelled_from_outside
 
 __all__ = ["HostModel", "RunDriver", "drive", "sync_executor"]
 
@@ -261,12 +260,33 @@ class RunDriver:
         self._dispatch(token, tool, ctx, item.get("arguments") or {})
 
     def _dispatch(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
-        if tool.is_async:
+        plain = tool._plain_func
+        if plain is not None and tool._schema.plain_call(args):
+            task = self._loop.create_task(self._call_plain(token, tool, plain, args))
+            self._pending[token] = (task, None)
+        elif tool.is_async:
             task = self._loop.create_task(self._call_async(token, tool, ctx, args))
             self._pending[token] = (task, ctx)
         else:
             fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
             self._pending[token] = (fut, ctx)
+
+    async def _call_plain(self, token: int, tool: Tool, func: Callable[..., Awaitable[Any]], args: dict[str, Any]) -> None:
+        """The common call, without Tool._run_async's layers: an async
+        function of plain keyword arguments (already validated by Go) and no
+        context. Outcomes are built exactly as _run_async builds them."""
+        try:
+            try:
+                outcome = result_to_outcome(await func(**args))
+            except asyncio.CancelledError as exc:
+                if _cancelled_from_outside():
+                    return  # Go stopped waiting (timeout or run cancel).
+                outcome = exception_to_outcome(exc, timeout_ms=tool.timeout_ms)
+            except Exception as exc:
+                outcome = exception_to_outcome(exc, timeout_ms=tool.timeout_ms)
+        finally:
+            self._pending.pop(token, None)
+        self._complete(token, outcome)
 
     async def _call_async(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
         try:

@@ -154,6 +154,18 @@ class FunctionSchema:
     plain_types: Mapping[str, type] | None = None
     plain_required: frozenset[str] = frozenset()
 
+    def plain_call(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether ``arguments`` can be passed as keywords as they are: every
+        parameter is a plain str, int or bool, all required ones are there and
+        every value has exactly its parameter's type (Go validated the rest)."""
+        plain = self.plain_types
+        if plain is None or not self.plain_required <= arguments.keys():
+            return False
+        for name, value in arguments.items():
+            if type(value) is not plain.get(name):
+                return False
+        return True
+
     def bind(self, ctx: ToolContext | None, arguments: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The positional and keyword arguments of the call for the decoded JSON arguments.
 
@@ -172,14 +184,9 @@ class FunctionSchema:
 
         if self.takes_ctx:
             put(self.ctx_param or "ctx", self.ctx_positional, ctx)
-        if self.plain_types is not None and self.plain_required <= arguments.keys():
-            plain = self.plain_types
-            for name, value in arguments.items():
-                if type(value) is not plain.get(name):
-                    break
-            else:
-                kwargs.update(arguments)
-                return args, kwargs
+        if self.plain_call(arguments):
+            kwargs.update(arguments)
+            return args, kwargs
         if self.style == "raw":
             put(self.param or "args", self.param_positional, dict(arguments))
         elif self.style == "var_kwargs":

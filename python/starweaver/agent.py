@@ -100,6 +100,14 @@ def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
     return out
 
 
+class _SessionRef:
+    """Owns a native session handle; released when the last owner goes."""
+
+    def __init__(self, handle: int) -> None:
+        self.handle = handle
+        weakref.finalize(self, _capi.release, handle)
+
+
 class RunResult:
     """The outcome of one run.
 
@@ -108,19 +116,36 @@ class RunResult:
     (parts tagged by ``kind``); ``usage`` counts requests and tool calls.
     """
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any], session: _SessionRef | None = None) -> None:
         self.raw: dict[str, Any] = dict(raw)
         self.run_id: str = str(raw.get("run_id", ""))
         self.status: str = str(raw.get("status", ""))
         self.output: str = str(raw.get("output", ""))
-        self.messages: list[dict[str, Any]] = list(raw.get("messages") or [])
-        if "new_messages" in raw:
-            self.new_messages: list[dict[str, Any]] = list(raw["new_messages"] or [])
-        else:
-            self.new_messages = self.messages[int(raw.get("new_messages_start", 0)) :]
+        # The messages of a completed or waiting run are the first
+        # message_count messages of its session; they are read on first use.
+        self._session = session
+        self._messages: list[dict[str, Any]] | None = list(raw["messages"]) if "messages" in raw else None
+        self._new_start = int(raw.get("new_messages_start", 0))
         self.usage: dict[str, int] = dict(raw.get("usage") or {})
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The whole conversation after the run."""
+        if self._messages is None:
+            if self._session is None:
+                self._messages = []
+            else:
+                count = int(self.raw.get("message_count", 0))
+                self._messages = _capi.session_messages(self._session.handle)[:count]
+                self._session = None
+        return self._messages
+
+    @property
+    def new_messages(self) -> list[dict[str, Any]]:
+        """The messages this run added."""
+        return self.messages[self._new_start :]
 
     @property
     def is_waiting(self) -> bool:
@@ -253,18 +278,18 @@ class Agent:
             request["metadata"] = dict(metadata)
         return request, self._catalog.merged(run_catalog)
 
-    async def _drive(self, session: int, request: dict[str, Any], catalog: _Catalog,
+    async def _drive(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog,
                      on_event: Callable[[dict[str, Any]], None] | None) -> RunResult:
-        done = await _bridge.drive(session, request, catalog.tools, catalog.models, self.deps, on_event)
+        done = await _bridge.drive(session.handle, request, catalog.tools, catalog.models, self.deps, on_event)
         error = done.get("error")
         # A run the runtime cancelled (at shutdown) still reports its result.
         if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
             raise _capi.error_from(error)
-        return RunResult(done.get("result") or {})
+        return RunResult(done.get("result") or {}, session)
 
     async def _resume_on(
         self,
-        session: int,
+        session: _SessionRef,
         approvals: ApprovalsInput,
         deferred_results: DeferredInput,
         on_event: Callable[[dict[str, Any]], None] | None,
@@ -291,11 +316,11 @@ class Agent:
             data = state.encode()
         else:
             data = bytes(state)
-        return AgentSession(self, _handle=_capi.session_restore(self._handle, data))
+        return AgentSession(self, _ref=_SessionRef(_capi.session_restore(self._handle, data)))
 
     async def _run_on(
         self,
-        session: int,
+        session: _SessionRef,
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None,
@@ -328,14 +353,12 @@ class Agent:
             ModelError: the model failed or answered with garbage.
             AgentError: the run failed for another reason.
         """
-        session = _capi.session_new(self._handle)
-        try:
-            return await self._run_on(
-                session, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
-                metadata=metadata, on_event=on_event,
-            )
-        finally:
-            _capi.release(session)
+        # The session lives as long as the result needs its messages.
+        session = _SessionRef(_capi.session_new(self._handle))
+        return await self._run_on(
+            session, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
+            metadata=metadata, on_event=on_event,
+        )
 
     def session(self) -> AgentSession:
         """Start a session: a conversation whose runs share history."""
@@ -353,10 +376,10 @@ class Agent:
 class AgentSession:
     """A conversation with an agent; one run at a time."""
 
-    def __init__(self, agent: Agent, *, _handle: int | None = None) -> None:
+    def __init__(self, agent: Agent, *, _ref: _SessionRef | None = None) -> None:
         self.agent = agent
-        self._handle = _handle if _handle is not None else _capi.session_new(agent._handle)
-        self._finalizer = weakref.finalize(self, _capi.release, self._handle)
+        self._ref = _ref if _ref is not None else _SessionRef(_capi.session_new(agent._handle))
+        self._handle = self._ref.handle
         self.hitl = SessionHitl(self)
 
     async def run(
@@ -375,7 +398,7 @@ class AgentSession:
             StateError: the session is already running or waits for HITL.
         """
         return await self.agent._run_on(
-            self._handle, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
+            self._ref, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
             metadata=metadata, on_event=on_event,
         )
 
@@ -395,7 +418,7 @@ class AgentSession:
                 decision lacks an explicit ``approved`` bool. Nothing changes:
                 the run stays waiting and resumable.
         """
-        return await self.agent._resume_on(self._handle, approvals, deferred_results, on_event)
+        return await self.agent._resume_on(self._ref, approvals, deferred_results, on_event)
 
     def export_state(self) -> dict[str, Any]:
         """The session as JSON-compatible data: history and, when a run
@@ -419,8 +442,9 @@ class AgentSession:
         return _capi.session_messages(self._handle)
 
     def close(self) -> None:
-        """Release the native session (also done at garbage collection)."""
-        self._finalizer()
+        """Release the native session once nothing needs it (results read
+        their messages from it); also done at garbage collection."""
+        self._ref = None  # type: ignore[assignment]
 
     async def __aenter__(self) -> AgentSession:
         return self

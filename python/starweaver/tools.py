@@ -218,6 +218,13 @@ class Tool(Generic[P, R]):
         self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
         self._max_retries = _optional_int(max_retries, "max_retries", 0)
         self._user_input_preprocessor: UserInputPreprocessor | None = None
+        # Async functions of plain keyword arguments and no context can be
+        # called straight from the bridge (see _bridge.RunDriver._call_plain).
+        self._plain_func: Callable[..., Awaitable[Any]] | None = (
+            self._func  # type: ignore[assignment]
+            if self._schema.is_async and not self._schema.takes_ctx and self._schema.plain_types is not None
+            else None
+        )
 
     # -------------------------------------------------------------- attributes
 
