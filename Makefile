@@ -78,8 +78,11 @@ bench: ## Go benchmarks (./core/...) and bench/run.py if present
 
 lint: fmt-check vet ## gofmt, go vet, compileall, and mypy when installed
 	$(PYTHON) -m compileall -q python ffi_build.py setup.py
+	@if $(PYTHON) -m ruff --version >/dev/null 2>&1; then \
+		echo "==> ruff"; $(PYTHON) -m ruff check python bench; \
+	else echo "ruff not installed; skipping"; fi
 	@if $(PYTHON) -m mypy --version >/dev/null 2>&1; then \
-		echo "==> mypy"; $(PYTHON) -m mypy python/starweaver; \
+		echo "==> mypy"; $(PYTHON) -m mypy --strict python/starweaver; \
 	else echo "mypy not installed; skipping"; fi
 
 clean: ## Remove build outputs

@@ -134,7 +134,9 @@ def import_with_retry(name: str, attempts: int = 4, delay: float = 20.0):  # noq
             for mod in [m for m in sys.modules if m == "starweaver" or m.startswith("starweaver.")]:
                 del sys.modules[mod]
             if i + 1 < attempts:
-                print(f"# import {name} failed ({type(exc).__name__}: {exc}); retrying in {delay:.0f}s", file=sys.stderr)
+                print(
+                    f"# import {name} failed ({type(exc).__name__}: {exc}); retrying in {delay:.0f}s", file=sys.stderr
+                )
                 time.sleep(delay)
     assert last is not None
     raise last

@@ -158,7 +158,9 @@ class Series:
         self.round_bridge[-1].append(bridge)
 
 
-async def pair(series: Series, bridge: Callable[[], Awaitable[float]], plain: Callable[[], Awaitable[float]], flip: bool) -> None:
+async def pair(
+    series: Series, bridge: Callable[[], Awaitable[float]], plain: Callable[[], Awaitable[float]], flip: bool
+) -> None:
     gc.collect()
     if flip:
         p = await plain()
@@ -170,7 +172,9 @@ async def pair(series: Series, bridge: Callable[[], Awaitable[float]], plain: Ca
 
 
 async def measure(rounds: int, quick: bool) -> None:
-    reps = {"a": 1, "b": 1, "c": 1, "k100": 3, "small": 10} if quick else {"a": 2, "b": 1, "c": 1, "k100": 5, "small": 20}
+    reps = (
+        {"a": 1, "b": 1, "c": 1, "k100": 3, "small": 10} if quick else {"a": 2, "b": 1, "c": 1, "k100": 5, "small": 20}
+    )
     direct_reps = 200
 
     threads: list[tuple[str, int, int]] = [("after import", threading.active_count(), os_threads())]
@@ -215,7 +219,9 @@ async def measure(rounds: int, quick: bool) -> None:
             flip = not flip
         for _ in range(reps["c"]):
             agent = blocking.agent()
-            await pair(sc, lambda agent=agent: timed_run(agent, 8), lambda: timed_gather_threads(blocking.funcs, pool), flip)
+            await pair(
+                sc, lambda agent=agent: timed_run(agent, 8), lambda: timed_gather_threads(blocking.funcs, pool), flip
+            )
             flip = not flip
         for _ in range(reps["k100"]):
             agent = k100.agent()
@@ -223,9 +229,13 @@ async def measure(rounds: int, quick: bool) -> None:
             flip = not flip
         for _ in range(reps["small"]):
             agent = k1.agent()
-            await pair(sk1, lambda agent=agent: timed_run(agent, 1), lambda: timed_direct(k1.funcs[0], direct_reps), flip)
+            await pair(
+                sk1, lambda agent=agent: timed_run(agent, 1), lambda: timed_direct(k1.funcs[0], direct_reps), flip
+            )
             agent = k0.agent()
-            await pair(sk0, lambda agent=agent: timed_run(agent, 0), lambda: timed_direct(k1.funcs[0], direct_reps), flip)
+            await pair(
+                sk0, lambda agent=agent: timed_run(agent, 0), lambda: timed_direct(k1.funcs[0], direct_reps), flip
+            )
             flip = not flip
         threads.append((f"after round {r + 1}", threading.active_count(), os_threads()))
         print(
@@ -277,10 +287,22 @@ async def measure(rounds: int, quick: bool) -> None:
         ["run with 0 tool calls (model answers text at once)", fmt_summary([x * us for x in sk0.bridge]) + " µs"],
         ["run with 1 tool call", fmt_summary([x * us for x in sk1.bridge]) + " µs"],
         [f"direct `await fn()` (mean of {direct_reps})", fmt_summary([x * us for x in sk1.plain], 2) + " µs"],
-        ["overhead of a 1-call run over a direct await (paired)", fmt_summary([x * us for x in k1_minus_direct]) + " µs"],
-        ["cost of the call inside a run: 1-call run − 0-call run (paired)", fmt_summary([x * us for x in k1_minus_k0]) + " µs"],
-        ["marginal cost per call at k=100: (run100 − run1)/99, per round", fmt_summary([x * us for x in marginal100]) + " µs"],
-        ["marginal cost per call at k=1000: (run1000 − run1)/999, per round", fmt_summary([x * us for x in marginal]) + " µs"],
+        [
+            "overhead of a 1-call run over a direct await (paired)",
+            fmt_summary([x * us for x in k1_minus_direct]) + " µs",
+        ],
+        [
+            "cost of the call inside a run: 1-call run − 0-call run (paired)",
+            fmt_summary([x * us for x in k1_minus_k0]) + " µs",
+        ],
+        [
+            "marginal cost per call at k=100: (run100 − run1)/99, per round",
+            fmt_summary([x * us for x in marginal100]) + " µs",
+        ],
+        [
+            "marginal cost per call at k=1000: (run1000 − run1)/999, per round",
+            fmt_summary([x * us for x in marginal]) + " µs",
+        ],
     ]
     print()
     print("### (f) per-call overhead")
@@ -322,7 +344,9 @@ async def profile(runs: int, sort_limit: int = 30) -> None:
     stats = pstats.Stats(prof, stream=out)
     stats.sort_stats("tottime").print_stats(sort_limit)
     stats.sort_stats("cumulative").print_stats(sort_limit)
-    print(f"## cProfile of {runs} runs of (a) (1000 async calls each); wall {wall / runs * 1e3:.1f} ms/run under the profiler")
+    print(
+        f"## cProfile of {runs} runs of (a) (1000 async calls each); wall {wall / runs * 1e3:.1f} ms/run under the profiler"
+    )
     print(out.getvalue())
 
 
@@ -415,9 +439,18 @@ async def breakdown(runs: int, k: int = N) -> None:
         ["loop thread idle (wall − loop CPU): waiting for Go or for the OS", fmt_num((wall - cpu_thread) * per)],
         ["  os.read of the run pipe", fmt_num(acc["os.read of the run pipe"] * per)],
         ["  json.loads of the items read", fmt_num(acc["json.loads (decode drained items etc.)"] * per)],
-        ["  _capi.run_complete (sync tools only; async ones answer through the pipe)", fmt_num(acc["_capi.run_complete"] * per)],
-        ["  _capi.run_start + session_new + release", fmt_num((acc["_capi.run_start"] + acc["_capi.session_new"] + acc["_capi.release"]) * per)],
-        ["  Python on the loop outside those calls (tasks, contexts, outcomes, encoding)", fmt_num((cpu_thread - in_native - acc["json.loads (decode drained items etc.)"]) * per)],
+        [
+            "  _capi.run_complete (sync tools only; async ones answer through the pipe)",
+            fmt_num(acc["_capi.run_complete"] * per),
+        ],
+        [
+            "  _capi.run_start + session_new + release",
+            fmt_num((acc["_capi.run_start"] + acc["_capi.session_new"] + acc["_capi.release"]) * per),
+        ],
+        [
+            "  Python on the loop outside those calls (tasks, contexts, outcomes, encoding)",
+            fmt_num((cpu_thread - in_native - acc["json.loads (decode drained items etc.)"]) * per),
+        ],
     ]
     print(f"## breakdown of one {k}-call run (mean of {runs} runs, ms; CPU-time rows assume calls are CPU-bound)")
     print()
@@ -429,7 +462,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=None, help="rounds (default 7, or 3 with --quick)")
     ap.add_argument("--quick", action="store_true", help="fewer rounds and repetitions")
     ap.add_argument("--profile", type=int, default=0, metavar="RUNS", help="cProfile RUNS runs of (a) instead")
-    ap.add_argument("--breakdown", type=int, default=0, metavar="RUNS", help="time the parts of RUNS runs of (a) instead")
+    ap.add_argument(
+        "--breakdown", type=int, default=0, metavar="RUNS", help="time the parts of RUNS runs of (a) instead"
+    )
     args = ap.parse_args()
     rounds = args.rounds or (3 if args.quick else 7)
 

@@ -40,7 +40,7 @@ def parse_importtime(stderr: str) -> list[tuple[int, int, int, str]]:
     for line in stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
-        parts = line[len("import time:"):].split("|")
+        parts = line[len("import time:") :].split("|")
         if len(parts) != 3:
             continue
         self_us, cum_us, raw_name = parts
@@ -52,7 +52,14 @@ def parse_importtime(stderr: str) -> list[tuple[int, int, int, str]]:
 
 
 def package_cumulative_ms(entries: list[tuple[int, int, int, str]]) -> float:
-    return sum(cum for depth, _, cum, name in entries if depth == 0 and (name == "starweaver" or name.startswith("starweaver."))) / 1e3
+    return (
+        sum(
+            cum
+            for depth, _, cum, name in entries
+            if depth == 0 and (name == "starweaver" or name.startswith("starweaver."))
+        )
+        / 1e3
+    )
 
 
 def contributors(entries: list[tuple[int, int, int, str]], by_module: bool = False) -> dict[str, float]:
@@ -102,7 +109,11 @@ def main() -> None:
     if not args.no_pyc:
         _ENV.pop("PYTHONDONTWRITEBYTECODE", None)
         _ENV["PYTHONPYCACHEPREFIX"] = PYCACHE_PREFIX
-    pyc = "off (PYTHONDONTWRITEBYTECODE)" if args.no_pyc and _ENV.get("PYTHONDONTWRITEBYTECODE") else f"cached under {_ENV.get('PYTHONPYCACHEPREFIX', '__pycache__')}"
+    pyc = (
+        "off (PYTHONDONTWRITEBYTECODE)"
+        if args.no_pyc and _ENV.get("PYTHONDONTWRITEBYTECODE")
+        else f"cached under {_ENV.get('PYTHONPYCACHEPREFIX', '__pycache__')}"
+    )
 
     print(f"# {environment_line()}")
     _, where = run(["-c", "import sys, starweaver; sys.stderr.write(starweaver.__file__)"])
@@ -128,7 +139,9 @@ def main() -> None:
     rows = []
     for stmt in STATEMENTS:
         med = statistics.median(cum[stmt])
-        status = ("OK" if med < TARGET_MS else "MISS") + f" (< {TARGET_MS:.0f} ms)" if stmt == "import starweaver" else ""
+        status = (
+            ("OK" if med < TARGET_MS else "MISS") + f" (< {TARGET_MS:.0f} ms)" if stmt == "import starweaver" else ""
+        )
         rows.append(
             [
                 f"`{stmt}`",

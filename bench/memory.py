@@ -85,7 +85,11 @@ async def main_async(runs: int, calls: int, warmup_runs: int, sample_every: int)
         await one_run()
         if r % runs_per_sample == 0 or r == runs:
             sample(r * calls, start)
-            print(f"# {r * calls} calls, RSS {samples[-1][1] / 1024:.1f} MiB, handles {samples[-1][2]}", file=sys.stderr, flush=True)
+            print(
+                f"# {r * calls} calls, RSS {samples[-1][1] / 1024:.1f} MiB, handles {samples[-1][2]}",
+                file=sys.stderr,
+                flush=True,
+            )
     total_s = time.perf_counter() - start
     del tools
     gc.collect()
@@ -117,7 +121,10 @@ async def main_async(runs: int, calls: int, warmup_runs: int, sample_every: int)
                 ["RSS growth per 10k calls (least-squares slope)", f"{fit:+.3f} MiB"],
                 ["RSS growth per 10k calls ((last − first) / span)", f"{naive:+.3f} MiB"],
                 ["RSS first → last sample", f"{ys[0]:.1f} → {ys[-1]:.1f} MiB"],
-                ["native handles: after import → at end, after gc.collect()", f"{handles_base} → {handles_end} ({'OK, back to baseline' if ok else 'LEAK'})"],
+                [
+                    "native handles: after import → at end, after gc.collect()",
+                    f"{handles_base} → {handles_end} ({'OK, back to baseline' if ok else 'LEAK'})",
+                ],
             ],
         )
     )

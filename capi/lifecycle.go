@@ -48,17 +48,27 @@ type doneItem struct {
 // wireResult sends a run result without repeating the new messages: they
 // are the tail of Messages from NewMessagesStart, and large batches make
 // the duplicate expensive to encode and decode.
+//
+// When the run completed or waits, its messages are the session's history
+// (history only grows), so they are left out too: the host reads the first
+// MessageCount messages of the session when it needs them.
 type wireResult struct {
 	*agent.RunResult
-	NewMessages      []struct{} `json:"new_messages,omitempty"`
-	NewMessagesStart int        `json:"new_messages_start"`
+	Messages         []model.Message `json:"messages,omitempty"`
+	NewMessages      []struct{}      `json:"new_messages,omitempty"`
+	NewMessagesStart int             `json:"new_messages_start"`
+	MessageCount     int             `json:"message_count"`
 }
 
 func toWire(res *agent.RunResult) *wireResult {
 	if res == nil {
 		return nil
 	}
-	return &wireResult{RunResult: res, NewMessagesStart: len(res.Messages) - len(res.NewMessages)}
+	w := &wireResult{RunResult: res, NewMessagesStart: len(res.Messages) - len(res.NewMessages), MessageCount: len(res.Messages)}
+	if res.Status != agent.StatusCompleted && res.Status != agent.StatusWaiting {
+		w.Messages = res.Messages // not in the session's history
+	}
+	return w
 }
 
 type eventItem struct {

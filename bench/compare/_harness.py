@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -100,11 +100,19 @@ def emit(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-async def _measure(adapter: Any, framework: str, version: str, scenario: str, rounds: int, timeout: float) -> dict[str, Any]:
+async def _measure(
+    adapter: Any, framework: str, version: str, scenario: str, rounds: int, timeout: float
+) -> dict[str, Any]:
     k, kind, desc = SCENARIOS[scenario]
     funcs = make_funcs(kind, k)
     names = names_for(scenario, k)
-    result: dict[str, Any] = {"framework": framework, "version": version, "scenario": scenario, "k": k, "description": desc}
+    result: dict[str, Any] = {
+        "framework": framework,
+        "version": version,
+        "scenario": scenario,
+        "k": k,
+        "description": desc,
+    }
     pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="baseline")
     loop = asyncio.get_running_loop()
 
@@ -136,7 +144,9 @@ async def _measure(adapter: Any, framework: str, version: str, scenario: str, ro
     try:
         await asyncio.wait_for(runner(), timeout)
     except asyncio.TimeoutError:
-        result["error"] = f"hang: the first run did not finish within {timeout:.0f} s ({CALLS[0]} of {k} tool functions had started)"
+        result["error"] = (
+            f"hang: the first run did not finish within {timeout:.0f} s ({CALLS[0]} of {k} tool functions had started)"
+        )
         return result
     result["warmup_s"] = time.perf_counter() - t0
     if CALLS[0] != k:

@@ -33,13 +33,21 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from _common import environment_line, fmt_summary, loadavg, markdown_table, SOURCE_DIR  # noqa: E402
+from _common import SOURCE_DIR, environment_line, fmt_summary, loadavg, markdown_table  # noqa: E402
 
 VENV_ROOT = Path(os.environ.get("VENV_ROOT", "/tmp"))
 FRAMEWORKS = {
     "ours": {"script": "scen_ours.py", "venv": None, "spec": None},
-    "pydantic-ai": {"script": "scen_pydantic_ai.py", "venv": VENV_ROOT / "venv-pydantic-ai", "spec": os.environ.get("PYDANTIC_AI_SPEC", "pydantic-ai")},
-    "starweaver-rs": {"script": "scen_starweaver_rs.py", "venv": VENV_ROOT / "venv-starweaver-rs", "spec": os.environ.get("STARWEAVER_RS_SPEC", "starweaver")},
+    "pydantic-ai": {
+        "script": "scen_pydantic_ai.py",
+        "venv": VENV_ROOT / "venv-pydantic-ai",
+        "spec": os.environ.get("PYDANTIC_AI_SPEC", "pydantic-ai"),
+    },
+    "starweaver-rs": {
+        "script": "scen_starweaver_rs.py",
+        "venv": VENV_ROOT / "venv-starweaver-rs",
+        "spec": os.environ.get("STARWEAVER_RS_SPEC", "starweaver"),
+    },
 }
 SCENARIO_ORDER = ["a", "b", "c", "a100", "a16", "a1"]
 DESCRIPTIONS = {
@@ -95,7 +103,7 @@ def run_one(py: str, script: str, scenario: str, rounds: int, timeout: float, en
     result: dict = {}
     for line in proc.stdout.splitlines():
         if line.startswith("BENCH-JSON "):
-            result = json.loads(line[len("BENCH-JSON "):])
+            result = json.loads(line[len("BENCH-JSON ") :])
     if not result:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         result = {"error": f"exit code {proc.returncode}, no result: {tail[:200]}"}
@@ -112,7 +120,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--scenarios", default=",".join(SCENARIO_ORDER))
     ap.add_argument("--frameworks", default=",".join(FRAMEWORKS))
-    ap.add_argument("--timeout", type=float, default=30.0, help="seconds a first run may take before it counts as a hang")
+    ap.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds a first run may take before it counts as a hang"
+    )
     args = ap.parse_args()
     rounds = args.rounds or (2 if args.quick else 5)
     scenarios = [s for s in args.scenarios.split(",") if s]
@@ -142,7 +152,9 @@ def main() -> None:
                 results.append((scenario, fw, {"error": note}))
                 continue
             if scenario != "c" and fw in hung_at and k >= hung_at[fw]:
-                results.append((scenario, fw, {"error": f"not run: the same framework hung with {hung_at[fw]} parallel calls"}))
+                results.append(
+                    (scenario, fw, {"error": f"not run: the same framework hung with {hung_at[fw]} parallel calls"})
+                )
                 continue
             log(f"{scenario} / {fw}")
             res = run_one(py, FRAMEWORKS[fw]["script"], scenario, rounds, args.timeout, env)
@@ -178,9 +190,15 @@ def main() -> None:
                 err += "; " + res["exit_note"]
             rows.append([DESCRIPTIONS[scenario], label, "n/a", "", "", 0, err.replace("|", "/")])
     print()
-    print(f"## compare: {rounds} rounds per scenario, each (scenario, framework) in its own process; ms, median [p10–p90]")
+    print(
+        f"## compare: {rounds} rounds per scenario, each (scenario, framework) in its own process; ms, median [p10–p90]"
+    )
     print()
-    print(markdown_table(["scenario", "framework", "framework ms", "plain baseline, same process", "ratio", "n", "notes"], rows))
+    print(
+        markdown_table(
+            ["scenario", "framework", "framework ms", "plain baseline, same process", "ratio", "n", "notes"], rows
+        )
+    )
     print()
     for fw in frameworks:
         py, note, _ = pythons[fw]

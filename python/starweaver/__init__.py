@@ -51,7 +51,44 @@ _EXPORTS: dict[str, str] = {
     "FunctionModel": "testing",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "Agent",
+    "AgentError",
+    "AgentSession",
+    "ApprovalDecision",
+    "ApprovalRequired",
+    "BaseTool",
+    "CallDeferred",
+    "Cancelled",
+    "ClientTool",
+    "DeferredResult",
+    "Feedback",
+    "FunctionModel",
+    "HitlSnapshot",
+    "InvalidArguments",
+    "ModelError",
+    "ModelRetry",
+    "PendingApproval",
+    "PendingDeferred",
+    "RunResult",
+    "SessionHitl",
+    "StarweaverError",
+    "StateError",
+    "TestModel",
+    "Timeout",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolRetryLimitExceeded",
+    "Toolset",
+    "UserError",
+    "__version__",
+    "create_agent",
+    "ensure_tool",
+    "tool",
+    "user_input_tools",
+]
 
 
 def __getattr__(name: str) -> _Any:
@@ -68,7 +105,13 @@ def __dir__() -> list[str]:
 
 
 if _TYPE_CHECKING:
-    from starweaver.agent import Agent, AgentSession, RunResult, SessionHitl, create_agent
+    from starweaver.agent import (
+        Agent,
+        AgentSession,
+        RunResult,
+        SessionHitl,
+        create_agent,
+    )
     from starweaver.context import ToolContext
     from starweaver.errors import (
         AgentError,
@@ -86,7 +129,13 @@ if _TYPE_CHECKING:
         ToolRetryLimitExceeded,
         UserError,
     )
-    from starweaver.hitl import ApprovalDecision, DeferredResult, HitlSnapshot, PendingApproval, PendingDeferred
+    from starweaver.hitl import (
+        ApprovalDecision,
+        DeferredResult,
+        HitlSnapshot,
+        PendingApproval,
+        PendingDeferred,
+    )
     from starweaver.result import ToolResult
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool

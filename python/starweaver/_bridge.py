@@ -223,7 +223,9 @@ class RunDriver:
 
     # -- tool calls --------------------------------------------------------
 
-    def _resolve_tool(self, item: Mapping[str, Any], *, context: bool = True) -> tuple[int, Tool, ToolContext | None] | None:
+    def _resolve_tool(
+        self, item: Mapping[str, Any], *, context: bool = True
+    ) -> tuple[int, Tool, ToolContext | None] | None:
         """The token, tool and context of a call or preprocess item; an
         unknown tool id is answered at once with a user error. Calls of
         tools that take no context get none: their cancellation is the
@@ -231,7 +233,9 @@ class RunDriver:
         token = int(item["token"])
         tool = self._tools.get(int(item["tool"]))
         if tool is None:
-            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+            self._complete(
+                token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"}
+            )
             return None
         ctx = ToolContext._from_wire(item["context"], self._deps) if context or tool.takes_ctx else None
         return token, tool, ctx
@@ -247,8 +251,14 @@ class RunDriver:
         ctx = None
         if tool.takes_ctx:
             ctx = ToolContext(
-                run_id=run_id, conversation_id=conversation_id, run_step=step, tool_call_id=call_id,
-                tool_name=name, retry=retry, max_retries=max_retries, deps=self._deps,
+                run_id=run_id,
+                conversation_id=conversation_id,
+                run_step=step,
+                tool_call_id=call_id,
+                tool_name=name,
+                retry=retry,
+                max_retries=max_retries,
+                deps=self._deps,
             )
         self._dispatch(token, tool, ctx, args)
 
@@ -271,7 +281,9 @@ class RunDriver:
             fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
             self._pending[token] = (fut, ctx)
 
-    async def _call_plain(self, token: int, tool: Tool, func: Callable[..., Awaitable[Any]], args: dict[str, Any]) -> None:
+    async def _call_plain(
+        self, token: int, tool: Tool, func: Callable[..., Awaitable[Any]], args: dict[str, Any]
+    ) -> None:
         """The common call, without Tool._run_async's layers: an async
         function of plain keyword arguments (already validated by Go) and no
         context. Outcomes are built exactly as _run_async builds them."""
@@ -322,10 +334,11 @@ class RunDriver:
         if resolved is None:
             return
         token, tool, ctx = resolved
+        assert ctx is not None  # _resolve_tool always builds one for preprocessing
         task = self._loop.create_task(self._call_preprocess(token, tool, ctx, item.get("input")))
         self._pending[token] = (task, ctx)
 
-    async def _call_preprocess(self, token: int, tool: Tool, ctx: ToolContext | None, user_input: Any) -> None:
+    async def _call_preprocess(self, token: int, tool: Tool, ctx: ToolContext, user_input: Any) -> None:
         try:
             outcome = await tool._run_preprocessor(ctx, user_input)
         except asyncio.CancelledError:
@@ -345,7 +358,9 @@ class RunDriver:
         task = self._loop.create_task(self._call_model(token, model, item["messages"], item["params"]))
         self._pending[token] = (task, None)
 
-    async def _call_model(self, token: int, model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]) -> None:
+    async def _call_model(
+        self, token: int, model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]
+    ) -> None:
         try:
             response = await model._respond(messages, params)
             outcome: dict[str, Any] = {"ok": True, "response": response}

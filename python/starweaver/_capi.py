@@ -207,7 +207,7 @@ def run_complete(run: int, token: int, outcome: bytes) -> bool:
     Safe to call from any thread. Raises StateError for a bad handle.
     """
     err = _ffi.new("char **")
-    rc = _lib.sw_run_complete(run, token, outcome, len(outcome), err)
+    rc = int(_lib.sw_run_complete(run, token, outcome, len(outcome), err))
     if rc < 0:
         _raise(err)
     return rc == 0

@@ -38,7 +38,15 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
@@ -453,9 +461,15 @@ def function_schema(
         problems.extend(f"parameter {p.name!r}: {why}" for p in business if (why := _unsupported(annotation(p))))
         problems = problems or [f"{type(e).__name__}: {e}"]
         fail()
-    plain = explicit is None and not var_kwargs and all(
-        annotation(p) in _PLAIN_TYPES and p.kind is not inspect.Parameter.POSITIONAL_ONLY and not isinstance(p.default, FieldInfo)
-        for p in business
+    plain = (
+        explicit is None
+        and not var_kwargs
+        and all(
+            annotation(p) in _PLAIN_TYPES
+            and p.kind is not inspect.Parameter.POSITIONAL_ONLY
+            and not isinstance(p.default, FieldInfo)
+            for p in business
+        )
     )
     return FunctionSchema(
         json_schema=copy.deepcopy(schema),

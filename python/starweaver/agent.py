@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Union
 
-import json
-
 from starweaver import _bridge, _capi
-from starweaver.errors import StateError
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -278,8 +276,13 @@ class Agent:
             request["metadata"] = dict(metadata)
         return request, self._catalog.merged(run_catalog)
 
-    async def _drive(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog,
-                     on_event: Callable[[dict[str, Any]], None] | None) -> RunResult:
+    async def _drive(
+        self,
+        session: _SessionRef,
+        request: dict[str, Any],
+        catalog: _Catalog,
+        on_event: Callable[[dict[str, Any]], None] | None,
+    ) -> RunResult:
         done = await _bridge.drive(session.handle, request, catalog.tools, catalog.models, self.deps, on_event)
         error = done.get("error")
         # A run the runtime cancelled (at shutdown) still reports its result.
@@ -356,8 +359,13 @@ class Agent:
         # The session lives as long as the result needs its messages.
         session = _SessionRef(_capi.session_new(self._handle))
         return await self._run_on(
-            session, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
-            metadata=metadata, on_event=on_event,
+            session,
+            prompt,
+            tools=tools,
+            toolsets=toolsets,
+            instructions=instructions,
+            metadata=metadata,
+            on_event=on_event,
         )
 
     def session(self) -> AgentSession:
@@ -398,8 +406,13 @@ class AgentSession:
             StateError: the session is already running or waits for HITL.
         """
         return await self.agent._run_on(
-            self._ref, prompt, tools=tools, toolsets=toolsets, instructions=instructions,
-            metadata=metadata, on_event=on_event,
+            self._ref,
+            prompt,
+            tools=tools,
+            toolsets=toolsets,
+            instructions=instructions,
+            metadata=metadata,
+            on_event=on_event,
         )
 
     async def resume_after_hitl(
@@ -473,7 +486,9 @@ class SessionHitl:
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> RunResult:
         """Same as ``AgentSession.resume_after_hitl``."""
-        return await self._session.resume_after_hitl(approvals=approvals, deferred_results=deferred_results, on_event=on_event)
+        return await self._session.resume_after_hitl(
+            approvals=approvals, deferred_results=deferred_results, on_event=on_event
+        )
 
     resume_collected = resume
 
@@ -504,8 +519,20 @@ def create_agent(
         ValueError: malformed schemas or options.
     """
     return Agent(
-        model=model, tools=tools, toolsets=toolsets, instructions=instructions, system_prompt=system_prompt,
-        name=name, max_retries=max_retries, timeout_ms=timeout_ms, sequential=sequential,
-        max_concurrency=max_concurrency, unavailable_tools=unavailable_tools, max_steps=max_steps,
-        deps=deps, metadata=metadata, approval_required_tools=approval_required_tools, state_key=state_key,
+        model=model,
+        tools=tools,
+        toolsets=toolsets,
+        instructions=instructions,
+        system_prompt=system_prompt,
+        name=name,
+        max_retries=max_retries,
+        timeout_ms=timeout_ms,
+        sequential=sequential,
+        max_concurrency=max_concurrency,
+        unavailable_tools=unavailable_tools,
+        max_steps=max_steps,
+        deps=deps,
+        metadata=metadata,
+        approval_required_tools=approval_required_tools,
+        state_key=state_key,
     )

@@ -82,7 +82,9 @@ class ToolContext:
         self._max_retries = max_retries
         self._approval = dict(approval) if approval is not None else None
         self._metadata = dict(metadata or {})
-        self._deps: Mapping[str, Any] = deps if isinstance(deps, MappingProxyType) else MappingProxyType(dict(deps or {}))
+        self._deps: Mapping[str, Any] = (
+            deps if isinstance(deps, MappingProxyType) else MappingProxyType(dict(deps or {}))
+        )
         self._lock = threading.Lock()
         self._cancelled = False
         # Created only when a sync tool blocks on it: most calls never do,

@@ -77,7 +77,12 @@ class DeferredResult:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"deferred_id": self.id, "status": self.status, "response": self.response, "metadata": dict(self.metadata)}
+        return {
+            "deferred_id": self.id,
+            "status": self.status,
+            "response": self.response,
+            "metadata": dict(self.metadata),
+        }
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,10 @@ class PendingApproval(_Pending):
     ) -> ApprovalDecision:
         """Approve the call; it re-runs with ``ctx.approval`` set."""
         return ApprovalDecision(
-            self.id, True, decided_by, reason,
+            self.id,
+            True,
+            decided_by,
+            reason,
             dict(override_arguments) if override_arguments is not None else None,
             _md(metadata, extra_metadata),
         )
@@ -145,7 +153,9 @@ class PendingDeferred(_Pending):
 
     _id_key = "deferred_id"
 
-    def complete(self, value: Any, *, metadata: Mapping[str, Any] | None = None, **extra_metadata: Any) -> DeferredResult:
+    def complete(
+        self, value: Any, *, metadata: Mapping[str, Any] | None = None, **extra_metadata: Any
+    ) -> DeferredResult:
         """The call succeeded with ``value`` (it becomes the tool's return)."""
         return DeferredResult(self.id, "completed", value, _md(metadata, extra_metadata))
 
@@ -153,9 +163,13 @@ class PendingDeferred(_Pending):
         """The call failed; the model receives an error return."""
         return DeferredResult(self.id, "failed", {"error": error}, _md(metadata, extra_metadata))
 
-    def cancel(self, reason: str | None = None, *, metadata: Mapping[str, Any] | None = None, **extra_metadata: Any) -> DeferredResult:
+    def cancel(
+        self, reason: str | None = None, *, metadata: Mapping[str, Any] | None = None, **extra_metadata: Any
+    ) -> DeferredResult:
         """The call was cancelled; the model receives an error return."""
-        return DeferredResult(self.id, "cancelled", {"reason": reason} if reason is not None else None, _md(metadata, extra_metadata))
+        return DeferredResult(
+            self.id, "cancelled", {"reason": reason} if reason is not None else None, _md(metadata, extra_metadata)
+        )
 
 
 @dataclass(frozen=True)
@@ -171,7 +185,9 @@ class HitlSnapshot:
     def from_pending(cls, pending: Sequence[Mapping[str, Any]]) -> HitlSnapshot:
         raw_a = [dict(p) for p in pending if p.get("kind") == "approval"]
         raw_d = [dict(p) for p in pending if p.get("kind") == "deferred"]
-        return cls([PendingApproval.from_raw(p) for p in raw_a], [PendingDeferred.from_raw(p) for p in raw_d], raw_a, raw_d)
+        return cls(
+            [PendingApproval.from_raw(p) for p in raw_a], [PendingDeferred.from_raw(p) for p in raw_d], raw_a, raw_d
+        )
 
     @property
     def pending_approvals(self) -> list[dict[str, Any]]:
@@ -232,10 +248,14 @@ def normalize_approvals(approvals: ApprovalsInput) -> list[dict[str, Any]]:
             out.append(_approval_wire(item.id, item.to_dict()))
             continue
         if not isinstance(item, Mapping):
-            raise StateError(f"an approval decision must be an ApprovalDecision or a mapping, got {type(item).__name__}")
+            raise StateError(
+                f"an approval decision must be an ApprovalDecision or a mapping, got {type(item).__name__}"
+            )
         item_id = item.get("approval_id") or item.get("id") or item.get("tool_call_id")
         if not item_id:
-            raise StateError("an approval decision needs an id (approval_id, id or tool_call_id)", code="invalid_decision")
+            raise StateError(
+                "an approval decision needs an id (approval_id, id or tool_call_id)", code="invalid_decision"
+            )
         out.append(_approval_wire(str(item_id), item))
     return out
 
@@ -243,7 +263,9 @@ def normalize_approvals(approvals: ApprovalsInput) -> list[dict[str, Any]]:
 def _deferred_wire(item_id: str, data: Mapping[str, Any]) -> dict[str, Any]:
     status = data.get("status")
     if status not in ("completed", "failed", "cancelled"):
-        raise StateError(f"deferred result {item_id!r} needs status completed, failed or cancelled", code="invalid_result")
+        raise StateError(
+            f"deferred result {item_id!r} needs status completed, failed or cancelled", code="invalid_result"
+        )
     out: dict[str, Any] = {"id": item_id, "status": status}
     if data.get("response") is not None:
         out["response"] = data["response"]

@@ -70,7 +70,7 @@ class TestModel:
         weakref.finalize(self, _capi.release, self._handle)
 
     @classmethod
-    def text(cls, text: str) -> TestModel:  # type: ignore[override]
+    def text(cls, text: str) -> TestModel:
         """A model answering once with ``text``."""
         return cls(text)
 

@@ -330,7 +330,9 @@ class Tool(Generic[P, R]):
             if value is None:
                 value = {}
             if not isinstance(value, Mapping) or set(value) - {"override_arguments", "metadata"}:
-                raise UserError("a user-input preprocessor must return a mapping with override_arguments and/or metadata")
+                raise UserError(
+                    "a user-input preprocessor must return a mapping with override_arguments and/or metadata"
+                )
             out: dict[str, Any] = {"ok": True}
             if value.get("override_arguments") is not None:
                 if not isinstance(value["override_arguments"], Mapping):
@@ -386,7 +388,9 @@ class Tool(Generic[P, R]):
         """Calls the wrapped function directly, bypassing the runtime."""
         return self._func(*args, **kwargs)
 
-    def _bind(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    def _bind(
+        self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
         return self._schema.bind(ctx, _decode_arguments(args_json))
 
     async def _run_async(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
-
-import copy
 
 from starweaver._schema import validate_parameters_schema
 from starweaver.tools import BaseTool, Tool, ensure_tool
@@ -18,7 +17,9 @@ class ClientTool:
     Python body. Every call pauses the run as a deferred call; answer it with
     ``waiting.hitl.deferred[i].complete(value)`` and a resume."""
 
-    def __init__(self, name: str, *, description: str | None = None, parameters_schema: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, name: str, *, description: str | None = None, parameters_schema: dict[str, Any] | None = None
+    ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("client tool name must be a non-empty string")
         self.name = name
@@ -59,7 +60,9 @@ class Toolset:
             raise ValueError("toolset name must be a non-empty string")
         self.name = name
         self.id = id
-        self.tools: list[Tool[..., Any] | ClientTool] = [t if isinstance(t, ClientTool) else ensure_tool(t) for t in (tools or [])]
+        self.tools: list[Tool[..., Any] | ClientTool] = [
+            t if isinstance(t, ClientTool) else ensure_tool(t) for t in (tools or [])
+        ]
         if isinstance(instructions, str):
             instructions = [instructions]
         self.instructions: list[str] = [i for i in (instructions or []) if i.strip()]

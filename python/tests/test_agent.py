@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-
 from starweaver import (
     ModelError,
     ModelRetry,
@@ -75,7 +74,12 @@ def test_captured_messages_shapes() -> None:
     assert first[0]["instructions"] == "be exact"
     assert first[0]["parts"] == [{"kind": "user_prompt", "content": [{"kind": "text", "text": "hi"}]}]
     assert second[1]["kind"] == "response"
-    assert second[1]["parts"][0] == {"kind": "tool_call", "id": "call_add", "name": "add", "arguments": {"left": 1, "right": 2}}
+    assert second[1]["parts"][0] == {
+        "kind": "tool_call",
+        "id": "call_add",
+        "name": "add",
+        "arguments": {"left": 1, "right": 2},
+    }
 
 
 def test_raw_callables_sync_and_async_tools() -> None:
@@ -342,7 +346,12 @@ def test_non_serialisable_return_reaches_model() -> None:
 def test_per_run_tools_and_instructions_do_not_mutate_agent() -> None:
     async def main() -> None:
         model = TestModel.responses(
-            [TestModel.tool_call_response([call("add", left=1, right=1)]), "first", TestModel.tool_call_response([call("add", left=1, right=1)]), "second"]
+            [
+                TestModel.tool_call_response([call("add", left=1, right=1)]),
+                "first",
+                TestModel.tool_call_response([call("add", left=1, right=1)]),
+                "second",
+            ]
         )
         agent = create_agent(model=model)
         await agent.run("one", tools=[add], instructions="only now")
@@ -442,8 +451,14 @@ def test_events_stream() -> None:
     model = script([call("add", left=1, right=1)])
     run(create_agent(model=model, tools=[add]).run("go", on_event=lambda ev: kinds.append(ev["kind"])))
     assert kinds == [
-        "run_start", "model_request", "model_response", "tool_call", "tool_return",
-        "model_request", "model_response", "run_complete",
+        "run_start",
+        "model_request",
+        "model_response",
+        "tool_call",
+        "tool_return",
+        "model_request",
+        "model_response",
+        "run_complete",
     ]
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from conftest import make_ctx
-
 from starweaver import ToolContext
 
 

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
-
 import starweaver
+from pydantic import BaseModel, ValidationError
 from starweaver.errors import (
     ERROR_KINDS,
     ERROR_SLUGS,
@@ -242,3 +241,11 @@ def test_public_reexports() -> None:
     exported: dict[str, Any] = {name: getattr(starweaver, name) for name in starweaver.__all__}
     for name in ("StarweaverError", "ToolError", "ModelRetry", "ApprovalRequired", "ToolRetryLimitExceeded"):
         assert exported[name] is getattr(starweaver.errors, name)
+
+
+def test_public_names_resolve() -> None:
+    """Every lazily exported name loads and __all__ lists exactly them."""
+    import starweaver
+
+    assert all(hasattr(starweaver, name) for name in starweaver.__all__)
+    assert set(starweaver.__all__) == set(starweaver._EXPORTS) | {"__version__"}

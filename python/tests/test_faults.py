@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import subprocess
 import sys
 import textwrap
@@ -13,14 +12,14 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-
-from starweaver import AgentError, StateError, Tool, create_agent, tool
-from starweaver import _capi
+from starweaver import AgentError, StateError, Tool, _capi, create_agent, tool
 from starweaver.testing import TestModel
 
 
 def run_script(code: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_unknown_and_released_handles_are_state_errors() -> None:
@@ -46,7 +45,10 @@ def test_malformed_specs_are_value_errors() -> None:
         _capi.agent_new({"model": model._native_handle(), "tools": [{"id": 1, "definition": {"name": ""}}]})
     with pytest.raises(AgentError, match="parameters"):
         _capi.agent_new(
-            {"model": model._native_handle(), "tools": [{"id": 1, "definition": {"name": "x", "parameters": {"type": "string"}}}]}
+            {
+                "model": model._native_handle(),
+                "tools": [{"id": 1, "definition": {"name": "x", "parameters": {"type": "string"}}}],
+            }
         )
 
 
@@ -59,7 +61,9 @@ def test_tools_outlive_their_python_references() -> None:
         def echo(text: str) -> str:
             return text
 
-        return create_agent(model=TestModel.responses([TestModel.tool_call_response([call("echo", text="hi")]), "ok"]), tools=[echo])
+        return create_agent(
+            model=TestModel.responses([TestModel.tool_call_response([call("echo", text="hi")]), "ok"]), tools=[echo]
+        )
 
     agent = build()
     gc.collect()
@@ -72,7 +76,10 @@ def test_handles_are_released() -> None:
 
     async def some_runs() -> None:
         for _ in range(5):
-            agent = create_agent(model=TestModel.responses([TestModel.tool_call_response([call("t")]), "ok"]), tools=[Tool(lambda: 1, name="t")])
+            agent = create_agent(
+                model=TestModel.responses([TestModel.tool_call_response([call("t")]), "ok"]),
+                tools=[Tool(lambda: 1, name="t")],
+            )
             async with agent.session() as session:
                 await session.run("go")
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-
 from starweaver import ApprovalRequired, CallDeferred, StateError, ToolContext, tool
 from starweaver.agent import create_agent
 from starweaver.hitl import ApprovalDecision, DeferredResult
@@ -77,7 +76,10 @@ def test_pending_items_and_batch_returns_are_kept() -> None:
 
     async def main() -> None:
         model = TestModel.responses(
-            [TestModel.tool_call_response([call("guarded", "g1", env="prod"), call("add", "a1", left=2, right=3)]), "done"]
+            [
+                TestModel.tool_call_response([call("guarded", "g1", env="prod"), call("add", "a1", left=2, right=3)]),
+                "done",
+            ]
         )
         session = create_agent(model=model, tools=[guarded, add]).session()
         waiting = await session.run("go")
@@ -204,7 +206,9 @@ def test_call_deferred_and_completion() -> None:
                 "cancelled": pending.cancel("user left"),
             }[status]
             resumed_events: list[str] = []
-            result = await session.hitl.resume(deferred_results=[result_item], on_event=lambda ev: resumed_events.append(ev["kind"]))
+            result = await session.hitl.resume(
+                deferred_results=[result_item], on_event=lambda ev: resumed_events.append(ev["kind"])
+            )
             assert result.output == "ok"
             assert "hitl_resolved" in resumed_events
             (ret,) = tool_returns(model.captured_messages(), "render")

@@ -12,11 +12,10 @@ from typing import Annotated, Any, Literal, Optional
 import pytest
 from conftest import run_tool
 from pydantic import BaseModel, Field
-from typing_extensions import TypedDict
-
 from starweaver import InvalidArguments, Tool, ToolContext, tool
 from starweaver._docstrings import parse_docstring
 from starweaver._schema import function_schema, validate_parameters_schema
+from typing_extensions import TypedDict
 
 # ------------------------------------------------------------------ types used below
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from helpers import call, tool_returns
 from pydantic import BaseModel
-
 from starweaver import BaseTool, ToolContext, ToolResult, create_agent, tool
 from starweaver.testing import TestModel
 
@@ -89,7 +88,16 @@ def test_seed_examples_run_through_an_agent() -> None:
         call("inspect_release", "7"),
         call("fetch_status", "8", url="https://example.com"),
     ]
-    tools: list[Any] = [lookup, fetch_ticket, inspect_payload, deploy, DeployTool(), append_audit_line, inspect_release, fetch_status]
+    tools: list[Any] = [
+        lookup,
+        fetch_ticket,
+        inspect_payload,
+        deploy,
+        DeployTool(),
+        append_audit_line,
+        inspect_release,
+        fetch_status,
+    ]
     model = TestModel.responses([TestModel.tool_call_response(calls), "done"])
     result = asyncio.run(create_agent(model=model, tools=tools).run("exercise every example"))
     assert result.output == "done"

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from conftest import make_ctx, run_tool
 from pydantic import BaseModel
-
 from starweaver import (
     ApprovalRequired,
     BaseTool,

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from helpers import tool_returns
-
 from starweaver import create_agent, user_input_tools
 from starweaver.testing import TestModel
 
@@ -58,7 +57,13 @@ def test_free_string_answer() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["   ", {"answers": {"Which region?": ""}}, {"answers": {"Unasked?": "EU"}}, {"answers": {"Which region?": "x" * 4001}}, 42],
+    [
+        "   ",
+        {"answers": {"Which region?": ""}},
+        {"answers": {"Unasked?": "EU"}},
+        {"answers": {"Which region?": "x" * 4001}},
+        42,
+    ],
 )
 def test_bad_answers_become_user_errors(bad: Any) -> None:
     ret = answer(bad)
@@ -79,7 +84,12 @@ def test_bad_answers_become_user_errors(bad: Any) -> None:
 )
 def test_invalid_questions_are_invalid_arguments(questions: list[dict[str, Any]]) -> None:
     model = TestModel.responses(
-        [TestModel.tool_call_response([{"id": "q", "name": "ask_user_question", "arguments": {"questions": questions}}]), "ok"]
+        [
+            TestModel.tool_call_response(
+                [{"id": "q", "name": "ask_user_question", "arguments": {"questions": questions}}]
+            ),
+            "ok",
+        ]
     )
     result = asyncio.run(create_agent(model=model, toolsets=[user_input_tools()]).run("go"))
     assert result.status == "completed"
