@@ -76,10 +76,10 @@ func decodeHostItem(raw json.RawMessage) (hostItem, error) {
 	var it hostItem
 	if len(raw) > 0 && raw[0] == '[' {
 		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil || len(arr) != 10 {
+		if err := json.Unmarshal(raw, &arr); err != nil || (len(arr) != 10 && len(arr) != 3) {
 			return it, fmt.Errorf("bad compact item %s: %v", raw, err)
 		}
-		it.Kind, it.Arguments = "call", arr[9]
+		it.Kind, it.Arguments = "call", arr[len(arr)-1]
 		if err := json.Unmarshal(arr[0], &it.Token); err != nil {
 			return it, err
 		}
@@ -247,7 +247,7 @@ func BenchmarkHostRun(b *testing.B) {
 
 func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 	approval := &tool.Approval{Status: "approved", Metadata: map[string]any{"by": "ui"}}
-	compact, err := appendCallItem(nil, 7, 9, &tool.Context{RunID: "r\"1", ConversationID: "c", RunStep: 2, ToolCallID: "é", ToolName: "add", Retry: 1, MaxRetries: 3}, json.RawMessage(`{"a":1}`))
+	compact, err := appendCallItem(nil, 7, 9, &tool.Context{RunID: "r\"1", ConversationID: "c", RunStep: 2, ToolCallID: "é", ToolName: "add", Retry: 1, MaxRetries: 3}, json.RawMessage(`{"a":1}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 		{RunID: "run_1", ConversationID: "conv", Metadata: map[string]any{"tenant": "a"}},
 	} {
 		args := json.RawMessage(`{"a": [1, 2]}`)
-		got, err := appendCallItem(nil, 7, 9, tc, args)
+		got, err := appendCallItem(nil, 7, 9, tc, args, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +296,7 @@ func TestDecodeOutcomeFastPath(t *testing.T) {
 }
 
 func TestCallItemsStayOnOneLine(t *testing.T) {
-	item, err := appendCallItem(nil, 1, 2, &tool.Context{RunID: "r"}, json.RawMessage("{\n  \"a\": [1,\r\n 2]\n}"))
+	item, err := appendCallItem(nil, 1, 2, &tool.Context{RunID: "r"}, json.RawMessage("{\n  \"a\": [1,\r\n 2]\n}"), true)
 	if err != nil || bytes.ContainsAny(item, "\r\n") {
 		t.Fatalf("%q %v", item, err)
 	}
@@ -342,5 +342,17 @@ func TestCompletionsThroughThePipe(t *testing.T) {
 				return
 			}
 		}
+	}
+}
+
+func TestContextFreeCallItems(t *testing.T) {
+	item, err := appendCallItem(nil, 3, 4, &tool.Context{RunID: "r", ToolName: "t"}, json.RawMessage(`{"x":1}`), false)
+	if err != nil || string(item) != `[3,4,{"x":1}]` {
+		t.Fatalf("%s %v", item, err)
+	}
+	// Approval or metadata always travel, whatever the tool reads.
+	item, err = appendCallItem(nil, 3, 4, &tool.Context{Metadata: map[string]any{"k": 1}}, nil, false)
+	if err != nil || !bytes.HasPrefix(item, []byte(`{"kind":"call"`)) {
+		t.Fatalf("%s %v", item, err)
 	}
 }

@@ -15,6 +15,8 @@ type hostTool struct {
 	id  int64
 	def tool.Definition
 	cfg tool.Config
+	// context says the host function reads its call context.
+	context bool
 }
 
 func (t *hostTool) Definition() tool.Definition { return t.def }
@@ -65,7 +67,7 @@ func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMess
 		return tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name)
 	}
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
-		return appendCallItem(make([]byte, 0, 256+len(args)), token, t.id, tc, args)
+		return appendCallItem(make([]byte, 0, 256+len(args)), token, t.id, tc, args, t.context)
 	})
 	if err != nil {
 		return tool.Result{}, err

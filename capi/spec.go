@@ -26,6 +26,9 @@ type toolSpec struct {
 	Definition tool.Definition `json:"definition"`
 	TimeoutMS  *int64          `json:"timeout_ms"`
 	MaxRetries *int            `json:"max_retries"`
+	// Context says the host tool reads its call context; calls of tools
+	// that do not are sent without it.
+	Context bool `json:"context"`
 	// Preprocess says the host tool has a user-input preprocessor.
 	Preprocess bool `json:"preprocess"`
 	// Client marks a tool without a host body: every call is deferred to
@@ -122,7 +125,7 @@ func (s toolSpec) build() (tool.Tool, error) {
 	if s.Client {
 		return toolset.ClientTool(s.Definition.Name, s.Definition.Description, s.Definition.Parameters), nil
 	}
-	t := &hostTool{id: s.ID, def: s.Definition}
+	t := &hostTool{id: s.ID, def: s.Definition, context: s.Context}
 	if s.Preprocess {
 		t.cfg.PreprocessUserInput = t.preprocess
 	}

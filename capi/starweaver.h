@@ -12,8 +12,9 @@
  *   - The library never calls back into the host. A run writes the work
  *     for its host to a pipe (fd from sw_run_start), one JSON item per
  *     line; the host reads it without calling into the library. Items:
+ *       [token, tool, arguments]   (a call of a tool that reads no context)
  *       [token, tool, run_id, conversation_id, tool_call_id, tool_name,
- *        run_step, retry, max_retries, arguments]   (a plain tool call)
+ *        run_step, retry, max_retries, arguments]   (a plain call otherwise)
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
  *       {"kind": "cancel", "token": n}

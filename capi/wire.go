@@ -13,11 +13,12 @@ import (
 // call, and encoding/json's reflection (and the stack it grows in every
 // call's goroutine) cost more than the rest of the dispatch.
 //
-// A call without approval or metadata (almost all of them) is sent as the
-// array [token, tool, run_id, conversation_id, tool_call_id, tool_name,
-// run_step, retry, max_retries, arguments], which the host also decodes
-// faster than an object.
-func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.RawMessage) ([]byte, error) {
+// A call without approval or metadata (almost all of them) is sent as an
+// array, which the host also decodes faster than an object:
+// [token, tool, arguments] when the tool does not read its context, else
+// [token, tool, run_id, conversation_id, tool_call_id, tool_name, run_step,
+// retry, max_retries, arguments].
+func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.RawMessage, withContext bool) ([]byte, error) {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	} else if bytes.IndexByte(args, '\n') >= 0 || bytes.IndexByte(args, '\r') >= 0 {
@@ -33,6 +34,11 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 		b = strconv.AppendInt(b, token, 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, toolID, 10)
+		if !withContext {
+			b = append(b, ',')
+			b = append(b, args...)
+			return append(b, ']'), nil
+		}
 		for _, s := range [...]string{tc.RunID, tc.ConversationID, tc.ToolCallID, tc.ToolName} {
 			b = append(b, ',')
 			b = appendString(b, s)

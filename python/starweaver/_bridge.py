@@ -241,15 +241,19 @@ class RunDriver:
         return token, tool, ctx
 
     def _start_compact_call(self, item: list[Any]) -> None:
-        """A call in its compact form: [token, tool, run_id, conversation_id,
+        """A call in its compact form: [token, tool, arguments] for a tool
+        that reads no context, else [token, tool, run_id, conversation_id,
         tool_call_id, tool_name, run_step, retry, max_retries, arguments]."""
-        token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, args = item
+        if len(item) == 3:
+            token, tool_id, args = item
+        else:
+            token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, args = item
         tool = self._tools.get(tool_id)
         if tool is None:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {tool_id}"})
             return
         ctx = None
-        if tool.takes_ctx:
+        if tool.takes_ctx and len(item) > 3:
             ctx = ToolContext(
                 run_id=run_id,
                 conversation_id=conversation_id,

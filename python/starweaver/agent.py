@@ -43,7 +43,7 @@ class _Catalog:
             return {"id": 0, "definition": t.definition(), "client": True}
         tid = next(_ids)
         self.tools[tid] = t
-        spec: dict[str, Any] = {"id": tid, "definition": t.definition()}
+        spec: dict[str, Any] = {"id": tid, "definition": t.definition(), "context": t.takes_ctx}
         if t.timeout_ms is not None:
             spec["timeout_ms"] = t.timeout_ms
         if t.max_retries is not None:
