@@ -88,7 +88,7 @@ func decodeHostItem(raw json.RawMessage) (hostItem, error) {
 	return it, json.Unmarshal(raw, &it)
 }
 
-// host serves a run like the Python bridge: it drains items and answers
+// host serves a run like the Python bridge: it reads items and answers
 // each call with answer(item); it returns the done item.
 func host(t testing.TB, run *hostRun, answer func(hostItem) string) hostItem {
 	t.Helper()
