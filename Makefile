@@ -18,7 +18,7 @@ FUZZTIME ?= 10s
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install test fmt-check vet go-test fuzz py-test bench lint clean
+.PHONY: help build install test fmt-check vet go-test fuzz py-test cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -32,12 +32,13 @@ build: ## Build the Go library and the cffi module into python/starweaver/ (deve
 install: ## pip install . (builds the Go library during the build)
 	$(PIP) install .
 
-test: ## gofmt, go vet, go test -race, a short fuzz run, pip install ., pytest (in that order)
+test: ## gofmt, go vet, go test -race, a short fuzz run, pip install ., pytest, pytest on a cgocheck2 build
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
 	@$(MAKE) --no-print-directory go-test
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory py-test
+	@$(MAKE) --no-print-directory cgocheck
 
 fmt-check: ## Fail if gofmt would change any Go file
 	@echo "==> gofmt -l ."
@@ -70,6 +71,16 @@ py-test: ## pip install . quietly, then pytest python/tests against the installe
 		echo "==> pytest python/tests"; \
 		cd python/tests && $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .; \
 	else echo "no Python tests under python/tests yet; skipping pytest"; fi
+
+CGOCHECK_DIR := build/cgocheck
+cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgocheck2 (pointer rules checked)
+	@echo "==> pytest against a cgocheck2 build"
+	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)
+	cp -r $(PKG_DIR) $(CGOCHECK_DIR)/starweaver
+	rm -f $(CGOCHECK_DIR)/starweaver/libstarweaver.*
+	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -o $(CGOCHECK_DIR)/starweaver/$(notdir $(LIB)) ./capi
+	$(PYTHON) ffi_build.py $(CGOCHECK_DIR)/starweaver/_cffi.py
+	cd python/tests && PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .
 
 bench: ## Go benchmarks (./core/...) and bench/run.py if present
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/...
