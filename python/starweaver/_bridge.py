@@ -83,6 +83,9 @@ class HostModel(Protocol):
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
+# Tool results must be strict JSON (no NaN or infinities), as result.py checks.
+_STRICT_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+_SIMPLE_JSON = frozenset({dict, list, str, int, float, bool, type(None)})
 
 
 _READ_SIZE = 1 << 20
@@ -184,10 +187,13 @@ class RunDriver:
 
     def _complete(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Queue an outcome from the loop thread; the queue is flushed to Go
-        in one call per loop iteration."""
+        once per loop iteration."""
+        self._queue(b"[%d,%s]" % (token, self._encode(outcome)))
+
+    def _queue(self, line: bytes) -> None:
         if not self._outbox:
             self._loop.call_soon(self._flush)
-        self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
+        self._outbox.append(line)
 
     def _flush(self) -> None:
         batch, self._outbox = self._outbox, []
@@ -293,7 +299,17 @@ class RunDriver:
         context. Outcomes are built exactly as _run_async builds them."""
         try:
             try:
-                outcome = result_to_outcome(await func(**args))
+                value = await func(**args)
+                if type(value) in _SIMPLE_JSON:
+                    # The common outcome, encoded straight into its line.
+                    try:
+                        line = b'[%d,{"ok":true,"content":%s}]' % (token, _STRICT_ENCODER.encode(value).encode())
+                    except (TypeError, ValueError):
+                        pass  # not JSON after all: result_to_outcome reports it
+                    else:
+                        self._queue(line)
+                        return
+                outcome = result_to_outcome(value)
             except asyncio.CancelledError as exc:
                 if _cancelled_from_outside():
                     return  # Go stopped waiting (timeout or run cancel).

@@ -343,6 +343,22 @@ def test_non_serialisable_return_reaches_model() -> None:
     assert "JSON serializable" in ret["content"]["message"]
 
 
+def test_non_json_floats_are_execution_errors() -> None:
+    @tool(max_retries=0)
+    async def nan() -> float:
+        return float("nan")
+
+    @tool(max_retries=0)
+    async def nested() -> dict[str, object]:
+        return {"x": [float("inf")]}
+
+    model = script([call("nan"), call("nested")])
+    run(create_agent(model=model, tools=[nan, nested]).run("go"))
+    for ret in tool_returns(model.captured_messages()):
+        assert ret["content"]["kind"] == "execution"
+        assert "JSON serializable" in ret["content"]["message"]
+
+
 def test_per_run_tools_and_instructions_do_not_mutate_agent() -> None:
     async def main() -> None:
         model = TestModel.responses(
