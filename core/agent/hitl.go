@@ -177,7 +177,7 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 	step := w.Step
 	r.rc.RunStep = step
 	avail := r.reg.DefinitionsFor(&r.rc)
-	prepared := r.reg.Select(avail.Available)
+	prepared := r.prepared(avail)
 	returns := append([]tool.Return(nil), w.Returns...)
 
 	var approved []resolved

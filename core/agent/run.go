@@ -136,7 +136,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
 		}
-		prepared := r.reg.Select(avail.Available)
+		prepared := r.prepared(avail)
 		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps}
 		returns := prepared.ExecuteBatch(ctx, base, calls, tool.BatchOptions{
 			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
@@ -208,6 +208,15 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 		r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
 	}
 	return pending, nil
+}
+
+// prepared is the registry a step's calls may use: the tools whose
+// definitions were sent (calls to others are not_found).
+func (r *runner) prepared(avail tool.Availability) *tool.Registry {
+	if len(avail.Unavailable) == 0 {
+		return r.reg
+	}
+	return r.reg.Select(avail.Available)
 }
 
 func (r *runner) request(m model.Message) model.Message {

@@ -193,7 +193,7 @@ type Availability struct {
 // unavailable when its availability check fails, an active tag hides it, or
 // its prepare function hides it; prepare may also rewrite the definition.
 func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
-	var a Availability
+	a := Availability{Definitions: make([]Definition, 0, len(r.names)), Available: make([]string, 0, len(r.names))}
 	if rc == nil {
 		rc = &RunContext{}
 	}
