@@ -1,11 +1,11 @@
 module github.com/starweaver-go/starweaver
 
-go 1.26.8
+go 1.24
 
 require (
 	github.com/invopop/jsonschema v0.14.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	golang.org/x/sync v0.25.0
+	golang.org/x/sync v0.12.0
 	golang.org/x/text v0.14.0
 )
 

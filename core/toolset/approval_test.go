@@ -210,7 +210,11 @@ func TestApprovalOverrideUnderConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	rets := make([]tool.Return, 16)
 	for i := range rets {
-		wg.Go(func() { rets[i] = execute(r, approved, "write", `{"value":"x"}`) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rets[i] = execute(r, approved, "write", `{"value":"x"}`)
+		}()
 	}
 	wg.Wait()
 	for _, ret := range rets {

@@ -21,7 +21,7 @@ elif sys.platform == "win32":
 else:
     _LIBNAME = "libstarweaver.so"
 
-_HINT = "reinstall with `pip install .` (needs Go >= 1.22 and a C compiler), or run `make build` in a source checkout"
+_HINT = "reinstall with `pip install .` (needs Go >= 1.24 and a C compiler), or run `make build` in a source checkout"
 
 _lock = threading.Lock()
 _loaded: tuple[Any, Any] | None = None
