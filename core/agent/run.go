@@ -109,7 +109,9 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		}
 		r.history = append(r.history, r.request(req))
 		r.emit(Event{Kind: EventModelRequest, Step: step})
-		resp, err := r.a.model.Request(ctx, model.CloneMessages(r.history), model.Params{Tools: nonNilDefs(avail.Definitions)})
+		// Models must not keep or change the messages (see model.Model); the
+		// capacity is clipped so that even an append cannot reach ours.
+		resp, err := r.a.model.Request(ctx, r.history[:len(r.history):len(r.history)], model.Params{Tools: nonNilDefs(avail.Definitions)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return r.cancel(step, ctx.Err())
@@ -154,7 +156,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 // the next request, which carries the returns in model order.
 func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, returns []tool.Return, only func(int) bool) (next model.Message, res *RunResult, err error) {
 	pending, err := r.account(step, calls, returns, only)
-	next = model.Request()
+	next = model.Message{Kind: model.KindRequest, Parts: make([]model.Part, 0, len(returns))}
 	for _, ret := range returns {
 		next.Parts = append(next.Parts, model.ToolReturn(ret))
 	}
@@ -226,11 +228,12 @@ func (r *runner) request(m model.Message) model.Message {
 }
 
 func (r *runner) result(status Status) *RunResult {
+	msgs := model.CloneMessages(r.history)
 	return &RunResult{
 		RunID:       r.runID,
 		Status:      status,
-		Messages:    model.CloneMessages(r.history),
-		NewMessages: model.CloneMessages(r.history[r.start:]),
+		Messages:    msgs,
+		NewMessages: msgs[r.start:],
 		Usage:       r.usage,
 	}
 }
@@ -281,7 +284,7 @@ func checkResponse(m *model.Message, step int) error {
 	if len(m.Parts) == 0 {
 		return fmt.Errorf("%w: empty response", ErrModel)
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(m.Parts))
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		switch p.Kind {
@@ -290,15 +293,16 @@ func checkResponse(m *model.Message, step int) error {
 			if p.ToolCall == nil || p.ToolCall.Name == "" {
 				return fmt.Errorf("%w: tool call %d has no name", ErrModel, i)
 			}
-			c := *p.ToolCall
-			if c.ID == "" {
+			if p.ToolCall.ID == "" {
+				// A copy: the part may be shared with the model's own state.
+				c := *p.ToolCall
 				c.ID = fmt.Sprintf("call_%d_%d", step, i)
+				p.ToolCall = &c
 			}
-			if seen[c.ID] {
-				return fmt.Errorf("%w: duplicate tool call id %q", ErrModel, c.ID)
+			if seen[p.ToolCall.ID] {
+				return fmt.Errorf("%w: duplicate tool call id %q", ErrModel, p.ToolCall.ID)
 			}
-			seen[c.ID] = true
-			p.ToolCall = &c
+			seen[p.ToolCall.ID] = true
 		default:
 			return fmt.Errorf("%w: unexpected %q part in a response", ErrModel, p.Kind)
 		}

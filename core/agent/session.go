@@ -90,7 +90,9 @@ func (s *Session) begin(opts []RunOption) (*runOptions, []model.Message, *waitSt
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return o, model.CloneMessages(s.history), s.waiting, nil
+	// The run appends to a capacity-clipped view, so the session's history
+	// is never written before the run commits; messages are not modified.
+	return o, s.history[:len(s.history):len(s.history)], s.waiting, nil
 }
 
 func (s *Session) acquire() error {
