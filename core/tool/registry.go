@@ -214,7 +214,11 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 			continue
 		}
 		if e.cfg.Prepare == nil {
-			def = def.Clone()
+			if len(def.Metadata) == 0 {
+				def.Metadata = nil // nothing to copy; nil reads as empty
+			} else {
+				def = def.Clone()
+			}
 		}
 		a.Available = append(a.Available, n)
 		a.Definitions = append(a.Definitions, def)
