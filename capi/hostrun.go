@@ -32,7 +32,16 @@ type hostRun struct {
 	wake    chan struct{}
 	closed  bool
 	next    int64
-	waiters map[int64]chan []byte
+	waiters map[int64]*waiter
+}
+
+// waiter is a call or model request awaiting the host's completion: either
+// a goroutine blocked on ch, or a started call whose callback cb runs on
+// the goroutine that reads completions.
+type waiter struct {
+	ch   chan []byte
+	cb   func([]byte, error)
+	stop func() bool // stops watching the started call's context
 }
 
 func newHostRun() (*hostRun, error) {
@@ -52,7 +61,7 @@ func newHostRun() (*hostRun, error) {
 		wfdIn:   in[1],
 		in:      os.NewFile(uintptr(in[0]), "starweaver-run-completions"),
 		wake:    make(chan struct{}, 1),
-		waiters: map[int64]chan []byte{},
+		waiters: map[int64]*waiter{},
 	}
 	go r.writeLoop()
 	go r.readLoop()
@@ -135,18 +144,13 @@ func (r *hostRun) writeLoop() {
 // cancel the token and a later completion is dropped.
 func (r *hostRun) await(ctx context.Context, build func(token int64) ([]byte, error)) ([]byte, error) {
 	ch := make(chan []byte, 1)
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	token, ok := r.register(&waiter{ch: ch})
+	if !ok {
 		return nil, fmt.Errorf("run is closed")
 	}
-	r.next++
-	token := r.next
-	r.waiters[token] = ch
-	r.mu.Unlock()
 	item, err := build(token)
 	if err != nil {
-		r.forget(token)
+		r.take(token)
 		return nil, err
 	}
 	r.post(item)
@@ -154,29 +158,89 @@ func (r *hostRun) await(ctx context.Context, build func(token int64) ([]byte, er
 	case out := <-ch:
 		return out, nil
 	case <-ctx.Done():
-		r.forget(token)
-		r.post([]byte(fmt.Sprintf(`{"kind":"cancel","token":%d}`, token)))
+		r.take(token)
+		r.post(cancelItem(token))
 		return nil, ctx.Err()
 	}
 }
 
-func (r *hostRun) forget(token int64) {
+// start posts the item built for a fresh token and returns at once; cb
+// receives the host's completion, or ctx's error (after the host is told to
+// cancel) if ctx ends first. cb runs exactly once.
+func (r *hostRun) start(ctx context.Context, build func(token int64) ([]byte, error), cb func([]byte, error)) {
+	w := &waiter{cb: cb}
+	token, ok := r.register(w)
+	if !ok {
+		cb(nil, fmt.Errorf("run is closed"))
+		return
+	}
+	item, err := build(token)
+	if err != nil {
+		if r.take(token) != nil {
+			cb(nil, err)
+		}
+		return
+	}
+	r.post(item)
+	stop := context.AfterFunc(ctx, func() {
+		if r.take(token) != nil {
+			r.post(cancelItem(token))
+			cb(nil, ctx.Err())
+		}
+	})
 	r.mu.Lock()
-	delete(r.waiters, token)
+	w.stop = stop
 	r.mu.Unlock()
+}
+
+func cancelItem(token int64) []byte {
+	return []byte(fmt.Sprintf(`{"kind":"cancel","token":%d}`, token))
+}
+
+// register adds a waiter under a fresh token.
+func (r *hostRun) register(w *waiter) (int64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, false
+	}
+	r.next++
+	r.waiters[r.next] = w
+	return r.next, true
+}
+
+// take removes and returns the waiter of token; nil when it is no longer
+// awaited. Whoever takes a waiter answers it.
+func (r *hostRun) take(token int64) *waiter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.waiters[token]
+	delete(r.waiters, token)
+	return w
 }
 
 // complete delivers a completion; it reports false for tokens no longer
 // awaited.
 func (r *hostRun) complete(token int64, data []byte) bool {
 	r.mu.Lock()
-	ch, ok := r.waiters[token]
+	w := r.waiters[token]
 	delete(r.waiters, token)
+	var stop func() bool
+	if w != nil {
+		stop = w.stop
+	}
 	r.mu.Unlock()
-	if !ok {
+	if w == nil {
 		return false
 	}
-	ch <- data
+	if w.ch != nil {
+		w.ch <- data
+		return true
+	}
+	if stop != nil {
+		stop()
+	}
+	w.cb(data, nil)
 	return true
 }
 

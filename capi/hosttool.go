@@ -22,6 +22,26 @@ type hostTool struct {
 func (t *hostTool) Definition() tool.Definition { return t.def }
 func (t *hostTool) ToolConfig() *tool.Config    { return &t.cfg }
 
+// Start begins a call without blocking: the item is queued for the host
+// and done runs when the host completes it (or ctx ends), so a parallel
+// batch needs no goroutine per host call.
+func (t *hostTool) Start(ctx context.Context, tc *tool.Context, args json.RawMessage, done func(tool.Result, error)) {
+	run := runFrom(ctx)
+	if run == nil {
+		done(tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name))
+		return
+	}
+	run.start(ctx, func(token int64) ([]byte, error) {
+		return appendCallItem(make([]byte, 0, 64+len(args)), token, t.id, tc, args, t.context)
+	}, func(data []byte, err error) {
+		if err != nil {
+			done(tool.Result{}, err)
+			return
+		}
+		done(decodeOutcome(data))
+	})
+}
+
 // Cooperative reports that calls return as soon as their context ends: the
 // wait on the host selects on ctx.Done().
 func (t *hostTool) Cooperative() bool { return true }

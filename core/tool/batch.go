@@ -85,6 +85,9 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 // says otherwise; sequential calls run in model order, each after the
 // previous one finished.
 func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call, opts BatchOptions) []Return {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	out := make([]Return, len(calls))
 	contextFor := func(c Call) *Context {
 		if len(opts.Retries) == 0 {
@@ -118,6 +121,10 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	var wg sync.WaitGroup
 	wg.Add(len(calls))
 	for i, c := range calls {
+		if e, ok := r.entries[c.Name]; ok && r.startable(e) {
+			r.startInto(ctx, e, contextFor(c), c, &out[i], &wg)
+			continue
+		}
 		go r.executeInto(ctx, contextFor(c), c, &out[i], &wg)
 	}
 	wg.Wait()

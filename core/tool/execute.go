@@ -47,12 +47,23 @@ func (r *Registry) Execute(ctx context.Context, base *Context, call Call) (ret R
 			return SuccessReturn(call, res)
 		}
 	}
-	ret = ErrorReturn(call, err)
+	maxRetries := 0
+	if tc != nil {
+		maxRetries = tc.MaxRetries
+	}
+	return failedReturn(call, err, attempt, maxRetries)
+}
+
+// failedReturn is the Return of a call that failed with err; attempt is the
+// number of its last attempt, -1 when none ran. Exhausted unexpected
+// failures carry their retry counts.
+func failedReturn(call Call, err error, attempt, maxRetries int) Return {
+	ret := ErrorReturn(call, err)
 	if attempt >= 0 && FlagsOf(KindOf(err)).Unexpected {
 		ret.Metadata["tool_retry"] = attempt
-		ret.Metadata["max_retries"] = tc.MaxRetries
+		ret.Metadata["max_retries"] = maxRetries
 		ret.Content.(map[string]any)["tool_retry"] = attempt
-		ret.Content.(map[string]any)["max_retries"] = tc.MaxRetries
+		ret.Content.(map[string]any)["max_retries"] = maxRetries
 	}
 	return ret
 }
@@ -178,10 +189,7 @@ func attemptCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage,
 	}
 	if c, ok := t.(Cooperative); ok && c.Cooperative() {
 		res, err := safeCall(ctx, t, tc, args)
-		if err != nil && ctx.Err() != nil && FlagsOf(KindOf(err)).Unexpected {
-			return Result{}, ctxError(parent, timeout)
-		}
-		return res, err
+		return settle(parent, ctx, timeout, res, err)
 	}
 	if copyContext {
 		own := *tc
@@ -194,21 +202,27 @@ func attemptCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage,
 	case <-ctx.Done():
 		return Result{}, ctxError(parent, timeout)
 	}
-	if a.err == nil {
-		return a.res, nil
+	return settle(parent, ctx, timeout, a.res, a.err)
+}
+
+// settle maps the outcome of an attempt whose context (actx, derived from
+// parent with the timeout) may have ended. An unexpected failure once actx
+// ended is the tool reacting to the timeout or the cancellation: report
+// that, whichever the tool saw first. A tool's own timeout error gets the
+// effective timeout.
+func settle(parent, actx context.Context, timeout time.Duration, res Result, err error) (Result, error) {
+	if err == nil {
+		return res, nil
 	}
-	// An unexpected failure once the attempt's context has ended is the
-	// tool reacting to the timeout or cancellation: report that, whichever
-	// of the two the select happened to see first.
-	if ctx.Err() != nil && FlagsOf(KindOf(a.err)).Unexpected {
+	if actx.Err() != nil && FlagsOf(KindOf(err)).Unexpected {
 		return Result{}, ctxError(parent, timeout)
 	}
-	if te := AsError(a.err); te.Kind == ErrTimeout && te.TimeoutMS == 0 {
+	if te := AsError(err); te.Kind == ErrTimeout && te.TimeoutMS == 0 {
 		c := *te
 		c.TimeoutMS = timeout.Milliseconds()
-		return a.res, &c
+		return res, &c
 	}
-	return a.res, a.err
+	return res, err
 }
 
 func ctxError(parent context.Context, timeout time.Duration) error {

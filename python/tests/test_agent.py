@@ -195,6 +195,42 @@ def test_timeout_cancels_coroutine() -> None:
     assert observed == {"cancelled": True, "ctx_cancelled": True}
 
 
+def test_timeouts_and_retries_inside_a_parallel_batch() -> None:
+    """Parallel host calls are started without a goroutine each; timeouts,
+    internal retries and plain results must behave as for single calls."""
+    attempts: list[int] = []
+
+    async def main() -> None:
+        cancelled = asyncio.Event()
+
+        @tool(timeout_ms=30)
+        async def slow(ctx: ToolContext) -> str:
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return "never"
+
+        @tool(max_retries=2)
+        async def flaky(ctx: ToolContext) -> str:
+            attempts.append(ctx.retry)
+            if ctx.retry < 2:
+                raise RuntimeError("transient")
+            return "recovered"
+
+        model = script([call("slow"), call("flaky"), call("add", left=1, right=2)])
+        await create_agent(model=model, tools=[slow, flaky, add]).run("go")
+        await asyncio.wait_for(cancelled.wait(), 5)
+        rets = {r["name"]: r for r in tool_returns(model.captured_messages())}
+        assert rets["slow"]["content"]["kind"] == "timeout" and rets["slow"]["metadata"]["timeout_ms"] == 30
+        assert rets["flaky"]["content"] == "recovered"
+        assert rets["add"]["content"] == {"total": 3}
+
+    run(main())
+    assert attempts == [0, 1, 2]
+
+
 def test_sync_tool_timeout_sets_cancellation_flag() -> None:
     flag = threading.Event()
     release = threading.Event()
