@@ -79,25 +79,35 @@ func sw_version(out **C.char, outLen *C.longlong) (rc C.int) {
 	return 0
 }
 
+// create decodes a JSON spec into S, builds an object from it and hands
+// its handle to the caller: the shape of the exports that build objects.
+func create[S any, T any](spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char, build func(S) (T, error)) (T, C.int) {
+	var zero T
+	if out == nil {
+		return zero, setErr(errOut, nilArg("out"))
+	}
+	var s S
+	if err := decodeStrict(goBytes(spec, specLen), &s); err != nil {
+		return zero, setErr(errOut, err)
+	}
+	v, err := build(s)
+	if err != nil {
+		return zero, setErr(errOut, err)
+	}
+	*out = C.longlong(handles.add(v))
+	return v, 0
+}
+
 //export sw_model_new
 func sw_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	if out == nil {
-		return setErr(errOut, nilArg("out"))
+	m, rc := create(spec, specLen, out, errOut, buildModel)
+	if rc != 0 {
+		return rc
 	}
-	var s modelSpec
-	if err := decodeStrict(goBytes(spec, specLen), &s); err != nil {
-		return setErr(errOut, err)
-	}
-	m, err := buildModel(s)
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	h := handles.add(m)
 	if hm, ok := m.m.(*hostModel); ok {
-		hm.handle = h
+		hm.handle = int64(*out) // the host names its model by this handle
 	}
-	*out = C.longlong(h)
 	return 0
 }
 
@@ -110,19 +120,8 @@ func sw_model_captured(h C.longlong, out **C.char, outLen *C.longlong, errOut **
 //export sw_agent_new
 func sw_agent_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	if out == nil {
-		return setErr(errOut, nilArg("out"))
-	}
-	var s agentSpec
-	if err := decodeStrict(goBytes(spec, specLen), &s); err != nil {
-		return setErr(errOut, err)
-	}
-	a, err := buildAgent(s)
-	if err != nil {
-		return setErr(errOut, err)
-	}
-	*out = C.longlong(handles.add(a))
-	return 0
+	_, rc = create(spec, specLen, out, errOut, buildAgent)
+	return rc
 }
 
 //export sw_session_new

@@ -245,6 +245,16 @@ func BenchmarkHostRun(b *testing.B) {
 	_ = time.Second
 }
 
+// callItem is the object form of a call item as encoding/json writes it:
+// the reference appendCallItem is checked against.
+type callItem struct {
+	Kind      string          `json:"kind"`
+	Token     int64           `json:"token"`
+	Tool      int64           `json:"tool"`
+	Context   wireContext     `json:"context"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
 func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 	approval := &tool.Approval{Status: "approved", Metadata: map[string]any{"by": "ui"}}
 	compact, err := appendCallItem(nil, 7, 9, &tool.Context{RunID: "r\"1", ConversationID: "c", RunStep: 2, ToolCallID: "é", ToolName: "add", Retry: 1, MaxRetries: 3}, json.RawMessage(`{"a":1}`), true)

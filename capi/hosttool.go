@@ -58,14 +58,6 @@ type wireContext struct {
 	Metadata       map[string]any `json:"metadata"`
 }
 
-type callItem struct {
-	Kind      string          `json:"kind"`
-	Token     int64           `json:"token"`
-	Tool      int64           `json:"tool"`
-	Context   wireContext     `json:"context"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
 // outcome is what the host reports for a call.
 type outcome struct {
 	OK              bool            `json:"ok"`

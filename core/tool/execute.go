@@ -54,6 +54,12 @@ func (r *Registry) Execute(ctx context.Context, base *Context, call Call) (ret R
 	return failedReturn(call, err, attempt, maxRetries)
 }
 
+// retryAgain reports whether a failed attempt is re-executed: only
+// unexpected failures, within the budget, while the run goes on.
+func retryAgain(ctx context.Context, err error, attempt, maxRetries int) bool {
+	return FlagsOf(KindOf(err)).Unexpected && attempt < maxRetries && ctx.Err() == nil
+}
+
 // failedReturn is the Return of a call that failed with err; attempt is the
 // number of its last attempt, -1 when none ran. Exhausted unexpected
 // failures carry their retry counts.
@@ -130,7 +136,7 @@ func (r *Registry) attempts(ctx context.Context, e *entry, tc *Context, args jso
 		if isNil(err) {
 			return res, attempt, nil
 		}
-		if !FlagsOf(KindOf(err)).Unexpected || attempt >= tc.MaxRetries || ctx.Err() != nil {
+		if !retryAgain(ctx, err, attempt, tc.MaxRetries) {
 			return Result{}, attempt, err
 		}
 	}

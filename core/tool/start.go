@@ -100,7 +100,7 @@ func (s *started) finish(res Result, err error) {
 		s.wg.Done()
 		return
 	}
-	if FlagsOf(KindOf(err)).Unexpected && s.attempt < s.tc.MaxRetries && s.ctx.Err() == nil {
+	if retryAgain(s.ctx, err, s.attempt, s.tc.MaxRetries) {
 		s.attempt++
 		s.start()
 		return
