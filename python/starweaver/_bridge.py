@@ -83,9 +83,6 @@ class HostModel(Protocol):
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
-# Tool results must be strict JSON (no NaN or infinities), as result.py checks.
-_STRICT_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
-_SIMPLE_JSON = frozenset({dict, list, str, int, float, bool, type(None)})
 
 
 _READ_SIZE = 1 << 20
@@ -188,12 +185,9 @@ class RunDriver:
     def _complete(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Queue an outcome from the loop thread; the queue is flushed to Go
         once per loop iteration."""
-        self._queue(b"[%d,%s]" % (token, self._encode(outcome)))
-
-    def _queue(self, line: bytes) -> None:
         if not self._outbox:
             self._loop.call_soon(self._flush)
-        self._outbox.append(line)
+        self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
 
     def _flush(self) -> None:
         batch, self._outbox = self._outbox, []
@@ -285,7 +279,7 @@ class RunDriver:
             task = self._loop.create_task(self._call_plain(token, tool, plain, args))
             self._pending[token] = (task, None)
         elif tool.is_async:
-            task = self._loop.create_task(self._call_async(token, tool, ctx, args))
+            task = self._loop.create_task(self._await_outcome(token, tool._run_async(ctx, args)))
             self._pending[token] = (task, ctx)
         else:
             fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
@@ -299,17 +293,7 @@ class RunDriver:
         context. Outcomes are built exactly as _run_async builds them."""
         try:
             try:
-                value = await func(**args)
-                if type(value) in _SIMPLE_JSON:
-                    # The common outcome, encoded straight into its line.
-                    try:
-                        line = b'[%d,{"ok":true,"content":%s}]' % (token, _STRICT_ENCODER.encode(value).encode())
-                    except (TypeError, ValueError):
-                        pass  # not JSON after all: result_to_outcome reports it
-                    else:
-                        self._queue(line)
-                        return
-                outcome = result_to_outcome(value)
+                outcome = result_to_outcome(await func(**args))
             except asyncio.CancelledError as exc:
                 if _cancelled_from_outside():
                     return  # Go stopped waiting (timeout or run cancel).
@@ -320,11 +304,13 @@ class RunDriver:
             self._pending.pop(token, None)
         self._complete(token, outcome)
 
-    async def _call_async(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
+    async def _await_outcome(self, token: int, outcome_of: Awaitable[dict[str, Any]]) -> None:
+        """Await a call's (or a preprocessing's) outcome and queue it; a
+        cancellation means Go stopped waiting (timeout or run cancel)."""
         try:
-            outcome = await tool._run_async(ctx, args)
+            outcome = await outcome_of
         except asyncio.CancelledError:
-            return  # Go stopped waiting (timeout or run cancel).
+            return
         finally:
             self._pending.pop(token, None)
         self._complete(token, outcome)
@@ -355,17 +341,8 @@ class RunDriver:
             return
         token, tool, ctx = resolved
         assert ctx is not None  # _resolve_tool always builds one for preprocessing
-        task = self._loop.create_task(self._call_preprocess(token, tool, ctx, item.get("input")))
+        task = self._loop.create_task(self._await_outcome(token, tool._run_preprocessor(ctx, item.get("input"))))
         self._pending[token] = (task, ctx)
-
-    async def _call_preprocess(self, token: int, tool: Tool, ctx: ToolContext, user_input: Any) -> None:
-        try:
-            outcome = await tool._run_preprocessor(ctx, user_input)
-        except asyncio.CancelledError:
-            return
-        finally:
-            self._pending.pop(token, None)
-        self._complete(token, outcome)
 
     # -- model requests ----------------------------------------------------
 

@@ -15,7 +15,6 @@ from starweaver import (
     StateError,
     Tool,
     ToolContext,
-    ToolResult,
     ToolRetryLimitExceeded,
     tool,
 )
@@ -344,16 +343,7 @@ def test_invalid_arguments_rejected_before_tool_runs() -> None:
 
 
 def test_tool_result_surfaces() -> None:
-    @tool(parameters_schema={"type": "object", "properties": {}})
-    async def inspect_release(args: dict[str, object]) -> ToolResult:
-        return ToolResult(
-            {"raw": "application record"},
-            metadata={"audit": "release"},
-            app_value={"release_id": 42},
-            model_content={"summary": "release is ready"},
-            user_content={"markdown": "**Ready**"},
-            private_metadata={"trace_id": "host-only"},
-        )
+    from test_tools import inspect_release  # the seed's ToolResult example
 
     model = script([call("inspect_release")])
     result = run(create_agent(model=model, tools=[inspect_release]).run("go"))
