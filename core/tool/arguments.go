@@ -8,8 +8,8 @@ import (
 
 var emptyObject = json.RawMessage(`{}`)
 
-// checkArguments checks that a call's arguments are a JSON object and
-// returns the text to hand to the tool: empty and null arguments mean {}.
+// checkArguments checks that a call's arguments are a JSON object within
+// the argument limits (see MaxArgumentDepth) and returns the text to hand to the tool: empty and null arguments mean {}.
 func checkArguments(raw json.RawMessage) (json.RawMessage, error) {
 	first := skipSpace(raw, 0)
 	if first == len(raw) {
@@ -22,6 +22,9 @@ func checkArguments(raw json.RawMessage) (json.RawMessage, error) {
 			err = errors.New("invalid JSON")
 		}
 		return nil, InvalidArguments("tool arguments must be valid JSON before execution: %v", err)
+	}
+	if err := checkLimits(raw); err != nil {
+		return nil, err
 	}
 	switch raw[first] {
 	case '{':
