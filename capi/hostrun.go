@@ -19,8 +19,10 @@ import (
 // goroutine, so posting never blocks on a slow reader.
 type hostRun struct {
 	cancel context.CancelFunc
-	rfd    int      // read end of the items pipe, for the host
-	w      *os.File // write end of the items pipe, driven by Go's poller
+	// fail cancels the run with a cause that its done item reports.
+	fail func(error)
+	rfd  int      // read end of the items pipe, for the host
+	w    *os.File // write end of the items pipe, driven by Go's poller
 	// The host writes completions to a second pipe as JSON lines
 	// [token, outcome], so that completing a call does not enter Go either.
 	wfdIn int      // write end of the completions pipe, for the host
@@ -85,24 +87,56 @@ func nonblockingPipe() ([2]int, error) {
 }
 
 // readLoop delivers completions the host writes as [token, outcome] lines.
-// A malformed line is dropped: its call then ends by timeout or
-// cancellation like any call the host never answers.
+// A line is never dropped: one that cannot be read fails its call when its
+// token can be found, and the whole run otherwise.
 func (r *hostRun) readLoop() {
 	br := bufio.NewReaderSize(r.in, 1<<16)
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 1 {
-			if batch, derr := decodeCompletions(append(append([]byte{'['}, line[:len(line)-1]...), ']')); derr == nil {
-				for _, c := range batch {
-					r.complete(c.Token, c.Outcome)
-				}
-			}
+		if len(line) > 1 && line[len(line)-1] == '\n' {
+			r.deliver(line[:len(line)-1])
 		}
 		if err != nil {
 			return // closed
 		}
 	}
 }
+
+// deliver completes the calls of one completion line.
+func (r *hostRun) deliver(line []byte) {
+	batch, err := decodeCompletions(append(append([]byte{'['}, line...), ']'))
+	if err == nil {
+		for _, c := range batch {
+			r.complete(c.Token, c.Outcome)
+		}
+		return
+	}
+	if token, ok := leadingToken(line); ok {
+		msg, _ := json.Marshal("the host sent a malformed outcome: " + err.Error())
+		r.complete(token, []byte(`{"ok":false,"kind":"user_error","message":`+string(msg)+`}`))
+		return
+	}
+	r.fail(&bridgeError{fmt.Sprintf("the host sent an unreadable completion line: %v", err)})
+}
+
+// leadingToken reads the token of a line that starts as "[token,".
+func leadingToken(line []byte) (int64, bool) {
+	if len(line) < 3 || line[0] != '[' {
+		return 0, false
+	}
+	var n int64
+	i := 1
+	for ; i < len(line) && i < 20 && line[i] >= '0' && line[i] <= '9'; i++ {
+		n = n*10 + int64(line[i]-'0')
+	}
+	return n, i > 1 && i < len(line) && line[i] == ','
+}
+
+// bridgeError fails a run whose host and runtime could not understand each
+// other; the run's done item reports it as type "bridge".
+type bridgeError struct{ msg string }
+
+func (e *bridgeError) Error() string { return e.msg }
 
 // post queues one JSON item (which must hold no raw newline).
 func (r *hostRun) post(item []byte) {

@@ -203,7 +203,8 @@ func TestDecodeOutcome(t *testing.T) {
 	if tool.KindOf(err) != tool.ErrExecution {
 		t.Fatalf("unknown kind became %v", tool.KindOf(err))
 	}
-	if _, err = decodeOutcome([]byte(`not json`)); tool.KindOf(err) != tool.ErrExecution {
+	// A malformed outcome would be malformed again: a user error, not retried.
+	if _, err = decodeOutcome([]byte(`not json`)); tool.KindOf(err) != tool.ErrUserError {
 		t.Fatalf("garbage outcome: %v", err)
 	}
 }
@@ -338,8 +339,8 @@ func TestCompletionsThroughThePipe(t *testing.T) {
 			}
 		}
 	}
-	// One write holding both completions, plus a garbage line that is dropped.
-	if _, err := syscall.Write(run.wfdIn, append([]byte("not json\n"), lines...)); err != nil {
+	// One write holding both completions.
+	if _, err := syscall.Write(run.wfdIn, lines); err != nil {
 		t.Fatal(err)
 	}
 	for {
@@ -365,4 +366,68 @@ func TestContextFreeCallItems(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(item, []byte(`{"kind":"call"`)) {
 		t.Fatalf("%s %v", item, err)
 	}
+}
+
+// hostByPipe serves a run like the Python bridge, writing each completion
+// line that answer returns to the completions pipe; it returns the done item.
+func hostByPipe(t *testing.T, run *hostRun, answer func(hostItem) string) hostItem {
+	t.Helper()
+	rd := &reader{fd: run.rfd}
+	for {
+		for _, raw := range rd.next(t) {
+			it, err := decodeHostItem(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch it.Kind {
+			case "call":
+				if _, err := syscall.Write(run.wfdIn, []byte(answer(it)+"\n")); err != nil {
+					t.Fatal(err)
+				}
+			case "done":
+				return it
+			}
+		}
+	}
+}
+
+func TestMalformedCompletionLineFailsItsCall(t *testing.T) {
+	a := newTestAgent(t, 1, batchOf(1), model.Response(model.TextPart("done")))
+	sess := a.NewSession()
+	h, run, err := startRun(sess, runSpec{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { handles.remove(h); run.close() }()
+	// NaN is what a lax JSON encoder writes for a float("nan") outcome.
+	done := hostByPipe(t, run, func(it hostItem) string { return fmt.Sprintf(`[%d,{"ok":true,"content":NaN}]`, it.Token) })
+	if done.Error != nil || done.Result == nil || done.Result.Status != "completed" {
+		t.Fatalf("done %+v", done)
+	}
+	rets := sess.Messages()[2].Returns()
+	if len(rets) != 1 || rets[0].ErrorKind() != tool.ErrUserError || !bytes.Contains(mustMarshal(t, rets[0].Content), []byte("malformed outcome")) {
+		t.Fatalf("returns %+v", rets)
+	}
+}
+
+func TestUnreadableCompletionLineFailsTheRun(t *testing.T) {
+	a := newTestAgent(t, 1, batchOf(1), model.Response(model.TextPart("done")))
+	h, run, err := startRun(a.NewSession(), runSpec{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { handles.remove(h); run.close() }()
+	done := hostByPipe(t, run, func(hostItem) string { return `{"no token here"` })
+	if done.Error == nil || done.Error.Type != "bridge" || !bytes.Contains([]byte(done.Error.Message), []byte("unreadable completion line")) {
+		t.Fatalf("done %+v", done)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

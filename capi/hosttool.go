@@ -142,7 +142,8 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 	}
 	var o outcome
 	if err := json.Unmarshal(data, &o); err != nil {
-		return tool.Result{}, fmt.Errorf("host returned a malformed outcome: %w", err)
+		// The same outcome would come back on every attempt: not retried.
+		return tool.Result{}, tool.UserError("the host returned a malformed outcome: %v", err)
 	}
 	if !o.OK {
 		e := &tool.Error{Kind: tool.ErrorKind(o.Kind), Message: o.Message, PrivateMetadata: o.PrivateMetadata, TimeoutMS: o.TimeoutMS}

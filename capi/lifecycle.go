@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -90,8 +91,9 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	ctx, cancel := context.WithCancel(root)
-	run.cancel = cancel
+	ctx, cancel := context.WithCancelCause(root)
+	run.cancel = func() { cancel(nil) }
+	run.fail = cancel
 	if spec.Events {
 		opts = append(opts, agent.WithEvents(func(ev agent.Event) {
 			if b, err := json.Marshal(eventItem{Kind: "event", Event: ev}); err == nil {
@@ -119,6 +121,10 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		item := doneItem{Kind: "done", Result: toWire(res)}
 		if err != nil {
 			item.Error = toABIError(err)
+		}
+		var be *bridgeError
+		if errors.As(context.Cause(ctx), &be) {
+			item.Error = &abiError{Type: "bridge", Message: be.msg}
 		}
 		run.post(mustDone(item))
 	}()
