@@ -13,64 +13,60 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import collections
 import contextlib
+import inspect
 import json
+import logging
 import os
-import threading
+import re
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, Union
 
 from starweaver import _capi
 from starweaver._capi import NativeError
+from starweaver._pool import SyncPool, Work
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, exception_to_outcome
-from starweaver.result import result_to_outcome
-from starweaver.tools import Tool, _cancelled_from_outside
+from starweaver.tools import Tool, _cancelled_from_outside, encode_outcome, failure_outcome
 
-__all__ = ["HostModel", "RunDriver", "drive", "sync_executor"]
+__all__ = ["EXIT_GRACE", "SYNC_MAX_THREADS", "SYNC_WORKERS", "HostModel", "RunDriver", "drive", "sync_pool"]
 
-#: Upper bound of worker threads for sync tools (never one thread per call).
+_log = logging.getLogger("starweaver")
+
+#: Worker threads that run awaited sync user code at once (never one thread per call).
 SYNC_WORKERS = int(os.environ.get("STARWEAVER_SYNC_WORKERS", "32"))
+#: Hard cap on sync worker threads, counting those left running by calls
+#: that ignored their timeout or cancellation, and those driving nested runs.
+SYNC_MAX_THREADS = int(os.environ.get("STARWEAVER_SYNC_MAX_THREADS", str(max(256, SYNC_WORKERS))))
+#: Seconds interpreter exit waits for sync calls after asking them to stop.
+EXIT_GRACE = float(os.environ.get("STARWEAVER_EXIT_GRACE", "1.0"))
+#: Seconds a cancelled run's caller waits for the runtime to wind it down
+#: (it takes milliseconds: the runtime never waits for host calls).
+CANCEL_GRACE = 2.0
 
-_executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
-
-
-def sync_executor() -> ThreadPoolExecutor:
-    """The process-wide pool that runs sync tools, created on first use."""
-    global _executor
-    if _executor is None:
-        with _executor_lock:
-            if _executor is None:
-                _executor = ThreadPoolExecutor(max_workers=SYNC_WORKERS, thread_name_prefix="starweaver-tool")
-    return _executor
+_pool = SyncPool(SYNC_WORKERS, SYNC_MAX_THREADS, name="starweaver-tool")
 
 
-# Contexts of sync calls in flight, so that interpreter exit can ask them to
-# stop before the thread pool's own exit hook joins its workers.
+def sync_pool() -> SyncPool:
+    """The process-wide pool that runs sync user code."""
+    return _pool
+
+
+# Contexts of sync calls in flight, so that interpreter exit can ask them to stop.
 _inflight_sync: set[ToolContext] = set()
 
 
-def _cancel_inflight_sync() -> None:
+def _at_exit() -> None:
+    # Cancel native runs so that no Go wait outlives the interpreter, ask
+    # running sync calls to stop, and give them a short grace: the workers
+    # are daemon threads, so calls that ignore cancellation do not hold exit.
+    _capi.shutdown()
     for ctx in list(_inflight_sync):
         ctx._request_cancel()
-
-
-# threading runs these hooks in reverse order of registration, so this one
-# (registered after concurrent.futures') runs before the pool is joined.
-_register_thread_exit = getattr(threading, "_register_atexit", None)
-if _register_thread_exit is not None:
-    _register_thread_exit(_cancel_inflight_sync)
-
-
-def _at_exit() -> None:
-    # Cancel native runs first so that no Go wait outlives the interpreter,
-    # then let worker threads finish without blocking exit.
-    _capi.shutdown()
-    if _executor is not None:
-        _executor.shutdown(wait=False, cancel_futures=True)
+    _pool.wait_idle(EXIT_GRACE)
 
 
 atexit.register(_at_exit)
@@ -79,21 +75,50 @@ atexit.register(_at_exit)
 class HostModel(Protocol):
     """A model answered by Python code (``FunctionModel``)."""
 
+    @property
+    def _is_async(self) -> bool: ...
+
     async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]: ...
 
+    def _respond_sync(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]: ...
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
 
+EventCallback = Callable[[dict[str, Any]], Union[None, Awaitable[None]]]
+
+# Strict: NaN and infinities are not JSON, and Go would refuse the line.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 _READ_SIZE = 1 << 20
+
+# The token of an item whose JSON could not be read: compact calls start
+# with it, object items name it.
+_TOKEN = re.compile(rb'^\[(\d+),|"token":(\d+)')
 
 
 def _dumps(value: Any) -> bytes:
     return _ENCODER.encode(value).encode()
 
 
+def _cancelled_outcome(exc: BaseException) -> dict[str, Any]:
+    return {"ok": False, "kind": "cancelled", "message": f"the run was interrupted by {type(exc).__name__}"}
+
+
+def _abandon(handle: int) -> None:
+    """Finalizer of a driver its loop dropped before the run ended (the loop
+    was closed): stop the native run and free its handle and pipes."""
+    with contextlib.suppress(StarweaverError, RuntimeError):
+        _capi.run_cancel(handle)
+    with contextlib.suppress(StarweaverError, RuntimeError):
+        _capi.release(handle)
+
+
 class RunDriver:
-    """Serves one native run's queue on the current event loop."""
+    """Serves one native run's queue on the current event loop.
+
+    Every item the runtime sends is answered, and every failure of user code
+    becomes an outcome; a line that cannot be read fails its call (or the
+    run, when it names no call), never silently.
+    """
 
     def __init__(
         self,
@@ -104,59 +129,101 @@ class RunDriver:
         tools: Mapping[int, Tool],
         models: Mapping[int, HostModel],
         deps: Mapping[str, Any] | None,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: EventCallback | None,
     ) -> None:
         self._loop = loop
         self._handle = handle
         self._fd = fd
         self._fd_in = fd_in
-        self._unsent = b""  # completions the pipe could not take yet
+        # Completions the pipe could not take yet, oldest first; views, so a
+        # large outcome written in many pieces is never copied again.
+        self._unsent: collections.deque[memoryview] = collections.deque()
         self._tools = tools
         self._models = models
         self._deps = MappingProxyType(dict(deps or {}))
         self._on_event = on_event
-        self._pending: dict[int, tuple[asyncio.Task[None] | Future[None], ToolContext | None]] = {}
+        self._events: asyncio.Task[None] | None = None  # the last async event callback, chained in order
+        self._pending: dict[int, tuple[asyncio.Task[None] | Work, ToolContext | None]] = {}
         self._closed = False
-        self._partial = b""
+        self._interrupt: BaseException | None = None  # KeyboardInterrupt/SystemExit raised by user code
+        self._partial: list[bytes] = []  # the start of a line not yet complete
         self._outbox: list[bytes] = []
         self.future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self.closed: asyncio.Future[None] = loop.create_future()
+        # A loop closed before the run ends never calls back: the finalizer
+        # then stops the native run, which frees its session.
+        self._finalizer = weakref.finalize(self, _abandon, handle)
         loop.add_reader(fd, self._on_readable)
 
     # -- the queue ---------------------------------------------------------
 
     def _on_readable(self) -> None:
+        try:
+            self._read()
+        except Exception as exc:  # a fault here must end the run, never leave it waiting
+            self._close(error=NativeError(f"reading the run's items failed: {exc!r}"))
+
+    def _read(self) -> None:
         # Read everything the pipe holds; items are JSON lines, and a line
-        # may be split across reads.
-        chunks = [self._partial]
-        try:
-            while True:
+        # may be split across reads (its start is kept as pieces, joined
+        # once when its end arrives, so a large item costs linear time).
+        lines: list[bytes] = []
+        while True:
+            try:
                 data = os.read(self._fd, _READ_SIZE)
-                if not data:
-                    break
-                chunks.append(data)
-                if len(data) < _READ_SIZE:
-                    break
-        except (BlockingIOError, InterruptedError):
-            pass
-        except OSError as exc:
-            self._close(error=NativeError(f"reading the run pipe failed: {exc}"))
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as exc:
+                self._close(error=NativeError(f"reading the run pipe failed: {exc}"))
+                return
+            if not data:
+                break
+            end = data.rfind(b"\n")
+            if end < 0:
+                self._partial.append(data)
+            else:
+                self._partial.append(data[:end])
+                lines.append(b"".join(self._partial))
+                self._partial = [data[end + 1 :]] if end + 1 < len(data) else []
+            if len(data) < _READ_SIZE:
+                break
+        if not lines:
             return
-        buf = b"".join(chunks)
-        end = buf.rfind(b"\n")
-        if end < 0:
-            self._partial = buf
-            return
-        self._partial = buf[end + 1 :]
+        text = b"\n".join(lines)
         try:
-            items = json.loads(b"[" + buf[:end].replace(b"\n", b",") + b"]")
-        except ValueError as exc:
-            self._close(error=NativeError(f"malformed item from the runtime: {exc}"))
+            items = json.loads(b"[" + text.replace(b"\n", b",") + b"]")
+        except (ValueError, RecursionError):
+            self._read_lines(text.split(b"\n"))
             return
         for item in items:
+            self._handle_item(item)
+
+    def _read_lines(self, lines: list[bytes]) -> None:
+        """Read items one line at a time, after a batch failed to decode: a
+        bad line fails only its own call."""
+        for line in lines:
+            if self._closed:
+                return
+            try:
+                item = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                match = _TOKEN.search(line[:64])
+                reason = f"malformed item from the runtime ({type(exc).__name__}: {str(exc)[:200]})"
+                if match is None:
+                    self._close(error=NativeError(reason))
+                    return
+                token = int(match.group(1) or match.group(2))
+                self._complete(token, {"ok": False, "kind": "user_error", "message": reason})
+                continue
+            self._handle_item(item)
+
+    def _handle_item(self, item: Any) -> None:
+        if self._closed:
+            return
+        try:
             if type(item) is list:
                 self._start_compact_call(item)
-                continue
+                return
             kind = item.get("kind")
             if kind == "call":
                 self._start_call(item)
@@ -167,10 +234,23 @@ class RunDriver:
             elif kind == "preprocess":
                 self._start_preprocess(item)
             elif kind == "event":
-                if self._on_event is not None:
-                    self._on_event(item["event"])
+                self._emit(item["event"])
             elif kind == "done":
                 self._close(done=item)
+            else:
+                raise ValueError(f"unknown item kind {kind!r}")
+        except Exception as exc:
+            # A malformed item fails its own call, or the run when it names none.
+            token: Any = None
+            if type(item) is list and item:
+                token = item[0]
+            elif type(item) is dict and item.get("kind") in ("call", "model", "preprocess"):
+                token = item.get("token")
+            reason = f"malformed item from the runtime: {type(exc).__name__}: {exc}"
+            if type(token) is int:
+                self._complete(token, {"ok": False, "kind": "user_error", "message": reason})
+            else:
+                self._close(error=NativeError(reason))
 
     @staticmethod
     def _encode(outcome: Mapping[str, Any]) -> bytes:
@@ -179,8 +259,9 @@ class RunDriver:
             return encoded  # type: ignore[no-any-return]
         try:
             return _dumps(outcome)
-        except (TypeError, ValueError) as exc:
-            return _dumps({"ok": False, "kind": "execution", "message": f"outcome is not JSON serializable: {exc}"})
+        except (TypeError, ValueError, RecursionError) as exc:
+            # The same value fails every time: user_error is never retried.
+            return _dumps({"ok": False, "kind": "user_error", "message": f"outcome is not JSON serializable: {exc}"})
 
     def _complete(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Queue an outcome from the loop thread; the queue is flushed to Go
@@ -198,7 +279,7 @@ class RunDriver:
         """Write completions to the run's pipe; what does not fit waits for
         the pipe to drain (Go reads it continuously)."""
         if self._unsent:
-            self._unsent += data
+            self._unsent.append(memoryview(data))
             return
         try:
             sent = os.write(self._fd_in, data)
@@ -207,19 +288,42 @@ class RunDriver:
         except OSError:
             return  # the run is gone
         if sent < len(data):
-            self._unsent = data[sent:]
+            self._unsent.append(memoryview(data)[sent:])
             self._loop.add_writer(self._fd_in, self._on_writable)
 
     def _on_writable(self) -> None:
-        data, self._unsent = self._unsent, b""
+        while self._unsent and not self._closed:
+            view = self._unsent[0]
+            try:
+                sent = os.write(self._fd_in, view)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self._unsent.clear()
+                break
+            if sent < len(view):
+                self._unsent[0] = view[sent:]
+                return
+            self._unsent.popleft()
         self._loop.remove_writer(self._fd_in)
-        if not self._closed and data:
-            self._write(data)
 
     def _complete_from_thread(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Report an outcome from a worker thread; ignores finished runs."""
-        with contextlib.suppress(StarweaverError):
+        with contextlib.suppress(StarweaverError, RuntimeError):
             _capi.run_complete(self._handle, token, self._encode(outcome))
+
+    # -- user code that ends the run ---------------------------------------
+
+    def _interrupted(self, exc: BaseException) -> None:
+        """User code raised KeyboardInterrupt or SystemExit: stop the run and
+        re-raise exc in the caller once the run has wound down."""
+        if self._interrupt is None:
+            self._interrupt = exc
+        self.cancel()
+
+    def _interrupted_from_thread(self, exc: BaseException) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody to tell
+            self._loop.call_soon_threadsafe(self._interrupted, exc)
 
     # -- tool calls --------------------------------------------------------
 
@@ -282,8 +386,7 @@ class RunDriver:
             task = self._loop.create_task(self._await_outcome(token, tool._run_async(ctx, args)))
             self._pending[token] = (task, ctx)
         else:
-            fut = sync_executor().submit(self._call_sync, token, tool, ctx, args)
-            self._pending[token] = (fut, ctx)
+            self._submit(token, ctx, lambda: tool._run_sync(ctx, args))
 
     async def _call_plain(
         self, token: int, tool: Tool, func: Callable[..., Awaitable[Any]], args: dict[str, Any]
@@ -293,13 +396,18 @@ class RunDriver:
         context. Outcomes are built exactly as _run_async builds them."""
         try:
             try:
-                outcome = result_to_outcome(await func(**args))
+                value = await func(**args)
             except asyncio.CancelledError as exc:
                 if _cancelled_from_outside():
                     return  # Go stopped waiting (timeout or run cancel).
                 outcome = exception_to_outcome(exc, timeout_ms=tool.timeout_ms)
-            except Exception as exc:
-                outcome = exception_to_outcome(exc, timeout_ms=tool.timeout_ms)
+            except (KeyboardInterrupt, SystemExit) as exc:
+                self._interrupted(exc)
+                outcome = _cancelled_outcome(exc)
+            except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+                outcome = failure_outcome(exc, timeout_ms=tool.timeout_ms)
+            else:
+                outcome = encode_outcome(value)
         finally:
             self._pending.pop(token, None)
         self._complete(token, outcome)
@@ -311,20 +419,36 @@ class RunDriver:
             outcome = await outcome_of
         except asyncio.CancelledError:
             return
+        except (KeyboardInterrupt, SystemExit) as exc:
+            self._interrupted(exc)
+            outcome = _cancelled_outcome(exc)
+        except BaseException as exc:  # noqa: BLE001 - never leave a token unanswered
+            outcome = exception_to_outcome(exc, timeout_ms=None)
         finally:
             self._pending.pop(token, None)
         self._complete(token, outcome)
 
-    def _call_sync(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
-        if ctx is not None:
-            _inflight_sync.add(ctx)
-        try:
-            outcome = tool._run_sync(ctx, args)
-        finally:
+    def _submit(self, token: int, ctx: ToolContext | None, run: Callable[[], dict[str, Any]]) -> None:
+        """Run sync user code in the pool; its outcome goes to Go from the
+        worker thread."""
+
+        def work() -> None:
             if ctx is not None:
-                _inflight_sync.discard(ctx)
-            self._pending.pop(token, None)
-        self._complete_from_thread(token, outcome)
+                _inflight_sync.add(ctx)
+            try:
+                outcome = run()
+            except (KeyboardInterrupt, SystemExit) as exc:
+                self._interrupted_from_thread(exc)
+                outcome = _cancelled_outcome(exc)
+            except BaseException as exc:  # noqa: BLE001
+                outcome = exception_to_outcome(exc, timeout_ms=None)
+            finally:
+                if ctx is not None:
+                    _inflight_sync.discard(ctx)
+                self._pending.pop(token, None)
+            self._complete_from_thread(token, outcome)
+
+        self._pending[token] = (_pool.submit(work), ctx)
 
     def _cancel(self, token: int) -> None:
         entry = self._pending.pop(token, None)
@@ -341,8 +465,12 @@ class RunDriver:
             return
         token, tool, ctx = resolved
         assert ctx is not None  # _resolve_tool always builds one for preprocessing
-        task = self._loop.create_task(self._await_outcome(token, tool._run_preprocessor(ctx, item.get("input"))))
-        self._pending[token] = (task, ctx)
+        user_input = item.get("input")
+        if tool._preprocessor_is_async:
+            task = self._loop.create_task(self._await_outcome(token, tool._run_preprocessor(ctx, user_input)))
+            self._pending[token] = (task, ctx)
+        else:
+            self._submit(token, ctx, lambda: tool._run_preprocessor_sync(ctx, user_input))
 
     # -- model requests ----------------------------------------------------
 
@@ -352,29 +480,79 @@ class RunDriver:
         if model is None:
             self._complete(token, {"ok": False, "message": f"unknown host model {item['model']}"})
             return
-        task = self._loop.create_task(self._call_model(token, model, item["messages"], item["params"]))
-        self._pending[token] = (task, None)
+        messages, params = item["messages"], item["params"]
+        if model._is_async:
+            task = self._loop.create_task(self._call_model(token, model, messages, params))
+            self._pending[token] = (task, None)
+        else:
+            self._submit(token, None, lambda: _model_outcome(lambda: model._respond_sync(messages, params)))
 
     async def _call_model(
         self, token: int, model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]
     ) -> None:
         try:
-            response = await model._respond(messages, params)
-            outcome: dict[str, Any] = {"ok": True, "response": response}
+            outcome: dict[str, Any] = {"ok": True, "response": await model._respond(messages, params)}
         except asyncio.CancelledError:
             return
-        except Exception as exc:  # the callback's failure becomes a model error
+        except (KeyboardInterrupt, SystemExit) as exc:
+            self._interrupted(exc)
+            outcome = {"ok": False, "message": f"the model callback raised {type(exc).__name__}"}
+        except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
             outcome = {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
         finally:
             self._pending.pop(token, None)
         self._complete(token, outcome)
+
+    # -- events ------------------------------------------------------------
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        """Hand an event to the run's callback. A callback never breaks the
+        run: its exceptions are logged; async callbacks are awaited in event
+        order, and the run's result waits for them."""
+        callback = self._on_event
+        if callback is None:
+            return
+        try:
+            value = callback(event)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            self._interrupted(exc)
+            return
+        except Exception:
+            _log.exception("starweaver: the on_event callback raised on a %r event; the run goes on", event.get("kind"))
+            return
+        if inspect.isawaitable(value):
+            self._events = self._loop.create_task(self._await_event(self._events, value, event.get("kind")))
+
+    async def _await_event(self, previous: asyncio.Task[None] | None, value: Awaitable[None], kind: Any) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])
+        try:
+            await value
+        except asyncio.CancelledError:
+            raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            self._interrupted(exc)
+        except Exception:
+            _log.exception("starweaver: the on_event callback raised on a %r event; the run goes on", kind)
+
+    async def events_done(self) -> None:
+        """Wait until every async event callback has finished."""
+        while self._events is not None:
+            last = self._events
+            await asyncio.wait([last])
+            if self._events is last:
+                return
+
+    def cancel_events(self) -> None:
+        if self._events is not None:
+            self._events.cancel()
 
     # -- lifecycle ---------------------------------------------------------
 
     def cancel(self) -> None:
         """Ask the native run to stop; its done item still arrives."""
         if not self._closed:
-            with contextlib.suppress(StarweaverError):
+            with contextlib.suppress(StarweaverError, RuntimeError):
                 _capi.run_cancel(self._handle)
 
     def _close(self, *, done: Mapping[str, Any] | None = None, error: BaseException | None = None) -> None:
@@ -384,8 +562,9 @@ class RunDriver:
         self._loop.remove_reader(self._fd)
         if self._unsent:
             self._loop.remove_writer(self._fd_in)
-            self._unsent = b""
-        with contextlib.suppress(StarweaverError):
+            self._unsent.clear()
+        self._finalizer.detach()
+        with contextlib.suppress(StarweaverError, RuntimeError):
             _capi.release(self._handle)
         for work, ctx in list(self._pending.values()):
             if ctx is not None:
@@ -393,7 +572,9 @@ class RunDriver:
             work.cancel()
         self._pending.clear()
         if not self.future.done():
-            if error is not None:
+            if self._interrupt is not None:
+                self.future.set_exception(self._interrupt)
+            elif error is not None:
                 self.future.set_exception(error)
             elif done is not None and done.get("error") and done.get("result") is None:
                 self.future.set_exception(_capi.error_from(done["error"]))
@@ -403,26 +584,45 @@ class RunDriver:
             self.closed.set_result(None)
 
 
+def _model_outcome(respond: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A sync model callback's outcome (KeyboardInterrupt/SystemExit pass)."""
+    try:
+        return {"ok": True, "response": respond()}
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
+
+
 async def drive(
     session: int,
     request: dict[str, Any],
     tools: Mapping[int, Tool],
     models: Mapping[int, HostModel],
     deps: Mapping[str, Any] | None = None,
-    on_event: Callable[[dict[str, Any]], None] | None = None,
+    on_event: EventCallback | None = None,
 ) -> dict[str, Any]:
     """Run ``request`` on a native session and return its done item.
 
     Cancelling the awaiting task cancels the native run (running tools see
-    cancellation) and waits briefly for it to wind down before re-raising.
+    cancellation) and waits briefly (``CANCEL_GRACE``) for the runtime to
+    wind it down, never for the tools themselves, before re-raising.
+    ``KeyboardInterrupt`` or ``SystemExit`` raised by user code ends the run
+    and is re-raised here.
     """
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
     driver = RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event)
-    try:
-        return await asyncio.shield(driver.future)
-    except asyncio.CancelledError:
-        driver.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(driver.closed), 5)
-        raise
+    # A sync tool driving this nested run does not count as a busy worker
+    # meanwhile, so nested runs cannot use up the pool.
+    with _pool.park():
+        try:
+            done = await asyncio.shield(driver.future)
+            await driver.events_done()
+            return done
+        except asyncio.CancelledError:
+            driver.cancel()
+            driver.cancel_events()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(driver.closed), CANCEL_GRACE)
+            raise

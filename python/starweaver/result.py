@@ -10,7 +10,13 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-__all__ = ("ToolResult", "result_to_outcome")
+__all__ = ("ResultEncodingError", "ToolResult", "result_to_outcome")
+
+
+class ResultEncodingError(TypeError):
+    """A tool's return (or a ToolResult surface) is not JSON. It fails the
+    same way on every attempt, so the call becomes a user_error that is not
+    retried."""
 
 
 def _json_value(value: Any, field: str) -> Any:
@@ -18,7 +24,7 @@ def _json_value(value: Any, field: str) -> Any:
     try:
         return json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError) as e:
-        raise TypeError(f"ToolResult {field} is not JSON serializable: {e}") from None
+        raise ResultEncodingError(f"ToolResult {field} is not JSON serializable: {e}") from None
 
 
 def _json_object(value: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
@@ -136,7 +142,7 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
         try:
             encoded = _ENCODER.encode(value)
         except (TypeError, ValueError) as e:
-            raise TypeError(f"tool returned a value that is not JSON serializable: {e}") from None
+            raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
         return EncodedOutcome({"ok": True, "content": value}, b'{"ok":true,"content":' + encoded.encode() + b"}")
     try:
         if isinstance(value, BaseModel):
@@ -147,7 +153,7 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
             content = value
         encoded = _ENCODER.encode(content)
     except (TypeError, ValueError) as e:  # PydanticSerializationError is a ValueError
-        raise TypeError(f"tool returned a value that is not JSON serializable: {e}") from None
+        raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
     return EncodedOutcome({"ok": True, "content": content}, b'{"ok":true,"content":' + encoded.encode() + b"}")
 
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import weakref
@@ -42,7 +43,7 @@ def _response_message(item: object) -> dict[str, Any]:
                 if arguments is None:
                     arguments = {}
                 try:
-                    json.dumps(arguments)
+                    json.dumps(arguments, allow_nan=False)
                 except (TypeError, ValueError) as exc:
                     raise ValueError(f"tool call arguments must be JSON: {exc}") from None
                 parts.append({"kind": "tool_call", "id": call_id, "name": call["name"], "arguments": arguments})
@@ -99,12 +100,19 @@ class TestModel:
 FunctionModelCallback = Callable[[list[dict[str, Any]], dict[str, Any]], Union[ModelResponse, Awaitable[ModelResponse]]]
 
 
+async def _await(value: Awaitable[ModelResponse]) -> ModelResponse:
+    return await value
+
+
 class FunctionModel:
     """A model answered by ``callback(messages, info)``.
 
     ``info`` is ``{"params": {"tools": [...], ...}, "model_name": ...}``. The
     callback may be sync or async and returns a response item as for
-    ``TestModel``. Its exceptions fail the run with ``ModelError``.
+    ``TestModel``. Async callbacks run on the loop; sync ones in the worker
+    threads of sync tools, so a slow one never blocks the loop. Its exceptions
+    fail the run with ``ModelError`` (``KeyboardInterrupt`` and ``SystemExit``
+    end the run and are re-raised in the caller).
     """
 
     def __init__(self, callback: FunctionModelCallback, *, model_name: str | None = None) -> None:
@@ -117,12 +125,28 @@ class FunctionModel:
         self._handle = _capi.model_new({"kind": "function"})
         weakref.finalize(self, _capi.release, self._handle)
 
+    @property
+    def _is_async(self) -> bool:
+        """Whether the callback runs on the loop; sync callbacks run in the
+        worker threads of sync tools, so they never block the loop."""
+        return inspect.iscoroutinefunction(self._callback) or inspect.iscoroutinefunction(
+            getattr(self._callback, "__call__", None)  # noqa: B004 - async callable objects
+        )
+
     async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
         self._messages.append(messages)
         self._params.append(params)
         value = self._callback(messages, {"params": params, "model_name": self.model_name})
         if inspect.isawaitable(value):
             value = await value
+        return _response_message(value)
+
+    def _respond_sync(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        self._messages.append(messages)
+        self._params.append(params)
+        value = self._callback(messages, {"params": params, "model_name": self.model_name})
+        if inspect.isawaitable(value):
+            value = asyncio.run(_await(value))
         return _response_message(value)
 
     def captured_messages(self) -> list[list[dict[str, Any]]]:

@@ -33,7 +33,7 @@ from typing_extensions import ParamSpec, TypeVar
 from ._schema import FunctionSchema, function_schema, validate_parameters_schema
 from .context import ToolContext
 from .errors import InvalidArguments, UserError, exception_to_outcome
-from .result import result_to_outcome
+from .result import ResultEncodingError, result_to_outcome
 
 __all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
 
@@ -125,6 +125,29 @@ def _cancelled_from_outside() -> bool:
 
 async def _await(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
+
+
+# Raised by user code, these end the run and reach the caller, as asyncio
+# lets them escape a task; every other exception becomes the call's outcome.
+_PASS_THROUGH = (KeyboardInterrupt, SystemExit)
+
+
+def encode_outcome(value: Any) -> dict[str, Any]:
+    """The success outcome of value, or, when value cannot be encoded, a
+    user_error outcome: encoding a tool's own return fails the same way on
+    every attempt, so it is not retried."""
+    try:
+        return result_to_outcome(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return failure_outcome(ResultEncodingError(str(exc)), timeout_ms=None)
+
+
+def failure_outcome(exc: BaseException, *, timeout_ms: int | None) -> dict[str, Any]:
+    """The outcome of a call that raised exc; a return that cannot be encoded
+    (ResultEncodingError, e.g. from building a ToolResult) is a user_error."""
+    if isinstance(exc, ResultEncodingError):
+        return exception_to_outcome(UserError(str(exc)), timeout_ms=timeout_ms)
+    return exception_to_outcome(exc, timeout_ms=timeout_ms)
 
 
 class Tool(Generic[P, R]):
@@ -318,8 +341,30 @@ class Tool(Generic[P, R]):
     def has_user_input_preprocessor(self) -> bool:
         return self._user_input_preprocessor is not None
 
+    @property
+    def _preprocessor_is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self._user_input_preprocessor)
+
+    def _preprocess_outcome(self, value: Any) -> dict[str, Any]:
+        if value is None:
+            value = {}
+        if not isinstance(value, Mapping) or set(value) - {"override_arguments", "metadata"}:
+            raise UserError("a user-input preprocessor must return a mapping with override_arguments and/or metadata")
+        out: dict[str, Any] = {"ok": True}
+        if value.get("override_arguments") is not None:
+            if not isinstance(value["override_arguments"], Mapping):
+                raise UserError("override_arguments must be a mapping")
+            out["override_arguments"] = dict(value["override_arguments"])
+        if value.get("metadata"):
+            out["metadata"] = dict(value["metadata"])
+        try:
+            json.dumps(out, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"the user-input preprocessor returned a value that is not JSON: {exc}") from None
+        return out
+
     async def _run_preprocessor(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
-        """The preprocessor's outcome; never raises (as ``_run_async``)."""
+        """The preprocessor's outcome, on the loop; never raises (as ``_run_async``)."""
         func = self._user_input_preprocessor
         try:
             if func is None:
@@ -327,26 +372,30 @@ class Tool(Generic[P, R]):
             value: Any = func(ctx, user_input)
             if inspect.isawaitable(value):
                 value = await value
-            if value is None:
-                value = {}
-            if not isinstance(value, Mapping) or set(value) - {"override_arguments", "metadata"}:
-                raise UserError(
-                    "a user-input preprocessor must return a mapping with override_arguments and/or metadata"
-                )
-            out: dict[str, Any] = {"ok": True}
-            if value.get("override_arguments") is not None:
-                if not isinstance(value["override_arguments"], Mapping):
-                    raise UserError("override_arguments must be a mapping")
-                out["override_arguments"] = dict(value["override_arguments"])
-            if value.get("metadata"):
-                out["metadata"] = dict(value["metadata"])
-            json.dumps(out)
-            return out
+            return self._preprocess_outcome(value)
         except asyncio.CancelledError as exc:
             if _cancelled_from_outside():
                 raise
             return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
-        except Exception as exc:
+        except _PASS_THROUGH:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+
+    def _run_preprocessor_sync(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
+        """The preprocessor's outcome, from a worker thread; never raises
+        except ``KeyboardInterrupt``/``SystemExit``."""
+        func = self._user_input_preprocessor
+        try:
+            if func is None:
+                raise UserError(f"tool {self._name!r} has no user-input preprocessor")
+            value: Any = func(ctx, user_input)
+            if inspect.isawaitable(value):
+                value = asyncio.run(_await(value))
+            return self._preprocess_outcome(value)
+        except _PASS_THROUGH:
+            raise
+        except BaseException as exc:  # noqa: BLE001
             return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
 
     def replace(self, **changes: Any) -> Tool[P, R]:
@@ -398,33 +447,39 @@ class Tool(Generic[P, R]):
 
         Never raises, except that an ``asyncio.CancelledError`` is re-raised
         when this task is being cancelled from outside (``cancelling() > 0``);
-        a CancelledError the tool raises by itself is a ``cancelled`` outcome.
+        a CancelledError the tool raises by itself is a ``cancelled`` outcome;
+        ``KeyboardInterrupt`` and ``SystemExit`` pass through (the bridge ends
+        the run and re-raises them in its caller).
         """
         try:
             args, kwargs = self._bind(ctx, args_json)
             value: Any = self._func(*args, **kwargs)
             if inspect.isawaitable(value):
                 value = await value
-            return result_to_outcome(value)
         except asyncio.CancelledError as exc:
             if _cancelled_from_outside():
                 raise
             return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
-        except Exception as exc:
-            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+        except _PASS_THROUGH:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            return failure_outcome(exc, timeout_ms=self._timeout_ms)
+        return encode_outcome(value)
 
     def _run_sync(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
         """Runs one call in the calling (worker) thread and returns its outcome.
-        Never raises. An awaitable result is run to completion on a new event
-        loop in this thread."""
+        Never raises except ``KeyboardInterrupt``/``SystemExit``. An awaitable
+        result is run to completion on a new event loop in this thread."""
         try:
             args, kwargs = self._bind(ctx, args_json)
             value: Any = self._func(*args, **kwargs)
             if inspect.isawaitable(value):
                 value = asyncio.run(_await(value))
-            return result_to_outcome(value)
-        except (Exception, asyncio.CancelledError) as exc:
-            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+        except _PASS_THROUGH:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            return failure_outcome(exc, timeout_ms=self._timeout_ms)
+        return encode_outcome(value)
 
     def __repr__(self) -> str:
         kind = "async" if self.is_async else "sync"

@@ -15,6 +15,7 @@ from starweaver import (
     StateError,
     Tool,
     ToolContext,
+    ToolResult,
     ToolRetryLimitExceeded,
     tool,
 )
@@ -357,31 +358,50 @@ def test_tool_result_surfaces() -> None:
     assert result.tool_returns()[0]["private_metadata"] == {"trace_id": "host-only"}
 
 
-def test_non_serialisable_return_reaches_model() -> None:
-    @tool(max_retries=0)
+def test_non_serialisable_return_is_a_user_error_and_not_rerun() -> None:
+    """Encoding a tool's own return fails the same way on every attempt, so
+    it is a user_error that runs the tool once, for async, sync and
+    ToolResult returns alike."""
+    calls: list[str] = []
+
+    @tool
     async def weird() -> object:
+        calls.append("weird")
         return object()
 
-    model = script([call("weird")])
-    run(create_agent(model=model, tools=[weird]).run("go"))
-    (ret,) = tool_returns(model.captured_messages(), "weird")
-    assert ret["content"]["kind"] == "execution"
-    assert "JSON serializable" in ret["content"]["message"]
+    @tool
+    def weird_sync() -> object:
+        calls.append("weird_sync")
+        return {1, 2}
+
+    @tool
+    async def weird_result() -> ToolResult:
+        calls.append("weird_result")
+        return ToolResult({"ok": True}, app_value=object())
+
+    model = script([call("weird"), call("weird_sync"), call("weird_result")])
+    run(create_agent(model=model, tools=[weird, weird_sync, weird_result]).run("go"))
+    returns = tool_returns(model.captured_messages())
+    assert [r["name"] for r in returns] == ["weird", "weird_sync", "weird_result"]
+    for ret in returns:
+        assert ret["content"]["kind"] == "user_error", ret
+        assert "JSON serializable" in ret["content"]["message"]
+    assert sorted(calls) == ["weird", "weird_result", "weird_sync"]
 
 
-def test_non_json_floats_are_execution_errors() -> None:
-    @tool(max_retries=0)
+def test_non_json_floats_are_user_errors() -> None:
+    @tool
     async def nan() -> float:
         return float("nan")
 
-    @tool(max_retries=0)
+    @tool
     async def nested() -> dict[str, object]:
         return {"x": [float("inf")]}
 
     model = script([call("nan"), call("nested")])
     run(create_agent(model=model, tools=[nan, nested]).run("go"))
     for ret in tool_returns(model.captured_messages()):
-        assert ret["content"]["kind"] == "execution"
+        assert ret["content"]["kind"] == "user_error"
         assert "JSON serializable" in ret["content"]["message"]
 
 

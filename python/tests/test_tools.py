@@ -486,13 +486,13 @@ def test_pydantic_and_dataclass_returns() -> None:
 
 
 @pytest.mark.parametrize("value", [object(), {"x": {1, 2}}, float("nan")])
-def test_non_serialisable_return_is_execution(value: Any) -> None:
+def test_non_serialisable_return_is_user_error(value: Any) -> None:
     @tool
     def bad() -> Any:
         return value
 
     outcome = run_tool(bad)
-    assert (outcome["ok"], outcome["kind"]) == (False, "execution")
+    assert (outcome["ok"], outcome["kind"]) == (False, "user_error")
     assert "JSON serializable" in outcome["message"]
 
 
