@@ -30,7 +30,7 @@ from starweaver._capi import NativeError
 from starweaver._pool import SyncPool, Work
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, exception_to_outcome
-from starweaver.tools import Tool, _cancelled_from_outside, encode_outcome, failure_outcome
+from starweaver.tools import Tool, _cancelled_from_outside, _closing, encode_outcome, failure_outcome
 
 __all__ = ["EXIT_GRACE", "SYNC_MAX_THREADS", "SYNC_WORKERS", "HostModel", "RunDriver", "drive", "sync_pool"]
 
@@ -209,6 +209,10 @@ class RunDriver:
             except (ValueError, RecursionError) as exc:
                 match = _TOKEN.search(line[:64])
                 reason = f"malformed item from the runtime ({type(exc).__name__}: {str(exc)[:200]})"
+                if line.startswith(b'{"kind":"event"'):
+                    # An event only informs: it is reported, and the run goes on.
+                    _log.error("starweaver: an event could not be read and was not delivered: %s", reason)
+                    continue
                 if match is None:
                     self._close(error=NativeError(reason))
                     return
@@ -266,6 +270,8 @@ class RunDriver:
     def _complete(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Queue an outcome from the loop thread; the queue is flushed to Go
         once per loop iteration."""
+        if self._closed:
+            return
         if not self._outbox:
             self._loop.call_soon(self._flush)
         self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
@@ -405,6 +411,8 @@ class RunDriver:
                 self._interrupted(exc)
                 outcome = _cancelled_outcome(exc)
             except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+                if isinstance(exc, GeneratorExit) and _closing():
+                    raise  # the coroutine itself is being closed, not failing
                 outcome = failure_outcome(exc, timeout_ms=tool.timeout_ms)
             else:
                 outcome = encode_outcome(value)
@@ -423,6 +431,8 @@ class RunDriver:
             self._interrupted(exc)
             outcome = _cancelled_outcome(exc)
         except BaseException as exc:  # noqa: BLE001 - never leave a token unanswered
+            if isinstance(exc, GeneratorExit) and _closing():
+                raise  # the coroutine itself is being closed, not failing
             outcome = exception_to_outcome(exc, timeout_ms=None)
         finally:
             self._pending.pop(token, None)
@@ -498,6 +508,8 @@ class RunDriver:
             self._interrupted(exc)
             outcome = {"ok": False, "message": f"the model callback raised {type(exc).__name__}"}
         except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
+            if isinstance(exc, GeneratorExit) and _closing():
+                raise  # the coroutine itself is being closed, not failing
             outcome = {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
         finally:
             self._pending.pop(token, None)

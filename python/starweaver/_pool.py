@@ -39,13 +39,14 @@ _QUEUED, _RUNNING, _DONE, _DROPPED = range(4)
 class Work:
     """One submitted function; ``cancel()`` abandons it."""
 
-    __slots__ = ("_fn", "_pool", "counted", "state")
+    __slots__ = ("_fn", "_pool", "abandoned", "counted", "state")
 
     def __init__(self, pool: SyncPool, fn: Callable[[], None]) -> None:
         self._pool = pool
         self._fn = fn
         self.state = _QUEUED
         self.counted = False
+        self.abandoned = False
 
     def cancel(self) -> None:
         """Stop waiting for this work: queued work never runs, running work
@@ -69,6 +70,7 @@ class SyncPool:
         self._idle = 0
         self._counted = 0
         self._running = 0
+        self._abandoned = 0  # running work nobody awaits any more
         self._local = threading.local()
 
     @property
@@ -100,6 +102,14 @@ class SyncPool:
                 self._threads - self._counted,
             )
             return
+        if self._threads >= self.workers and self._abandoned:
+            _log.warning(
+                "starweaver: %d sync calls ignored their timeout or cancellation and still run; "
+                "starting another worker thread (%d of at most %d)",
+                self._abandoned,
+                self._threads + 1,
+                self.max_threads,
+            )
         self._threads += 1
         self._idle += 1
         threading.Thread(target=self._worker, name=f"{self._name}-{self._threads}", daemon=True).start()
@@ -130,6 +140,8 @@ class SyncPool:
                     local.work = None
                     work.state = _DONE
                     self._running -= 1
+                    if work.abandoned:
+                        self._abandoned -= 1
                     if work.counted:
                         work.counted = False
                         self._counted -= 1
@@ -150,14 +162,9 @@ class SyncPool:
                 work.state = _DROPPED
                 with contextlib.suppress(ValueError):
                     self._queue.remove(work)
-            elif work.state == _RUNNING and work.counted:
-                if self._queue:
-                    _log.warning(
-                        "starweaver: a sync call ignored its timeout or cancellation; another worker "
-                        "thread takes the queue (%d threads, at most %d)",
-                        self._threads,
-                        self.max_threads,
-                    )
+            elif work.state == _RUNNING and not work.abandoned:
+                work.abandoned = True
+                self._abandoned += 1
                 self._uncount(work)
 
     @contextlib.contextmanager
@@ -176,7 +183,7 @@ class SyncPool:
         finally:
             if was_counted:
                 with self._cv:
-                    if work.state == _RUNNING and not work.counted:
+                    if work.state == _RUNNING and not work.counted and not work.abandoned:
                         work.counted = True
                         self._counted += 1
 

@@ -127,6 +127,12 @@ async def _await(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
 
 
+def _closing() -> bool:
+    """Whether a GeneratorExit means the coroutine is being closed (its loop
+    was closed and no loop runs it) rather than raised by user code."""
+    return asyncio._get_running_loop() is None
+
+
 # Raised by user code, these end the run and reach the caller, as asyncio
 # lets them escape a task; every other exception becomes the call's outcome.
 _PASS_THROUGH = (KeyboardInterrupt, SystemExit)
@@ -380,6 +386,8 @@ class Tool(Generic[P, R]):
         except _PASS_THROUGH:
             raise
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            if isinstance(exc, GeneratorExit) and _closing():
+                raise  # the coroutine itself is being closed, not failing
             return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
 
     def _run_preprocessor_sync(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
@@ -463,6 +471,8 @@ class Tool(Generic[P, R]):
         except _PASS_THROUGH:
             raise
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            if isinstance(exc, GeneratorExit) and _closing():
+                raise  # the coroutine itself is being closed, not failing
             return failure_outcome(exc, timeout_ms=self._timeout_ms)
         return encode_outcome(value)
 
