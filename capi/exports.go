@@ -157,7 +157,7 @@ func sw_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **
 }
 
 //export sw_session_restore
-func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, opts *C.char, optsLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	if out == nil {
 		return setErr(errOut, nilArg("out"))
@@ -166,7 +166,11 @@ func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C
 	if err != nil {
 		return setErr(errOut, err)
 	}
-	s, err := a.SessionFromState(goBytes(state, stateLen))
+	ro, err := decodeRestoreOptions(goBytes(opts, optsLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s, err := a.SessionFromState(goBytes(state, stateLen), ro...)
 	if err != nil {
 		return setErr(errOut, err)
 	}

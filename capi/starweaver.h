@@ -65,14 +65,24 @@ int sw_session_messages(sw_handle session, char **out, long long *out_len, char 
 int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
 
 /* sw_session_export writes the session's durable state (history and any
- * waiting run) as signed JSON.
+ * waiting run) as JSON {"version": 1, "state": {...}, "digest": d}. With
+ * the agent's "state_key" the digest is "hmac-sha256:<hex>" (signed);
+ * without one it is "sha256:<hex>" (unsigned: a checksum anyone who edits
+ * the state can recompute). Every copy of a waiting state can be restored
+ * and resumed, an old copy too.
  * Returns: 0, or -1 with *err (type "busy"). */
 int sw_session_export(sw_handle session, char **out, long long *out_len, char **err);
 
 /* sw_session_restore creates a session of an agent from exported state.
- * Returns: 0, or -1 with *err (type "state" for stale, tampered or
- * foreign state). */
-int sw_session_restore(sw_handle agent, const char *state, long long state_len, sw_handle *out, char **err);
+ * opts is a JSON object (NULL or empty for the defaults):
+ *   {"allow_unsigned": bool}   accept unsigned ("sha256:") state; it is
+ *                              refused by default, by agents with and
+ *                              without a state key.
+ * Signed state is verified with the agent's state key; an agent without a
+ * key, or with another one, refuses it.
+ * Returns: 0, or -1 with *err (type "state" for stale, tampered, unsigned
+ * or foreign state; "invalid_spec" for malformed opts). */
+int sw_session_restore(sw_handle agent, const char *state, long long state_len, const char *opts, long long opts_len, sw_handle *out, char **err);
 
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}},

@@ -173,15 +173,19 @@ def session_export(session: int) -> bytes:
     return _take(out, out_len)
 
 
-def session_restore(agent: int, state: bytes) -> int:
-    """A new session of ``agent`` from exported state.
+def session_restore(agent: int, state: bytes, *, allow_unsigned: bool = False) -> int:
+    """A new session of ``agent`` from exported state; ``allow_unsigned``
+    accepts state exported without a state key (unprotected).
 
     Raises:
-        StateError: stale, tampered or foreign state.
+        StateError: stale, tampered, unsigned (without ``allow_unsigned``) or
+            foreign state.
     """
     check_process()
+    opts = b'{"allow_unsigned":true}' if allow_unsigned else _ffi.NULL
+    opts_len = len(opts) if allow_unsigned else 0
     out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
-    if _lib.sw_session_restore(agent, state, len(state), out, err) != 0:
+    if _lib.sw_session_restore(agent, state, len(state), opts, opts_len, out, err) != 0:
         _raise(err)
     return int(out[0])
 
