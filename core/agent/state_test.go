@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -187,4 +188,24 @@ func TestOldCopyOfWaitingStateResumesAgain(t *testing.T) {
 	if n := d.calls.Load(); n != 2 {
 		t.Fatalf("deploy ran %d times, want 2 (once per resumed copy)", n)
 	}
+}
+
+// State exported by an agent with a state key is signed and restores under
+// the same key; state exported without a key needs an explicit opt-in.
+func ExampleAgent_SessionFromState() {
+	signing := agent.NewBuilder(model.TextModel("hi")).StateKey([]byte("secret")).MustBuild()
+	state, _ := signing.NewSession().ExportState()
+	_, err := signing.SessionFromState(state)
+	fmt.Println("signed:", err)
+
+	plain := agent.NewBuilder(model.TextModel("hi")).MustBuild()
+	state, _ = plain.NewSession().ExportState()
+	_, err = plain.SessionFromState(state)
+	fmt.Println("unsigned:", errors.Is(err, agent.ErrUnsignedState))
+	_, err = plain.SessionFromState(state, agent.AllowUnsigned())
+	fmt.Println("unsigned, allowed:", err)
+	// Output:
+	// signed: <nil>
+	// unsigned: true
+	// unsigned, allowed: <nil>
 }
