@@ -15,6 +15,10 @@ import (
 
 // This file holds only the //export wrappers: decode, call, encode. Every
 // wrapper recovers panics into an error return.
+//
+// The Go exports are named swgo_*; the sw_* functions of starweaver.h are
+// C functions in forkguard.c that check for a forked child before
+// entering Go (entering Go there is what hangs) and then call these.
 
 func goBytes(p *C.char, n C.longlong) []byte {
 	if p == nil || n <= 0 {
@@ -66,13 +70,8 @@ func produce[T any](h C.longlong, out **C.char, outLen *C.longlong, errOut **C.c
 	return 0
 }
 
-//export sw_free
-func sw_free(p unsafe.Pointer) {
-	C.free(p)
-}
-
-//export sw_version
-func sw_version(out **C.char, outLen *C.longlong) (rc C.int) {
+//export swgo_version
+func swgo_version(out **C.char, outLen *C.longlong) (rc C.int) {
 	defer guard(&rc, nil)
 	b, _ := json.Marshal(Version)
 	setOut(out, outLen, b)
@@ -98,8 +97,8 @@ func create[S any, T any](spec *C.char, specLen C.longlong, out *C.longlong, err
 	return v, 0
 }
 
-//export sw_model_new
-func sw_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_model_new
+func swgo_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	m, rc := create(spec, specLen, out, errOut, buildModel)
 	if rc != 0 {
@@ -111,21 +110,21 @@ func sw_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.
 	return 0
 }
 
-//export sw_model_captured
-func sw_model_captured(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_model_captured
+func swgo_model_captured(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	return produce(h, out, outLen, errOut, capturedJSON)
 }
 
-//export sw_agent_new
-func sw_agent_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_agent_new
+func swgo_agent_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	_, rc = create(spec, specLen, out, errOut, buildAgent)
 	return rc
 }
 
-//export sw_session_new
-func sw_session_new(h C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_session_new
+func swgo_session_new(h C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	if out == nil {
 		return setErr(errOut, nilArg("out"))
@@ -138,26 +137,26 @@ func sw_session_new(h C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	return 0
 }
 
-//export sw_session_messages
-func sw_session_messages(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_session_messages
+func swgo_session_messages(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return json.Marshal(s.Messages()) })
 }
 
-//export sw_session_info
-func sw_session_info(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_session_info
+func swgo_session_info(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return json.Marshal(infoOf(s)) })
 }
 
-//export sw_session_export
-func sw_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_session_export
+func swgo_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	return produce(h, out, outLen, errOut, (*agent.Session).ExportState)
 }
 
-//export sw_session_restore
-func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_session_restore
+func swgo_session_restore(h C.longlong, state *C.char, stateLen C.longlong, opts *C.char, optsLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	if out == nil {
 		return setErr(errOut, nilArg("out"))
@@ -166,7 +165,11 @@ func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C
 	if err != nil {
 		return setErr(errOut, err)
 	}
-	s, err := a.SessionFromState(goBytes(state, stateLen))
+	ro, err := decodeRestoreOptions(goBytes(opts, optsLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s, err := a.SessionFromState(goBytes(state, stateLen), ro...)
 	if err != nil {
 		return setErr(errOut, err)
 	}
@@ -174,8 +177,8 @@ func sw_session_restore(h C.longlong, state *C.char, stateLen C.longlong, out *C
 	return 0
 }
 
-//export sw_run_start
-func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, fdIn *C.int, errOut **C.char) (rc C.int) {
+//export swgo_run_start
+func swgo_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, fdIn *C.int, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	if runOut == nil || fdOut == nil || fdIn == nil {
 		return setErr(errOut, nilArg("run and fds"))
@@ -196,8 +199,8 @@ func sw_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlo
 	return 0
 }
 
-//export sw_run_complete
-func sw_run_complete(h C.longlong, token C.longlong, data *C.char, dataLen C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_run_complete
+func swgo_run_complete(h C.longlong, token C.longlong, data *C.char, dataLen C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	r, err := lookup[*hostRun](int64(h))
 	if err != nil {
@@ -209,8 +212,8 @@ func sw_run_complete(h C.longlong, token C.longlong, data *C.char, dataLen C.lon
 	return 0
 }
 
-//export sw_run_cancel
-func sw_run_cancel(h C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_run_cancel
+func swgo_run_cancel(h C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	r, err := lookup[*hostRun](int64(h))
 	if err != nil {
@@ -220,8 +223,8 @@ func sw_run_cancel(h C.longlong, errOut **C.char) (rc C.int) {
 	return 0
 }
 
-//export sw_release
-func sw_release(h C.longlong, errOut **C.char) (rc C.int) {
+//export swgo_release
+func swgo_release(h C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
 	v, ok := handles.remove(int64(h))
 	if !ok {
@@ -233,13 +236,13 @@ func sw_release(h C.longlong, errOut **C.char) (rc C.int) {
 	return 0
 }
 
-//export sw_handle_count
-func sw_handle_count() C.longlong {
+//export swgo_handle_count
+func swgo_handle_count() C.longlong {
 	return C.longlong(handles.count())
 }
 
-//export sw_shutdown
-func sw_shutdown() (rc C.int) {
+//export swgo_shutdown
+func swgo_shutdown() (rc C.int) {
 	defer guard(&rc, nil)
 	shutdown()
 	return 0

@@ -9,6 +9,12 @@
  *   - Functions return 0 on success and -1 on failure; on failure *err (when
  *     err is not NULL) receives a JSON object {"type": slug, "message": text}
  *     to be freed with sw_free. No Go panic crosses this boundary.
+ *   - Fork: the Go runtime does not survive fork(). In a child forked
+ *     after the library was loaded no function enters Go: sw_release and
+ *     sw_shutdown do nothing and return 0 (so a child may drop inherited
+ *     objects), sw_free works, sw_version and sw_handle_count return -1,
+ *     and every other function returns -1 with *err of type "forked".
+ *     Load the library after forking, or start workers with spawn.
  *   - The library never calls back into the host. A run writes the work
  *     for its host to a pipe (fd from sw_run_start), one JSON item per
  *     line; the host reads it without calling into the library. Items:
@@ -34,7 +40,7 @@ typedef long long sw_handle;
 void sw_free(void *p);
 
 /* sw_version writes the library version as a JSON string.
- * Returns: 0. */
+ * Returns: 0 (-1 in a forked child). */
 int sw_version(char **out, long long *out_len);
 
 /* sw_model_new builds a model from a JSON spec:
@@ -65,14 +71,24 @@ int sw_session_messages(sw_handle session, char **out, long long *out_len, char 
 int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
 
 /* sw_session_export writes the session's durable state (history and any
- * waiting run) as signed JSON.
+ * waiting run) as JSON {"version": 1, "state": {...}, "digest": d}. With
+ * the agent's "state_key" the digest is "hmac-sha256:<hex>" (signed);
+ * without one it is "sha256:<hex>" (unsigned: a checksum anyone who edits
+ * the state can recompute). Every copy of a waiting state can be restored
+ * and resumed, an old copy too.
  * Returns: 0, or -1 with *err (type "busy"). */
 int sw_session_export(sw_handle session, char **out, long long *out_len, char **err);
 
 /* sw_session_restore creates a session of an agent from exported state.
- * Returns: 0, or -1 with *err (type "state" for stale, tampered or
- * foreign state). */
-int sw_session_restore(sw_handle agent, const char *state, long long state_len, sw_handle *out, char **err);
+ * opts is a JSON object (NULL or empty for the defaults):
+ *   {"allow_unsigned": bool}   accept unsigned ("sha256:") state; it is
+ *                              refused by default, by agents with and
+ *                              without a state key.
+ * Signed state is verified with the agent's state key; an agent without a
+ * key, or with another one, refuses it.
+ * Returns: 0, or -1 with *err (type "state" for stale, tampered, unsigned
+ * or foreign state; "invalid_spec" for malformed opts). */
+int sw_session_restore(sw_handle agent, const char *state, long long state_len, const char *opts, long long opts_len, sw_handle *out, char **err);
 
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}},
@@ -96,15 +112,16 @@ int sw_run_complete(sw_handle run, long long token, const char *outcome, long lo
 int sw_run_cancel(sw_handle run, char **err);
 
 /* sw_release releases a handle of any kind (a run's pipe is closed).
- * Returns: 0, or -1 with *err (type "bad_handle"). */
+ * Returns: 0, or -1 with *err (type "bad_handle"); 0 in a forked child,
+ * where it does nothing. */
 int sw_release(sw_handle h, char **err);
 
 /* sw_handle_count reports how many handles are live, for leak checks.
- * Returns: the count. */
+ * Returns: the count (-1 in a forked child). */
 long long sw_handle_count(void);
 
 /* sw_shutdown cancels every run and refuses new ones; used at exit.
- * Returns: 0. */
+ * Returns: 0 (it does nothing in a forked child). */
 int sw_shutdown(void);
 
 #endif

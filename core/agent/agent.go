@@ -141,7 +141,8 @@ func (b *Builder) ApprovalRequiredTools(selectors ...string) *Builder {
 // StateKey signs exported session state with HMAC-SHA256 under key, so
 // that state modified outside the process is refused on restore. Without a
 // key the state carries a plain SHA-256 digest, which catches accidental
-// edits but not deliberate ones.
+// edits but not deliberate ones, so SessionFromState refuses it unless
+// given AllowUnsigned.
 func (b *Builder) StateKey(key []byte) *Builder {
 	b.a.stateKey = append([]byte(nil), key...)
 	return b

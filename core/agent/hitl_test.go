@@ -256,7 +256,7 @@ func TestExportRestoreWaitingSession(t *testing.T) {
 	d2 := &deployTool{}
 	m2 := model.NewTestModel(text("resumed"))
 	a2 := agent.NewBuilder(m2).Tool(d2.tool(), addTool()).MustBuild()
-	restored, err := a2.SessionFromState(state)
+	restored, err := a2.SessionFromState(state, agent.AllowUnsigned())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,13 @@ func TestExportRestoreWaitingSession(t *testing.T) {
 		"foreign key":  {keyed, string(state)},
 		"garbage":      {a2, "{"},
 	} {
-		if _, err := tc.a.SessionFromState([]byte(tc.data)); !errors.Is(err, agent.ErrState) {
+		// Allowing unsigned state shows the other checks still hold; a
+		// keyed agent refuses unsigned state unless allowed.
+		opts := []agent.RestoreOption{agent.AllowUnsigned()}
+		if name == "foreign key" {
+			opts = nil
+		}
+		if _, err := tc.a.SessionFromState([]byte(tc.data), opts...); !errors.Is(err, agent.ErrState) {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}
@@ -329,7 +335,7 @@ func TestApprovalRequiredToolsPolicy(t *testing.T) {
 	// The restoring agent's policy applies: here it has none, so approval
 	// still re-runs the tool once.
 	a2 := agent.NewBuilder(model.TextModel("after")).Tool(lookup, addTool()).MustBuild()
-	restored, err := a2.SessionFromState(reencoded)
+	restored, err := a2.SessionFromState(reencoded, agent.AllowUnsigned())
 	if err != nil {
 		t.Fatal(err)
 	}

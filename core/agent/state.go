@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -28,31 +29,126 @@ type sessionState struct {
 	Waiting        *waitState      `json:"waiting,omitempty"`
 }
 
-// digest signs the canonical form of state (keys sorted, numbers exact),
-// so state that was decoded and re-encoded elsewhere still verifies.
-func (a *Agent) digest(state []byte) (string, error) {
+// Digest algorithms of exported state. The algorithm is part of the
+// digest string ("hmac-sha256:<hex>"), so a reader sees whether state is
+// signed.
+const (
+	// digestSigned marks state signed with the agent's state key.
+	digestSigned = "hmac-sha256:"
+	// digestUnsigned marks state exported without a key: a checksum that
+	// catches accidental edits, which anyone can recompute after a
+	// deliberate one.
+	digestUnsigned = "sha256:"
+)
+
+// RestoreOption changes how SessionFromState verifies state.
+type RestoreOption func(*restoreOptions)
+
+type restoreOptions struct {
+	allowUnsigned bool
+}
+
+// AllowUnsigned accepts state carrying only a plain SHA-256 digest (state
+// exported by an agent without a state key). Such state is unprotected:
+// whoever can edit it can change the history, the paused calls and their
+// arguments, and recompute the digest, and the restored run executes what
+// it says. Use it only for state that never left the hands of whoever
+// restores it. Signed state is verified with the agent's key either way.
+func AllowUnsigned() RestoreOption {
+	return func(o *restoreOptions) { o.allowUnsigned = true }
+}
+
+// canonical is the form of state that digests cover (keys sorted, numbers
+// exact), so state that was decoded and re-encoded elsewhere still
+// verifies.
+func canonical(state []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(state))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return "", err
+		return nil, err
 	}
-	canon, err := json.Marshal(v)
+	return json.Marshal(v)
+}
+
+// hmacDigest signs canon with key.
+func hmacDigest(key, canon []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(canon)
+	return digestSigned + hex.EncodeToString(m.Sum(nil))
+}
+
+// plainDigest is the unsigned checksum of canon.
+func plainDigest(canon []byte) string {
+	sum := sha256.Sum256(canon)
+	return digestUnsigned + hex.EncodeToString(sum[:])
+}
+
+// digest is the digest ExportState writes: signed when the agent has a
+// key, a plain checksum otherwise.
+func (a *Agent) digest(state []byte) (string, error) {
+	canon, err := canonical(state)
 	if err != nil {
 		return "", err
 	}
 	if len(a.stateKey) > 0 {
-		m := hmac.New(sha256.New, a.stateKey)
-		m.Write(canon)
-		return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
+		return hmacDigest(a.stateKey, canon), nil
 	}
-	sum := sha256.Sum256(canon)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return plainDigest(canon), nil
 }
+
+// verify checks the digest of restored state against the rules of
+// SessionFromState.
+func (a *Agent) verify(env stateEnvelope, o restoreOptions) error {
+	canon, err := canonical(env.State)
+	if err != nil {
+		return fmt.Errorf("%w: session state is not JSON: %v", ErrState, err)
+	}
+	var want string
+	switch {
+	case strings.HasPrefix(env.Digest, digestSigned):
+		if len(a.stateKey) == 0 {
+			return fmt.Errorf("%w: session state is signed, but this agent has no state key to verify it; give the agent the key the state was exported with", ErrState)
+		}
+		want = hmacDigest(a.stateKey, canon)
+	case strings.HasPrefix(env.Digest, digestUnsigned):
+		if !o.allowUnsigned {
+			return fmt.Errorf("%w %s", ErrUnsignedState, unsignedHint)
+		}
+		want = plainDigest(canon)
+	default:
+		return fmt.Errorf("%w: session state has no digest of a known kind (want %q or %q)", ErrState, digestSigned, digestUnsigned)
+	}
+	if !hmac.Equal([]byte(env.Digest), []byte(want)) {
+		if strings.HasPrefix(want, digestSigned) {
+			return fmt.Errorf("%w: session state signature does not match; the state was modified or signed with another key", ErrState)
+		}
+		return fmt.Errorf("%w: session state digest does not match; the state was modified", ErrState)
+	}
+	return nil
+}
+
+// ErrUnsignedState: restored state is unsigned and AllowUnsigned was not
+// given. It is an ErrState too.
+var ErrUnsignedState = fmt.Errorf("%w: session state is unsigned", ErrState)
+
+// unsignedHint says how to get past ErrUnsignedState, naming the options
+// as every host spells them (state_key, allow_unsigned) and as Go does.
+const unsignedHint = "(exported without a state key): its sha256 digest can be recomputed by anyone " +
+	"who edits it, so it does not show that the state is unmodified. Export and restore with a state " +
+	"key (state_key) to have it signed, or accept it unprotected with allow_unsigned (AllowUnsigned in Go)"
 
 // ExportState returns the session as JSON: its history and, when a run
 // waits, everything needed to resume it (pending items, the paused batch,
-// retry counters, ids). It fails with ErrSessionBusy while a run is active.
+// retry counters, ids). With a state key the state is signed
+// ("hmac-sha256:" digest); without one it carries a plain "sha256:"
+// checksum and is unsigned, which SessionFromState refuses unless asked
+// with AllowUnsigned. It fails with ErrSessionBusy while a run is active.
+//
+// Exported state is a value, not a claim on the run: every copy of a
+// waiting state restores to a waiting session, so an old copy can be
+// resumed again after another copy was resumed (the host keeps which
+// copies are current, until durable session stores do).
 func (s *Session) ExportState() ([]byte, error) {
 	if err := s.acquire(); err != nil {
 		return nil, err
@@ -73,11 +169,26 @@ func (s *Session) ExportState() ([]byte, error) {
 }
 
 // SessionFromState restores a session exported by ExportState, binding it
-// to this agent's current tools and policies. State of another version,
-// state whose digest does not match, and a waiting run that names tools
-// this agent lacks or whose pending items disagree with the paused calls
-// are refused with ErrState.
-func (a *Agent) SessionFromState(data []byte) (*Session, error) {
+// to this agent's current tools and policies.
+//
+// What is accepted depends on the digest and the agent's state key:
+//   - signed state ("hmac-sha256:") is verified with the agent's key; an
+//     agent without a key, or with another key, refuses it;
+//   - unsigned state ("sha256:") is refused with ErrUnsignedState, by
+//     agents with and without a key, unless AllowUnsigned is given; it is
+//     then checked against its checksum only, which detects accidental
+//     edits but not deliberate ones.
+//
+// State of another version, state whose digest does not match, and a
+// waiting run that names tools this agent lacks or whose pending items
+// disagree with the paused calls are refused with ErrState.
+func (a *Agent) SessionFromState(data []byte, opts ...RestoreOption) (*Session, error) {
+	var o restoreOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
 	var env stateEnvelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("%w: session state is not JSON: %v", ErrState, err)
@@ -85,9 +196,8 @@ func (a *Agent) SessionFromState(data []byte) (*Session, error) {
 	if env.Version != StateVersion {
 		return nil, fmt.Errorf("%w: unsupported session state version %d (want %d)", ErrState, env.Version, StateVersion)
 	}
-	digest, err := a.digest(env.State)
-	if err != nil || !hmac.Equal([]byte(env.Digest), []byte(digest)) {
-		return nil, fmt.Errorf("%w: session state digest does not match; the state was modified or signed with another key", ErrState)
+	if err := a.verify(env, o); err != nil {
+		return nil, err
 	}
 	var st sessionState
 	d := json.NewDecoder(bytes.NewReader(env.State))

@@ -3,6 +3,15 @@
 Every function here converts the library's status codes and JSON error
 objects into Python exceptions (see ``_raise``), copies returned buffers and
 frees them. Nothing else in the package touches cffi's ``lib``.
+
+Fork: the Go runtime does not survive ``fork()``; in a forked child entering
+the library can hang forever. So every function checks first, without a
+system call, whether this process is a child forked after import (a flag set
+by an ``os.register_at_fork`` hook): ``release`` and ``shutdown`` (what
+finalizers and exit hooks call) then do nothing, so a child that merely drops
+inherited agents, sessions and models exits cleanly; everything else raises
+``RuntimeError``. The library checks again in C before entering Go, for
+callers that bypass this module.
 """
 
 from __future__ import annotations
@@ -41,7 +50,19 @@ __all__ = [
 ]
 
 _ffi, _lib = _library.load()
-_PID = os.getpid()
+
+# Set in a child forked after import; read on every call, so it is a plain
+# module global (no getpid() system call on the hot run_complete path).
+_forked = False
+
+
+def _mark_forked() -> None:
+    global _forked
+    _forked = True
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_mark_forked)
 
 
 class NativeError(StarweaverError):
@@ -58,7 +79,7 @@ def check_process() -> None:
     Raises:
         RuntimeError: when called in a process forked after import.
     """
-    if os.getpid() != _PID:
+    if _forked:
         raise RuntimeError(
             "starweaver was imported before this process was forked; the Go runtime does not "
             "survive fork(). Use the 'spawn' or 'forkserver' multiprocessing start method."
@@ -105,6 +126,8 @@ def _take(out: Any, out_len: Any) -> bytes:
 
 
 def version() -> str:
+    """The library version. Raises RuntimeError in a forked child."""
+    check_process()
     out, out_len = _ffi.new("char **"), _ffi.new("long long *")
     _lib.sw_version(out, out_len)
     return str(json.loads(_take(out, out_len)))
@@ -173,15 +196,19 @@ def session_export(session: int) -> bytes:
     return _take(out, out_len)
 
 
-def session_restore(agent: int, state: bytes) -> int:
-    """A new session of ``agent`` from exported state.
+def session_restore(agent: int, state: bytes, *, allow_unsigned: bool = False) -> int:
+    """A new session of ``agent`` from exported state; ``allow_unsigned``
+    accepts state exported without a state key (unprotected).
 
     Raises:
-        StateError: stale, tampered or foreign state.
+        StateError: stale, tampered, unsigned (without ``allow_unsigned``) or
+            foreign state.
     """
     check_process()
+    opts = b'{"allow_unsigned":true}' if allow_unsigned else _ffi.NULL
+    opts_len = len(opts) if allow_unsigned else 0
     out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
-    if _lib.sw_session_restore(agent, state, len(state), out, err) != 0:
+    if _lib.sw_session_restore(agent, state, len(state), opts, opts_len, out, err) != 0:
         _raise(err)
     return int(out[0])
 
@@ -204,8 +231,11 @@ def run_start(session: int, request: dict[str, Any]) -> tuple[int, int, int]:
 def run_complete(run: int, token: int, outcome: bytes) -> bool:
     """Deliver a call outcome; False when the call is no longer awaited.
 
-    Safe to call from any thread. Raises StateError for a bad handle.
+    Safe to call from any thread. Raises StateError for a bad handle, and
+    RuntimeError in a forked child.
     """
+    if _forked:
+        check_process()
     err = _ffi.new("char **")
     rc = int(_lib.sw_run_complete(run, token, outcome, len(outcome), err))
     if rc < 0:
@@ -214,25 +244,39 @@ def run_complete(run: int, token: int, outcome: bytes) -> bool:
 
 
 def run_cancel(run: int) -> None:
-    """Ask a run to stop. Raises StateError for a bad handle."""
+    """Ask a run to stop. Raises StateError for a bad handle, and
+    RuntimeError in a forked child."""
+    check_process()
     err = _ffi.new("char **")
     if _lib.sw_run_cancel(run, err) != 0:
         _raise(err)
 
 
 def release(handle: int) -> None:
-    """Release a handle of any kind. Raises StateError for a bad handle."""
+    """Release a handle of any kind. Raises StateError for a bad handle.
+
+    Does nothing in a forked child (the handle is the parent's): weakref
+    finalizers call this when a child collects inherited objects.
+    """
+    if _forked:
+        return
     err = _ffi.new("char **")
     if _lib.sw_release(handle, err) != 0:
         _raise(err)
 
 
 def handle_count() -> int:
-    """How many native handles are live (for leak checks)."""
+    """How many native handles are live (for leak checks).
+
+    Raises:
+        RuntimeError: in a forked child.
+    """
+    check_process()
     return int(_lib.sw_handle_count())
 
 
 def shutdown() -> None:
-    """Cancel every run and refuse new ones (registered at exit)."""
-    if os.getpid() == _PID:
+    """Cancel every run and refuse new ones (registered at exit). Does
+    nothing in a forked child."""
+    if not _forked:
         _lib.sw_shutdown()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
@@ -29,6 +30,10 @@ ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
 Model = Union[TestModel, FunctionModel]
 
 _ids = itertools.count(1)
+
+#: The environment variable that gives agents built without ``state_key=``
+#: their key for signing and verifying exported session state.
+_STATE_KEY_ENV = "STARWEAVER_STATE_KEY"
 
 
 class _Catalog:
@@ -246,7 +251,7 @@ class Agent:
             ("max_steps", max_steps),
             ("metadata", dict(metadata) if metadata else None),
             ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
-            ("state_key", state_key),
+            ("state_key", state_key if state_key is not None else os.environ.get(_STATE_KEY_ENV) or None),
         ):
             if value is not None:
                 spec[key] = value
@@ -304,13 +309,36 @@ class Agent:
         request = {"resume": resume, "events": on_event is not None}
         return await self._drive(session, request, self._catalog, on_event)
 
-    def session_from_state(self, state: Mapping[str, Any] | str | bytes) -> AgentSession:
+    def session_from_state(
+        self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
+    ) -> AgentSession:
         """Restore a session exported with ``AgentSession.export_state()``,
         possibly in another process; it uses this agent's current tools and
         policies.
 
+        What each mode guarantees:
+
+        - Signed state (exported by an agent with a state key: ``state_key=``
+          or ``STARWEAVER_STATE_KEY``; its digest starts ``hmac-sha256:``)
+          is accepted only by an agent with the same key. Whoever lacks the
+          key cannot change the history, the paused calls or their arguments
+          without the restore failing.
+        - Unsigned state (exported without a key; ``sha256:``) is refused by
+          every agent, keyed or not, unless ``allow_unsigned=True``. Its
+          digest is a checksum anyone can recompute, so with
+          ``allow_unsigned=True`` the state is **unprotected**: an edit made
+          by whoever could write it (tool arguments included) is accepted
+          and runs. Use it only for state that never left your control.
+
+        Either way state is a value, not a claim on the run: every copy of a
+        waiting state restores to a waiting session, so an old copy can be
+        resumed again after another copy was resumed. Keep track of which
+        copy is current yourself (until durable session stores do).
+
         Raises:
-            StateError: state of another version, modified state, or a
+            StateError: state of another version, modified state, unsigned
+                state without ``allow_unsigned=True``, state signed with
+                another key (or signed, for an agent without a key), or a
                 waiting run naming tools this agent lacks.
         """
         if isinstance(state, Mapping):
@@ -319,7 +347,8 @@ class Agent:
             data = state.encode()
         else:
             data = bytes(state)
-        return AgentSession(self, _ref=_SessionRef(_capi.session_restore(self._handle, data)))
+        handle = _capi.session_restore(self._handle, data, allow_unsigned=allow_unsigned)
+        return AgentSession(self, _ref=_SessionRef(handle))
 
     async def _run_on(
         self,
@@ -513,6 +542,12 @@ def create_agent(
     state_key: str | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
+
+    ``state_key`` signs exported session state (HMAC-SHA256) and verifies it
+    on restore; when it is None the ``STARWEAVER_STATE_KEY`` environment
+    variable, if set and not empty, is the key. Without a key, exported state
+    is unsigned and ``session_from_state`` refuses it unless
+    ``allow_unsigned=True``.
 
     Raises:
         AgentError: duplicate tool names or an invalid configuration.

@@ -280,7 +280,7 @@ def test_export_and_restore_in_process_and_tampering() -> None:
         assert json.loads(json.dumps(state)) == state
 
         agent2 = create_agent(model=TestModel.responses(["restored"]), tools=[deploy])
-        restored = agent2.session_from_state(json.dumps(state, indent=2))
+        restored = agent2.session_from_state(json.dumps(state, indent=2), allow_unsigned=True)
         assert restored.id == session.id
         snap = await restored.hitl.snapshot()
         assert [a.tool_name for a in snap.approvals] == ["deploy"]
@@ -289,14 +289,15 @@ def test_export_and_restore_in_process_and_tampering() -> None:
 
         tampered = json.loads(json.dumps(state))
         tampered["state"]["waiting"]["calls"][0]["arguments"] = {"evil": True}
-        for bad_agent, bad_state in (
-            (agent2, tampered),
-            (agent2, {**state, "version": 2}),
-            (create_agent(model=TestModel(), tools=[add]), state),
-            (create_agent(model=TestModel(), tools=[deploy], state_key="k"), state),
+        # Unsigned state is allowed here so that the other checks show.
+        for bad_agent, bad_state, allow in (
+            (agent2, tampered, True),
+            (agent2, {**state, "version": 2}, True),
+            (create_agent(model=TestModel(), tools=[add]), state, True),
+            (create_agent(model=TestModel(), tools=[deploy], state_key="k"), state, False),
         ):
             with pytest.raises(StateError):
-                bad_agent.session_from_state(bad_state)
+                bad_agent.session_from_state(bad_state, allow_unsigned=allow)
 
     run(main())
 

@@ -202,7 +202,7 @@ func TestAgentFlowAcrossExportedState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored, err := s.Agent().SessionFromState(state)
+	restored, err := s.Agent().SessionFromState(state, agent.AllowUnsigned())
 	if err != nil {
 		t.Fatal(err)
 	}

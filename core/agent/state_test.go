@@ -1,0 +1,211 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// exportWaiting runs the deploy scenario on an agent with key (none when
+// nil) and exports the waiting session.
+func exportWaiting(t *testing.T, key []byte) []byte {
+	t.Helper()
+	m := model.NewTestModel(calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})))
+	b := agent.NewBuilder(m).Tool((&deployTool{}).tool(), addTool())
+	if key != nil {
+		b.StateKey(key)
+	}
+	s := b.MustBuild().NewSession()
+	if res, err := s.Run(context.Background(), "deploy"); err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	state, err := s.ExportState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// restorer builds an agent with the deploy tool, key (none when nil) and
+// a model that answers "done", recording the deploy arguments in d.
+func restorer(d *deployTool, key []byte) *agent.Agent {
+	b := agent.NewBuilder(model.NewTestModel(text("done"))).Tool(d.tool(), addTool())
+	if key != nil {
+		b.StateKey(key)
+	}
+	return b.MustBuild()
+}
+
+// forge rewrites the deploy arguments in state and gives it a fresh plain
+// sha256 digest, as anyone can without a key.
+func forge(t *testing.T, state []byte) []byte {
+	t.Helper()
+	var env struct {
+		Version int             `json:"version"`
+		State   json.RawMessage `json:"state"`
+		Digest  string          `json:"digest"`
+	}
+	if err := json.Unmarshal(state, &env); err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.ReplaceAll(env.State, []byte(`"prod"`), []byte(`"evil"`))
+	if bytes.Equal(edited, env.State) {
+		t.Fatalf("nothing to forge in %s", env.State)
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(edited))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	canon, _ := json.Marshal(v)
+	sum := sha256.Sum256(canon)
+	env.State, env.Digest = edited, "sha256:"+hex.EncodeToString(sum[:])
+	out, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func approveDeploy(t *testing.T, s *agent.Session) {
+	t.Helper()
+	p := s.Pending()
+	if len(p) != 1 {
+		t.Fatalf("pending %+v", p)
+	}
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: p[0].ID, Approved: true}}})
+	if err != nil || res.Output != "done" {
+		t.Fatalf("resume: %+v %v", res, err)
+	}
+}
+
+func TestUnsignedStateNeedsOptIn(t *testing.T) {
+	state := exportWaiting(t, nil)
+	if !strings.Contains(string(state), `"digest":"sha256:`) {
+		t.Fatalf("unsigned state is not marked as such: %s", state)
+	}
+	forged := forge(t, state)
+	for _, key := range [][]byte{nil, []byte("secret")} {
+		for name, data := range map[string][]byte{"exported": state, "forged": forged} {
+			_, err := restorer(&deployTool{}, key).SessionFromState(data)
+			if !errors.Is(err, agent.ErrUnsignedState) || !errors.Is(err, agent.ErrState) {
+				t.Fatalf("key %q, %s state: err = %v", key, name, err)
+			}
+			for _, hint := range []string{"state_key", "allow_unsigned", "AllowUnsigned"} {
+				if !strings.Contains(err.Error(), hint) {
+					t.Errorf("the error does not say how to opt in (%s): %v", hint, err)
+				}
+			}
+		}
+	}
+
+	// Opting in accepts the state, forged or not: the checksum protects
+	// nothing against an edit, and the edited arguments run.
+	d := &deployTool{}
+	restored, err := restorer(d, nil).SessionFromState(forged, agent.AllowUnsigned())
+	if err != nil {
+		t.Fatal(err)
+	}
+	approveDeploy(t, restored)
+	if got := *d.args.Load(); got != `{"env":"evil"}` {
+		t.Fatalf("deploy ran with %s", got)
+	}
+	// A keyed agent opting in accepts unsigned state too.
+	if _, err := restorer(&deployTool{}, []byte("secret")).SessionFromState(state, agent.AllowUnsigned()); err != nil {
+		t.Fatal(err)
+	}
+	// The checksum still catches edits that did not recompute it.
+	careless := strings.Replace(string(state), `"prod"`, `"evil"`, 1)
+	if _, err := restorer(&deployTool{}, nil).SessionFromState([]byte(careless), agent.AllowUnsigned()); !errors.Is(err, agent.ErrState) || errors.Is(err, agent.ErrUnsignedState) {
+		t.Fatalf("careless edit: err = %v", err)
+	}
+}
+
+func TestSignedStateNeedsItsKey(t *testing.T) {
+	key := []byte("secret")
+	state := exportWaiting(t, key)
+	if !strings.Contains(string(state), `"digest":"hmac-sha256:`) {
+		t.Fatalf("signed state is not marked as such: %s", state)
+	}
+	d := &deployTool{}
+	restored, err := restorer(d, key).SessionFromState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approveDeploy(t, restored)
+	if got := *d.args.Load(); got != `{"env":"prod"}` {
+		t.Fatalf("deploy ran with %s", got)
+	}
+
+	tampered := []byte(strings.Replace(string(state), `"prod"`, `"evil"`, 1))
+	for name, tc := range map[string]struct {
+		key  []byte
+		data []byte
+		opts []agent.RestoreOption
+	}{
+		"another key":                {[]byte("other"), state, nil},
+		"another key, allow":         {[]byte("other"), state, []agent.RestoreOption{agent.AllowUnsigned()}},
+		"no key":                     {nil, state, nil},
+		"no key, allow":              {nil, state, []agent.RestoreOption{agent.AllowUnsigned()}},
+		"tampered":                   {key, tampered, nil},
+		"tampered, allow":            {key, tampered, []agent.RestoreOption{agent.AllowUnsigned()}},
+		"unknown digest":             {key, []byte(strings.Replace(string(state), `"hmac-sha256:`, `"md5:`, 1)), nil},
+		"downgraded to sha256":       {key, forge(t, state), nil},
+		"empty key is no key":        {[]byte{}, state, nil},
+		"missing digest, allow":      {key, []byte(`{"version":1,"state":{"conversation_id":"c","messages":[]}}`), []agent.RestoreOption{agent.AllowUnsigned()}},
+		"nil option is not an allow": {nil, exportWaiting(t, nil), []agent.RestoreOption{nil}},
+	} {
+		if _, err := restorer(&deployTool{}, tc.key).SessionFromState(tc.data, tc.opts...); !errors.Is(err, agent.ErrState) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+// Exported state is a value: every copy of a waiting state restores to a
+// waiting session, so an old copy can be resumed again after another copy
+// was. The documentation of ExportState says so; this pins it.
+func TestOldCopyOfWaitingStateResumesAgain(t *testing.T) {
+	key := []byte("secret")
+	state := exportWaiting(t, key)
+	d := &deployTool{}
+	for i := 0; i < 2; i++ {
+		s, err := restorer(d, key).SessionFromState(state)
+		if err != nil {
+			t.Fatalf("copy %d: %v", i, err)
+		}
+		approveDeploy(t, s)
+	}
+	if n := d.calls.Load(); n != 2 {
+		t.Fatalf("deploy ran %d times, want 2 (once per resumed copy)", n)
+	}
+}
+
+// State exported by an agent with a state key is signed and restores under
+// the same key; state exported without a key needs an explicit opt-in.
+func ExampleAgent_SessionFromState() {
+	signing := agent.NewBuilder(model.TextModel("hi")).StateKey([]byte("secret")).MustBuild()
+	state, _ := signing.NewSession().ExportState()
+	_, err := signing.SessionFromState(state)
+	fmt.Println("signed:", err)
+
+	plain := agent.NewBuilder(model.TextModel("hi")).MustBuild()
+	state, _ = plain.NewSession().ExportState()
+	_, err = plain.SessionFromState(state)
+	fmt.Println("unsigned:", errors.Is(err, agent.ErrUnsignedState))
+	_, err = plain.SessionFromState(state, agent.AllowUnsigned())
+	fmt.Println("unsigned, allowed:", err)
+	// Output:
+	// signed: <nil>
+	// unsigned: true
+	// unsigned, allowed: <nil>
+}
