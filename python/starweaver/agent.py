@@ -22,6 +22,7 @@ from starweaver.hitl import (
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, Toolset
+from starweaver.usage import UsageLimits, usage_limits_spec
 
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
@@ -216,6 +217,7 @@ class Agent:
         max_concurrency: int | None = None,
         unavailable_tools: str = "skip",
         max_steps: int | None = None,
+        usage_limits: UsageLimits | None = None,
         deps: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         approval_required_tools: Iterable[str] | None = None,
@@ -244,6 +246,7 @@ class Agent:
             ("timeout_ms", timeout_ms),
             ("max_concurrency", max_concurrency),
             ("max_steps", max_steps),
+            ("usage_limits", usage_limits_spec(usage_limits)),
             ("metadata", dict(metadata) if metadata else None),
             ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
             ("state_key", state_key),
@@ -261,6 +264,7 @@ class Agent:
         instructions: str | Iterable[str] | None,
         metadata: Mapping[str, Any] | None,
         events: bool,
+        usage_limits: UsageLimits | None = None,
     ) -> tuple[dict[str, Any], _Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
@@ -274,6 +278,9 @@ class Agent:
         }
         if metadata:
             request["metadata"] = dict(metadata)
+        limits = usage_limits_spec(usage_limits)
+        if limits is not None:
+            request["usage_limits"] = limits
         return request, self._catalog.merged(run_catalog)
 
     async def _drive(
@@ -331,8 +338,11 @@ class Agent:
         instructions: str | Iterable[str] | None,
         metadata: Mapping[str, Any] | None,
         on_event: Callable[[dict[str, Any]], None] | None,
+        usage_limits: UsageLimits | None = None,
     ) -> RunResult:
-        request, catalog = self._run_request(prompt, tools, toolsets, instructions, metadata, on_event is not None)
+        request, catalog = self._run_request(
+            prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits
+        )
         return await self._drive(session, request, catalog, on_event)
 
     async def run(
@@ -344,17 +354,25 @@ class Agent:
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        usage_limits: UsageLimits | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
-        ``tools``, ``toolsets`` and ``instructions`` apply to this run only.
-        ``on_event`` receives each event (``run_start``, ``tool_call``,
-        ``tool_return``, ``custom``, ``run_complete``, ...) on the loop.
+        ``tools``, ``toolsets``, ``instructions`` and ``usage_limits`` apply
+        to this run only (the set fields of ``usage_limits`` replace the
+        agent's). ``on_event`` receives each event (``run_start``,
+        ``tool_call``, ``tool_return``, ``custom``, ``run_complete``, ...) on
+        the loop.
 
         Raises:
-            ToolRetryLimitExceeded: a tool used up its correction budget.
+            ToolRetryLimitExceeded: a tool used up its correction budget, or
+                the model kept calling a tool that does not exist (the
+                message says it is unknown).
+            UsageLimitExceeded: the run would pass a usage limit (by default
+                50 model requests).
             ModelError: the model failed or answered with garbage.
             AgentError: the run failed for another reason.
+            ValueError: a usage limit is 0 or less.
         """
         # The session lives as long as the result needs its messages.
         session = _SessionRef(_capi.session_new(self._handle))
@@ -366,6 +384,7 @@ class Agent:
             instructions=instructions,
             metadata=metadata,
             on_event=on_event,
+            usage_limits=usage_limits,
         )
 
     def session(self) -> AgentSession:
@@ -399,6 +418,7 @@ class AgentSession:
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        usage_limits: UsageLimits | None = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -413,6 +433,7 @@ class AgentSession:
             instructions=instructions,
             metadata=metadata,
             on_event=on_event,
+            usage_limits=usage_limits,
         )
 
     async def resume_after_hitl(
@@ -507,6 +528,7 @@ def create_agent(
     max_concurrency: int | None = None,
     unavailable_tools: str = "skip",
     max_steps: int | None = None,
+    usage_limits: UsageLimits | None = None,
     deps: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     approval_required_tools: Iterable[str] | None = None,
@@ -514,9 +536,15 @@ def create_agent(
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
+    ``max_steps`` bounds the model requests of each run (the request limit;
+    50 by default). ``usage_limits`` sets that and the tool-call and token
+    limits of every run (see ``UsageLimits``); its set fields replace
+    ``max_steps``. Calls of unknown tool names spend the model-correction
+    budget (``max_retries``, 3 by default) per name.
+
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
-        ValueError: malformed schemas or options.
+        ValueError: malformed schemas or options (a limit of 0 or less).
     """
     return Agent(
         model=model,
@@ -531,6 +559,7 @@ def create_agent(
         max_concurrency=max_concurrency,
         unavailable_tools=unavailable_tools,
         max_steps=max_steps,
+        usage_limits=usage_limits,
         deps=deps,
         metadata=metadata,
         approval_required_tools=approval_required_tools,
