@@ -98,6 +98,8 @@ func (b *Builder) Registry(r *tool.Registry) *Builder {
 func (b *Builder) Hook(h tool.Hook) *Builder { b.a.hooks = append(b.a.hooks, h); return b }
 
 // MaxRetries sets the agent-wide retry budget (below tools and toolsets).
+// Calls of tool names that do not exist for the run spend it too, counted
+// per name, so a model repeating an unknown name fails the run quickly.
 func (b *Builder) MaxRetries(n int) *Builder { b.a.maxRetries = &n; return b }
 
 // Timeout sets the agent-wide tool timeout (below tools and toolsets).
