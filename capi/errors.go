@@ -15,6 +15,9 @@ type abiError struct {
 	Message    string `json:"message"`
 	Tool       string `json:"tool,omitempty"`
 	MaxRetries *int   `json:"max_retries,omitempty"`
+	// Limit and Value name the usage limit a run would have passed.
+	Limit string `json:"limit,omitempty"`
+	Value *int   `json:"value,omitempty"`
 }
 
 func (e *abiError) Error() string { return e.Type + ": " + e.Message }
@@ -27,17 +30,20 @@ func toABIError(err error) *abiError {
 	}
 	e := &abiError{Type: "internal", Message: err.Error()}
 	var rl *agent.RetryLimitError
+	var ul *agent.UsageLimitError
 	switch {
 	case errors.As(err, &rl):
 		e.Type, e.Tool, e.MaxRetries = "retry_limit", rl.Tool, &rl.MaxRetries
+	case errors.As(err, &ul):
+		e.Type, e.Limit, e.Value = "usage_limit_exceeded", ul.Limit, &ul.Value
 	case errors.Is(err, agent.ErrModel):
 		e.Type = "model"
 	case errors.Is(err, agent.ErrCancelled):
 		e.Type = "cancelled"
 	case errors.Is(err, agent.ErrUnavailableTools):
 		e.Type = "unavailable_tools"
-	case errors.Is(err, agent.ErrMaxSteps):
-		e.Type = "max_steps"
+	case errors.Is(err, agent.ErrInvalidLimit):
+		e.Type = "invalid_spec"
 	case errors.Is(err, agent.ErrSessionBusy):
 		e.Type = "busy"
 	case errors.Is(err, agent.ErrState):

@@ -54,19 +54,22 @@ type toolsetSpec struct {
 
 // agentSpec is the JSON given to sw_agent_new.
 type agentSpec struct {
-	Model            int64          `json:"model"`
-	Name             string         `json:"name"`
-	SystemPrompt     string         `json:"system_prompt"`
-	Instructions     []string       `json:"instructions"`
-	Tools            []toolSpec     `json:"tools"`
-	Toolsets         []toolsetSpec  `json:"toolsets"`
-	MaxRetries       *int           `json:"max_retries"`
-	TimeoutMS        *int64         `json:"timeout_ms"`
-	Sequential       bool           `json:"sequential"`
-	MaxConcurrency   int            `json:"max_concurrency"`
-	UnavailableTools string         `json:"unavailable_tools"`
-	MaxSteps         int            `json:"max_steps"`
-	Metadata         map[string]any `json:"metadata"`
+	Model            int64         `json:"model"`
+	Name             string        `json:"name"`
+	SystemPrompt     string        `json:"system_prompt"`
+	Instructions     []string      `json:"instructions"`
+	Tools            []toolSpec    `json:"tools"`
+	Toolsets         []toolsetSpec `json:"toolsets"`
+	MaxRetries       *int          `json:"max_retries"`
+	TimeoutMS        *int64        `json:"timeout_ms"`
+	Sequential       bool          `json:"sequential"`
+	MaxConcurrency   int           `json:"max_concurrency"`
+	UnavailableTools string        `json:"unavailable_tools"`
+	// MaxSteps sets the request limit; 0 or less is refused by core.
+	MaxSteps *int `json:"max_steps"`
+	// UsageLimits are decoded by core, which refuses a limit of 0 or less.
+	UsageLimits *agent.UsageLimits `json:"usage_limits"`
+	Metadata    map[string]any     `json:"metadata"`
 	// ApprovalRequiredTools gates matching tools behind approval.
 	ApprovalRequiredTools []string `json:"approval_required_tools"`
 	// StateKey signs exported session state (HMAC-SHA256) when set.
@@ -81,6 +84,8 @@ type runSpec struct {
 	Instructions []string       `json:"instructions"`
 	Metadata     map[string]any `json:"metadata"`
 	Events       bool           `json:"events"`
+	// UsageLimits override the agent's for this run.
+	UsageLimits *agent.UsageLimits `json:"usage_limits"`
 	// Resume, when set, answers the session's waiting run instead of
 	// sending a prompt.
 	Resume *resolutionSpec `json:"resume"`
@@ -239,8 +244,11 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if s.TimeoutMS != nil {
 		b.Timeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
 	}
-	if s.MaxSteps > 0 {
-		b.MaxSteps(s.MaxSteps)
+	if s.MaxSteps != nil {
+		b.MaxSteps(*s.MaxSteps)
+	}
+	if s.UsageLimits != nil {
+		b.UsageLimits(*s.UsageLimits)
 	}
 	if len(s.ApprovalRequiredTools) > 0 {
 		b.ApprovalRequiredTools(s.ApprovalRequiredTools...)
@@ -287,6 +295,10 @@ func (s runSpec) options() ([]agent.RunOption, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run toolsets: %w", err)
 	}
-	return []agent.RunOption{agent.WithTools(tools...), agent.WithToolsets(sets...),
-		agent.WithInstructions(s.Instructions...), agent.WithMetadata(s.Metadata)}, nil
+	opts := []agent.RunOption{agent.WithTools(tools...), agent.WithToolsets(sets...),
+		agent.WithInstructions(s.Instructions...), agent.WithMetadata(s.Metadata)}
+	if s.UsageLimits != nil {
+		opts = append(opts, agent.WithUsageLimits(*s.UsageLimits))
+	}
+	return opts, nil
 }

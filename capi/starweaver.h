@@ -91,7 +91,8 @@ int sw_session_export(sw_handle session, char **out, long long *out_len, char **
 int sw_session_restore(sw_handle agent, const char *state, long long state_len, const char *opts, long long opts_len, sw_handle *out, char **err);
 
 /* sw_run_start starts a run on a session with a JSON request
- * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...}},
+ * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...},
+ * "usage_limits": {...}},
  * or, to answer a waiting run, {"resume": {"approvals": [...],
  * "deferred_results": [...]}} instead of a prompt. The run proceeds in the
  * background. *fd_out receives the read end of a non-blocking pipe carrying

@@ -23,9 +23,6 @@ const (
 	FailOnUnavailable
 )
 
-// DefaultMaxSteps bounds the model requests of one run.
-const DefaultMaxSteps = 10_000
-
 // Agent is a reusable pairing of a model with tools and policies. It is
 // immutable once built and safe for concurrent runs.
 type Agent struct {
@@ -42,7 +39,7 @@ type Agent struct {
 	sequential     bool
 	maxConcurrency int
 	unavailable    UnavailablePolicy
-	maxSteps       int
+	limits         UsageLimits
 	deps           *tool.Deps
 	metadata       map[string]any
 	activeTags     []string
@@ -61,11 +58,13 @@ type Agent struct {
 // them. A Builder must not be used concurrently.
 type Builder struct {
 	a Agent
+	// err is the first invalid setting, reported by Build.
+	err error
 }
 
 // NewBuilder starts an agent answering with m.
 func NewBuilder(m model.Model) *Builder {
-	return &Builder{a: Agent{model: m, maxSteps: DefaultMaxSteps}}
+	return &Builder{a: Agent{model: m}}
 }
 
 // Name names the agent.
@@ -99,6 +98,8 @@ func (b *Builder) Registry(r *tool.Registry) *Builder {
 func (b *Builder) Hook(h tool.Hook) *Builder { b.a.hooks = append(b.a.hooks, h); return b }
 
 // MaxRetries sets the agent-wide retry budget (below tools and toolsets).
+// Calls of tool names that do not exist for the run spend it too, counted
+// per name, so a model repeating an unknown name fails the run quickly.
 func (b *Builder) MaxRetries(n int) *Builder { b.a.maxRetries = &n; return b }
 
 // Timeout sets the agent-wide tool timeout (below tools and toolsets).
@@ -113,8 +114,31 @@ func (b *Builder) MaxConcurrency(n int) *Builder { b.a.maxConcurrency = n; retur
 // UnavailableTools sets the policy for unavailable tools.
 func (b *Builder) UnavailableTools(p UnavailablePolicy) *Builder { b.a.unavailable = p; return b }
 
-// MaxSteps bounds the model requests of one run.
-func (b *Builder) MaxSteps(n int) *Builder { b.a.maxSteps = n; return b }
+// MaxSteps bounds the model requests of one run: it sets the request limit
+// of the agent's usage limits (DefaultRequestLimit when unset). n must be
+// positive; Build reports ErrInvalidLimit otherwise.
+func (b *Builder) MaxSteps(n int) *Builder {
+	if n <= 0 {
+		if b.err == nil {
+			b.err = invalidLimit(LimitRequests+" (max steps)", n)
+		}
+		return b
+	}
+	b.a.limits.RequestLimit = n
+	return b
+}
+
+// UsageLimits sets the agent's usage limits; the fields set in l replace
+// the agent's (an unset field keeps its value), and run options
+// (WithUsageLimits) override them per run. Build reports a negative field
+// as ErrInvalidLimit.
+func (b *Builder) UsageLimits(l UsageLimits) *Builder {
+	if err := l.check(); err != nil && b.err == nil {
+		b.err = err
+	}
+	b.a.limits = b.a.limits.over(l)
+	return b
+}
 
 // Deps sets the dependencies tools receive.
 func (b *Builder) Deps(d *tool.Deps) *Builder { b.a.deps = d; return b }
@@ -155,8 +179,8 @@ func (b *Builder) Build() (*Agent, error) {
 	if a.model == nil {
 		return nil, fmt.Errorf("%w: no model", ErrConfig)
 	}
-	if a.maxSteps <= 0 {
-		return nil, fmt.Errorf("%w: max steps must be positive", ErrConfig)
+	if b.err != nil {
+		return nil, b.err
 	}
 	a.instructions = append([]string(nil), a.instructions...)
 	a.tools = append([]tool.Tool(nil), a.tools...)

@@ -3,4 +3,10 @@
 // until the model answers with text or a call waits for a person or an
 // external worker. Sessions keep history across runs; run options add
 // tools, toolsets and instructions to one run without changing the agent.
+//
+// Every run is bounded: UsageLimits cap its model requests (50 unless set),
+// tool calls and tokens, and calls of unknown tools spend the
+// model-correction budget. Models receive the model-visible projection of
+// the history (see model.Visible); results, events and exported state keep
+// the host surfaces of tool returns.
 package agent

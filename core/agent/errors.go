@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors of a run. Failures wrap one of them, so callers can
@@ -16,13 +17,20 @@ var (
 	ErrModel = errors.New("agent: model failed")
 	// ErrCancelled: the run's context ended.
 	ErrCancelled = errors.New("agent: run cancelled")
-	// ErrMaxSteps: the run made more model requests than allowed.
-	ErrMaxSteps = errors.New("agent: step limit reached")
+	// ErrUsageLimitExceeded: the run would pass one of its usage limits
+	// (see UsageLimits); the error is a *UsageLimitError naming it.
+	ErrUsageLimitExceeded = errors.New("agent: usage limit exceeded")
+	// ErrMaxSteps is ErrUsageLimitExceeded under its older name: the step
+	// limit is the request limit.
+	ErrMaxSteps = ErrUsageLimitExceeded
 	// ErrSessionBusy: a session was asked to run while it already runs.
 	ErrSessionBusy = errors.New("agent: session is busy")
 	// ErrConfig: the agent or the run options are inconsistent (duplicate
 	// tool names, malformed schemas, a missing model).
 	ErrConfig = errors.New("agent: invalid configuration")
+	// ErrInvalidLimit: a usage limit (or the step limit) is zero or
+	// negative. It matches ErrConfig too.
+	ErrInvalidLimit = fmt.Errorf("%w: usage limits must be positive", ErrConfig)
 	// ErrState: an operation does not fit the session's state.
 	ErrState = errors.New("agent: invalid state")
 )
@@ -31,11 +39,42 @@ var (
 type RetryLimitError struct {
 	Tool       string
 	MaxRetries int
+	// Unknown is set when the model kept calling a tool that does not
+	// exist for the run: unknown names spend the same budget as model
+	// corrections, counted per name.
+	Unknown bool
 }
 
 func (e *RetryLimitError) Error() string {
+	if e.Unknown {
+		return fmt.Sprintf("unknown tool %q exceeded max retries count of %d (no tool of that name exists for this run)", e.Tool, e.MaxRetries)
+	}
 	return fmt.Sprintf("tool %q exceeded max retries count of %d", e.Tool, e.MaxRetries)
 }
 
 // Is makes errors.Is(err, ErrRetryLimit) hold.
 func (e *RetryLimitError) Is(target error) bool { return target == ErrRetryLimit }
+
+// UsageLimitError names the usage limit a run would have passed.
+type UsageLimitError struct {
+	// Limit is the limit's name (LimitRequests, LimitToolCalls, ...).
+	Limit string
+	// Value is the limit; Used is the usage that passed it (for the
+	// request and tool-call limits, counting the request or batch that
+	// was refused).
+	Value int
+	Used  int
+}
+
+func (e *UsageLimitError) Error() string {
+	switch e.Limit {
+	case LimitRequests:
+		return fmt.Sprintf("%v: the next request would exceed the request_limit of %d", ErrUsageLimitExceeded, e.Value)
+	case LimitToolCalls:
+		return fmt.Sprintf("%v: the next tool calls would exceed the tool_calls_limit of %d (tool_calls=%d)", ErrUsageLimitExceeded, e.Value, e.Used)
+	}
+	return fmt.Sprintf("%v: exceeded the %s of %d (%s=%d)", ErrUsageLimitExceeded, e.Limit, e.Value, strings.TrimSuffix(e.Limit, "_limit"), e.Used)
+}
+
+// Is makes errors.Is(err, ErrUsageLimitExceeded) hold.
+func (e *UsageLimitError) Is(target error) bool { return target == ErrUsageLimitExceeded }

@@ -17,6 +17,7 @@ type runOptions struct {
 	events       []EventHandler
 	metadata     map[string]any
 	deps         *tool.Deps
+	limits       UsageLimits
 }
 
 // WithTools adds tools to this run only.
@@ -56,4 +57,11 @@ func WithMetadata(md map[string]any) RunOption {
 // WithDeps replaces the agent's dependencies for this run.
 func WithDeps(d *tool.Deps) RunOption {
 	return func(o *runOptions) { o.deps = d }
+}
+
+// WithUsageLimits overrides the agent's usage limits for this run: the
+// fields set in l replace the agent's. A negative field makes the run fail
+// with ErrInvalidLimit before it starts.
+func WithUsageLimits(l UsageLimits) RunOption {
+	return func(o *runOptions) { o.limits = o.limits.over(l) }
 }

@@ -24,9 +24,13 @@ type RunResult struct {
 	Status Status `json:"status"`
 	// Output is the model's final text (empty unless completed).
 	Output string `json:"output"`
-	// Messages is the whole conversation after the run.
+	// Messages is the whole conversation after the run, with every host
+	// surface of its tool returns. It shares storage with the session's
+	// history (results of a long session would otherwise cost quadratic
+	// memory): treat it and its messages as read-only, and use
+	// Session.Messages for a copy to modify.
 	Messages []model.Message `json:"messages"`
-	// NewMessages are the messages this run added.
+	// NewMessages are the messages this run added (a tail of Messages).
 	NewMessages []model.Message `json:"new_messages"`
 	Usage       model.Usage     `json:"usage"`
 	// Pending lists what a waiting run waits for.

@@ -32,15 +32,17 @@ type runner struct {
 	rc           tool.RunContext
 	reg          *tool.Registry
 	instructions string
-	history      []model.Message
+	history      transcript
 	start        int
 	usage        model.Usage
+	limits       UsageLimits
 	retries      map[string]int
 }
 
-func newRunner(s *Session, o *runOptions, history []model.Message) (*runner, error) {
+func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
 	a := s.agent
-	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history), retries: map[string]int{}}
+	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history.full),
+		limits: a.limits.over(o.limits), retries: map[string]int{}}
 	md := maps.Clone(a.metadata)
 	if len(o.metadata) > 0 {
 		if md == nil {
@@ -90,11 +92,12 @@ func (r *runner) run(ctx context.Context, req model.Message) (*RunResult, error)
 
 func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunResult, error) {
 	for ; ; step++ {
-		if step >= r.a.maxSteps {
-			return r.fail(step, fmt.Errorf("%w: %d model requests", ErrMaxSteps, r.a.maxSteps))
+		// step is the number of requests this run (resumes included) made.
+		if err := r.limits.beforeRequest(step); err != nil {
+			return r.fail(step, err)
 		}
 		if err := ctx.Err(); err != nil {
-			r.history = append(r.history, r.request(req))
+			r.history.append(r.request(req))
 			return r.cancel(step, err)
 		}
 		r.rc.RunStep = step
@@ -107,11 +110,11 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 				return r.fail(step, fmt.Errorf("%w: %s", ErrUnavailableTools, strings.Join(avail.Unavailable, ", ")))
 			}
 		}
-		r.history = append(r.history, r.request(req))
+		r.history.append(r.request(req))
 		r.emit(Event{Kind: EventModelRequest, Step: step})
-		// Models must not keep or change the messages (see model.Model); the
-		// capacity is clipped so that even an append cannot reach ours.
-		resp, err := r.a.model.Request(ctx, r.history[:len(r.history):len(r.history)], model.Params{Tools: nonNilDefs(avail.Definitions)})
+		// Models receive the model-visible projection, shared (see
+		// model.Model): never the host surfaces of tool returns.
+		resp, err := r.a.model.Request(ctx, r.history.forModel(), model.Params{Tools: nonNilDefs(avail.Definitions)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return r.cancel(step, ctx.Err())
@@ -122,17 +125,23 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			return r.fail(step, err)
 		}
 		resp.RunID = r.runID
-		r.history = append(r.history, resp)
+		r.history.append(resp)
 		if resp.Usage != nil {
 			r.usage.Add(*resp.Usage)
 		} else {
 			r.usage.Requests++
 		}
 		r.emit(Event{Kind: EventModelResponse, Step: step})
+		if err := r.limits.afterResponse(r.usage); err != nil {
+			return r.fail(step, err)
+		}
 
 		calls := resp.ToolCalls()
 		if len(calls) == 0 {
 			return r.complete(step, resp.Text())
+		}
+		if err := r.limits.beforeToolCalls(r.usage.ToolCalls, len(calls)); err != nil {
+			return r.fail(step, err)
 		}
 		for i := range calls {
 			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
@@ -162,10 +171,10 @@ func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, return
 	}
 	switch {
 	case err != nil:
-		r.history = append(r.history, r.request(next))
+		r.history.append(r.request(next))
 		res, err = r.fail(step, err)
 	case ctx.Err() != nil:
-		r.history = append(r.history, r.request(next))
+		r.history.append(r.request(next))
 		res, err = r.cancel(step, ctx.Err())
 	case len(pending) > 0:
 		res, err = r.wait(step, calls, returns, pending)
@@ -173,7 +182,8 @@ func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, return
 	return next, res, err
 }
 
-// account applies the model-correction budget, counts successful calls,
+// account applies the model-correction budget (which calls of unknown
+// tools spend too, per name), counts successful calls,
 // collects pending approvals and deferred calls, and emits tool_return
 // events, all in model order. When only is set, returns it rejects were
 // accounted before (a resumed batch) and are skipped.
@@ -184,11 +194,14 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			continue
 		}
 		ret := &returns[i]
-		if ret.IsError && metaBool(ret.Metadata, "runtime_retryable") {
+		// A model repeating an unknown name would otherwise loop until the
+		// request limit; it gets the correction budget of the agent.
+		unknown := ret.ErrorKind() == tool.ErrNotFound
+		if unknown || ret.IsError && metaBool(ret.Metadata, "runtime_retryable") {
 			max := r.reg.MaxRetriesFor(ret.Name)
 			if r.retries[ret.Name] >= max {
 				r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
-				return nil, &RetryLimitError{Tool: ret.Name, MaxRetries: max}
+				return nil, &RetryLimitError{Tool: ret.Name, MaxRetries: max, Unknown: unknown}
 			}
 			r.retries[ret.Name]++
 			ret.Metadata["retry"] = r.retries[ret.Name]
@@ -227,8 +240,11 @@ func (r *runner) request(m model.Message) model.Message {
 	return m
 }
 
+// result shares the history rather than copying it (see transcript and
+// RunResult.Messages): a copy per run would make a session's results cost
+// memory quadratic in its length.
 func (r *runner) result(status Status) *RunResult {
-	msgs := model.CloneMessages(r.history)
+	msgs := clip(r.history.full)
 	return &RunResult{
 		RunID:       r.runID,
 		Status:      status,
@@ -264,6 +280,7 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 }
 
 func (r *runner) fail(step int, err error) (*RunResult, error) {
+	r.s.seal()
 	res := r.result(StatusFailed)
 	res.Error = err.Error()
 	r.emit(Event{Kind: EventRunFailed, Step: step, Error: err.Error()})
@@ -272,6 +289,7 @@ func (r *runner) fail(step int, err error) (*RunResult, error) {
 
 func (r *runner) cancel(step int, cause error) (*RunResult, error) {
 	err := fmt.Errorf("%w: %w", ErrCancelled, cause)
+	r.s.seal()
 	res := r.result(StatusCancelled)
 	res.Error = err.Error()
 	r.emit(Event{Kind: EventRunCancelled, Step: step, Error: err.Error()})

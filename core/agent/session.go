@@ -19,6 +19,9 @@ type Session struct {
 	mu      sync.Mutex
 	busy    bool
 	history []model.Message
+	// visible is the model-visible projection of history, extended when a
+	// run begins (see transcript); it may be shorter than history.
+	visible []model.Message
 	waiting *waitState
 }
 
@@ -71,7 +74,7 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 		return nil, err
 	}
 	req := model.Request()
-	if len(history) == 0 && s.agent.systemPrompt != "" {
+	if len(history.full) == 0 && s.agent.systemPrompt != "" {
 		req.Parts = append(req.Parts, model.SystemPrompt(s.agent.systemPrompt))
 	}
 	req.Parts = append(req.Parts, model.UserPrompt(prompt))
@@ -79,20 +82,28 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 }
 
 // begin takes the session for one run (the caller must release it) and
-// returns the run's options, a copy of the history and the waiting state.
-func (s *Session) begin(opts []RunOption) (*runOptions, []model.Message, *waitState, error) {
+// returns the run's options, the transcript to extend and the waiting
+// state.
+func (s *Session) begin(opts []RunOption) (*runOptions, transcript, *waitState, error) {
 	o := &runOptions{}
 	for _, opt := range opts {
 		opt(o)
 	}
+	if err := o.limits.check(); err != nil {
+		return nil, transcript{}, nil, err
+	}
 	if err := s.acquire(); err != nil {
-		return nil, nil, nil, err
+		return nil, transcript{}, nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// The run appends to a capacity-clipped view, so the session's history
-	// is never written before the run commits; messages are not modified.
-	return o, s.history[:len(s.history):len(s.history)], s.waiting, nil
+	t := transcript{full: s.history, visible: s.visible}
+	t.catchUp()
+	s.visible = t.visible
+	// The run appends in place, past the committed length: no copy per
+	// run. Readers of the session see only the committed length, and a run
+	// that does not commit seals the session.
+	return o, t, s.waiting, nil
 }
 
 func (s *Session) acquire() error {
@@ -113,11 +124,20 @@ func (s *Session) release() {
 
 // commit stores the history (and waiting state) of a run that completed or
 // paused.
-func (s *Session) commit(history []model.Message, w *waitState) {
+func (s *Session) commit(t transcript, w *waitState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.history = history
+	s.history, s.visible = t.full, t.visible
 	s.waiting = w
+}
+
+// seal clips the session's slices, for a run that ends without committing:
+// what it appended past them (kept by its result and maybe by the model)
+// must not be overwritten by the next run, whose appends now reallocate.
+func (s *Session) seal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history, s.visible = clip(s.history), clip(s.visible)
 }
 
 func newID(prefix string) string {

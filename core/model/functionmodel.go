@@ -12,7 +12,8 @@ type FunctionModel struct {
 	name string
 }
 
-// NewFunctionModel returns a model backed by fn.
+// NewFunctionModel returns a model backed by fn. fn receives the messages
+// as the model does (see Model): it may keep them but must not modify them.
 func NewFunctionModel(fn func(ctx context.Context, messages []Message, params Params) (Message, error)) *FunctionModel {
 	return &FunctionModel{fn: fn, name: "function"}
 }
@@ -28,7 +29,7 @@ func (m *FunctionModel) Request(ctx context.Context, messages []Message, params 
 			msg, err = Message{}, fmt.Errorf("%w: function model panicked: %v", ErrModel, p)
 		}
 	}()
-	msg, err = m.fn(ctx, CloneMessages(messages), params)
+	msg, err = m.fn(ctx, messages, params)
 	if err != nil {
 		return Message{}, fmt.Errorf("%w: %w", ErrModel, err)
 	}

@@ -17,7 +17,15 @@ type Params struct {
 
 // Model answers a conversation. Request receives the whole history, the
 // last message being the new request, and returns one response message.
-// Implementations must not keep or modify messages after returning.
+//
+// The messages are the model-visible projection of the history (see
+// Visible): tool returns carry no application, user or private surfaces.
+// The agent shares them with the model instead of copying them, so that a
+// long conversation costs linear memory: the caller never modifies them
+// after the call (the history only grows, and the slice's capacity is
+// clipped so the caller's later appends never reach it), and a model may
+// keep the slice (TestModel records it) but must never modify the slice,
+// its messages or their parts.
 type Model interface {
 	Request(ctx context.Context, messages []Message, params Params) (Message, error)
 }

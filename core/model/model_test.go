@@ -71,13 +71,18 @@ func TestTestModelScriptAndCapture(t *testing.T) {
 	if err != nil || r.Text() != "one" || r.Usage == nil || r.Usage.Requests != 1 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	msgs[0].Parts[0] = model.UserPrompt("changed later")
+	// Callers only append (see Model), so the capture needs no copy.
+	msgs = append(msgs, r, model.Request(model.UserPrompt("again")))
 	if _, err := m.Request(context.Background(), msgs, params); !errors.Is(err, model.ErrModel) || !strings.Contains(err.Error(), "exhausted") {
 		t.Fatalf("err = %v", err)
 	}
 	reqs := m.Requests()
-	if len(reqs) != 2 || reqs[0].Messages[0].Parts[0].Content[0].Text != "q" || reqs[0].Params.Tools[0].Name != "t" {
+	if len(reqs) != 2 || len(reqs[0].Messages) != 1 || len(reqs[1].Messages) != 3 ||
+		reqs[0].Messages[0].Parts[0].Content[0].Text != "q" || reqs[0].Params.Tools[0].Name != "t" {
 		t.Fatalf("captured %+v", reqs)
+	}
+	if &reqs[1].Messages[0] != &msgs[0] {
+		t.Fatal("the test model copied the messages it was given")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

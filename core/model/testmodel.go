@@ -18,7 +18,10 @@ type TestModel struct {
 	name      string
 }
 
-// CapturedRequest is one request as a TestModel received it.
+// CapturedRequest is one request as a TestModel received it. Messages is
+// the slice the model was given, kept without a copy (see Model), so
+// recording a long session costs memory linear in its length; treat it as
+// read-only.
 type CapturedRequest struct {
 	Messages []Message `json:"messages"`
 	Params   Params    `json:"params"`
@@ -52,14 +55,15 @@ func Call(id, name string, v any) ToolCall {
 	return ToolCall{ID: id, Name: name, Arguments: b}
 }
 
-// Request records the request and returns the next scripted response.
+// Request records the request (sharing messages, see Model) and returns
+// the next scripted response.
 func (m *TestModel) Request(ctx context.Context, messages []Message, params Params) (Message, error) {
 	if err := ctx.Err(); err != nil {
 		return Message{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.requests = append(m.requests, CapturedRequest{Messages: CloneMessages(messages), Params: params})
+	m.requests = append(m.requests, CapturedRequest{Messages: messages, Params: params})
 	if m.next >= len(m.responses) {
 		return Message{}, fmt.Errorf("%w: test model script exhausted after %d responses", ErrModel, len(m.responses))
 	}

@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "Timeout": "errors",
     "ToolError": "errors",
     "ToolRetryLimitExceeded": "errors",
+    "UsageLimitExceeded": "errors",
     "UserError": "errors",
     "ToolContext": "context",
     "ToolResult": "result",
@@ -49,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "PendingDeferred": "hitl",
     "TestModel": "testing",
     "FunctionModel": "testing",
+    "UsageLimits": "usage",
 }
 
 __all__ = [
@@ -82,6 +84,8 @@ __all__ = [
     "ToolResult",
     "ToolRetryLimitExceeded",
     "Toolset",
+    "UsageLimitExceeded",
+    "UsageLimits",
     "UserError",
     "__version__",
     "create_agent",
@@ -127,6 +131,7 @@ if _TYPE_CHECKING:
         Timeout,
         ToolError,
         ToolRetryLimitExceeded,
+        UsageLimitExceeded,
         UserError,
     )
     from starweaver.hitl import (
@@ -140,3 +145,4 @@ if _TYPE_CHECKING:
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
     from starweaver.toolsets import ClientTool, Toolset, user_input_tools
+    from starweaver.usage import UsageLimits

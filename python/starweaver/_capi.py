@@ -27,6 +27,7 @@ from starweaver.errors import (
     StarweaverError,
     StateError,
     ToolRetryLimitExceeded,
+    UsageLimitExceeded,
 )
 
 __all__ = [
@@ -106,12 +107,18 @@ def error_from(data: dict[str, Any]) -> BaseException:
     slug = str(data.get("type", "internal"))
     message = str(data.get("message", ""))
     if slug == "retry_limit":
-        return ToolRetryLimitExceeded(str(data.get("tool", "")), int(data.get("max_retries", 0)))
+        # The runtime's message says whether the tool is unknown.
+        return ToolRetryLimitExceeded(str(data.get("tool", "")), int(data.get("max_retries", 0)), message or None)
+    if slug == "usage_limit_exceeded":
+        value = data.get("value")
+        return UsageLimitExceeded(
+            message, limit=str(data.get("limit", "")) or None, value=int(value) if value is not None else None
+        )
     if slug == "model":
         return ModelError(message)
     if slug in ("busy", "state", "bad_handle"):
         return StateError(message, code=slug)
-    if slug in ("config", "unavailable_tools", "max_steps", "cancelled"):
+    if slug in ("config", "unavailable_tools", "cancelled"):
         return AgentError(message)
     if slug in ("invalid_spec", "invalid_argument"):
         return ValueError(message)

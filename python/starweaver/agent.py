@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import Any, Union
 
 from starweaver import _bridge, _capi
+from starweaver._bridge import EventCallback
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -23,6 +24,7 @@ from starweaver.hitl import (
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, Toolset
+from starweaver.usage import UsageLimits, usage_limits_spec
 
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
@@ -221,6 +223,7 @@ class Agent:
         max_concurrency: int | None = None,
         unavailable_tools: str = "skip",
         max_steps: int | None = None,
+        usage_limits: UsageLimits | None = None,
         deps: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         approval_required_tools: Iterable[str] | None = None,
@@ -249,6 +252,7 @@ class Agent:
             ("timeout_ms", timeout_ms),
             ("max_concurrency", max_concurrency),
             ("max_steps", max_steps),
+            ("usage_limits", usage_limits_spec(usage_limits)),
             ("metadata", dict(metadata) if metadata else None),
             ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
             ("state_key", state_key if state_key is not None else os.environ.get(_STATE_KEY_ENV) or None),
@@ -266,6 +270,7 @@ class Agent:
         instructions: str | Iterable[str] | None,
         metadata: Mapping[str, Any] | None,
         events: bool,
+        usage_limits: UsageLimits | None = None,
     ) -> tuple[dict[str, Any], _Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
@@ -279,6 +284,9 @@ class Agent:
         }
         if metadata:
             request["metadata"] = dict(metadata)
+        limits = usage_limits_spec(usage_limits)
+        if limits is not None:
+            request["usage_limits"] = limits
         return request, self._catalog.merged(run_catalog)
 
     async def _drive(
@@ -286,7 +294,7 @@ class Agent:
         session: _SessionRef,
         request: dict[str, Any],
         catalog: _Catalog,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: EventCallback | None,
     ) -> RunResult:
         done = await _bridge.drive(session.handle, request, catalog.tools, catalog.models, self.deps, on_event)
         error = done.get("error")
@@ -300,7 +308,7 @@ class Agent:
         session: _SessionRef,
         approvals: ApprovalsInput,
         deferred_results: DeferredInput,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: EventCallback | None,
     ) -> RunResult:
         resume = {
             "approvals": normalize_approvals(approvals),
@@ -359,9 +367,12 @@ class Agent:
         toolsets: Iterable[Toolset] | None,
         instructions: str | Iterable[str] | None,
         metadata: Mapping[str, Any] | None,
-        on_event: Callable[[dict[str, Any]], None] | None,
+        on_event: EventCallback | None,
+        usage_limits: UsageLimits | None = None,
     ) -> RunResult:
-        request, catalog = self._run_request(prompt, tools, toolsets, instructions, metadata, on_event is not None)
+        request, catalog = self._run_request(
+            prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits
+        )
         return await self._drive(session, request, catalog, on_event)
 
     async def run(
@@ -372,18 +383,28 @@ class Agent:
         toolsets: Iterable[Toolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
-        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_event: EventCallback | None = None,
+        usage_limits: UsageLimits | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
-        ``tools``, ``toolsets`` and ``instructions`` apply to this run only.
-        ``on_event`` receives each event (``run_start``, ``tool_call``,
-        ``tool_return``, ``custom``, ``run_complete``, ...) on the loop.
+        ``tools``, ``toolsets``, ``instructions`` and ``usage_limits`` apply
+        to this run only (the set fields of ``usage_limits`` replace the
+        agent's). ``on_event`` receives each event (``run_start``,
+        ``tool_call``, ``tool_return``, ``custom``, ``run_complete``, ...) on
+        the loop; an ``async def`` callback is awaited, in event order, before
+        the run returns. A callback never breaks the run: what it raises is
+        logged on the ``starweaver`` logger.
 
         Raises:
-            ToolRetryLimitExceeded: a tool used up its correction budget.
+            ToolRetryLimitExceeded: a tool used up its correction budget, or
+                the model kept calling a tool that does not exist (the
+                message says it is unknown).
+            UsageLimitExceeded: the run would pass a usage limit (by default
+                50 model requests).
             ModelError: the model failed or answered with garbage.
             AgentError: the run failed for another reason.
+            ValueError: a usage limit is 0 or less.
         """
         # The session lives as long as the result needs its messages.
         session = _SessionRef(_capi.session_new(self._handle))
@@ -395,6 +416,7 @@ class Agent:
             instructions=instructions,
             metadata=metadata,
             on_event=on_event,
+            usage_limits=usage_limits,
         )
 
     def session(self) -> AgentSession:
@@ -427,7 +449,8 @@ class AgentSession:
         toolsets: Iterable[Toolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
-        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_event: EventCallback | None = None,
+        usage_limits: UsageLimits | None = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -442,6 +465,7 @@ class AgentSession:
             instructions=instructions,
             metadata=metadata,
             on_event=on_event,
+            usage_limits=usage_limits,
         )
 
     async def resume_after_hitl(
@@ -449,7 +473,7 @@ class AgentSession:
         *,
         approvals: ApprovalsInput = None,
         deferred_results: DeferredInput = None,
-        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_event: EventCallback | None = None,
     ) -> RunResult:
         """Answer every pending approval and deferred call of the waiting run
         at once, and continue it.
@@ -512,7 +536,7 @@ class SessionHitl:
         *,
         approvals: ApprovalsInput = None,
         deferred_results: DeferredInput = None,
-        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_event: EventCallback | None = None,
     ) -> RunResult:
         """Same as ``AgentSession.resume_after_hitl``."""
         return await self._session.resume_after_hitl(
@@ -536,6 +560,7 @@ def create_agent(
     max_concurrency: int | None = None,
     unavailable_tools: str = "skip",
     max_steps: int | None = None,
+    usage_limits: UsageLimits | None = None,
     deps: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     approval_required_tools: Iterable[str] | None = None,
@@ -549,9 +574,15 @@ def create_agent(
     is unsigned and ``session_from_state`` refuses it unless
     ``allow_unsigned=True``.
 
+    ``max_steps`` bounds the model requests of each run (the request limit;
+    50 by default). ``usage_limits`` sets that and the tool-call and token
+    limits of every run (see ``UsageLimits``); its set fields replace
+    ``max_steps``. Calls of unknown tool names spend the model-correction
+    budget (``max_retries``, 3 by default) per name.
+
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
-        ValueError: malformed schemas or options.
+        ValueError: malformed schemas or options (a limit of 0 or less).
     """
     return Agent(
         model=model,
@@ -566,6 +597,7 @@ def create_agent(
         max_concurrency=max_concurrency,
         unavailable_tools=unavailable_tools,
         max_steps=max_steps,
+        usage_limits=usage_limits,
         deps=deps,
         metadata=metadata,
         approval_required_tools=approval_required_tools,

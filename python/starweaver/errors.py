@@ -38,6 +38,7 @@ __all__ = (
     "Timeout",
     "ToolError",
     "ToolRetryLimitExceeded",
+    "UsageLimitExceeded",
     "UserError",
     "describe_validation_error",
     "exception_to_outcome",
@@ -50,6 +51,28 @@ class StarweaverError(Exception):
 
 class AgentError(StarweaverError):
     """An agent could not be built or a run failed."""
+
+
+class UsageLimitExceeded(AgentError):
+    """A run would have passed one of its usage limits (see ``UsageLimits``;
+    ``max_steps`` is the request limit); the run fails. pydantic-ai raises an
+    exception of the same name.
+
+    Arguments:
+        message: The runtime's description, naming the limit.
+        limit: The limit's name (``"request_limit"``, ``"tool_calls_limit"``,
+            ``"input_tokens_limit"``, ``"output_tokens_limit"``,
+            ``"total_tokens_limit"``).
+        value: The limit that was passed.
+    """
+
+    def __init__(self, message: str, *, limit: str | None = None, value: int | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), (str(self),), {"limit": self.limit, "value": self.value}))
 
 
 class ModelError(StarweaverError):

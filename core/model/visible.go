@@ -1,0 +1,43 @@
+package model
+
+import "github.com/starweaver-go/starweaver/core/tool"
+
+// Visible returns the model-visible projection of m: what any model (a
+// provider, TestModel, FunctionModel, a host model) may receive. Tool
+// returns keep only their call id, name, content (a result's model content
+// already replaced it), error flag and public metadata; the application,
+// user and private surfaces (app_value, user_content, private_metadata,
+// which holds host tracebacks) stay on the host side.
+//
+// A message without tool returns is returned as is, sharing its parts, so
+// projecting a history costs nothing for most messages; one with returns
+// gets a new part slice. m is not modified.
+func Visible(m Message) Message {
+	hasReturn := false
+	for i := range m.Parts {
+		if m.Parts[i].Return != nil {
+			hasReturn = true
+			break
+		}
+	}
+	if !hasReturn {
+		return m
+	}
+	parts := make([]Part, len(m.Parts))
+	copy(parts, m.Parts)
+	for i := range parts {
+		if r := parts[i].Return; r != nil {
+			v := VisibleReturn(*r)
+			parts[i].Return = &v
+		}
+	}
+	m.Parts = parts
+	return m
+}
+
+// VisibleReturn returns the model-visible fields of r (see Visible). It
+// lists what is kept, so a surface added to tool.Return later stays hidden
+// until it is deliberately made visible here.
+func VisibleReturn(r tool.Return) tool.Return {
+	return tool.Return{ToolCallID: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Metadata: r.Metadata}
+}

@@ -1,0 +1,58 @@
+"""Usage limits of a run (pydantic-ai's ``UsageLimits``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+__all__ = ["UsageLimits"]
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageLimits:
+    """Bounds on what one run may consume.
+
+    Pass it to ``create_agent(usage_limits=...)`` for every run, or to
+    ``run(..., usage_limits=...)`` for one run, whose set fields replace the
+    agent's. A field left ``None`` is unset: the request limit then falls back
+    to the agent's (``max_steps``, else the runtime default of 50 model
+    requests) and the other limits do not apply. A limit of 0 or less is
+    refused with ``ValueError``.
+
+    As in pydantic-ai, the request limit is checked before each model request,
+    the tool-call limit before each batch of calls runs (counting the batch),
+    and the token limits after each response; passing one fails the run with
+    ``UsageLimitExceeded``.
+
+    Arguments:
+        request_limit: Model requests per run (resumed runs included).
+        tool_calls_limit: Successful tool calls per run.
+        input_tokens_limit: Input tokens the model reported for the run.
+        output_tokens_limit: Output tokens the model reported for the run.
+        total_tokens_limit: Input plus output tokens.
+    """
+
+    request_limit: int | None = None
+    tool_calls_limit: int | None = None
+    input_tokens_limit: int | None = None
+    output_tokens_limit: int | None = None
+    total_tokens_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"UsageLimits.{f.name} must be an int or None, got {type(value).__name__}")
+
+    def _spec(self) -> dict[str, Any]:
+        """The set limits as the runtime reads them (the runtime checks values)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+
+
+def usage_limits_spec(value: object) -> dict[str, Any] | None:
+    """The spec of an optional ``usage_limits`` argument, or TypeError."""
+    if value is None:
+        return None
+    if not isinstance(value, UsageLimits):
+        raise TypeError(f"usage_limits must be a UsageLimits, got {type(value).__name__}")
+    return value._spec()
