@@ -209,6 +209,13 @@ func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
 				t.Fatalf("null %q: %v %v %s", raw, got, err, rawOut)
 			}
 		case map[string]any:
+			if lerr := checkLimits(raw); lerr != nil {
+				// Beyond the argument limits (see MaxArgumentDepth) or not UTF-8.
+				if KindOf(err) != ErrInvalidArguments {
+					t.Fatalf("%q is beyond the limits (%v) but got %v", raw, lerr, err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("rejected %q: %v", raw, err)
 			}
