@@ -104,7 +104,7 @@ def test_restored_session_sends_only_the_projection() -> None:
     async def main() -> Any:
         session = agent.session()
         await asyncio.wait_for(session.run("go"), 10)
-        restored = agent.session_from_state(session.export_state())
+        restored = agent.session_from_state(session.export_state(), allow_unsigned=True)
         return await asyncio.wait_for(restored.run("more"), 10)
 
     result = asyncio.run(main())
