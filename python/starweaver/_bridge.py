@@ -328,8 +328,12 @@ class RunDriver:
         self.cancel()
 
     def _interrupted_from_thread(self, exc: BaseException) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody to tell
-            self._loop.call_soon_threadsafe(self._interrupted, exc)
+        # Recorded and cancelled before the call's outcome is sent, so the
+        # run can neither go on past the call nor end without the exception.
+        if self._interrupt is None:
+            self._interrupt = exc
+        with contextlib.suppress(StarweaverError, RuntimeError):
+            _capi.run_cancel(self._handle)
 
     # -- tool calls --------------------------------------------------------
 
