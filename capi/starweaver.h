@@ -27,6 +27,13 @@
  *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *       {"kind": "event", "event": {...}}
  *       {"kind": "done", "result": {...}, "error": {...} | null}
+ *     Call arguments stay within the runtime's limits (at most 128 levels of
+ *     nesting, number literals of at most 4000 characters, valid UTF-8, at
+ *     most 16 MiB); the runtime refuses others as invalid_arguments.
+ *     Completions go back one per line as [token, outcome], strict JSON (no
+ *     NaN). A line that cannot be read is never dropped: when it starts with
+ *     "[token," that call fails with a user_error naming the reason, else
+ *     the run ends with an error of type "bridge".
  *
  * This file is also fed to cffi's cdef: keep it free of preprocessor lines
  * other than the include guard.
