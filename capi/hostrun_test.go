@@ -92,6 +92,13 @@ func decodeHostItem(raw json.RawMessage) (hostItem, error) {
 // each call with answer(item); it returns the done item.
 func host(t testing.TB, run *hostRun, answer func(hostItem) string) hostItem {
 	t.Helper()
+	return serve(t, run, func(it hostItem) { run.complete(it.Token, []byte(answer(it))) })
+}
+
+// serve reads a run's items, hands each call to reply and returns the done
+// item.
+func serve(t testing.TB, run *hostRun, reply func(hostItem)) hostItem {
+	t.Helper()
 	rd := &reader{fd: run.rfd}
 	for {
 		for _, raw := range rd.next(t) {
@@ -101,7 +108,7 @@ func host(t testing.TB, run *hostRun, answer func(hostItem) string) hostItem {
 			}
 			switch it.Kind {
 			case "call":
-				run.complete(it.Token, []byte(answer(it)))
+				reply(it)
 			case "done":
 				return it
 			}
@@ -372,23 +379,11 @@ func TestContextFreeCallItems(t *testing.T) {
 // line that answer returns to the completions pipe; it returns the done item.
 func hostByPipe(t *testing.T, run *hostRun, answer func(hostItem) string) hostItem {
 	t.Helper()
-	rd := &reader{fd: run.rfd}
-	for {
-		for _, raw := range rd.next(t) {
-			it, err := decodeHostItem(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch it.Kind {
-			case "call":
-				if _, err := syscall.Write(run.wfdIn, []byte(answer(it)+"\n")); err != nil {
-					t.Fatal(err)
-				}
-			case "done":
-				return it
-			}
+	return serve(t, run, func(it hostItem) {
+		if _, err := syscall.Write(run.wfdIn, []byte(answer(it)+"\n")); err != nil {
+			t.Fatal(err)
 		}
-	}
+	})
 }
 
 func TestMalformedCompletionLineFailsItsCall(t *testing.T) {

@@ -371,40 +371,46 @@ class Tool(Generic[P, R]):
 
     async def _run_preprocessor(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
         """The preprocessor's outcome, on the loop; never raises (as ``_run_async``)."""
-        func = self._user_input_preprocessor
         try:
-            if func is None:
-                raise UserError(f"tool {self._name!r} has no user-input preprocessor")
-            value: Any = func(ctx, user_input)
+            value = self._call_preprocessor(ctx, user_input)
             if inspect.isawaitable(value):
                 value = await value
             return self._preprocess_outcome(value)
-        except asyncio.CancelledError as exc:
-            if _cancelled_from_outside():
-                raise
-            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
-        except _PASS_THROUGH:
-            raise
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            if isinstance(exc, GeneratorExit) and _closing():
-                raise  # the coroutine itself is being closed, not failing
-            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+            return self._async_failure(exc)
 
     def _run_preprocessor_sync(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
         """The preprocessor's outcome, from a worker thread; never raises
         except ``KeyboardInterrupt``/``SystemExit``."""
-        func = self._user_input_preprocessor
         try:
-            if func is None:
-                raise UserError(f"tool {self._name!r} has no user-input preprocessor")
-            value: Any = func(ctx, user_input)
+            value = self._call_preprocessor(ctx, user_input)
             if inspect.isawaitable(value):
                 value = asyncio.run(_await(value))
             return self._preprocess_outcome(value)
-        except _PASS_THROUGH:
-            raise
         except BaseException as exc:  # noqa: BLE001
-            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
+            return self._sync_failure(exc)
+
+    def _call_preprocessor(self, ctx: ToolContext, user_input: Any) -> Any:
+        if self._user_input_preprocessor is None:
+            raise UserError(f"tool {self._name!r} has no user-input preprocessor")
+        return self._user_input_preprocessor(ctx, user_input)
+
+    def _async_failure(self, exc: BaseException) -> dict[str, Any]:
+        """The outcome of exc raised by user code on the loop, or exc again
+        when it is not the call's failure: a cancellation from outside,
+        KeyboardInterrupt/SystemExit, or the coroutine being closed."""
+        if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
+            raise exc
+        if isinstance(exc, GeneratorExit) and _closing():
+            raise exc
+        return self._sync_failure(exc)
+
+    def _sync_failure(self, exc: BaseException) -> dict[str, Any]:
+        """The outcome of exc raised by user code; KeyboardInterrupt and
+        SystemExit are raised again."""
+        if isinstance(exc, _PASS_THROUGH):
+            raise exc
+        return failure_outcome(exc, timeout_ms=self._timeout_ms)
 
     def replace(self, **changes: Any) -> Tool[P, R]:
         """A copy with some constructor options changed (name, description,
@@ -464,16 +470,8 @@ class Tool(Generic[P, R]):
             value: Any = self._func(*args, **kwargs)
             if inspect.isawaitable(value):
                 value = await value
-        except asyncio.CancelledError as exc:
-            if _cancelled_from_outside():
-                raise
-            return exception_to_outcome(exc, timeout_ms=self._timeout_ms)
-        except _PASS_THROUGH:
-            raise
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            if isinstance(exc, GeneratorExit) and _closing():
-                raise  # the coroutine itself is being closed, not failing
-            return failure_outcome(exc, timeout_ms=self._timeout_ms)
+            return self._async_failure(exc)
         return encode_outcome(value)
 
     def _run_sync(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
@@ -485,10 +483,8 @@ class Tool(Generic[P, R]):
             value: Any = self._func(*args, **kwargs)
             if inspect.isawaitable(value):
                 value = asyncio.run(_await(value))
-        except _PASS_THROUGH:
-            raise
         except BaseException as exc:  # noqa: BLE001
-            return failure_outcome(exc, timeout_ms=self._timeout_ms)
+            return self._sync_failure(exc)
         return encode_outcome(value)
 
     def __repr__(self) -> str:
