@@ -116,7 +116,7 @@ def announce_go_build(message: str = BUILDING_MESSAGE) -> None:
         return
     try:
         with open("/dev/tty", "w") as tty:
-            tty.write(message + "\n")
+            tty.write("\n" + message + "\n")  # own line, past any spinner
     except OSError:
         pass  # no controlling terminal
 
