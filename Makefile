@@ -22,7 +22,7 @@ PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## Build the Go library and the cffi module into python/starweaver/ (development)
 	$(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w" -o $(LIB) ./capi
@@ -96,7 +96,7 @@ cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgoc
 	$(PYTHON) ffi_build.py $(CGOCHECK_DIR)/starweaver/_cffi.py
 	cd python/tests && PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .
 
-bench: ## Go benchmarks (./core/...) and bench/run.py if present
+bench: ## Go benchmarks (./core/...) and bench/run.py (the source tree once `make build` ran, else the installed package)
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/...
 	@if [ -f bench/run.py ]; then echo "==> $(PYTHON) bench/run.py"; $(PYTHON) bench/run.py; \
 	else echo "bench/run.py not found; skipping Python benchmarks"; fi

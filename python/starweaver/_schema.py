@@ -91,9 +91,8 @@ class _ToolJsonSchema(GenerateJsonSchema):
 
 def _forbid_extra(core: Any, json_schema: Any) -> Any:
     config = core.get("config") or {}
-    if (
-        config.get("extra_fields_behavior") == "forbid" or core.get("extra_behavior") == "forbid"
-    ) and json_schema.get("type") == "object":
+    forbid = config.get("extra_fields_behavior") == "forbid" or core.get("extra_behavior") == "forbid"
+    if forbid and json_schema.get("type") == "object":
         json_schema.setdefault("additionalProperties", False)
     return json_schema
 

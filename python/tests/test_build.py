@@ -54,7 +54,15 @@ def _build_ext_with_fake_go(tmp_path: Path, **popen: object) -> subprocess.Popen
     go.write_text(FAKE_GO)
     go.chmod(0o755)
     env = dict(os.environ, GO=str(go))
-    cmd = [sys.executable, "setup.py", "build_ext", "--build-lib", str(tmp_path / "lib"), "--build-temp", str(tmp_path / "tmp")]
+    cmd = [
+        sys.executable,
+        "setup.py",
+        "build_ext",
+        "--build-lib",
+        str(tmp_path / "lib"),
+        "--build-temp",
+        str(tmp_path / "tmp"),
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)  # type: ignore[call-overload]
 
 
