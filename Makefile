@@ -32,7 +32,7 @@ build: ## Build the Go library and the cffi module into python/starweaver/ (deve
 install: ## pip install . (builds the Go library during the build)
 	$(PIP) install .
 
-test: ## gofmt, go vet, go test -race, a short fuzz run, pip install ., pytest, pytest on a cgocheck2 build
+test: ## gofmt, go vet, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
 	@$(MAKE) --no-print-directory go-test
