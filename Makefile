@@ -18,11 +18,11 @@ FUZZTIME ?= 10s
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install test fmt-check vet go-test fuzz py-test cgocheck bench lint clean
+.PHONY: help build install test fmt-check vet go-test fuzz py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## Build the Go library and the cffi module into python/starweaver/ (development)
 	$(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w" -o $(LIB) ./capi
@@ -32,7 +32,7 @@ build: ## Build the Go library and the cffi module into python/starweaver/ (deve
 install: ## pip install . (builds the Go library during the build)
 	$(PIP) install .
 
-test: ## gofmt, go vet, go test -race, a short fuzz run, pip install ., pytest, pytest on a cgocheck2 build
+test: ## gofmt, go vet, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
 	@$(MAKE) --no-print-directory go-test
@@ -57,9 +57,9 @@ fuzz: ## Short fuzz run of FuzzExecuteArguments (FUZZTIME=10s)
 		$(GO) test -run='^$$' -fuzz='^FuzzExecuteArguments$$' -fuzztime=$(FUZZTIME) ./core/tool/; \
 	else echo "FuzzExecuteArguments not found in core/tool; skipping"; fi
 
-py-test: ## pip install . quietly, then pytest python/tests against the installed package
-	@echo "==> pip install ."
-	$(PIP) install --quiet .
+py-test: ## pip install '.[test]' quietly (the package, pytest), then pytest python/tests against it
+	@echo "==> pip install '.[test]'"
+	$(PIP) install --quiet '.[test]'
 	@# Run from python/tests with importlib mode so the repo's python/ dir is
 	@# not on sys.path: the installed package (with its library) is tested.
 	@echo "==> installed package:"
@@ -72,6 +72,20 @@ py-test: ## pip install . quietly, then pytest python/tests against the installe
 		cd python/tests && $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .; \
 	else echo "no Python tests under python/tests yet; skipping pytest"; fi
 
+MIN_DIR  := build/min
+MIN_VENV := build/venv-min
+py-test-min: build ## pytest with the lowest dependency versions pyproject.toml allows, in a venv (build/venv-min)
+	@echo "==> pytest with the lowest supported dependencies: $$($(PYTHON) .ci/lower_bounds.py | tr '\n' ' ')"
+	rm -rf $(MIN_VENV) $(MIN_DIR) && mkdir -p $(MIN_DIR)
+	$(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		$$($(PYTHON) .ci/lower_bounds.py) pytest "setuptools>=70.1"
+	$(MIN_VENV)/bin/python -c "from importlib.metadata import version as v; \
+		print('  ', *(f'{n} {v(n)}' for n in ('pydantic', 'cffi')))"
+	cp -r $(PKG_DIR) $(MIN_DIR)/starweaver
+	$(MIN_VENV)/bin/python ffi_build.py $(MIN_DIR)/starweaver/_cffi.py
+	cd python/tests && PYTHONPATH=$(CURDIR)/$(MIN_DIR) $(CURDIR)/$(MIN_VENV)/bin/python -m pytest -q -p no:cacheprovider --import-mode=importlib .
+
 CGOCHECK_DIR := build/cgocheck
 cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgocheck2 (pointer rules checked)
 	@echo "==> pytest against a cgocheck2 build"
@@ -82,7 +96,7 @@ cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgoc
 	$(PYTHON) ffi_build.py $(CGOCHECK_DIR)/starweaver/_cffi.py
 	cd python/tests && PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .
 
-bench: ## Go benchmarks (./core/...) and bench/run.py if present
+bench: ## Go benchmarks (./core/...) and bench/run.py (the source tree once `make build` ran, else the installed package)
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/...
 	@if [ -f bench/run.py ]; then echo "==> $(PYTHON) bench/run.py"; $(PYTHON) bench/run.py; \
 	else echo "bench/run.py not found; skipping Python benchmarks"; fi

@@ -96,6 +96,31 @@ def go_env() -> dict[str, str]:
     return env
 
 
+BUILDING_MESSAGE = (
+    "starweaver: building the Go runtime library (go build ./capi); "
+    "this takes a minute or two on a first build..."
+)
+
+
+def announce_go_build(message: str = BUILDING_MESSAGE) -> None:
+    """Say that the long Go build starts, where the person installing sees it.
+
+    pip runs this build in a subprocess and shows its stdout and stderr only
+    with -v or when the build fails, so a line on stderr alone would leave
+    `pip install .` silent for the whole Go build. When stderr is not a
+    terminal (captured), the line also goes to the controlling terminal,
+    if there is one; without one (CI, a service) stderr is all there is.
+    """
+    print(message, file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        return
+    try:
+        with open("/dev/tty", "w") as tty:
+            tty.write("\n" + message + "\n")  # own line, past any spinner
+    except OSError:
+        pass  # no controlling terminal
+
+
 class build_go_ext(build_ext):
     def get_ext_filename(self, fullname: str) -> str:
         # starweaver/libstarweaver.so, not starweaver/libstarweaver.cpython-311-*.so
@@ -117,6 +142,7 @@ class build_go_ext(build_ext):
             "-o", out,
             ext.go_package,
         ]
+        announce_go_build()
         print("running:", " ".join(cmd), f"(in {ROOT})", flush=True)
         try:
             subprocess.check_call(cmd, cwd=ROOT, env=env)

@@ -110,11 +110,42 @@ def environment_line() -> str:
 # -- importing the package under test ----------------------------------------
 
 
-def use_source_tree() -> str:
-    """Put the repository's python/ directory first on sys.path, unless
-    STARWEAVER_BENCH_INSTALLED=1 asks for the installed package. Returns the
-    directory used ('' for the installed package)."""
+def source_tree_built(src: Path) -> bool:
+    """Whether the repository's python/starweaver holds a built library and
+    cffi module (`make build`); a checkout that was only `pip install`ed does not."""
+    pkg = src / "starweaver"
+    return (pkg / "_cffi.py").is_file() and any(pkg.glob("libstarweaver.*"))
+
+
+_noted = False
+
+
+def measure_source_tree() -> bool:
+    """Whether to measure the repository's python/ directory rather than the
+    installed package: yes unless STARWEAVER_BENCH_INSTALLED=1, or the source
+    tree has no built library (then the installed package is measured, with
+    a note on stderr)."""
+    global _noted
     if os.environ.get("STARWEAVER_BENCH_INSTALLED") == "1":
+        return False
+    if source_tree_built(SOURCE_DIR):
+        return True
+    if not _noted:
+        _noted = True
+        print(
+            f"# {SOURCE_DIR}/starweaver has no built library (run `make build` to measure the source tree);"
+            " measuring the installed starweaver package",
+            file=sys.stderr,
+            flush=True,
+        )
+    return False
+
+
+def use_source_tree() -> str:
+    """Put the repository's python/ directory first on sys.path, unless the
+    installed package is measured (see measure_source_tree). Returns the
+    directory used ('' for the installed package)."""
+    if not measure_source_tree():
         return ""
     src = str(SOURCE_DIR)
     if src not in sys.path:
@@ -146,7 +177,7 @@ def subprocess_env(extra_pythonpath: str | None = None) -> dict[str, str]:
     """os.environ with the source tree on PYTHONPATH (unless the installed
     package was asked for)."""
     env = dict(os.environ)
-    if os.environ.get("STARWEAVER_BENCH_INSTALLED") != "1":
+    if measure_source_tree():
         parts = [str(SOURCE_DIR)]
         if extra_pythonpath:
             parts.append(extra_pythonpath)

@@ -22,7 +22,8 @@ built once. ``gc.collect()`` runs before every timed pair, outside the timers.
 
 Usage: python3 bench/bridge.py [--rounds N] [--quick] [--profile RUNS] [--breakdown RUNS]
 (--profile: cProfile of (a); --breakdown: wall/CPU time of (a) split by native call.)
-The repository's python/ directory is used unless STARWEAVER_BENCH_INSTALLED=1.
+The repository's python/ directory is used when it holds a built library and
+STARWEAVER_BENCH_INSTALLED is not 1; otherwise the installed package.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ Quick mode by default (a few minutes in all on 2 cores); --full runs the
 default sizes (7 rounds, 15 subprocesses, 100 000 calls). --compare also
 runs compare/run.py (creates virtual environments under /tmp on first use).
 Each script runs in its own interpreter (``sys.executable``), with the
-repository's python/ directory first on sys.path unless
-STARWEAVER_BENCH_INSTALLED=1.
+repository's python/ directory first on sys.path when it holds a built
+library (`make build`) and STARWEAVER_BENCH_INSTALLED is not 1; otherwise
+the installed package is measured (right after `pip install .`).
 
 Usage: python3 bench/run.py [--full] [--compare] [--rounds N]
 Exit status: non-zero when a script fails (memory.py fails on a handle leak).

@@ -33,7 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from _common import SOURCE_DIR, environment_line, fmt_summary, loadavg, markdown_table  # noqa: E402
+from _common import SOURCE_DIR, environment_line, fmt_summary, loadavg, markdown_table, measure_source_tree  # noqa: E402
 
 VENV_ROOT = Path(os.environ.get("VENV_ROOT", "/tmp"))
 FRAMEWORKS = {
@@ -135,7 +135,8 @@ def main() -> None:
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
         if info["venv"] is None:
-            env["PYTHONPATH"] = str(SOURCE_DIR)
+            if measure_source_tree():
+                env["PYTHONPATH"] = str(SOURCE_DIR)
             pythons[fw] = (sys.executable, "", env)
         else:
             py, note = ensure_venv(fw, info["venv"], info["spec"])

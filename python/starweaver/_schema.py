@@ -49,6 +49,7 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import PydanticUndefined
 
 from ._docstrings import parse_docstring
 from .context import ToolContext
@@ -68,16 +69,59 @@ _MAPPING_ORIGINS = (dict, collections.abc.Mapping, collections.abc.MutableMappin
 
 class _ToolJsonSchema(GenerateJsonSchema):
     """Pydantic's generator without the titles it derives from field names.
-    Defaults that are not JSON (sentinels) are left out of the schema quietly."""
+    Defaults that are not JSON (sentinels) are left out of the schema quietly.
+
+    Stdlib dataclasses and TypedDicts validate with the configuration of the
+    model that holds them, so inside the arguments model they refuse unknown
+    keys in every supported pydantic version; pydantic only says so in the
+    schema since 2.13 (TypedDict) and 2.14 (dataclass). The schema states it
+    for all versions, so Go refuses those keys before Python sees them."""
 
     ignored_warning_kinds = {"skipped-choice", "non-serializable-default"}  # noqa: RUF012 - pydantic's API
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
+    def dataclass_schema(self, schema: Any) -> Any:
+        return _forbid_extra(schema, super().dataclass_schema(schema))
+
+    def typed_dict_schema(self, schema: Any) -> Any:
+        return _forbid_extra(schema, super().typed_dict_schema(schema))
+
+
+def _forbid_extra(core: Any, json_schema: Any) -> Any:
+    config = core.get("config") or {}
+    forbid = config.get("extra_fields_behavior") == "forbid" or core.get("extra_behavior") == "forbid"
+    if forbid and json_schema.get("type") == "object":
+        json_schema.setdefault("additionalProperties", False)
+    return json_schema
+
+
+def _unwrap_ref(value: Any) -> Any:
+    """``{"allOf": [{"$ref": r}], ...}`` (pydantic < 2.9 puts a $ref with
+    sibling keywords, such as a description or a default, in an allOf) as
+    ``{"$ref": r, ...}``, the form newer versions write; both mean the same in
+    JSON Schema 2020-12, so every version produces one schema."""
+    if isinstance(value, list):
+        return [_unwrap_ref(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _unwrap_ref(v) for k, v in value.items()}
+    all_of = out.get("allOf")
+    if (
+        isinstance(all_of, list)
+        and len(all_of) == 1
+        and isinstance(all_of[0], dict)
+        and set(all_of[0]) == {"$ref"}
+        and "$ref" not in out
+    ):
+        del out["allOf"]
+        out["$ref"] = all_of[0]["$ref"]
+    return out
+
 
 def _json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    schema = model.model_json_schema(by_alias=True, schema_generator=_ToolJsonSchema)
+    schema: dict[str, Any] = _unwrap_ref(model.model_json_schema(by_alias=True, schema_generator=_ToolJsonSchema))
     schema.pop("title", None)
     return schema
 
@@ -449,7 +493,9 @@ def function_schema(
         tp = Any if ann is _EMPTY else ann
         internal = f"p{i}"
         has_default = p.default is not _EMPTY and not isinstance(p.default, FieldInfo)
-        default = ... if p.default is _EMPTY else p.default
+        # PydanticUndefined, not ...: pydantic 2.6 takes an Ellipsis beside an
+        # Annotated Field as the default, and the parameter turns optional.
+        default = PydanticUndefined if p.default is _EMPTY else p.default
         definitions[internal] = (_described(tp, p.name, doc.params.get(p.name)), default)
         positional = p.kind is inspect.Parameter.POSITIONAL_ONLY
         fields.append(_Field(internal, p.name, positional, always=positional or not has_default))

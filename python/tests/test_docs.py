@@ -1,26 +1,88 @@
-"""The README's quickstart and examples/quickstart.py run as written."""
+"""Every code block of the README and docs/ runs as written.
+
+Python blocks run as scripts, each in a fresh interpreter. A block that is
+only a fragment is marked with ``<!-- fragment -->`` on the line before its
+fence and is compiled, not run (keep those rare). Go blocks (docs/go.md)
+are run by the Go test docs/go_test.go; sh and text blocks are not code.
+"""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FRAGMENT = "<!-- fragment -->"
+LANGUAGES = {"python", "go", "sh", "text"}
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", flags=re.S | re.M)
 
 
-def python_blocks(path: Path) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+@dataclass(frozen=True)
+class Block:
+    path: Path
+    line: int
+    language: str
+    code: str
+    fragment: bool
+
+    def __str__(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(path: Path, text: str | None = None) -> list[Block]:
+    text = path.read_text() if text is None else text
+    out = []
+    for m in FENCE.finditer(text):
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
+        line = text.count("\n", 0, m.start()) + 1
+        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT))
+    return out
+
+
+ALL = [b for path in DOCS for b in blocks(path)]
+PYTHON = [b for b in ALL if b.language == "python"]
 
 
 def run_script(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/")
 
 
+def test_blocks_are_found() -> None:
+    assert {b.path.name for b in PYTHON} >= {"README.md", "python.md", "hitl.md"}
+    assert any(b.language == "go" for b in ALL)
+
+
+@pytest.mark.parametrize("block", ALL, ids=str)
+def test_every_block_names_a_known_language(block: Block) -> None:
+    assert block.language in LANGUAGES, f"{block}: a ```{block.language or '(none)'} block is neither run nor known"
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=str)
+def test_python_block_runs(block: Block) -> None:
+    if block.fragment:
+        compile(block.code, str(block), "exec")
+        return
+    proc = run_script(block.code)
+    assert proc.returncode == 0, f"{block} failed:\n{block.code}\n{proc.stderr}"
+
+
+def test_fragment_marker_compiles_only() -> None:
+    doc = f"text\n\n{FRAGMENT}\n```python\nundefined_name()\n```\n\n```python\nprint('runs')\n```\n"
+    first, second = blocks(ROOT / "docs" / "probe.md", doc)
+    assert first.fragment and not second.fragment
+    compile(first.code, str(first), "exec")  # what test_python_block_runs does with it
+
+
 def test_readme_quickstart_runs() -> None:
-    (block,) = python_blocks(ROOT / "README.md")
-    proc = run_script(block)
+    (block,) = [b for b in PYTHON if b.path.name == "README.md"]
+    assert not block.fragment
+    proc = run_script(block.code)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -29,15 +91,3 @@ def test_examples_quickstart_runs() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "output: 2 + 3 = 5" in proc.stdout
     assert "add: {'total': 5}" in proc.stdout
-
-
-def test_python_docs_examples_run() -> None:
-    for doc in ("python.md", "hitl.md"):
-        path = ROOT / "docs" / doc
-        blocks = python_blocks(path)
-        assert blocks, f"{doc} has no examples"
-        for block in blocks:
-            if block.lstrip().startswith("# fragment"):
-                continue
-            proc = run_script(block)
-            assert proc.returncode == 0, f"{doc} example failed:\n{block}\n{proc.stderr}"

@@ -14,7 +14,7 @@ from conftest import run_tool
 from pydantic import BaseModel, Field
 from starweaver import InvalidArguments, Tool, ToolContext, tool
 from starweaver._docstrings import parse_docstring
-from starweaver._schema import function_schema, validate_parameters_schema
+from starweaver._schema import _unwrap_ref, function_schema, validate_parameters_schema
 from typing_extensions import TypedDict
 
 # ------------------------------------------------------------------ types used below
@@ -82,6 +82,11 @@ def create_order(
 
 
 def test_rich_signature_snapshot() -> None:
+    # One schema for every supported pydantic version (2.6 to the newest):
+    # _schema normalises what differs between them (a $ref with siblings
+    # wrapped in allOf before 2.9, "additionalProperties" of nested
+    # dataclasses and TypedDicts missing before 2.14 and 2.13, required
+    # parameters with an Annotated Field turning optional in 2.6).
     assert Tool(create_order).definition() == {
         "name": "create_order",
         "description": "Create an order.",
@@ -103,6 +108,7 @@ def test_rich_signature_snapshot() -> None:
                     "type": "object",
                 },
                 "Window": {
+                    "additionalProperties": False,
                     "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}},
                     "required": ["start", "end"],
                     "title": "Window",
@@ -126,6 +132,50 @@ def test_rich_signature_snapshot() -> None:
             "type": "object",
         },
     }
+
+
+def test_ref_with_siblings_is_written_without_allof() -> None:
+    """pydantic before 2.9 wraps a $ref that has siblings in an allOf; the
+    schema is the same in every version."""
+    old_style = {
+        "properties": {
+            "a": {"allOf": [{"$ref": "#/$defs/A"}], "description": "d", "default": "x"},
+            "b": {"items": {"allOf": [{"$ref": "#/$defs/A"}], "description": "e"}, "type": "array"},
+            "c": {"allOf": [{"$ref": "#/$defs/A"}, {"minProperties": 1}]},
+        }
+    }
+    assert _unwrap_ref(old_style) == {
+        "properties": {
+            "a": {"$ref": "#/$defs/A", "description": "d", "default": "x"},
+            "b": {"items": {"$ref": "#/$defs/A", "description": "e"}, "type": "array"},
+            "c": {"allOf": [{"$ref": "#/$defs/A"}, {"minProperties": 1}]},
+        }
+    }
+
+
+def test_required_parameters_with_docstring_descriptions_stay_required() -> None:
+    def f(a: Address, b: int, c: Annotated[int, Field(ge=0)]) -> None:
+        """Args:
+        a: Where.
+        b: How many.
+        """
+
+    assert Tool(f).parameters_schema["required"] == ["a", "b", "c"]
+    assert run_tool(Tool(f), {"c": 1})["kind"] == "invalid_arguments"
+
+
+def test_nested_dataclasses_and_typeddicts_refuse_unknown_keys_in_the_schema() -> None:
+    """They validate with the arguments model's extra="forbid" in every
+    pydantic version, so the schema says additionalProperties: false."""
+
+    def f(window: Window, tag: Tag) -> None: ...
+
+    defs = Tool(f).parameters_schema["$defs"]
+    assert defs["Window"]["additionalProperties"] is False
+    assert defs["Tag"]["additionalProperties"] is False
+    assert run_tool(Tool(f), {"window": {"start": 1, "end": 2, "x": 0}, "tag": {"key": "k", "value": "v"}})["kind"] == (
+        "invalid_arguments"
+    )
 
 
 def test_no_parameters_snapshot() -> None:
