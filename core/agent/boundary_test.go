@@ -98,7 +98,7 @@ func TestTestModelReceivesOnlyTheVisibleProjection(t *testing.T) {
 
 	// A restored session projects the history it was given.
 	state, _ := s.ExportState()
-	restored, err := a.SessionFromState(state)
+	restored, err := a.SessionFromState(state, agent.AllowUnsigned())
 	if err != nil {
 		t.Fatal(err)
 	}
