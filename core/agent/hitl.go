@@ -238,7 +238,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 		if d.Reason != "" {
 			md["reason"] = d.Reason
 		}
-		approval := &tool.Approval{Status: "approved", OverrideArguments: d.OverrideArguments, Metadata: md}
+		approval := &tool.Approval{Status: "approved", OverrideArguments: d.OverrideArguments, Arguments: call.Arguments, Metadata: md}
 		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval}
 		if len(d.UserInput) > 0 {
 			if t, ok := reg.Tool(call.Name); ok {

@@ -19,6 +19,10 @@ type Approval struct {
 	// Status is "approved" or "denied".
 	Status            string          `json:"status"`
 	OverrideArguments json.RawMessage `json:"override_arguments,omitempty"`
+	// Arguments are the call's arguments as the model sent them, so that a
+	// user-input preprocessor can merge an edit into them (its override
+	// replaces them whole).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Metadata          map[string]any  `json:"metadata,omitempty"`
 }
 

@@ -33,7 +33,9 @@ class ToolContext:
             plus internal re-executions); 0 on the first attempt.
         max_retries: The tool's effective retry budget.
         approval: None on a first call; the person's decision once the call
-            was approved (``{"status": "approved", "metadata": {...}, ...}``).
+            was approved (``{"status": "approved", "metadata": {...},
+            "arguments": {...}, ...}``; ``arguments`` are the call's
+            arguments as the model sent them).
         metadata: Per-run metadata.
         deps: The dependencies the host made available (may be empty).
 

@@ -100,6 +100,7 @@ def test_pending_items_and_batch_returns_are_kept() -> None:
         assert seen[-1] == {
             "status": "approved",
             "override_arguments": {"env": "staging"},
+            "arguments": {"env": "prod"},  # what the model sent
             "metadata": {"channel": "web", "decided_by": "ui", "reason": "ok"},
         }
         last = model.captured_messages()[-1][-1]
