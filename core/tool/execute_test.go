@@ -336,7 +336,9 @@ func TestTimeoutWinsOverErrorCausedByCancellation(t *testing.T) {
 		}).WithTimeout(time.Millisecond)
 		ret := mustRegistry(t, f).Execute(context.Background(), nil, call("1", "slow", `{}`))
 		wantKind(t, ret, tool.ErrTimeout)
-		if calls.Load() != 1 {
+		// Not retried; on a loaded machine the 1 ms deadline may even pass
+		// before the first attempt starts.
+		if calls.Load() > 1 {
 			t.Fatalf("iteration %d: %d calls", i, calls.Load())
 		}
 	}
