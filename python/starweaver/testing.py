@@ -86,7 +86,10 @@ class TestModel:
         return {"tool_calls": [dict(c) for c in calls]}
 
     def captured_messages(self) -> list[list[dict[str, Any]]]:
-        """The messages of each request received, one list per request."""
+        """The messages of each request received, one list per request: the
+        model-visible projection (tool returns without ``app_value``,
+        ``user_content`` and ``private_metadata``; read those from the
+        ``RunResult``)."""
         return [r["messages"] for r in _capi.model_captured(self._handle)]
 
     def captured_params(self) -> list[dict[str, Any]]:
