@@ -23,7 +23,7 @@ type Approval struct {
 	// user-input preprocessor can merge an edit into them (its override
 	// replaces them whole).
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Metadata          map[string]any  `json:"metadata,omitempty"`
+	Metadata  map[string]any  `json:"metadata,omitempty"`
 }
 
 // Context is the per-call view of the run a tool executes in. The registry
