@@ -1,12 +1,12 @@
 module github.com/starweaver-go/starweaver
 
-go 1.24
+go 1.26.0
 
 require (
 	github.com/invopop/jsonschema v0.14.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	golang.org/x/sync v0.12.0
-	golang.org/x/text v0.14.0
+	golang.org/x/sync v0.23.0
+	golang.org/x/text v0.42.0
 )
 
 require (

@@ -11,7 +11,7 @@
      from capi/starweaver.h (see ffi_build.py).
 The wheel is tagged py3-none-<platform>: the library does not link libpython.
 
-Needs Go >= 1.24 and a C compiler (cgo) on PATH; static metadata lives in
+Needs Go >= 1.26 and a C compiler (cgo) on PATH; static metadata lives in
 pyproject.toml.
 """
 
@@ -32,7 +32,7 @@ sys.path.insert(0, ROOT)  # setuptools.build_meta does not put setup.py's dir on
 
 import ffi_build  # noqa: E402
 
-GO_MIN = (1, 24)  # go.mod: invopop/jsonschema needs Go 1.24
+GO_MIN = (1, 26)  # go.mod: the official OpenAI Go SDK needs Go 1.26
 GO_MISSING = (
     "starweaver needs Go >= {min} on PATH to build its runtime library; "
     "see https://go.dev/dl/"

@@ -306,7 +306,7 @@ func checkResponse(m *model.Message, step int) error {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		switch p.Kind {
-		case model.KindText:
+		case model.KindText, model.KindThinking, model.KindRefusal:
 		case model.KindToolCall:
 			if p.ToolCall == nil || p.ToolCall.Name == "" {
 				return fmt.Errorf("%w: tool call %d has no name", ErrModel, i)

@@ -16,6 +16,11 @@ const (
 	KindRetryPrompt  = "retry_prompt"
 	KindText         = "text"
 	KindToolCall     = "tool_call"
+	// KindThinking is a model's reasoning, kept in history so that the
+	// provider that produced it can be sent it back (some require that).
+	KindThinking = "thinking"
+	// KindRefusal is a model declining to answer (OpenAI's refusal).
+	KindRefusal = "refusal"
 )
 
 // Message kinds.
@@ -28,8 +33,11 @@ const (
 // "kind"; every field is present except those marked omitempty.
 type Part struct {
 	Kind string `json:"kind"`
-	// Text of system_prompt, instruction, retry_prompt and text parts.
+	// Text of system_prompt, instruction, retry_prompt, text, thinking and
+	// refusal parts.
 	Text string `json:"text,omitempty"`
+	// Thinking is set on thinking parts.
+	Thinking *Thinking `json:"-"`
 	// Content of a user_prompt: a list of {kind:"text", text} items.
 	Content []UserContent `json:"content,omitempty"`
 	// ToolCall is set on tool_call parts.
@@ -45,6 +53,21 @@ type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Thinking is what a provider needs to recognise a thinking part it
+// produced. Providers send thinking parts back only to the provider (and
+// model family) named here; others drop them.
+type Thinking struct {
+	// Provider names who produced it ("anthropic", "openai").
+	Provider string `json:"provider,omitempty"`
+	// ID is the provider's id of the reasoning item (OpenAI Responses).
+	ID string `json:"id,omitempty"`
+	// Signature authenticates the text (Anthropic).
+	Signature string `json:"signature,omitempty"`
+	// Encrypted is reasoning the provider keeps opaque (Anthropic's
+	// redacted_thinking data, OpenAI's encrypted_content).
+	Encrypted string `json:"encrypted,omitempty"`
 }
 
 // Call converts the part to a tool.Call.
@@ -78,6 +101,14 @@ func RetryPrompt(text, toolCallID string) Part {
 // TextPart returns a response text part.
 func TextPart(text string) Part { return Part{Kind: KindText, Text: text} }
 
+// ThinkingPart returns a response thinking part.
+func ThinkingPart(text string, t Thinking) Part {
+	return Part{Kind: KindThinking, Text: text, Thinking: &t}
+}
+
+// RefusalPart returns a response refusal part.
+func RefusalPart(text string) Part { return Part{Kind: KindRefusal, Text: text} }
+
 // ToolCallPart returns a response tool_call part. Empty arguments mean {}.
 func ToolCallPart(id, name string, args json.RawMessage) Part {
 	if len(args) == 0 {
@@ -89,11 +120,21 @@ func ToolCallPart(id, name string, args json.RawMessage) Part {
 // MarshalJSON writes the part in its tagged form.
 func (p Part) MarshalJSON() ([]byte, error) {
 	switch p.Kind {
-	case KindSystemPrompt, KindInstruction, KindText:
+	case KindSystemPrompt, KindInstruction, KindText, KindRefusal:
 		return json.Marshal(struct {
 			Kind string `json:"kind"`
 			Text string `json:"text"`
 		}{p.Kind, p.Text})
+	case KindThinking:
+		var t Thinking
+		if p.Thinking != nil {
+			t = *p.Thinking
+		}
+		return json.Marshal(struct {
+			Kind string `json:"kind"`
+			Text string `json:"text"`
+			Thinking
+		}{p.Kind, p.Text, t})
 	case KindUserPrompt:
 		return json.Marshal(struct {
 			Kind    string        `json:"kind"`
@@ -140,7 +181,16 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("model: part: %w", err)
 	}
 	switch head.Kind {
-	case KindSystemPrompt, KindInstruction, KindText, KindUserPrompt, KindRetryPrompt:
+	case KindThinking:
+		var v struct {
+			Text string `json:"text"`
+			Thinking
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return fmt.Errorf("model: thinking part: %w", err)
+		}
+		*p = ThinkingPart(v.Text, v.Thinking)
+	case KindSystemPrompt, KindInstruction, KindText, KindUserPrompt, KindRetryPrompt, KindRefusal:
 		var v struct {
 			Text       string        `json:"text"`
 			Content    []UserContent `json:"content"`
@@ -171,12 +221,19 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Usage counts what a run or a response consumed.
+// Usage counts what a run or a response consumed. InputTokens include the
+// cached ones; OutputTokens include the reasoning ones.
 type Usage struct {
 	Requests     int `json:"requests"`
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
 	ToolCalls    int `json:"tool_calls"`
+	// CacheReadTokens of the input were read from the provider's prompt
+	// cache; CacheWriteTokens were written to it.
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens of the output were spent thinking.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Add adds o to u.
@@ -185,6 +242,9 @@ func (u *Usage) Add(o Usage) {
 	u.InputTokens += o.InputTokens
 	u.OutputTokens += o.OutputTokens
 	u.ToolCalls += o.ToolCalls
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+	u.ReasoningTokens += o.ReasoningTokens
 }
 
 // Message is a request sent to the model or a response received from it.
@@ -194,10 +254,23 @@ type Message struct {
 	// Instructions of a request, rendered once per request.
 	Instructions string `json:"instructions,omitempty"`
 	RunID        string `json:"run_id,omitempty"`
-	// Usage and ModelName describe a response.
-	Usage     *Usage `json:"usage,omitempty"`
-	ModelName string `json:"model_name,omitempty"`
+	// Usage, ModelName, FinishReason, Provider and ResponseID describe a
+	// response. FinishReason is one of the Finish* constants.
+	Usage        *Usage `json:"usage,omitempty"`
+	ModelName    string `json:"model_name,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	ResponseID   string `json:"response_id,omitempty"`
 }
+
+// Finish reasons of a response, the same for every provider.
+const (
+	FinishStop          = "stop"           // the model ended its answer
+	FinishLength        = "length"         // a token limit cut it
+	FinishToolCalls     = "tool_calls"     // it asks for tool calls
+	FinishContentFilter = "content_filter" // a filter or a refusal stopped it
+	FinishError         = "error"          // the provider reported an error
+)
 
 // Request returns a request message.
 func Request(parts ...Part) Message { return Message{Kind: KindRequest, Parts: parts} }

@@ -11,8 +11,10 @@ import (
 type Params struct {
 	// Tools are the definitions the model may call in this step.
 	Tools []tool.Definition `json:"tools"`
-	// Settings are provider settings passed through unchanged.
-	Settings map[string]any `json:"settings,omitempty"`
+	// Settings tune the request (temperature, token limit, tool choice...).
+	Settings Settings `json:"settings,omitzero"`
+	// Output, when set, asks for a structured final answer.
+	Output *Output `json:"output,omitempty"`
 }
 
 // Model answers a conversation. Request receives the whole history, the

@@ -35,7 +35,7 @@ def test_build_without_go_fails_with_a_clear_message(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode != 0
-    assert "starweaver needs Go >= 1.24 on PATH" in proc.stdout + proc.stderr
+    assert "starweaver needs Go >= 1.26 on PATH" in proc.stdout + proc.stderr
 
 
 FAKE_GO = """#!/bin/sh
