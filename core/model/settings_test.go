@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -45,5 +46,15 @@ func TestThinkingAndRefusalPartsRoundTrip(t *testing.T) {
 	}
 	if out.Text() != "ok" {
 		t.Fatalf("Text() = %q, want only the text parts", out.Text())
+	}
+}
+
+func TestProviderErrorIsAModelError(t *testing.T) {
+	err := error(&model.ProviderError{Provider: "openai", StatusCode: 401, Code: "invalid_api_key", Message: "Incorrect API key provided"})
+	if !errors.Is(err, model.ErrModel) {
+		t.Fatal("not a model error")
+	}
+	if got, want := err.Error(), "model: openai returned HTTP 401 (invalid_api_key): Incorrect API key provided"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }
