@@ -40,10 +40,15 @@ type Agent struct {
 	maxConcurrency int
 	unavailable    UnavailablePolicy
 	limits         UsageLimits
-	deps           *tool.Deps
-	metadata       map[string]any
-	activeTags     []string
-	stateKey       []byte
+	settings       model.Settings
+	outputSpec     *OutputSpec
+	outputRetries  *int
+	// output is the compiled outputSpec (nil for text runs).
+	output     *output
+	deps       *tool.Deps
+	metadata   map[string]any
+	activeTags []string
+	stateKey   []byte
 	// approvalSelectors gate matching tools behind approval.
 	approvalSelectors []string
 	// schemas spares runs from recompiling the same parameter schemas.
@@ -196,6 +201,11 @@ func (b *Builder) Build() (*Agent, error) {
 		}
 		a.base = base
 	}
+	out, err := a.buildOutput()
+	if err != nil {
+		return nil, err
+	}
+	a.output = out
 	if _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil); err != nil {
 		return nil, err
 	}
@@ -278,6 +288,11 @@ func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, er
 	}
 	if err := toolset.Register(r, rc, sets...); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if a.output != nil && a.output.spec.Mode == model.OutputTool {
+		if _, taken := r.Tool(a.output.spec.Name); taken {
+			return nil, fmt.Errorf("%w: a tool is named %q like the output tool", ErrConfig, a.output.spec.Name)
+		}
 	}
 	return r, nil
 }

@@ -33,6 +33,12 @@ var (
 	ErrInvalidLimit = fmt.Errorf("%w: usage limits must be positive", ErrConfig)
 	// ErrState: an operation does not fit the session's state.
 	ErrState = errors.New("agent: invalid state")
+	// ErrInvalidSettings: model settings are out of range (a temperature
+	// above 2, a negative token limit...). It matches ErrConfig too.
+	ErrInvalidSettings = fmt.Errorf("%w: invalid model settings", ErrConfig)
+	// ErrOutput: an output validator failed with an error that is not a
+	// correction for the model (see OutputValidator).
+	ErrOutput = errors.New("agent: output validation failed")
 )
 
 // RetryLimitError names the tool that exhausted its budget.
@@ -43,9 +49,16 @@ type RetryLimitError struct {
 	// exist for the run: unknown names spend the same budget as model
 	// corrections, counted per name.
 	Unknown bool
+	// Output is set when the budget spent is the output-retry budget: the
+	// model kept giving structured answers that failed validation (Tool
+	// names the output tool).
+	Output bool
 }
 
 func (e *RetryLimitError) Error() string {
+	if e.Output {
+		return fmt.Sprintf("output %q exceeded max retries count of %d (the model's structured answers kept failing validation)", e.Tool, e.MaxRetries)
+	}
 	if e.Unknown {
 		return fmt.Sprintf("unknown tool %q exceeded max retries count of %d (no tool of that name exists for this run)", e.Tool, e.MaxRetries)
 	}

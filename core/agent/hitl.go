@@ -91,7 +91,7 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 	if r.retries == nil {
 		r.retries = map[string]int{}
 	}
-	r.usage = w.Usage
+	r.usage, r.usageBase = w.Usage, w.Usage
 	return r.resume(ctx, w, plan)
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"maps"
 
+	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
@@ -18,6 +19,7 @@ type runOptions struct {
 	metadata     map[string]any
 	deps         *tool.Deps
 	limits       UsageLimits
+	settings     model.Settings
 }
 
 // WithTools adds tools to this run only.

@@ -22,8 +22,12 @@ const (
 type RunResult struct {
 	RunID  string `json:"run_id"`
 	Status Status `json:"status"`
-	// Output is the model's final text (empty unless completed).
+	// Output is the model's final text (empty unless completed). When the
+	// agent asks for structured output it is the text of OutputValue.
 	Output string `json:"output"`
+	// OutputValue is the validated structured answer of a completed run
+	// of an agent with an OutputSpec (nil otherwise).
+	OutputValue json.RawMessage `json:"output_value,omitempty"`
 	// Messages is the whole conversation after the run, with every host
 	// surface of its tool returns. It shares storage with the session's
 	// history (results of a long session would otherwise cost quadratic

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -37,12 +38,18 @@ type runner struct {
 	usage        model.Usage
 	limits       UsageLimits
 	retries      map[string]int
+	settings     model.Settings
+	// outputRetries counts the output corrections of this run.
+	outputRetries int
+	// usageBase is the usage the run started from (a resumed run's), so
+	// that the session adds only what this run consumed.
+	usageBase model.Usage
 }
 
 func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
 	a := s.agent
 	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history.full),
-		limits: a.limits.over(o.limits), retries: map[string]int{}}
+		limits: a.limits.over(o.limits), retries: map[string]int{}, settings: a.settings.Merge(o.settings)}
 	md := maps.Clone(a.metadata)
 	if len(o.metadata) > 0 {
 		if md == nil {
@@ -114,7 +121,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		r.emit(Event{Kind: EventModelRequest, Step: step})
 		// Models receive the model-visible projection, shared (see
 		// model.Model): never the host surfaces of tool returns.
-		resp, err := r.a.model.Request(ctx, r.history.forModel(), model.Params{Tools: nonNilDefs(avail.Definitions)})
+		resp, err := r.a.model.Request(ctx, r.history.forModel(), r.params(avail.Definitions))
 		if err != nil {
 			if ctx.Err() != nil {
 				return r.cancel(step, ctx.Err())
@@ -126,19 +133,40 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		}
 		resp.RunID = r.runID
 		r.history.append(resp)
+		used := model.Usage{Requests: 1}
 		if resp.Usage != nil {
-			r.usage.Add(*resp.Usage)
-		} else {
-			r.usage.Requests++
+			used = *resp.Usage
 		}
-		r.emit(Event{Kind: EventModelResponse, Step: step})
+		r.usage.Add(used)
+		r.emit(Event{Kind: EventModelResponse, Step: step, Usage: &used})
 		if err := r.limits.afterResponse(r.usage); err != nil {
 			return r.fail(step, err)
 		}
 
 		calls := resp.ToolCalls()
-		if len(calls) == 0 {
-			return r.complete(step, resp.Text())
+		var retry []model.Part
+		if r.a.output != nil {
+			res, err, next, handled := r.handleOutput(ctx, step, resp, calls)
+			if res != nil || err != nil {
+				return res, err
+			}
+			if handled {
+				req = next
+				continue
+			}
+			if next.Parts != nil {
+				// A retry prompt for the output, sent with the returns of
+				// the response's other calls.
+				retry = next.Parts
+				calls = withoutOutputCalls(calls, r.a.output.spec.Name)
+			}
+		} else if len(calls) == 0 {
+			text := resp.Text()
+			if text == "" {
+				// A refusal is the answer of a plain text run.
+				text, _ = refusal(resp)
+			}
+			return r.complete(step, text, nil)
 		}
 		if err := r.limits.beforeToolCalls(r.usage.ToolCalls, len(calls)); err != nil {
 			return r.fail(step, err)
@@ -156,8 +184,137 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		if res != nil {
 			return res, err
 		}
+		next.Parts = append(next.Parts, retry...)
 		req = next
 	}
+}
+
+// params is what a request carries besides the messages: the tools
+// available (and the output tool), the run's settings and the output.
+func (r *runner) params(defs []tool.Definition) model.Params {
+	p := model.Params{Tools: nonNilDefs(defs), Settings: r.settings}
+	if o := r.a.output; o != nil {
+		if o.spec.Mode == model.OutputTool {
+			p.Tools = append(p.Tools[:len(p.Tools):len(p.Tools)], o.def.Clone())
+		}
+		p.Output = o.params()
+	}
+	return p
+}
+
+// handleOutput decides what a response means for an agent that asks for
+// structured output. It ends the run (res or err set), or returns the next
+// request (handled), or returns retry parts in next.Parts for the caller to
+// send after the returns of the response's other calls; with none of these
+// the response's calls run as usual.
+func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message, calls []tool.Call) (res *RunResult, err error, next model.Message, handled bool) {
+	o := r.a.output
+	var candidate *tool.Call
+	if o.spec.Mode == model.OutputTool {
+		for i := range calls {
+			if calls[i].Name == o.spec.Name {
+				candidate = &calls[i]
+				break
+			}
+		}
+	}
+	if candidate == nil && len(calls) > 0 {
+		return nil, nil, model.Message{}, false
+	}
+	if candidate == nil {
+		if text, ok := refusal(resp); ok && strings.TrimSpace(resp.Text()) == "" {
+			res, err := r.fail(step, fmt.Errorf("%w: the model refused to give the %q output: %s", ErrModel, o.spec.Name, text))
+			return res, err, model.Message{}, false
+		}
+		var c tool.Call
+		var prompt *model.Part
+		if o.spec.Mode == model.OutputTool {
+			p := model.RetryPrompt(outputTextRetry, "")
+			prompt = &p
+		} else {
+			c, prompt = r.nativeCall(resp.Text())
+		}
+		if prompt == nil {
+			v := r.checkOutput(ctx, step, c)
+			if v.err != nil {
+				res, err := r.failOrCancel(ctx, step, v.err)
+				return res, err, model.Message{}, false
+			}
+			if v.value != nil {
+				res, err := r.complete(step, string(v.value), v.value)
+				return res, err, model.Message{}, false
+			}
+			prompt = v.retry
+		}
+		if err := r.spendOutputRetry(); err != nil {
+			res, err := r.fail(step, err)
+			return res, err, model.Message{}, false
+		}
+		return nil, nil, model.Request(*prompt), true
+	}
+	v := r.checkOutput(ctx, step, *candidate)
+	if v.err != nil {
+		res, err := r.failOrCancel(ctx, step, v.err)
+		return res, err, model.Message{}, false
+	}
+	if v.retry != nil {
+		if err := r.spendOutputRetry(); err != nil {
+			res, err := r.fail(step, err)
+			return res, err, model.Message{}, false
+		}
+		next := model.Request(*v.retry)
+		others := 0
+		for _, c := range calls {
+			switch {
+			case c.ID == candidate.ID:
+			case c.Name == o.spec.Name:
+				// Only the first output call of a response is checked; the
+				// others still get a return so the history stays well formed.
+				next.Parts = append(next.Parts, model.ToolReturn(tool.Return{ToolCallID: c.ID, Name: c.Name,
+					Content: outputNotChecked, Metadata: map[string]any{}}))
+			default:
+				others++
+			}
+		}
+		return nil, nil, next, others == 0
+	}
+	// The output wins: every call of the response gets a return, the
+	// other calls without running, so the history stays well formed.
+	final := model.Message{Kind: model.KindRequest, Parts: make([]model.Part, 0, len(calls))}
+	for _, c := range calls {
+		tc := model.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &tc})
+		content := outputNotExecuted
+		if c.ID == candidate.ID {
+			content = outputProcessed
+		}
+		ret := tool.Return{ToolCallID: c.ID, Name: c.Name, Content: content, Metadata: map[string]any{}}
+		r.emit(Event{Kind: EventToolReturn, Step: step, Return: &ret})
+		final.Parts = append(final.Parts, model.ToolReturn(ret))
+	}
+	r.history.append(r.request(final))
+	res, err = r.complete(step, string(v.value), v.value)
+	return res, err, model.Message{}, false
+}
+
+// failOrCancel fails the run with err, or cancels it when its context
+// ended.
+func (r *runner) failOrCancel(ctx context.Context, step int, err error) (*RunResult, error) {
+	if ctx.Err() != nil {
+		return r.cancel(step, ctx.Err())
+	}
+	return r.fail(step, err)
+}
+
+// withoutOutputCalls returns calls without those of the output tool.
+func withoutOutputCalls(calls []tool.Call, name string) []tool.Call {
+	out := make([]tool.Call, 0, len(calls))
+	for _, c := range calls {
+		if c.Name != name {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // settle finishes a batch: it accounts its returns (see account), then
@@ -245,6 +402,8 @@ func (r *runner) request(m model.Message) model.Message {
 // memory quadratic in its length.
 func (r *runner) result(status Status) *RunResult {
 	msgs := clip(r.history.full)
+	r.s.addUsage(r.usage, r.usageBase)
+	r.usageBase = r.usage
 	return &RunResult{
 		RunID:       r.runID,
 		Status:      status,
@@ -254,9 +413,10 @@ func (r *runner) result(status Status) *RunResult {
 	}
 }
 
-func (r *runner) complete(step int, output string) (*RunResult, error) {
+func (r *runner) complete(step int, output string, value json.RawMessage) (*RunResult, error) {
 	res := r.result(StatusCompleted)
 	res.Output = output
+	res.OutputValue = value
 	r.s.commit(r.history, nil)
 	r.emit(Event{Kind: EventRunComplete, Step: step, Output: output, Usage: &res.Usage})
 	return res, nil

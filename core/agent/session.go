@@ -23,6 +23,8 @@ type Session struct {
 	// run begins (see transcript); it may be shorter than history.
 	visible []model.Message
 	waiting *waitState
+	// usage sums what the session's runs consumed.
+	usage model.Usage
 }
 
 // NewSession starts an empty conversation.
@@ -46,6 +48,29 @@ func (s *Session) Messages() []model.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return model.CloneMessages(s.history)
+}
+
+// Usage returns what the session's runs consumed so far, every run
+// counted (failed and cancelled ones too, and each part of a run resumed
+// after waiting once). It is not part of exported state: a restored
+// session counts from zero.
+func (s *Session) Usage() model.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage
+}
+
+// addUsage adds what a run consumed since base.
+func (s *Session) addUsage(now, base model.Usage) {
+	d := model.Usage{
+		Requests: now.Requests - base.Requests, InputTokens: now.InputTokens - base.InputTokens,
+		OutputTokens: now.OutputTokens - base.OutputTokens, ToolCalls: now.ToolCalls - base.ToolCalls,
+		CacheReadTokens: now.CacheReadTokens - base.CacheReadTokens, CacheWriteTokens: now.CacheWriteTokens - base.CacheWriteTokens,
+		ReasoningTokens: now.ReasoningTokens - base.ReasoningTokens,
+	}
+	s.mu.Lock()
+	s.usage.Add(d)
+	s.mu.Unlock()
 }
 
 // Waiting reports whether the last run waits for approvals or deferred
@@ -90,6 +115,9 @@ func (s *Session) begin(opts []RunOption) (*runOptions, transcript, *waitState, 
 		opt(o)
 	}
 	if err := o.limits.check(); err != nil {
+		return nil, transcript{}, nil, err
+	}
+	if err := checkSettings(o.settings); err != nil {
 		return nil, transcript{}, nil, err
 	}
 	if err := s.acquire(); err != nil {
