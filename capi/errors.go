@@ -18,6 +18,8 @@ type abiError struct {
 	// Limit and Value name the usage limit a run would have passed.
 	Limit string `json:"limit,omitempty"`
 	Value *int   `json:"value,omitempty"`
+	// Output marks a retry_limit of the output-retry budget.
+	Output bool `json:"output,omitempty"`
 }
 
 func (e *abiError) Error() string { return e.Type + ": " + e.Message }
@@ -33,7 +35,7 @@ func toABIError(err error) *abiError {
 	var ul *agent.UsageLimitError
 	switch {
 	case errors.As(err, &rl):
-		e.Type, e.Tool, e.MaxRetries = "retry_limit", rl.Tool, &rl.MaxRetries
+		e.Type, e.Tool, e.MaxRetries, e.Output = "retry_limit", rl.Tool, &rl.MaxRetries, rl.Output
 	case errors.As(err, &ul):
 		e.Type, e.Limit, e.Value = "usage_limit_exceeded", ul.Limit, &ul.Value
 	case errors.Is(err, agent.ErrModel):
@@ -42,8 +44,10 @@ func toABIError(err error) *abiError {
 		e.Type = "cancelled"
 	case errors.Is(err, agent.ErrUnavailableTools):
 		e.Type = "unavailable_tools"
-	case errors.Is(err, agent.ErrInvalidLimit):
+	case errors.Is(err, agent.ErrInvalidLimit), errors.Is(err, agent.ErrInvalidSettings):
 		e.Type = "invalid_spec"
+	case errors.Is(err, agent.ErrOutput):
+		e.Type = "output"
 	case errors.Is(err, agent.ErrSessionBusy):
 		e.Type = "busy"
 	case errors.Is(err, agent.ErrState):

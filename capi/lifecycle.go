@@ -152,6 +152,8 @@ type sessionInfo struct {
 	ID      string          `json:"id"`
 	Waiting bool            `json:"waiting"`
 	Pending []agent.Pending `json:"pending"`
+	// Usage sums what the session's runs consumed.
+	Usage model.Usage `json:"usage"`
 }
 
 func infoOf(s *agent.Session) sessionInfo {
@@ -159,5 +161,5 @@ func infoOf(s *agent.Session) sessionInfo {
 	if p == nil {
 		p = []agent.Pending{}
 	}
-	return sessionInfo{ID: s.ID(), Waiting: s.Waiting(), Pending: p}
+	return sessionInfo{ID: s.ID(), Waiting: s.Waiting(), Pending: p, Usage: s.Usage()}
 }

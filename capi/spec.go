@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -74,6 +75,50 @@ type agentSpec struct {
 	ApprovalRequiredTools []string `json:"approval_required_tools"`
 	// StateKey signs exported session state (HMAC-SHA256) when set.
 	StateKey string `json:"state_key"`
+	// Settings are the model settings of every request; core checks them.
+	Settings *model.Settings `json:"settings"`
+	// Output asks for a structured final answer.
+	Output *outputSpec `json:"output"`
+	// OutputRetries is the output-retry budget (default: max_retries).
+	OutputRetries *int `json:"output_retries"`
+}
+
+// outputSpec is agent.OutputSpec as a host gives it. Validator, when not
+// 0, is the host id of a function validating the answer: it is called
+// like a host tool that reads its context (a "call" item whose arguments
+// are the answer), and its outcome is the answer to keep, or a model_retry
+// (or invalid_arguments) error sent back to the model; any other error
+// fails the run.
+type outputSpec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Schema      map[string]any `json:"schema"`
+	Mode        string         `json:"mode"`
+	Strict      bool           `json:"strict"`
+	Validator   int64          `json:"validator"`
+}
+
+func (s outputSpec) build() agent.OutputSpec {
+	out := agent.OutputSpec{Name: s.Name, Description: s.Description, Schema: s.Schema, Mode: s.Mode, Strict: s.Strict}
+	if s.Validator != 0 {
+		name := s.Name
+		if name == "" {
+			name = agent.DefaultOutputName
+		}
+		host := &hostTool{id: s.Validator, def: tool.Definition{Name: name}, context: true}
+		out.Validators = []agent.OutputValidator{func(ctx context.Context, tc *tool.Context, value json.RawMessage) (json.RawMessage, error) {
+			res, err := host.Call(ctx, tc, value)
+			if err != nil {
+				return nil, err
+			}
+			b, ok := res.Content.(json.RawMessage)
+			if !ok {
+				return nil, tool.UserError("the host's output validator returned no value")
+			}
+			return b, nil
+		}}
+	}
+	return out
 }
 
 // runSpec is the JSON given to sw_run_start.
@@ -86,6 +131,8 @@ type runSpec struct {
 	Events       bool           `json:"events"`
 	// UsageLimits override the agent's for this run.
 	UsageLimits *agent.UsageLimits `json:"usage_limits"`
+	// Settings are merged over the agent's for this run.
+	Settings *model.Settings `json:"settings"`
 	// Resume, when set, answers the session's waiting run instead of
 	// sending a prompt.
 	Resume *resolutionSpec `json:"resume"`
@@ -256,6 +303,15 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if s.StateKey != "" {
 		b.StateKey([]byte(s.StateKey))
 	}
+	if s.Settings != nil {
+		b.Settings(*s.Settings)
+	}
+	if s.Output != nil {
+		b.Output(s.Output.build())
+	}
+	if s.OutputRetries != nil {
+		b.OutputRetries(*s.OutputRetries)
+	}
 	switch s.UnavailableTools {
 	case "", "skip":
 	case "fail":
@@ -299,6 +355,9 @@ func (s runSpec) options() ([]agent.RunOption, error) {
 		agent.WithInstructions(s.Instructions...), agent.WithMetadata(s.Metadata)}
 	if s.UsageLimits != nil {
 		opts = append(opts, agent.WithUsageLimits(*s.UsageLimits))
+	}
+	if s.Settings != nil {
+		opts = append(opts, agent.WithSettings(*s.Settings))
 	}
 	return opts, nil
 }

@@ -62,6 +62,24 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
 
 /* sw_agent_new builds an agent from a JSON spec naming a model handle,
  * host tools (definitions plus host ids), instructions and policies.
+ * Model settings and structured output:
+ *   "settings": {"temperature", "top_p", "max_tokens", "stop": [...],
+ *                "seed", "parallel_tool_calls", "tool_choice",
+ *                "timeout_ms", "extra_headers": {...}, "extra_body": {...}}
+ *       sent with every request (a run's "settings" are merged over them);
+ *       values out of range are refused as "invalid_spec", in one message.
+ *   "output": {"name", "description", "schema", "mode": "tool"|"native",
+ *              "strict", "validator": host id}
+ *       the run ends with a structured answer, "output_value" in the result.
+ *       With a validator id, each answer that matches the schema is sent
+ *       to the host as a "call" item of that id (the context form; the
+ *       arguments are the answer). Its outcome {"ok": true, "content": v}
+ *       makes v the answer; a "model_retry" or "invalid_arguments" failure
+ *       is sent back to the model as a retry prompt; any other failure fails
+ *       the run with an error of type "output".
+ *   "output_retries": n   the budget of output corrections (default
+ *       max_retries, else 3); once spent the run fails with "retry_limit"
+ *       and "output": true.
  * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle", "config"). */
 int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 
@@ -73,7 +91,10 @@ int sw_session_new(sw_handle agent, sw_handle *out, char **err);
  * Returns: 0, or -1 with *err. */
 int sw_session_messages(sw_handle session, char **out, long long *out_len, char **err);
 
-/* sw_session_info writes {"id", "waiting", "pending": [...]} for a session.
+/* sw_session_info writes {"id", "waiting", "pending": [...], "usage": {...}}
+ * for a session; usage sums what its runs consumed (requests, input_tokens,
+ * output_tokens, tool_calls, cache_read_tokens, cache_write_tokens,
+ * reasoning_tokens).
  * Returns: 0, or -1 with *err (type "bad_handle"). */
 int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
 
@@ -99,7 +120,7 @@ int sw_session_restore(sw_handle agent, const char *state, long long state_len, 
 
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...},
- * "usage_limits": {...}},
+ * "usage_limits": {...}, "settings": {...}},
  * or, to answer a waiting run, {"resume": {"approvals": [...],
  * "deferred_results": [...]}} instead of a prompt. The run proceeds in the
  * background. *fd_out receives the read end of a non-blocking pipe carrying
