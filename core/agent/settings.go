@@ -46,7 +46,7 @@ func checkSettings(s model.Settings) error {
 		}
 	}
 	if s.TimeoutMS < 0 {
-		bad = append(bad, fmt.Sprintf("timeout must be positive, got %d ms", s.TimeoutMS))
+		bad = append(bad, "timeout must be positive")
 	}
 	if c := s.ToolChoice; c != "" && strings.TrimSpace(c) != c {
 		bad = append(bad, fmt.Sprintf("tool_choice must be \"auto\", \"none\", \"required\" or a tool name, got %q", c))
