@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidArguments": "errors",
     "ModelError": "errors",
     "ModelRetry": "errors",
+    "OutputRetryLimitExceeded": "errors",
     "StarweaverError": "errors",
     "StateError": "errors",
     "Timeout": "errors",
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "TestModel": "testing",
     "FunctionModel": "testing",
     "UsageLimits": "usage",
+    "ModelSettings": "settings",
 }
 
 __all__ = [
@@ -70,6 +72,8 @@ __all__ = [
     "InvalidArguments",
     "ModelError",
     "ModelRetry",
+    "ModelSettings",
+    "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
     "RunResult",
@@ -126,6 +130,7 @@ if _TYPE_CHECKING:
         InvalidArguments,
         ModelError,
         ModelRetry,
+        OutputRetryLimitExceeded,
         StarweaverError,
         StateError,
         Timeout,
@@ -142,6 +147,7 @@ if _TYPE_CHECKING:
         PendingDeferred,
     )
     from starweaver.result import ToolResult
+    from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
     from starweaver.toolsets import ClientTool, Toolset, user_input_tools

@@ -21,10 +21,12 @@ from starweaver.hitl import (
     normalize_approvals,
     normalize_deferred_results,
 )
+from starweaver.output import Output, OutputMode, is_text_type
+from starweaver.settings import ModelSettings, settings_spec
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, Toolset
-from starweaver.usage import UsageLimits, usage_limits_spec
+from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
@@ -118,20 +120,31 @@ class RunResult:
 
     ``status`` is ``"completed"``, ``"waiting"``, ``"failed"`` or
     ``"cancelled"``; ``messages`` is the whole conversation as message dicts
-    (parts tagged by ``kind``); ``usage`` counts requests and tool calls.
+    (parts tagged by ``kind``); ``output`` is the final answer (text, or the
+    validated value of the agent's ``output_type``); ``usage`` sums the
+    run's requests, tokens (input, output, cache read and write, reasoning)
+    and successful tool calls.
     """
 
-    def __init__(self, raw: Mapping[str, Any], session: _SessionRef | None = None) -> None:
+    def __init__(
+        self, raw: Mapping[str, Any], session: _SessionRef | None = None, output: Output | None = None
+    ) -> None:
         self.raw: dict[str, Any] = dict(raw)
         self.run_id: str = str(raw.get("run_id", ""))
         self.status: str = str(raw.get("status", ""))
-        self.output: str = str(raw.get("output", ""))
+        #: The final answer: the text for a text agent, the validated value
+        #: of the output type (``output_type=``) otherwise (None unless the
+        #: run completed).
+        self.output: Any = str(raw.get("output", ""))
+        if output is not None:
+            answer = raw.get("output_value")
+            self.output = output.value(answer) if answer is not None else None
         # The messages of a completed or waiting run are the first
         # message_count messages of its session; they are read on first use.
         self._session = session
         self._messages: list[dict[str, Any]] | None = list(raw["messages"]) if "messages" in raw else None
         self._new_start = int(raw.get("new_messages_start", 0))
-        self.usage: dict[str, int] = dict(raw.get("usage") or {})
+        self.usage: dict[str, int] = usage_dict(raw.get("usage"))
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None
 
@@ -228,6 +241,10 @@ class Agent:
         metadata: Mapping[str, Any] | None = None,
         approval_required_tools: Iterable[str] | None = None,
         state_key: str | None = None,
+        model_settings: ModelSettings | None = None,
+        output_type: Any = str,
+        output_mode: OutputMode = "tool",
+        output_retries: int | None = None,
     ) -> None:
         if not isinstance(model, (TestModel, FunctionModel)):
             raise TypeError(f"model must be a TestModel or FunctionModel, got {type(model).__name__}")
@@ -237,6 +254,15 @@ class Agent:
         self._catalog = _Catalog()
         handle = model._native_handle()
         self._catalog.models[handle] = model
+        self._output: Output | None = None
+        output_spec: dict[str, Any] | None = None
+        if not is_text_type(output_type):
+            self._output = Output(output_type, mode=output_mode)
+            validator_id = next(_ids)
+            self._catalog.tools[validator_id] = self._output.tool
+            output_spec = self._output.spec(validator_id)
+        elif output_mode != "tool":
+            raise ValueError("output_mode needs an output_type other than str")
         spec: dict[str, Any] = {
             "model": handle,
             "tools": [self._catalog.tool_spec(_as_tool(t)) for t in (tools or [])],
@@ -256,6 +282,9 @@ class Agent:
             ("metadata", dict(metadata) if metadata else None),
             ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
             ("state_key", state_key if state_key is not None else os.environ.get(_STATE_KEY_ENV) or None),
+            ("settings", settings_spec(model_settings)),
+            ("output", output_spec),
+            ("output_retries", output_retries),
         ):
             if value is not None:
                 spec[key] = value
@@ -271,6 +300,7 @@ class Agent:
         metadata: Mapping[str, Any] | None,
         events: bool,
         usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
     ) -> tuple[dict[str, Any], _Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
@@ -287,6 +317,9 @@ class Agent:
         limits = usage_limits_spec(usage_limits)
         if limits is not None:
             request["usage_limits"] = limits
+        settings = settings_spec(model_settings)
+        if settings is not None:
+            request["settings"] = settings
         return request, self._catalog.merged(run_catalog)
 
     async def _drive(
@@ -301,7 +334,7 @@ class Agent:
         # A run the runtime cancelled (at shutdown) still reports its result.
         if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
             raise _capi.error_from(error)
-        return RunResult(done.get("result") or {}, session)
+        return RunResult(done.get("result") or {}, session, self._output)
 
     async def _resume_on(
         self,
@@ -369,9 +402,10 @@ class Agent:
         metadata: Mapping[str, Any] | None,
         on_event: EventCallback | None,
         usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
     ) -> RunResult:
         request, catalog = self._run_request(
-            prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits
+            prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits, model_settings
         )
         return await self._drive(session, request, catalog, on_event)
 
@@ -385,11 +419,13 @@ class Agent:
         metadata: Mapping[str, Any] | None = None,
         on_event: EventCallback | None = None,
         usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
-        ``tools``, ``toolsets``, ``instructions`` and ``usage_limits`` apply
-        to this run only (the set fields of ``usage_limits`` replace the
+        ``tools``, ``toolsets``, ``instructions``, ``usage_limits`` and
+        ``model_settings`` apply to this run only (the set fields of
+        ``usage_limits`` and the keys of ``model_settings`` replace the
         agent's). ``on_event`` receives each event (``run_start``,
         ``tool_call``, ``tool_return``, ``custom``, ``run_complete``, ...) on
         the loop; an ``async def`` callback is awaited, in event order, before
@@ -402,9 +438,15 @@ class Agent:
                 message says it is unknown).
             UsageLimitExceeded: the run would pass a usage limit (by default
                 50 model requests).
-            ModelError: the model failed or answered with garbage.
-            AgentError: the run failed for another reason.
-            ValueError: a usage limit is 0 or less.
+            OutputRetryLimitExceeded: the model's structured answers kept
+                failing validation past the output-retry budget.
+            ModelError: the model failed or answered with garbage, or
+                refused to give the structured answer (the message names
+                the refusal).
+            AgentError: the run failed for another reason (an output
+                validator raised something other than ``ModelRetry``).
+            ValueError: a usage limit is 0 or less, or a model setting is
+                out of range.
         """
         # The session lives as long as the result needs its messages.
         session = _SessionRef(_capi.session_new(self._handle))
@@ -417,7 +459,26 @@ class Agent:
             metadata=metadata,
             on_event=on_event,
             usage_limits=usage_limits,
+            model_settings=model_settings,
         )
+
+    def output_validator(self, func: Any) -> Any:
+        """Register a function that checks (and may change) each structured
+        answer after pydantic validated it, as pydantic-ai's
+        ``@agent.output_validator``: ``f(value)`` or ``f(ctx, value)``, sync
+        (run in the worker threads of sync tools) or async (run on the
+        loop); it returns the value to keep and may raise ``ModelRetry`` to
+        send the model a retry prompt within the output-retry budget.
+        Validators run in registration order, for runs started afterwards.
+        Returns ``func`` unchanged.
+
+        Raises:
+            TypeError: the agent has no ``output_type``, or func is not callable.
+        """
+        if self._output is None:
+            raise TypeError("output_validator needs an agent with an output_type other than str")
+        self._output.add_validator(func)
+        return func
 
     def session(self) -> AgentSession:
         """Start a session: a conversation whose runs share history."""
@@ -451,6 +512,7 @@ class AgentSession:
         metadata: Mapping[str, Any] | None = None,
         on_event: EventCallback | None = None,
         usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -466,6 +528,7 @@ class AgentSession:
             metadata=metadata,
             on_event=on_event,
             usage_limits=usage_limits,
+            model_settings=model_settings,
         )
 
     async def resume_after_hitl(
@@ -506,6 +569,13 @@ class AgentSession:
     def messages(self) -> list[dict[str, Any]]:
         """The conversation so far."""
         return _capi.session_messages(self._handle)
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """What the session's runs consumed so far, summed (failed runs
+        included; a run resumed after waiting counts once). A restored
+        session counts from zero."""
+        return usage_dict(_capi.session_info(self._handle).get("usage"))
 
     def close(self) -> None:
         """Release the native session once nothing needs it (results read
@@ -565,6 +635,10 @@ def create_agent(
     metadata: Mapping[str, Any] | None = None,
     approval_required_tools: Iterable[str] | None = None,
     state_key: str | None = None,
+    model_settings: ModelSettings | None = None,
+    output_type: Any = str,
+    output_mode: OutputMode = "tool",
+    output_retries: int | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -579,6 +653,22 @@ def create_agent(
     limits of every run (see ``UsageLimits``); its set fields replace
     ``max_steps``. Calls of unknown tool names spend the model-correction
     budget (``max_retries``, 3 by default) per name.
+
+    ``model_settings`` (see ``ModelSettings``) go with every model request;
+    a run's own ``model_settings`` are merged over them.
+
+    ``output_type`` makes each run end with a validated value in
+    ``result.output`` instead of text (``str``, the default): a pydantic
+    model, a dataclass, a TypedDict, a union or any other type pydantic can
+    validate (non-object types travel wrapped as ``{"response": ...}``). The
+    model gives it by calling an output tool (``output_mode="tool"``, the
+    default) or, with ``output_mode="native"``, as JSON text in the
+    provider's JSON-schema response format. Invalid answers go back to the
+    model as retry prompts, at most ``output_retries`` times (by default
+    ``max_retries``, else 3; pydantic-ai defaults to 1). When the response
+    that calls the output tool also calls other tools, the output wins and
+    the other calls are not executed (pydantic-ai's "early" strategy).
+    A text answer where the output tool was expected is a retry too.
 
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
@@ -602,4 +692,8 @@ def create_agent(
         metadata=metadata,
         approval_required_tools=approval_required_tools,
         state_key=state_key,
+        model_settings=model_settings,
+        output_type=output_type,
+        output_mode=output_mode,
+        output_retries=output_retries,
     )

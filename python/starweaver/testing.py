@@ -18,11 +18,42 @@ from starweaver import _capi
 __all__ = ["FunctionModel", "ModelResponse", "TestModel"]
 
 ModelResponse = Union[str, Mapping[str, Any]]
-"""A scripted response: text, ``{"text": ...}`` or ``{"tool_calls": [...]}``."""
+"""A scripted response: text, ``{"text": ...}``, ``{"refusal": ...}`` or
+``{"tool_calls": [...]}``, any mapping optionally with ``"usage"``."""
+
+
+#: The token counts a response's ``"usage"`` may give.
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
 
 
 def _response_message(item: object) -> dict[str, Any]:
-    """Convert a response item into the runtime's response message."""
+    """Convert a response item into the runtime's response message; a
+    mapping may add ``"usage"``: ``{"input_tokens": n, "output_tokens": n,
+    ...}`` (also ``cache_read_tokens``, ``cache_write_tokens``,
+    ``reasoning_tokens``), the usage the response reports."""
+    message = _response_parts(item)
+    if isinstance(item, Mapping) and item.get("usage") is not None:
+        usage = item["usage"]
+        if not isinstance(usage, Mapping):
+            raise ValueError(f"usage must be a dict of token counts, got {usage!r}")
+        out = {"requests": 1}
+        for key, value in usage.items():
+            if key not in _USAGE_KEYS:
+                raise ValueError(f"unknown usage key {key!r} (known: {', '.join(_USAGE_KEYS)})")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"usage {key} must be a non-negative int, got {value!r}")
+            out[key] = value
+        message["usage"] = out
+    return message
+
+
+def _response_parts(item: object) -> dict[str, Any]:
     if isinstance(item, str):
         return {"kind": "response", "parts": [{"kind": "text", "text": item}]}
     if isinstance(item, Mapping):
@@ -50,7 +81,12 @@ def _response_message(item: object) -> dict[str, Any]:
             return {"kind": "response", "parts": parts}
         if isinstance(item.get("text"), str):
             return {"kind": "response", "parts": [{"kind": "text", "text": item["text"]}]}
-    raise ValueError(f"a model response must be a string, {{'text': str}} or {{'tool_calls': [...]}}, got {item!r}")
+        if isinstance(item.get("refusal"), str):
+            return {"kind": "response", "parts": [{"kind": "refusal", "text": item["refusal"]}]}
+    raise ValueError(
+        "a model response must be a string, {'text': str}, {'refusal': str} or {'tool_calls': [...]}, "
+        f"got {item!r}"
+    )
 
 
 class TestModel:
@@ -85,6 +121,18 @@ class TestModel:
         """A response asking for tool calls: ``[{"id", "name", "arguments"}]``."""
         return {"tool_calls": [dict(c) for c in calls]}
 
+    @staticmethod
+    def output_response(value: Any, *, name: str = "final_result", id: str = "") -> dict[str, Any]:  # noqa: A002
+        """A response calling the output tool (``create_agent(output_type=...)``)
+        with value: a pydantic model or a dataclass as its JSON form, a dict
+        as the tool's arguments themselves, anything else (a scalar, a list)
+        as ``{"response": value}``, the form of non-object output types."""
+        from starweaver.output import test_arguments
+
+        return {"tool_calls": [{"id": id, "name": name, "arguments": test_arguments(value)}]}
+
+    output_call = output_response
+
     def captured_messages(self) -> list[list[dict[str, Any]]]:
         """The messages of each request received, one list per request: the
         model-visible projection (tool returns without ``app_value``,
@@ -93,7 +141,9 @@ class TestModel:
         return [r["messages"] for r in _capi.model_captured(self._handle)]
 
     def captured_params(self) -> list[dict[str, Any]]:
-        """The parameters of each request, including ``tools`` (definitions)."""
+        """The parameters of each request: ``tools`` (definitions),
+        ``settings`` (the merged model settings, left out when none are set)
+        and ``output`` (the structured output asked for, if any)."""
         return [r["params"] for r in _capi.model_captured(self._handle)]
 
     def _native_handle(self) -> int:

@@ -5,7 +5,29 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["UsageLimits"]
+__all__ = ["USAGE_KEYS", "UsageLimits", "usage_dict"]
+
+#: The keys of a usage dict (``RunResult.usage``, ``AgentSession.usage``,
+#: the ``usage`` of ``model_response`` and ``run_complete`` events).
+USAGE_KEYS = (
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "tool_calls",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+def usage_dict(raw: object) -> dict[str, int]:
+    """A usage dict from the runtime's, every key present (0 when unset).
+    Input tokens include the cached ones; output tokens the reasoning ones."""
+    src = raw if isinstance(raw, dict) else {}
+    out = {k: int(src.get(k) or 0) for k in USAGE_KEYS}
+    for k, v in src.items():
+        out.setdefault(k, v)
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
