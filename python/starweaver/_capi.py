@@ -24,6 +24,7 @@ from starweaver import _library
 from starweaver.errors import (
     AgentError,
     ModelError,
+    OutputRetryLimitExceeded,
     StarweaverError,
     StateError,
     ToolRetryLimitExceeded,
@@ -108,7 +109,8 @@ def error_from(data: dict[str, Any]) -> BaseException:
     message = str(data.get("message", ""))
     if slug == "retry_limit":
         # The runtime's message says whether the tool is unknown.
-        return ToolRetryLimitExceeded(str(data.get("tool", "")), int(data.get("max_retries", 0)), message or None)
+        cls = OutputRetryLimitExceeded if data.get("output") else ToolRetryLimitExceeded
+        return cls(str(data.get("tool", "")), int(data.get("max_retries", 0)), message or None)
     if slug == "usage_limit_exceeded":
         value = data.get("value")
         return UsageLimitExceeded(
@@ -118,7 +120,7 @@ def error_from(data: dict[str, Any]) -> BaseException:
         return ModelError(message)
     if slug in ("busy", "state", "bad_handle"):
         return StateError(message, code=slug)
-    if slug in ("config", "unavailable_tools", "cancelled"):
+    if slug in ("config", "unavailable_tools", "cancelled", "output"):
         return AgentError(message)
     if slug in ("invalid_spec", "invalid_argument"):
         return ValueError(message)

@@ -33,6 +33,7 @@ __all__ = (
     "InvalidArguments",
     "ModelError",
     "ModelRetry",
+    "OutputRetryLimitExceeded",
     "StarweaverError",
     "StateError",
     "Timeout",
@@ -189,6 +190,12 @@ class ToolRetryLimitExceeded(ToolError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.tool, self.max_retries, str(self)))
+
+
+class OutputRetryLimitExceeded(ToolRetryLimitExceeded):
+    """The model's structured answers kept failing validation (the output
+    schema, pydantic, or an output validator's ``ModelRetry``) past the
+    output-retry budget; the run fails. ``tool`` names the output tool."""
 
 
 def _rebuild(cls: type[BaseException], args: tuple[Any, ...], kwargs: dict[str, Any]) -> BaseException:
