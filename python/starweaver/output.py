@@ -93,11 +93,13 @@ async def _in_pool(func: Callable[[], Any]) -> Any:
 
     def work() -> None:
         try:
-            value = func()
+            outcome: tuple[bool, Any] = (True, func())
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            loop.call_soon_threadsafe(settle, False, exc)
-        else:
-            loop.call_soon_threadsafe(settle, True, value)
+            outcome = (False, exc)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:
+            pass  # the loop closed: nobody awaits the validator any more
 
     sync_pool().submit(work)
     return await future
@@ -189,10 +191,17 @@ class Output:
                 if inspect.isawaitable(result):
                     result = await result
             value = result
-        try:
-            return self._answer(value)
-        except Exception as exc:  # noqa: BLE001 - a validator returned a value of another type
-            raise TypeError(f"an output validator returned a value that does not fit the output type: {exc}") from None
+        if self.validators:
+            # A validator must return the value to keep (as in pydantic-ai);
+            # one that returns None or another type fails the run clearly.
+            try:
+                value = self.adapter.validate_python(value)
+            except ValidationError as exc:
+                raise TypeError(
+                    "an output validator returned a value that does not fit the output type: "
+                    + describe_validation_error(exc)
+                ) from None
+        return self._answer(value)
 
 
 def test_arguments(value: Any) -> dict[str, Any]:

@@ -160,7 +160,8 @@ async def _await(value: Awaitable[ModelResponse]) -> ModelResponse:
 class FunctionModel:
     """A model answered by ``callback(messages, info)``.
 
-    ``info`` is ``{"params": {"tools": [...], ...}, "model_name": ...}``. The
+    ``info`` is ``{"params": {"tools": [...], "settings": {...}, "output":
+    {...}}, "model_name": ...}`` (``settings`` and ``output`` only when set). The
     callback may be sync or async and returns a response item as for
     ``TestModel``. Async callbacks run on the loop; sync ones in the worker
     threads of sync tools, so a slow one never blocks the loop. Its exceptions

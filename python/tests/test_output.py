@@ -259,3 +259,27 @@ def test_output_validator_needs_an_output_type() -> None:
         create_agent(model=TestModel(), output_mode="native")
     with pytest.raises(ValueError, match="output_mode"):
         create_agent(model=TestModel(), output_type=int, output_mode="xml")  # type: ignore[arg-type]
+
+
+def test_output_validator_must_return_the_value() -> None:
+    model = TestModel.responses([TestModel.output_response(City(name="Oslo", population=1))])
+    agent = create_agent(model=model, output_type=City)
+
+    @agent.output_validator
+    def forgets_to_return(city: City) -> None:
+        pass
+
+    with pytest.raises(AgentError, match="does not fit the output type"):
+        run(agent.run("?"))
+
+
+def test_output_response_forms() -> None:
+    assert TestModel.output_response(City(name="a", population=1))["tool_calls"][0]["arguments"] == {
+        "name": "a",
+        "population": 1,
+    }
+    assert TestModel.output_call([1, 2], id="x")["tool_calls"][0] == {
+        "id": "x",
+        "name": "final_result",
+        "arguments": {"response": [1, 2]},
+    }
