@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model"
 )
 
 // abiError is the JSON error object given to the host: a stable slug plus
@@ -20,6 +21,11 @@ type abiError struct {
 	Value *int   `json:"value,omitempty"`
 	// Output marks a retry_limit of the output-retry budget.
 	Output bool `json:"output,omitempty"`
+	// Provider, StatusCode and Code describe a provider's failure (a
+	// "model" error from model.ProviderError).
+	Provider   string `json:"provider,omitempty"`
+	StatusCode int    `json:"status_code,omitempty"`
+	Code       string `json:"code,omitempty"`
 }
 
 func (e *abiError) Error() string { return e.Type + ": " + e.Message }
@@ -33,11 +39,14 @@ func toABIError(err error) *abiError {
 	e := &abiError{Type: "internal", Message: err.Error()}
 	var rl *agent.RetryLimitError
 	var ul *agent.UsageLimitError
+	var pe *model.ProviderError
 	switch {
 	case errors.As(err, &rl):
 		e.Type, e.Tool, e.MaxRetries, e.Output = "retry_limit", rl.Tool, &rl.MaxRetries, rl.Output
 	case errors.As(err, &ul):
 		e.Type, e.Limit, e.Value = "usage_limit_exceeded", ul.Limit, &ul.Value
+	case errors.As(err, &pe):
+		e.Type, e.Provider, e.StatusCode, e.Code = "model", pe.Provider, pe.StatusCode, pe.Code
 	case errors.Is(err, agent.ErrModel):
 		e.Type = "model"
 	case errors.Is(err, agent.ErrCancelled):

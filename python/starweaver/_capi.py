@@ -117,7 +117,13 @@ def error_from(data: dict[str, Any]) -> BaseException:
             message, limit=str(data.get("limit", "")) or None, value=int(value) if value is not None else None
         )
     if slug == "model":
-        return ModelError(message)
+        status = data.get("status_code")
+        return ModelError(
+            message,
+            provider=data.get("provider") or None,
+            status_code=int(status) if status else None,
+            code=data.get("code") or None,
+        )
     if slug in ("busy", "state", "bad_handle"):
         return StateError(message, code=slug)
     if slug in ("config", "unavailable_tools", "cancelled", "output"):

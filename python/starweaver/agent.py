@@ -23,6 +23,7 @@ from starweaver.hitl import (
 )
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
+from starweaver.models import ProviderModel, infer_model
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, Toolset
@@ -31,7 +32,8 @@ from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
 ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
-Model = Union[TestModel, FunctionModel]
+Model = Union[TestModel, FunctionModel, ProviderModel, str]
+"""A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
 
 _ids = itertools.count(1)
 
@@ -246,8 +248,13 @@ class Agent:
         output_mode: OutputMode = "tool",
         output_retries: int | None = None,
     ) -> None:
-        if not isinstance(model, (TestModel, FunctionModel)):
-            raise TypeError(f"model must be a TestModel or FunctionModel, got {type(model).__name__}")
+        if isinstance(model, str):
+            model = infer_model(model)
+        if not isinstance(model, (TestModel, FunctionModel, ProviderModel)):
+            raise TypeError(
+                "model must be a model string ('openai:gpt-4.1'), a starweaver.models model, "
+                f"a TestModel or a FunctionModel, got {type(model).__name__}"
+            )
         self.model = model
         self.name = name
         self.deps: dict[str, Any] = dict(deps or {})

@@ -77,7 +77,22 @@ class UsageLimitExceeded(AgentError):
 
 
 class ModelError(StarweaverError):
-    """A model failed or returned something the runtime cannot use."""
+    """A model failed or returned something the runtime cannot use.
+
+    Arguments:
+        message: What went wrong (never an API key).
+        provider: The provider that reported the failure, if one did.
+        status_code: Its HTTP status (401, 429, ...), if any.
+        code: Its error type or code (``"invalid_api_key"``), if any.
+    """
+
+    def __init__(
+        self, message: str, *, provider: str | None = None, status_code: int | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status_code = status_code
+        self.code = code
 
 
 class StateError(StarweaverError):

@@ -1,0 +1,170 @@
+"""Real models: OpenAI (Chat Completions and Responses), OpenAI-compatible
+servers, and Anthropic. The providers run in the Go runtime (HTTP, retries
+with backoff, streaming), so no request ever blocks the event loop.
+
+``create_agent(model="openai:gpt-4.1")`` takes a model string; the model
+classes take the options a string cannot say::
+
+    OpenAIModel("llama3.1", base_url="http://localhost:11434/v1")  # Ollama
+    AnthropicModel("claude-sonnet-4-5", max_tokens=8192)
+
+API keys and base URLs default to the usual environment variables
+(``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``,
+``ANTHROPIC_BASE_URL``), read when the model is built. A missing key is not
+an error until the first request, which then fails with a ``ModelError``
+naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from starweaver import _capi
+
+__all__ = ["KNOWN_PREFIXES", "AnthropicModel", "OpenAIModel", "OpenAIResponsesModel", "ProviderModel", "infer_model"]
+
+
+class ProviderModel:
+    """A model served by a provider over HTTP; see the subclasses."""
+
+    kind: ClassVar[str]
+    key_variable: ClassVar[str]
+    base_url_variable: ClassVar[str]
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+        stream: bool = False,
+        provider_name: str | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError("a model name is required, e.g. OpenAIModel('gpt-4.1')")
+        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
+            raise TypeError(f"timeout must be seconds as a number, got {type(timeout).__name__}")
+        self.name = name
+        self.base_url = base_url or os.environ.get(self.base_url_variable) or None
+        provider: dict[str, Any] = {"model": name, "stream": bool(stream)}
+        key = api_key if api_key is not None else os.environ.get(self.key_variable, "")
+        if key:
+            provider["api_key"] = key
+        if self.base_url:
+            provider["base_url"] = self.base_url
+        if headers:
+            provider["headers"] = {str(k): str(v) for k, v in headers.items()}
+        if max_retries is not None:
+            provider["max_retries"] = max_retries
+        if timeout is not None:
+            provider["timeout_ms"] = max(1, round(timeout * 1000))
+        if provider_name:
+            provider["provider_name"] = provider_name
+        provider.update(self._extra())
+        self._handle = _capi.model_new({"kind": self.kind, "provider": provider})
+        weakref.finalize(self, _capi.release, self._handle)
+
+    def _extra(self) -> dict[str, Any]:
+        return {}
+
+    def _native_handle(self) -> int:
+        return self._handle
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class OpenAIModel(ProviderModel):
+    """An OpenAI Chat Completions model, or any OpenAI-compatible server
+    (vLLM, llama.cpp, Ollama, LiteLLM) through ``base_url``; a server of your
+    own needs no API key.
+
+    Arguments:
+        name: The model, e.g. ``"gpt-4.1"``.
+        base_url: The API root (``OPENAI_BASE_URL`` by default, else OpenAI's).
+        api_key: The key (``OPENAI_API_KEY`` by default).
+        headers: Extra HTTP headers of every request.
+        max_retries: Retries of 429, 5xx and dropped connections, with
+            exponential backoff honouring ``Retry-After`` (2 by default).
+        timeout: Seconds one request may take, its retries included.
+        stream: Receive responses streamed (assembled into one message).
+        provider_name: What responses report as their provider.
+    """
+
+    kind = "openai"
+    key_variable = "OPENAI_API_KEY"
+    base_url_variable = "OPENAI_BASE_URL"
+
+
+class OpenAIResponsesModel(OpenAIModel):
+    """An OpenAI model through the Responses API (reasoning items are kept in
+    history and sent back); options as for ``OpenAIModel``."""
+
+    kind = "openai-responses"
+
+
+class AnthropicModel(ProviderModel):
+    """An Anthropic Messages API model.
+
+    Arguments beyond ``OpenAIModel``'s:
+        max_tokens: The response token limit used when the settings set none
+            (Anthropic requires one).
+        thinking_budget: Enables extended thinking with this token budget;
+            thinking blocks are kept in history and sent back.
+    """
+
+    kind = "anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
+    base_url_variable = "ANTHROPIC_BASE_URL"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_tokens: int | None = None,
+        thinking_budget: int | None = None,
+        **options: Any,
+    ) -> None:
+        for label, value in (("max_tokens", max_tokens), ("thinking_budget", thinking_budget)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ValueError(f"{label} must be a positive int, got {value!r}")
+        self._max_tokens = max_tokens
+        self._thinking_budget = thinking_budget
+        super().__init__(name, **options)
+
+    def _extra(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self._max_tokens is not None:
+            extra["max_tokens"] = self._max_tokens
+        if self._thinking_budget is not None:
+            extra["thinking_budget"] = self._thinking_budget
+        return extra
+
+
+KNOWN_PREFIXES: dict[str, type[ProviderModel]] = {
+    "openai": OpenAIModel,
+    "openai-chat": OpenAIModel,
+    "openai-responses": OpenAIResponsesModel,
+    "anthropic": AnthropicModel,
+}
+"""The provider prefixes of model strings (``"openai:gpt-4.1"``)."""
+
+
+def infer_model(spec: str) -> ProviderModel:
+    """The model a ``"provider:name"`` string names.
+
+    Raises:
+        ValueError: the string has no known provider prefix.
+    """
+    prefix, sep, name = spec.partition(":")
+    cls = KNOWN_PREFIXES.get(prefix)
+    if not sep or cls is None or not name:
+        known = ", ".join(f"'{p}:...'" for p in KNOWN_PREFIXES)
+        raise ValueError(f"unknown model {spec!r}: use one of {known}, or a model object")
+    return cls(name)
