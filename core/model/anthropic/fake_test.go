@@ -105,6 +105,20 @@ func (f *fake) body(i int) map[string]any {
 	return v
 }
 
+// header returns the headers of the i-th request.
+func (f *fake) header(i int) http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.headers[i]
+}
+
+// gap returns the time between the arrival of requests i-1 and i.
+func (f *fake) gap(i int) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.times[i].Sub(f.times[i-1])
+}
+
 func (f *fake) requests() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -163,7 +163,7 @@ func TestSettingsOnTheWire(t *testing.T) {
 	if _, ok := b["seed"]; ok {
 		t.Errorf("seed sent: Anthropic has no seed")
 	}
-	if h := f.headers[0].Get("Anthropic-Beta"); h != "test-beta" {
+	if h := f.header(0).Get("Anthropic-Beta"); h != "test-beta" {
 		t.Errorf("anthropic-beta header = %q", h)
 	}
 }

@@ -40,7 +40,7 @@ func TestTextResponse(t *testing.T) {
 		t.Fatalf("model, max_tokens = %v, %v", body["model"], body["max_tokens"])
 	}
 	// This SDK version sends the key as a bearer token.
-	if h := f.headers[0].Get("Authorization"); h != "Bearer "+testKey {
+	if h := f.header(0).Get("Authorization"); h != "Bearer "+testKey {
 		t.Fatalf("authorization = %q", h)
 	}
 }
