@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -9,6 +11,9 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 )
+
+// messagesPath is the Messages API endpoint, relative to the base URL.
+const messagesPath = "v1/messages"
 
 // Model is a [model.Model] over Anthropic's Messages API. Build it with
 // [New] or [NewFromConfig]; it is immutable and safe for concurrent use.
@@ -51,6 +56,10 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 	if err != nil {
 		return model.Message{}, err
 	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return model.Message{}, fmt.Errorf("%w: anthropic: encoding the request: %w", model.ErrModel, err)
+	}
 	timeout := m.timeout
 	if t := time.Duration(params.Settings.TimeoutMS) * time.Millisecond; t > 0 && (timeout == 0 || t < timeout) {
 		timeout = t
@@ -62,14 +71,19 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	var resp *sdk.Message
+	var resp wireResponse
 	if m.streaming {
-		resp, err = m.stream(ctx, body, ropts)
+		err = m.stream(ctx, raw, ropts, &resp)
 	} else {
-		resp, err = m.client.Messages.New(ctx, body, ropts...)
+		var out []byte
+		if err = m.client.Post(ctx, messagesPath, json.RawMessage(raw), &out, ropts...); err == nil {
+			if err = json.Unmarshal(out, &resp); err != nil {
+				return model.Message{}, fmt.Errorf("%w: anthropic: malformed response: %w", model.ErrModel, err)
+			}
+		}
 	}
 	if err != nil {
 		return model.Message{}, m.requestError(ctx, err)
 	}
-	return m.parseResponse(resp)
+	return m.parseResponse(&resp)
 }

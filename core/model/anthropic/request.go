@@ -5,53 +5,41 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-// buildRequest maps a history and its params onto the SDK's request body
-// and the per-request options (extra headers and body keys).
-func (m *Model) buildRequest(messages []model.Message, params model.Params) (sdk.MessageNewParams, []option.RequestOption, error) {
-	var body sdk.MessageNewParams
-	body.Model = sdk.Model(m.name)
+// buildRequest maps a history and its params onto the request body and the
+// per-request options (extra headers and body keys).
+func (m *Model) buildRequest(messages []model.Message, params model.Params) (*wireRequest, []option.RequestOption, error) {
 	system, msgs, err := mapMessages(messages)
 	if err != nil {
-		return body, nil, err
+		return nil, nil, err
 	}
 	if len(msgs) == 0 {
-		return body, nil, fmt.Errorf("%w: anthropic: the request has no user or assistant content", model.ErrModel)
+		return nil, nil, fmt.Errorf("%w: anthropic: the request has no user or assistant content", model.ErrModel)
 	}
-	body.System = system
-	body.Messages = msgs
+	body := &wireRequest{Model: m.name, System: system, Messages: msgs, Stream: m.streaming}
 	if body.Tools, err = mapTools(params.Tools); err != nil {
-		return body, nil, err
+		return nil, nil, err
 	}
-	m.applySettings(&body, params.Settings)
+	m.applySettings(body, params.Settings)
 	if o := params.Output; o != nil {
 		switch o.Mode {
 		case model.OutputTool:
 			// The output tool is among params.Tools.
 		case model.OutputNative:
 			if o.Schema == nil {
-				return body, nil, fmt.Errorf("%w: anthropic: native output %q without a schema", model.ErrModel, o.Name)
+				return nil, nil, fmt.Errorf("%w: anthropic: native output %q without a schema", model.ErrModel, o.Name)
 			}
-			body.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: o.Schema}
+			body.OutputConfig = &wireOutputConfig{Format: wireOutputFormat{Type: "json_schema", Schema: o.Schema}}
 		default:
-			return body, nil, fmt.Errorf("%w: anthropic: unknown output mode %q", model.ErrModel, o.Mode)
+			return nil, nil, fmt.Errorf("%w: anthropic: unknown output mode %q", model.ErrModel, o.Mode)
 		}
 	}
 	var ropts []option.RequestOption
-	// This SDK version has no typed temperature or top_p field; the API
-	// still accepts both, so they are set on the body by name.
-	if t := params.Settings.Temperature; t != nil {
-		ropts = append(ropts, option.WithJSONSet("temperature", *t))
-	}
-	if t := params.Settings.TopP; t != nil {
-		ropts = append(ropts, option.WithJSONSet("top_p", *t))
-	}
 	for k, v := range params.Settings.ExtraHeaders {
 		ropts = append(ropts, option.WithHeader(k, v))
 	}
@@ -61,119 +49,75 @@ func (m *Model) buildRequest(messages []model.Message, params model.Params) (sdk
 	return body, ropts, nil
 }
 
-// applySettings maps model settings onto the typed request fields (see
-// buildRequest for temperature and top_p). Seed has no Anthropic
-// counterpart and is ignored.
-func (m *Model) applySettings(body *sdk.MessageNewParams, s model.Settings) {
-	body.MaxTokens = int64(m.maxTokens)
+// applySettings maps model settings onto the request. Seed has no
+// Anthropic counterpart and is ignored.
+func (m *Model) applySettings(body *wireRequest, s model.Settings) {
+	body.MaxTokens = m.maxTokens
 	if s.MaxTokens != nil {
-		body.MaxTokens = int64(*s.MaxTokens)
+		body.MaxTokens = *s.MaxTokens
 	}
+	body.Temperature = s.Temperature
+	body.TopP = s.TopP
 	if len(s.Stop) > 0 {
 		body.StopSequences = s.Stop
 	}
 	if m.thinkingBudget > 0 {
-		body.Thinking.OfEnabled = &sdk.ThinkingConfigEnabledParam{BudgetTokens: int64(m.thinkingBudget)}
+		body.Thinking = &wireThinking{Type: "enabled", BudgetTokens: m.thinkingBudget}
 	}
 	noParallel := s.ParallelToolCalls != nil && !*s.ParallelToolCalls
-	var disable = sdk.Bool(true)
 	switch s.ToolChoice {
 	case "":
 		if noParallel && len(body.Tools) > 0 {
-			body.ToolChoice.OfAuto = &sdk.ToolChoiceAutoParam{DisableParallelToolUse: disable}
+			body.ToolChoice = &wireToolChoice{Type: "auto", DisableParallelToolUse: true}
 		}
 	case "auto":
-		body.ToolChoice.OfAuto = &sdk.ToolChoiceAutoParam{}
-		if noParallel {
-			body.ToolChoice.OfAuto.DisableParallelToolUse = disable
-		}
+		body.ToolChoice = &wireToolChoice{Type: "auto", DisableParallelToolUse: noParallel}
 	case "none":
-		body.ToolChoice.OfNone = &sdk.ToolChoiceNoneParam{}
+		body.ToolChoice = &wireToolChoice{Type: "none"}
 	case "required":
-		body.ToolChoice.OfAny = &sdk.ToolChoiceAnyParam{}
-		if noParallel {
-			body.ToolChoice.OfAny.DisableParallelToolUse = disable
-		}
+		body.ToolChoice = &wireToolChoice{Type: "any", DisableParallelToolUse: noParallel}
 	default:
-		body.ToolChoice.OfTool = &sdk.ToolChoiceToolParam{Name: s.ToolChoice}
-		if noParallel {
-			body.ToolChoice.OfTool.DisableParallelToolUse = disable
-		}
+		body.ToolChoice = &wireToolChoice{Type: "tool", Name: s.ToolChoice, DisableParallelToolUse: noParallel}
 	}
 }
 
+// emptySchema is the input_schema of a tool without parameters.
+var emptySchema = map[string]any{"type": "object", "properties": map[string]any{}}
+
 // mapTools translates tool definitions: name, description, the JSON schema
-// as input_schema, and strict for tools that ask for it.
-func mapTools(defs []tool.Definition) ([]sdk.ToolUnionParam, error) {
+// as input_schema (sent unchanged), and strict for tools that ask for it.
+func mapTools(defs []tool.Definition) ([]wireTool, error) {
 	if len(defs) == 0 {
 		return nil, nil
 	}
-	out := make([]sdk.ToolUnionParam, len(defs))
+	out := make([]wireTool, len(defs))
 	for i, d := range defs {
 		if d.Name == "" {
 			return nil, fmt.Errorf("%w: anthropic: tool definition %d has no name", model.ErrModel, i)
 		}
-		t := &sdk.ToolParam{Name: d.Name, InputSchema: inputSchema(d.Parameters)}
-		if d.Description != "" {
-			t.Description = sdk.String(d.Description)
+		schema := d.Parameters
+		if schema == nil {
+			schema = emptySchema
 		}
-		if d.IsStrict() {
-			t.Strict = sdk.Bool(true)
-		}
-		out[i] = sdk.ToolUnionParam{OfTool: t}
+		out[i] = wireTool{Name: d.Name, Description: d.Description, InputSchema: schema, Strict: d.IsStrict()}
 	}
 	return out, nil
-}
-
-// inputSchema splits a JSON schema into the SDK's typed fields (type is
-// always "object") and its extra fields, which are sent unchanged.
-func inputSchema(schema map[string]any) sdk.ToolInputSchemaParam {
-	var s sdk.ToolInputSchemaParam
-	for k, v := range schema {
-		switch k {
-		case "type":
-		case "properties":
-			s.Properties = v
-		case "required":
-			switch r := v.(type) {
-			case []string:
-				s.Required = r
-			case []any:
-				req := make([]string, 0, len(r))
-				for _, x := range r {
-					if name, ok := x.(string); ok {
-						req = append(req, name)
-					}
-				}
-				s.Required = req
-			}
-		default:
-			if s.ExtraFields == nil {
-				s.ExtraFields = make(map[string]any, len(schema))
-			}
-			s.ExtraFields[k] = v
-		}
-	}
-	if s.Properties == nil {
-		s.Properties = map[string]any{}
-	}
-	return s
 }
 
 // turn collects the blocks of one API message. Tool results are kept apart
 // so that they lead the user message, as the API requires.
 type turn struct {
 	role    string // "user" or "assistant"
-	results []sdk.ContentBlockParamUnion
-	blocks  []sdk.ContentBlockParamUnion
+	results []any
+	blocks  []any
 }
 
 // mapMessages maps a history onto the system blocks and the alternating
 // user and assistant messages of a request.
-func mapMessages(messages []model.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
+func mapMessages(messages []model.Message) ([]textBlock, []wireMessage, error) {
 	var (
-		system []sdk.TextBlockParam
-		out    []sdk.MessageParam
+		system []textBlock
+		out    = make([]wireMessage, 0, len(messages))
 		cur    turn
 		lastIn = -1
 	)
@@ -183,13 +127,9 @@ func mapMessages(messages []model.Message) ([]sdk.TextBlockParam, []sdk.MessageP
 		}
 	}
 	flush := func() {
-		content := append(cur.results, cur.blocks...)
-		if len(content) > 0 {
-			if cur.role == "assistant" {
-				out = append(out, sdk.MessageParam{OfAssistant: &sdk.AssistantMessageParam{Content: content}})
-			} else {
-				out = append(out, sdk.MessageParam{OfUser: &sdk.UserMessageParam{Content: content}})
-			}
+		if n := len(cur.results) + len(cur.blocks); n > 0 {
+			content := append(cur.results, cur.blocks...)
+			out = append(out, wireMessage{Role: cur.role, Content: content})
 		}
 		cur = turn{}
 	}
@@ -199,22 +139,23 @@ func mapMessages(messages []model.Message) ([]sdk.TextBlockParam, []sdk.MessageP
 			cur.role = role
 		}
 	}
-	for i, msg := range messages {
+	for i := range messages {
+		msg := &messages[i]
 		switch msg.Kind {
 		case model.KindRequest:
 			open("user")
-			for _, p := range msg.Parts {
-				if err := mapRequestPart(&cur, &system, p); err != nil {
+			for j := range msg.Parts {
+				if err := mapRequestPart(&cur, &system, &msg.Parts[j]); err != nil {
 					return nil, nil, err
 				}
 			}
 			if i == lastIn && msg.Instructions != "" {
-				system = append(system, sdk.TextBlockParam{Text: msg.Instructions})
+				system = append(system, textBlock{Type: "text", Text: msg.Instructions})
 			}
 		case model.KindResponse:
 			open("assistant")
-			for _, p := range msg.Parts {
-				if err := mapResponsePart(&cur, p); err != nil {
+			for j := range msg.Parts {
+				if err := mapResponsePart(&cur, &msg.Parts[j]); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -226,11 +167,11 @@ func mapMessages(messages []model.Message) ([]sdk.TextBlockParam, []sdk.MessageP
 	return system, out, nil
 }
 
-func mapRequestPart(cur *turn, system *[]sdk.TextBlockParam, p model.Part) error {
+func mapRequestPart(cur *turn, system *[]textBlock, p *model.Part) error {
 	switch p.Kind {
 	case model.KindSystemPrompt, model.KindInstruction:
 		if p.Text != "" {
-			*system = append(*system, sdk.TextBlockParam{Text: p.Text})
+			*system = append(*system, textBlock{Type: "text", Text: p.Text})
 		}
 	case model.KindUserPrompt:
 		for _, c := range p.Content {
@@ -238,7 +179,7 @@ func mapRequestPart(cur *turn, system *[]sdk.TextBlockParam, p model.Part) error
 				return fmt.Errorf("%w: anthropic: user content of kind %q is not supported", model.ErrModel, c.Kind)
 			}
 			if c.Text != "" {
-				cur.blocks = append(cur.blocks, sdk.NewTextBlock(c.Text))
+				cur.blocks = append(cur.blocks, textBlock{Type: "text", Text: c.Text})
 			}
 		}
 	case model.KindToolReturn:
@@ -254,7 +195,7 @@ func mapRequestPart(cur *turn, system *[]sdk.TextBlockParam, p model.Part) error
 		if p.ToolCallID != "" {
 			cur.results = append(cur.results, toolResult(p.ToolCallID, p.Text, true))
 		} else if p.Text != "" {
-			cur.blocks = append(cur.blocks, sdk.NewTextBlock(p.Text))
+			cur.blocks = append(cur.blocks, textBlock{Type: "text", Text: p.Text})
 		}
 	case model.KindText, model.KindToolCall, model.KindThinking, model.KindRefusal:
 		return fmt.Errorf("%w: anthropic: %s part in a request", model.ErrModel, p.Kind)
@@ -264,23 +205,23 @@ func mapRequestPart(cur *turn, system *[]sdk.TextBlockParam, p model.Part) error
 	return nil
 }
 
-func mapResponsePart(cur *turn, p model.Part) error {
+func mapResponsePart(cur *turn, p *model.Part) error {
 	switch p.Kind {
 	case model.KindText:
 		if p.Text != "" { // the API rejects empty text blocks
-			cur.blocks = append(cur.blocks, sdk.NewTextBlock(p.Text))
+			cur.blocks = append(cur.blocks, textBlock{Type: "text", Text: p.Text})
 		}
 	case model.KindToolCall:
 		if p.ToolCall == nil {
 			return fmt.Errorf("%w: anthropic: tool_call part without a call", model.ErrModel)
 		}
 		args := p.ToolCall.Arguments
-		if len(args) == 0 || !json.Valid(args) {
+		if !isJSONObject(args) {
 			// Malformed arguments were answered with a retry prompt; the
 			// API only accepts an object here.
 			args = json.RawMessage(`{}`)
 		}
-		cur.blocks = append(cur.blocks, sdk.NewToolUseBlock(p.ToolCall.ID, args, p.ToolCall.Name))
+		cur.blocks = append(cur.blocks, toolUseBlock{Type: "tool_use", ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: args})
 	case model.KindThinking:
 		t := p.Thinking
 		if t == nil || t.Provider != ProviderName {
@@ -288,9 +229,9 @@ func mapResponsePart(cur *turn, p model.Part) error {
 		}
 		switch {
 		case t.Encrypted != "":
-			cur.blocks = append(cur.blocks, sdk.NewRedactedThinkingBlock(t.Encrypted))
+			cur.blocks = append(cur.blocks, redactedThinkingBlock{Type: "redacted_thinking", Data: t.Encrypted})
 		case t.Signature != "":
-			cur.blocks = append(cur.blocks, sdk.NewThinkingBlock(t.Signature, p.Text))
+			cur.blocks = append(cur.blocks, thinkingBlock{Type: "thinking", Thinking: p.Text, Signature: t.Signature})
 		}
 		// Unsigned thinking cannot be verified by the API: dropped.
 	case model.KindRefusal:
@@ -303,15 +244,18 @@ func mapResponsePart(cur *turn, p model.Part) error {
 	return nil
 }
 
-func toolResult(id, text string, isError bool) sdk.ContentBlockParamUnion {
-	r := &sdk.ToolResultBlockParam{ToolUseID: id}
+// isJSONObject reports whether b is a valid JSON object.
+func isJSONObject(b json.RawMessage) bool {
+	s := strings.TrimLeft(string(b), " \t\r\n")
+	return len(s) > 0 && s[0] == '{' && json.Valid(b)
+}
+
+func toolResult(id, text string, isError bool) toolResultBlock {
+	r := toolResultBlock{Type: "tool_result", ToolUseID: id, IsError: isError}
 	if text != "" {
-		r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: text}}}
+		r.Content = []textBlock{{Type: "text", Text: text}}
 	}
-	if isError {
-		r.IsError = sdk.Bool(true)
-	}
-	return sdk.ContentBlockParamUnion{OfToolResult: r}
+	return r
 }
 
 // returnText is the text of a tool return: a string as is, anything else

@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
 // parseResponse maps a Messages API response onto a response message.
-func (m *Model) parseResponse(r *sdk.Message) (model.Message, error) {
-	refused := r.StopReason == sdk.StopReasonRefusal
+func (m *Model) parseResponse(r *wireResponse) (model.Message, error) {
+	refused := r.StopReason == "refusal"
 	if len(r.Content) == 0 && !refused {
 		return model.Message{}, fmt.Errorf("%w: anthropic: response %q has no content blocks (stop reason %q)", model.ErrModel, r.ID, r.StopReason)
 	}
@@ -22,11 +20,10 @@ func (m *Model) parseResponse(r *sdk.Message) (model.Message, error) {
 		case "text":
 			parts = append(parts, model.TextPart(b.Text))
 		case "tool_use":
-			args := b.Input
-			if len(args) > 0 && !json.Valid(args) {
+			if len(b.Input) > 0 && !json.Valid(b.Input) {
 				return model.Message{}, fmt.Errorf("%w: anthropic: tool_use block %q has invalid input", model.ErrModel, b.ID)
 			}
-			parts = append(parts, model.ToolCallPart(b.ID, b.Name, append(json.RawMessage(nil), args...)))
+			parts = append(parts, model.ToolCallPart(b.ID, b.Name, b.Input))
 		case "thinking":
 			parts = append(parts, model.ThinkingPart(b.Thinking, model.Thinking{Provider: ProviderName, Signature: b.Signature}))
 		case "redacted_thinking":
@@ -39,17 +36,16 @@ func (m *Model) parseResponse(r *sdk.Message) (model.Message, error) {
 		parts = append(parts, model.RefusalPart(r.StopDetails.Explanation))
 	}
 	u := r.Usage
-	usage := &model.Usage{
-		Requests:         1,
-		InputTokens:      int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens),
-		OutputTokens:     int(u.OutputTokens),
-		CacheReadTokens:  int(u.CacheReadInputTokens),
-		CacheWriteTokens: int(u.CacheCreationInputTokens),
-		ReasoningTokens:  int(u.OutputTokensDetails.ThinkingTokens),
-	}
 	msg := model.Response(parts...)
-	msg.Usage = usage
-	msg.ModelName = string(r.Model)
+	msg.Usage = &model.Usage{
+		Requests:         1,
+		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheReadTokens:  u.CacheReadInputTokens,
+		CacheWriteTokens: u.CacheCreationInputTokens,
+		ReasoningTokens:  u.OutputTokensDetails.ThinkingTokens,
+	}
+	msg.ModelName = r.Model
 	if msg.ModelName == "" {
 		msg.ModelName = m.name
 	}
@@ -61,15 +57,15 @@ func (m *Model) parseResponse(r *sdk.Message) (model.Message, error) {
 
 // finishReason maps a stop reason onto the Finish* constants; an unknown
 // or missing one maps to "" rather than to a guess.
-func finishReason(s sdk.StopReason) string {
+func finishReason(s string) string {
 	switch s {
-	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence, sdk.StopReasonPauseTurn:
+	case "end_turn", "stop_sequence", "pause_turn":
 		return model.FinishStop
-	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+	case "max_tokens", "model_context_window_exceeded":
 		return model.FinishLength
-	case sdk.StopReasonToolUse:
+	case "tool_use":
 		return model.FinishToolCalls
-	case sdk.StopReasonRefusal:
+	case "refusal":
 		return model.FinishContentFilter
 	}
 	return ""
