@@ -25,6 +25,7 @@ type Model struct {
 	maxTokens      int
 	thinkingBudget int
 	timeout        time.Duration
+	schemas        *schemaCache
 	// initErr fails every request (a missing API key).
 	initErr error
 }
@@ -35,7 +36,7 @@ var _ model.Model = (*Model)(nil)
 // sends its requests through client; the caller owns the client's auth,
 // base URL, retries and HTTP client.
 func New(client sdk.Client, name string, opts ...Option) *Model {
-	m := &Model{client: client, name: name, provider: ProviderName, maxTokens: DefaultMaxTokens}
+	m := &Model{client: client, name: name, provider: ProviderName, maxTokens: DefaultMaxTokens, schemas: &schemaCache{}}
 	for _, o := range opts {
 		o(m)
 	}
@@ -56,7 +57,7 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 	if err != nil {
 		return model.Message{}, err
 	}
-	raw, err := json.Marshal(body)
+	raw, err := m.appendRequest(make([]byte, 0, 4096), body)
 	if err != nil {
 		return model.Message{}, fmt.Errorf("%w: anthropic: encoding the request: %w", model.ErrModel, err)
 	}
