@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -69,8 +72,9 @@ func BenchmarkMessagesRequest(b *testing.B) {
 		_, _ = w.Write(resp)
 	}))
 	defer srv.Close()
-	retries := 0
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), MaxRetries: &retries})
+	client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
+		option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
+	m := anthropic.New(client, "claude-sonnet-4-5")
 	history, params := benchHistory()
 	ctx := context.Background()
 	if _, err := m.Request(ctx, history, params); err != nil {
@@ -91,14 +95,25 @@ func BenchmarkMessagesRequest(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 	})
+	b.Run("sdk-floor", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime(b)
+		for b.Loop() {
+			var out []byte
+			if err := client.Post(ctx, "v1/messages", json.RawMessage(reqBody), &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	})
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
-		client := srv.Client()
+		hc := srv.Client()
 		start := cpuTime(b)
 		for b.Loop() {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", bytes.NewReader(reqBody))
 			req.Header = reqHeader.Clone()
-			res, err := client.Do(req)
+			res, err := hc.Do(req)
 			if err != nil {
 				b.Fatal(err)
 			}

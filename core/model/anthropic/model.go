@@ -78,7 +78,7 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 	} else {
 		var out []byte
 		if err = m.client.Post(ctx, messagesPath, json.RawMessage(raw), &out, ropts...); err == nil {
-			if err = json.Unmarshal(out, &resp); err != nil {
+			if err = decodeResponse(out, &resp); err != nil {
 				return model.Message{}, fmt.Errorf("%w: anthropic: malformed response: %w", model.ErrModel, err)
 			}
 		}
