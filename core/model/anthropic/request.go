@@ -44,9 +44,25 @@ func (m *Model) buildRequest(messages []model.Message, params model.Params) (*wi
 		ropts = append(ropts, option.WithHeader(k, v))
 	}
 	for k, v := range params.Settings.ExtraBody {
-		ropts = append(ropts, option.WithJSONSet(k, v))
+		ropts = append(ropts, option.WithJSONSet(sjsonKey(k), v))
 	}
 	return body, ropts, nil
+}
+
+// sjsonKey escapes a top-level key for option.WithJSONSet, whose keys are
+// sjson paths: "a.b" would otherwise set b inside a.
+func sjsonKey(k string) string {
+	if !strings.ContainsAny(k, `.*?|#@!\:`) {
+		return k
+	}
+	var b strings.Builder
+	for _, r := range k {
+		if strings.ContainsRune(`.*?|#@!\:`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // applySettings maps model settings onto the request. Seed has no

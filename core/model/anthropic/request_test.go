@@ -232,3 +232,41 @@ func TestUnknownPartsFail(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraBodyKeys: extra body keys are top-level keys, dots included, and
+// replace the provider's own fields.
+func TestExtraBodyKeys(t *testing.T) {
+	f := newFake(t, reply{file: "text.json"})
+	params := model.Params{Settings: model.Settings{ExtraBody: map[string]any{"x.y": 1, "max_tokens": 99, "service_tier": "auto"}}}
+	if _, err := f.model(0).Request(context.Background(), ask("Hi"), params); err != nil {
+		t.Fatal(err)
+	}
+	b := f.body(0)
+	if b["x.y"] != float64(1) || b["max_tokens"] != float64(99) || b["service_tier"] != "auto" {
+		t.Fatalf("body = %s", jsonOf(t, b))
+	}
+}
+
+// TestOnlyTheVisibleReturnIsSent: the application, user and private
+// surfaces of a tool return never reach the wire, even when a caller
+// passes an unprojected history.
+func TestOnlyTheVisibleReturnIsSent(t *testing.T) {
+	f := newFake(t, reply{file: "text.json"})
+	history := append(ask("Weather?"),
+		model.Response(model.ToolCallPart("toolu_1", "get_weather", json.RawMessage(`{"location":"Paris"}`))),
+		model.Request(model.ToolReturn(tool.Return{
+			ToolCallID: "toolu_1", Name: "get_weather", Content: "sunny",
+			AppValue: "APP-SECRET", UserContent: "USER-ONLY", PrivateMetadata: map[string]any{"traceback": "PRIVATE-TB"},
+		})))
+	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	raw := string(f.bodies[0])
+	f.mu.Unlock()
+	for _, secret := range []string{"APP-SECRET", "USER-ONLY", "PRIVATE-TB"} {
+		if strings.Contains(raw, secret) {
+			t.Errorf("%s reached the wire: %s", secret, raw)
+		}
+	}
+}

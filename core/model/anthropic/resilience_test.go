@@ -136,3 +136,13 @@ func TestConfigTimeout(t *testing.T) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
 }
+
+func TestConnectionFailureIsProviderError(t *testing.T) {
+	f := newFake(t)
+	m := f.model(0)
+	f.srv.Close() // nothing listens any more
+	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
+	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
+		t.Fatalf("provider error = %+v", *pe)
+	}
+}
