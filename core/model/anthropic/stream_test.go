@@ -64,7 +64,7 @@ func TestStreamErrorEvent(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_error.sse"})
 	_, err := f.model(0, anthropic.WithStreaming(true)).Request(context.Background(), ask("Hi"), model.Params{})
 	pe := providerError(t, err)
-	if pe.Code != "overloaded_error" || pe.Message != "Overloaded" {
+	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }
@@ -81,5 +81,13 @@ func TestStreamingRetriesBeforeTheStream(t *testing.T) {
 	}
 	if len(got.ToolCalls()) != 1 || f.requests() != 2 {
 		t.Fatalf("calls = %+v after %d requests", got.ToolCalls(), f.requests())
+	}
+}
+
+func TestStreamingUnauthorized(t *testing.T) {
+	f := newFake(t, reply{status: 401, file: "error_401.json"})
+	_, err := f.model(2, anthropic.WithStreaming(true)).Request(context.Background(), ask("Hi"), model.Params{})
+	if pe := providerError(t, err); pe.StatusCode != 401 || pe.Code != "authentication_error" {
+		t.Fatalf("provider error = %+v", *pe)
 	}
 }
