@@ -67,9 +67,8 @@
 // after the retries is a ProviderError with Code "connection_error"; a
 // stream that breaks or ends before message_stop, one with Code
 // "stream_error" (an error event in the stream carries its type, and the
-// status the API reference gives that type). A
-// cancelled or expired context returns an error that wraps the context's
-// error.
+// status the API reference gives that type). A cancelled or expired
+// context returns an error that wraps the context's error.
 //
 // # Cost
 //
