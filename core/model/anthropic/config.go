@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -19,13 +20,17 @@ const (
 	EnvBaseURL = "ANTHROPIC_BASE_URL"
 )
 
+// defaultBaseURL is where the SDK sends requests when no base URL is set.
+const defaultBaseURL = "https://api.anthropic.com"
+
 // DefaultMaxRetries is how many times a failed request is retried when
 // Config.MaxRetries is nil.
 const DefaultMaxRetries = 2
 
 // ErrMissingAPIKey is returned by every request of a model built by
 // [NewFromConfig] with no API key (neither Config.APIKey nor
-// ANTHROPIC_API_KEY) and the default base URL. errors.Is(err,
+// ANTHROPIC_API_KEY) and Anthropic's own base URL (unset, or
+// https://api.anthropic.com). errors.Is(err,
 // model.ErrModel) holds too.
 var ErrMissingAPIKey = errors.New("anthropic: no API key: set the ANTHROPIC_API_KEY environment variable or pass an API key")
 
@@ -83,7 +88,7 @@ func NewFromConfig(name string, cfg Config, opts ...Option) *Model {
 	}
 	m := New(sdk.NewClient(ro...), name, opts...)
 	m.timeout = cfg.Timeout
-	if key == "" && base == "" {
+	if key == "" && (base == "" || strings.HasPrefix(base, defaultBaseURL)) {
 		m.initErr = fmt.Errorf("%w: %w", model.ErrModel, ErrMissingAPIKey)
 	}
 	return m

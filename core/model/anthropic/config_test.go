@@ -18,6 +18,11 @@ func TestMissingAPIKey(t *testing.T) {
 	if !errors.Is(err, anthropic.ErrMissingAPIKey) || !errors.Is(err, model.ErrModel) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Fatalf("err = %v", err)
 	}
+	// Naming Anthropic's own URL is no different from leaving it unset.
+	m = anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{BaseURL: "https://api.anthropic.com"})
+	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{}); !errors.Is(err, anthropic.ErrMissingAPIKey) {
+		t.Fatalf("err = %v", err)
+	}
 }
 
 func TestEnvironmentKeyAndBaseURL(t *testing.T) {
