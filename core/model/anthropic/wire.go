@@ -10,8 +10,11 @@ import "encoding/json"
 // into wireResponse rather than sdk.Message: the SDK's param and response
 // types encode and decode through a reflective field-by-field codec that
 // cost about 100 µs of CPU per typical agent step, twice the budget of the
-// whole provider. The field names follow the SDK's types and the tests pin
-// the bytes on the wire.
+// whole provider. encode.go and decode.go read and write these structs
+// without reflection, checked against encoding/json on the same structs.
+// The field names follow the SDK's types and the tests pin the bytes on
+// the wire. Event streams still go through the SDK's types and its
+// accumulator (stream.go).
 
 type wireRequest struct {
 	Model         string            `json:"model"`
