@@ -1,0 +1,147 @@
+//go:build unix
+
+package anthropic_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// benchHistory is a typical step of an agent: a system prompt, a user
+// prompt, one tool round trip, two tools.
+func benchHistory() ([]model.Message, model.Params) {
+	h := []model.Message{
+		model.Request(model.SystemPrompt("You are a helpful assistant."), model.UserPrompt("What's the weather and time in San Francisco?")),
+		model.Response(model.TextPart("I'll check."),
+			model.ToolCallPart("toolu_01A09q90qw90lq917835lq9", "get_weather", json.RawMessage(`{"location":"San Francisco, CA"}`)),
+			model.ToolCallPart("toolu_01B19q90qw90lq917835lq8", "get_time", json.RawMessage(`{"timezone":"America/Los_Angeles"}`))),
+		model.Request(
+			model.ToolReturn(tool.Return{ToolCallID: "toolu_01A09q90qw90lq917835lq9", Name: "get_weather", Content: map[string]any{"temp_f": 65, "sky": "clear"}}),
+			model.ToolReturn(tool.Return{ToolCallID: "toolu_01B19q90qw90lq917835lq8", Name: "get_time", Content: "12:04"})),
+	}
+	tz := weatherTool()
+	tz.Name, tz.Description = "get_time", "Get the current time in a timezone"
+	return h, model.Params{Tools: []tool.Definition{weatherTool(), tz}}
+}
+
+// cpuTime is the process's user plus system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkMessagesRequest compares one model request through the provider
+// (mapping, the SDK's encoding, retries machinery, decoding, mapping back)
+// with a raw net/http POST of the same request (the body and headers the
+// provider sent) whose response is read but not decoded, against the same
+// local server. Both report
+// cpu-ns/op, the process's CPU time per request (the server's included, the
+// same on both sides); the provider's extra CPU per request is the
+// difference, which "extra" measures with the two interleaved. "sdk-floor"
+// is the SDK client alone posting the same bytes, without the provider's
+// mapping and codec.
+func BenchmarkMessagesRequest(b *testing.B) {
+	resp := fixture(b, "tool_use_parallel.json")
+	var (
+		mu         sync.Mutex
+		lastBody   []byte
+		lastHeader http.Header
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		lastBody, lastHeader = body, r.Header
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(resp)
+	}))
+	defer srv.Close()
+	client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
+		option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
+	m := anthropic.New(client, "claude-sonnet-4-5")
+	history, params := benchHistory()
+	ctx := context.Background()
+	if _, err := m.Request(ctx, history, params); err != nil {
+		b.Fatal(err)
+	}
+	mu.Lock()
+	reqBody, reqHeader := lastBody, lastHeader.Clone()
+	mu.Unlock()
+	reqHeader.Del("Content-Length")
+	hc := srv.Client()
+
+	b.Run("provider", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime(b)
+		for b.Loop() {
+			if _, err := m.Request(ctx, history, params); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("sdk-floor", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime(b)
+		for b.Loop() {
+			var out []byte
+			if err := client.Post(ctx, "v1/messages", json.RawMessage(reqBody), &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	})
+	post := func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", bytes.NewReader(reqBody))
+		req.Header = reqHeader.Clone()
+		res, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime(b)
+		for b.Loop() {
+			post()
+		}
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	})
+	// extra interleaves the two, one of each per iteration, so that the
+	// load of the machine weighs on both alike, and reports the difference.
+	b.Run("extra", func(b *testing.B) {
+		var prov, raw time.Duration
+		for b.Loop() {
+			t0 := cpuTime(b)
+			if _, err := m.Request(ctx, history, params); err != nil {
+				b.Fatal(err)
+			}
+			t1 := cpuTime(b)
+			post()
+			t2 := cpuTime(b)
+			prov += t1 - t0
+			raw += t2 - t1
+		}
+		b.ReportMetric(float64(prov-raw)/float64(b.N), "extra-cpu-ns/op")
+	})
+}

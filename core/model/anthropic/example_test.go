@@ -1,0 +1,110 @@
+package anthropic_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/anthropic"
+)
+
+// exampleServer replays a fixture as the Messages API would.
+func exampleServer(file string, sse bool) *httptest.Server {
+	body, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		panic(err)
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sse {
+			w.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = w.Write(body)
+	}))
+}
+
+func ExampleNewFromConfig() {
+	srv := exampleServer("text.json", false) // stands in for api.anthropic.com
+	defer srv.Close()
+
+	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{
+		APIKey:  "sk-ant-...", // or leave empty to read ANTHROPIC_API_KEY
+		BaseURL: srv.URL,      // or leave empty for ANTHROPIC_BASE_URL, then the default
+	})
+	resp, err := m.Request(context.Background(),
+		[]model.Message{model.Request(model.SystemPrompt("Be brief."), model.UserPrompt("Who are you?"))},
+		model.Params{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Text())
+	fmt.Println(resp.FinishReason, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	// Output:
+	// Hi! My name is Claude.
+	// stop 2095 503
+}
+
+func ExampleNew() {
+	srv := exampleServer("stream_tool_use.sse", true)
+	defer srv.Close()
+
+	// The caller owns the client: auth, base URL, retries, HTTP.
+	client := sdk.NewClient(option.WithAPIKey("sk-ant-..."), option.WithBaseURL(srv.URL), option.WithMaxRetries(4))
+	m := anthropic.New(client, "claude-sonnet-4-5",
+		anthropic.WithStreaming(true), anthropic.WithThinking(2048), anthropic.WithMaxTokens(8192))
+	resp, err := m.Request(context.Background(),
+		[]model.Message{model.Request(model.UserPrompt("Weather in San Francisco?"))},
+		model.Params{Tools: nil})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range resp.ToolCalls() {
+		fmt.Println(c.Name, string(c.Arguments))
+	}
+	fmt.Println(resp.FinishReason)
+	// Output:
+	// get_weather {"location": "San Francisco, CA", "unit": "fahrenheit"}
+	// tool_calls
+}
+
+func ExampleErrMissingAPIKey() {
+	defer restoreEnv("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")()
+	os.Unsetenv("ANTHROPIC_API_KEY")
+	os.Unsetenv("ANTHROPIC_BASE_URL")
+	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{}) // building never fails
+	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
+	fmt.Println(err)
+	// Output:
+	// model: anthropic: no API key: set the ANTHROPIC_API_KEY environment variable or pass an API key
+}
+
+// restoreEnv returns a function that restores the variables as they are now.
+func restoreEnv(names ...string) func() {
+	saved := map[string]*string{}
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			saved[n] = &v
+		} else {
+			saved[n] = nil
+		}
+	}
+	return func() {
+		for n, v := range saved {
+			if v == nil {
+				os.Unsetenv(n)
+			} else {
+				os.Setenv(n, *v)
+			}
+		}
+	}
+}

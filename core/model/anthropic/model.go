@@ -1,0 +1,90 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// messagesPath is the Messages API endpoint, relative to the base URL.
+const messagesPath = "v1/messages"
+
+// Model is a [model.Model] over Anthropic's Messages API. Build it with
+// [New] or [NewFromConfig]; it is immutable and safe for concurrent use.
+type Model struct {
+	client         sdk.Client
+	name           string
+	provider       string
+	streaming      bool
+	maxTokens      int
+	thinkingBudget int
+	timeout        time.Duration
+	schemas        *schemaCache
+	// initErr fails every request (a missing API key).
+	initErr error
+}
+
+var _ model.Model = (*Model)(nil)
+
+// New returns a Model named name (for example "claude-sonnet-4-5") that
+// sends its requests through client; the caller owns the client's auth,
+// base URL, retries and HTTP client.
+func New(client sdk.Client, name string, opts ...Option) *Model {
+	m := &Model{client: client, name: name, provider: ProviderName, maxTokens: DefaultMaxTokens, schemas: &schemaCache{}}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// Name returns the model name sent with each request.
+func (m *Model) Name() string { return m.name }
+
+// Request sends messages (the model-visible history, the last message being
+// the new request) and returns the response. It does not modify messages.
+// See the package documentation for the mapping and the failures.
+func (m *Model) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
+	if m.initErr != nil {
+		return model.Message{}, m.initErr
+	}
+	body, ropts, err := m.buildRequest(messages, params)
+	if err != nil {
+		return model.Message{}, err
+	}
+	raw, err := m.appendRequest(make([]byte, 0, 4096), body)
+	if err != nil {
+		return model.Message{}, fmt.Errorf("%w: anthropic: encoding the request: %w", model.ErrModel, err)
+	}
+	timeout := m.timeout
+	if t := time.Duration(params.Settings.TimeoutMS) * time.Millisecond; t > 0 && (timeout == 0 || t < timeout) {
+		timeout = t
+	}
+	if timeout > 0 {
+		// Bounds each attempt for the SDK and the whole request here.
+		ropts = append(ropts, option.WithRequestTimeout(timeout))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	var resp wireResponse
+	if m.streaming {
+		err = m.stream(ctx, raw, ropts, &resp)
+	} else {
+		var out []byte
+		if err = m.client.Post(ctx, messagesPath, json.RawMessage(raw), &out, ropts...); err == nil {
+			if err = decodeResponse(out, &resp); err != nil {
+				return model.Message{}, fmt.Errorf("%w: anthropic: malformed response: %w", model.ErrModel, err)
+			}
+		}
+	}
+	if err != nil {
+		return model.Message{}, m.requestError(ctx, err)
+	}
+	return m.parseResponse(&resp)
+}
