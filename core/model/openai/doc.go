@@ -1,0 +1,24 @@
+// Package openai provides [model.Model] implementations for OpenAI's Chat
+// Completions API ([Chat]) and Responses API ([Responses]), built on the
+// official SDK, github.com/openai/openai-go/v3. Any OpenAI-compatible server
+// (vLLM, llama.cpp, Ollama, LiteLLM) is reached through a base URL.
+//
+// A model maps the model-visible history (see [model.Visible]) to the API's
+// messages or input items, and the API's answer back to one response
+// message: text, tool calls, refusals and reasoning become parts, the
+// finish reason one of the model.Finish* constants, the token counts a
+// [model.Usage]. Every part kind is mapped explicitly; an unknown one fails
+// the request rather than being dropped.
+//
+// Tools marked strict, and the schema of a native structured output, are
+// sent as OpenAI strict schemas (every property required, optional ones
+// nullable, no additional properties, keywords strict mode rejects moved
+// into the description). Retries of 429, 5xx
+// and dropped connections are the SDK's (exponential backoff with jitter,
+// Retry-After honoured); a failure after them, and every error a retry
+// cannot fix, is a [*model.ProviderError] carrying the provider's status,
+// code and message, never the API key.
+//
+// A Chat or Responses value is safe for concurrent use by several runs; its
+// options are fixed when it is built.
+package openai
