@@ -325,7 +325,7 @@ func TestChatStreamAssemblesSplitArguments(t *testing.T) {
 
 func TestChatStreamDisconnect(t *testing.T) {
 	for name, r := range map[string]reply{
-		"dropped mid-body":      {body: fixture(t, "chat_stream_disconnect.sse"), sse: true, cut: true},
+		"dropped mid-body":     {body: fixture(t, "chat_stream_disconnect.sse"), sse: true, cut: true},
 		"closed before finish": {body: fixture(t, "chat_stream_disconnect.sse"), sse: true},
 	} {
 		t.Run(name, func(t *testing.T) {
