@@ -134,3 +134,7 @@ func jsonEq(t testing.TB, got any, want string) {
 		t.Fatalf("got  %s\nwant %s", gb, wb)
 	}
 }
+
+type sdkClient = sdk.Client
+
+func newSDKClient(opts ...option.RequestOption) sdk.Client { return sdk.NewClient(opts...) }
