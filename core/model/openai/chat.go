@@ -3,14 +3,12 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -58,61 +56,62 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 	if err != nil {
 		return model.Message{}, err
 	}
-	strict := strictTools(params.Tools)
-	var native map[string]any
-	if params.Output != nil && params.Output.Mode == model.OutputNative {
-		native = params.Output.Schema
-	}
 	if m.o.streaming {
-		return m.stream(ctx, body, ropts, strict, native)
+		body.Stream, body.StreamOptions = true, &streamOptions{IncludeUsage: true}
 	}
-	c, err := m.client.Chat.Completions.New(ctx, body, ropts...)
+	raw, err := json.Marshal(body)
 	if err != nil {
+		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
+	}
+	rd := newReader(m.o, params)
+	if m.o.streaming {
+		var res *http.Response
+		err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...)
+		return m.stream(ssestream.NewStream[chatCompletion](ssestream.NewDecoder(res), err), rd)
+	}
+	var res []byte
+	if err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...); err != nil {
 		return model.Message{}, m.o.providerError(err)
 	}
-	return m.response(c, strict, native)
+	var c chatCompletion
+	if err := json.Unmarshal(res, &c); err != nil {
+		return model.Message{}, fmt.Errorf("%w: %s returned a malformed response: %w", model.ErrModel, m.o.provider, err)
+	}
+	return m.response(&c, rd)
 }
 
 // body maps the history and parameters to a Chat Completions request.
-func (m *Chat) body(messages []model.Message, p model.Params) (sdk.ChatCompletionNewParams, error) {
-	body := sdk.ChatCompletionNewParams{Model: shared.ChatModel(m.name)}
+func (m *Chat) body(messages []model.Message, p model.Params) (*chatRequest, error) {
+	body := &chatRequest{Model: m.name}
 	msgs, err := chatMessages(messages)
 	if err != nil {
-		return body, err
+		return nil, err
 	}
 	body.Messages = msgs
-	for _, d := range p.Tools {
-		body.Tools = append(body.Tools, chatTool(d))
+	if len(p.Tools) > 0 {
+		body.Tools = make([]json.RawMessage, len(p.Tools))
+		for i, d := range p.Tools {
+			if body.Tools[i], err = chatToolJSON(d); err != nil {
+				return nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
+			}
+		}
 	}
 	s := p.Settings
-	if s.Temperature != nil {
-		body.Temperature = sdk.Float(*s.Temperature)
-	}
-	if s.TopP != nil {
-		body.TopP = sdk.Float(*s.TopP)
-	}
-	if s.MaxTokens != nil {
-		body.MaxCompletionTokens = sdk.Int(int64(*s.MaxTokens))
-	}
+	body.Temperature, body.TopP, body.MaxCompletionTokens, body.Seed = s.Temperature, s.TopP, s.MaxTokens, s.Seed
 	if len(s.Stop) > 0 {
-		body.Stop.OfStringArray = s.Stop
-	}
-	if s.Seed != nil {
-		body.Seed = sdk.Int(*s.Seed)
+		body.Stop = s.Stop
 	}
 	// OpenAI rejects the tool settings of a request without tools.
 	if len(p.Tools) > 0 {
-		if s.ParallelToolCalls != nil {
-			body.ParallelToolCalls = sdk.Bool(*s.ParallelToolCalls)
-		}
+		body.ParallelToolCalls = s.ParallelToolCalls
 		switch s.ToolChoice {
 		case "":
 		case "auto", "none", "required":
-			body.ToolChoice.OfAuto = sdk.String(s.ToolChoice)
+			body.ToolChoice = s.ToolChoice
 		default:
-			body.ToolChoice.OfFunctionToolChoice = &sdk.ChatCompletionNamedToolChoiceParam{
-				Function: sdk.ChatCompletionNamedToolChoiceFunctionParam{Name: s.ToolChoice},
-			}
+			c := namedChoice{Type: "function"}
+			c.Function.Name = s.ToolChoice
+			body.ToolChoice = c
 		}
 	}
 	if o := p.Output; o != nil {
@@ -120,13 +119,15 @@ func (m *Chat) body(messages []model.Message, p model.Params) (sdk.ChatCompletio
 		case model.OutputTool:
 			// The output tool is among p.Tools.
 		case model.OutputNative:
-			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: outputName(o.Name), Strict: sdk.Bool(true), Schema: strictSchema(o.Schema)}
-			if o.Description != "" {
-				js.Description = sdk.String(o.Description)
+			schema, err := strictSchemaJSON(o.Schema)
+			if err != nil {
+				return nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
 			}
-			body.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
+			body.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
+				Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
+			}}
 		default:
-			return body, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
+			return nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
 		}
 	}
 	return body, nil
@@ -149,58 +150,54 @@ func outputName(name string) string {
 	return string(b)
 }
 
-func chatTool(d tool.Definition) sdk.ChatCompletionToolUnionParam {
-	fd := shared.FunctionDefinitionParam{Name: d.Name}
-	if d.Description != "" {
-		fd.Description = sdk.String(d.Description)
-	}
+// function is a tool's definition as both APIs describe a function.
+func function(d tool.Definition) functionSpec {
+	f := functionSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
 	if d.IsStrict() {
-		fd.Strict = sdk.Bool(true)
-		fd.Parameters = strictSchema(d.Parameters)
-	} else if d.Parameters != nil {
-		fd.Parameters = d.Parameters
-	} else {
-		fd.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
+		strict := true
+		f.Strict, f.Parameters = &strict, strictSchema(d.Parameters)
+	} else if f.Parameters == nil {
+		f.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	return sdk.ChatCompletionFunctionTool(fd)
+	return f
 }
 
 // chatMessages maps the history to Chat Completions messages. Every part
 // kind is handled explicitly; an unknown one fails the request.
-func chatMessages(messages []model.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
-	out := make([]sdk.ChatCompletionMessageParamUnion, 0, len(messages)+1)
+func chatMessages(messages []model.Message) ([]chatMessage, error) {
+	out := make([]chatMessage, 0, len(messages)+2)
 	for _, msg := range messages {
 		switch msg.Kind {
 		case model.KindRequest:
 			for _, p := range msg.Parts {
 				switch p.Kind {
 				case model.KindSystemPrompt, model.KindInstruction:
-					out = append(out, sdk.SystemMessage(p.Text))
+					out = append(out, chatMessage{Role: "system", Content: p.Text})
 				case model.KindUserPrompt:
 					texts, err := userTexts(p)
 					if err != nil {
 						return nil, err
 					}
 					if len(texts) == 1 {
-						out = append(out, sdk.UserMessage(texts[0]))
-					} else {
-						parts := make([]sdk.ChatCompletionContentPartUnionParam, len(texts))
-						for i, t := range texts {
-							parts[i] = sdk.TextContentPart(t)
-						}
-						out = append(out, sdk.UserMessage(parts))
+						out = append(out, chatMessage{Role: "user", Content: texts[0]})
+						continue
 					}
+					parts := make([]textPart, len(texts))
+					for i, t := range texts {
+						parts[i] = textPart{Type: "text", Text: t}
+					}
+					out = append(out, chatMessage{Role: "user", Content: parts})
 				case model.KindToolReturn:
 					text, err := returnText(p.Return)
 					if err != nil {
 						return nil, err
 					}
-					out = append(out, sdk.ToolMessage(text, p.Return.ToolCallID))
+					out = append(out, chatMessage{Role: "tool", Content: text, ToolCallID: p.Return.ToolCallID})
 				case model.KindRetryPrompt:
 					if p.ToolCallID != "" {
-						out = append(out, sdk.ToolMessage(p.Text, p.ToolCallID))
+						out = append(out, chatMessage{Role: "tool", Content: p.Text, ToolCallID: p.ToolCallID})
 					} else {
-						out = append(out, sdk.UserMessage(p.Text))
+						out = append(out, chatMessage{Role: "user", Content: p.Text})
 					}
 				case model.KindText, model.KindToolCall, model.KindThinking, model.KindRefusal:
 					return nil, fmt.Errorf("%w: %s part in a request message", model.ErrModel, p.Kind)
@@ -214,7 +211,7 @@ func chatMessages(messages []model.Message) ([]sdk.ChatCompletionMessageParamUni
 				return nil, err
 			}
 			if ok {
-				out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: a})
+				out = append(out, a)
 			}
 		default:
 			return nil, fmt.Errorf("%w: unknown message kind %q", model.ErrModel, msg.Kind)
@@ -223,10 +220,12 @@ func chatMessages(messages []model.Message) ([]sdk.ChatCompletionMessageParamUni
 	if instr := lastInstructions(messages); instr != "" {
 		// After the leading system prompts, before the conversation.
 		i := 0
-		for i < len(out) && out[i].OfSystem != nil {
+		for i < len(out) && out[i].Role == "system" {
 			i++
 		}
-		out = append(out[:i], append([]sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(instr)}, out[i:]...)...)
+		out = append(out, chatMessage{})
+		copy(out[i+1:], out[i:])
+		out[i] = chatMessage{Role: "system", Content: instr}
 	}
 	return out, nil
 }
@@ -235,8 +234,8 @@ func chatMessages(messages []model.Message) ([]sdk.ChatCompletionMessageParamUni
 // Chat Completions API has no field for them (servers that send a
 // reasoning_content do not take it back). A response left with nothing to
 // send is skipped (ok false).
-func chatAssistant(msg model.Message) (*sdk.ChatCompletionAssistantMessageParam, bool, error) {
-	a := &sdk.ChatCompletionAssistantMessageParam{}
+func chatAssistant(msg model.Message) (chatMessage, bool, error) {
+	a := chatMessage{Role: "assistant"}
 	var text, refusal strings.Builder
 	for _, p := range msg.Parts {
 		switch p.Kind {
@@ -246,39 +245,51 @@ func chatAssistant(msg model.Message) (*sdk.ChatCompletionAssistantMessageParam,
 			refusal.WriteString(p.Text)
 		case model.KindToolCall:
 			if p.ToolCall == nil {
-				return nil, false, fmt.Errorf("%w: tool_call part without a call", model.ErrModel)
+				return a, false, fmt.Errorf("%w: tool_call part without a call", model.ErrModel)
 			}
-			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
-					ID:       p.ToolCall.ID,
-					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: p.ToolCall.Name, Arguments: argumentsText(p.ToolCall.Arguments)},
-				},
-			})
+			a.ToolCalls = append(a.ToolCalls, chatToolCall{ID: p.ToolCall.ID, Type: "function",
+				Function: chatFunction{Name: p.ToolCall.Name, Arguments: argumentsText(p.ToolCall.Arguments)}})
 		case model.KindThinking:
 		case model.KindSystemPrompt, model.KindInstruction, model.KindUserPrompt, model.KindToolReturn, model.KindRetryPrompt:
-			return nil, false, fmt.Errorf("%w: %s part in a response message", model.ErrModel, p.Kind)
+			return a, false, fmt.Errorf("%w: %s part in a response message", model.ErrModel, p.Kind)
 		default:
-			return nil, false, fmt.Errorf("%w: unknown part kind %q", model.ErrModel, p.Kind)
+			return a, false, fmt.Errorf("%w: unknown part kind %q", model.ErrModel, p.Kind)
 		}
 	}
 	if text.Len() > 0 {
-		a.Content.OfString = sdk.String(text.String())
+		a.Content = text.String()
 	}
-	if refusal.Len() > 0 {
-		a.Refusal = sdk.String(refusal.String())
-	}
+	a.Refusal = refusal.String()
 	return a, text.Len() > 0 || refusal.Len() > 0 || len(a.ToolCalls) > 0, nil
 }
 
+// reader holds what mapping a response needs from the request.
+type reader struct {
+	o *options
+	// strict holds the original schemas of the strict tools, native the
+	// one of a native output: strict mode forced nulls into their
+	// optional properties, which are removed again.
+	strict map[string]map[string]any
+	native map[string]any
+}
+
+func newReader(o options, p model.Params) reader {
+	r := reader{o: &o, strict: strictTools(p.Tools)}
+	if p.Output != nil && p.Output.Mode == model.OutputNative {
+		r.native = p.Output.Schema
+	}
+	return r
+}
+
 // response maps a completion to a response message.
-func (m *Chat) response(c *sdk.ChatCompletion, strict map[string]map[string]any, native map[string]any) (model.Message, error) {
+func (m *Chat) response(c *chatCompletion, rd reader) (model.Message, error) {
 	if len(c.Choices) == 0 {
 		return model.Message{}, m.o.errEmpty()
 	}
 	ch := c.Choices[0]
 	msg := ch.Message
 	var parts []model.Part
-	if r := reasoningField(msg.JSON.ExtraFields); r != "" {
+	if r := reasoning(&msg); r != "" {
 		parts = append(parts, model.ThinkingPart(r, model.Thinking{Provider: m.o.provider}))
 	}
 	if msg.Content != "" {
@@ -291,22 +302,31 @@ func (m *Chat) response(c *sdk.ChatCompletion, strict map[string]map[string]any,
 		if tc.Type != "" && tc.Type != "function" {
 			return model.Message{}, fmt.Errorf("%w: %s returned a tool call of unsupported type %q", model.ErrModel, m.o.provider, tc.Type)
 		}
-		parts = append(parts, toolCallPart(tc.ID, tc.Function.Name, tc.Function.Arguments, strict))
+		parts = append(parts, toolCallPart(tc.ID, tc.Function.Name, rawText(tc.Function.Arguments), rd.strict))
 	}
-	u := chatUsage(c.Usage)
-	return m.finish(parts, c.ID, c.Model, ch.FinishReason, msg.Refusal != "", &u, native)
+	return m.finish(parts, c.ID, c.Model, ch.FinishReason, msg.Refusal != "", usageOf(c.Usage), rd)
+}
+
+func reasoning(a *chatAnswer) string {
+	if s := rawText(a.ReasoningContent); s != "" {
+		return s
+	}
+	if len(a.Reasoning) > 0 && a.Reasoning[0] == '"' {
+		return rawText(a.Reasoning)
+	}
+	return ""
 }
 
 // finish assembles the response message shared by the streamed and the
 // plain paths.
-func (m *Chat) finish(parts []model.Part, id, name, reason string, refused bool, u *model.Usage, native map[string]any) (model.Message, error) {
+func (m *Chat) finish(parts []model.Part, id, name, reason string, refused bool, u *model.Usage, rd reader) (model.Message, error) {
 	if len(parts) == 0 {
 		return model.Message{}, m.o.errEmpty()
 	}
-	if native != nil {
+	if rd.native != nil {
 		for i := range parts {
 			if parts[i].Kind == model.KindText {
-				parts[i].Text = string(dropAddedNulls(native, []byte(parts[i].Text)))
+				parts[i].Text = string(dropAddedNulls(rd.native, []byte(parts[i].Text)))
 			}
 		}
 	}
@@ -322,42 +342,21 @@ func (m *Chat) finish(parts []model.Part, id, name, reason string, refused bool,
 	return out, nil
 }
 
-// reasoningField reads the reasoning text OpenAI-compatible servers add to
-// a message or a delta (vLLM, DeepSeek and llama.cpp send
-// reasoning_content; Ollama and OpenRouter send reasoning). OpenAI itself
-// sends none.
-func reasoningField(extra map[string]respjsonField) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		if f, ok := extra[k]; ok {
-			raw := f.Raw()
-			if raw == "" || raw == "null" {
-				continue
-			}
-			var s string
-			if json.Unmarshal([]byte(raw), &s) == nil && s != "" {
-				return s
-			}
-		}
+func usageOf(u *chatUsage) *model.Usage {
+	out := &model.Usage{Requests: 1}
+	if u != nil {
+		out.InputTokens, out.OutputTokens = u.PromptTokens, u.CompletionTokens
+		out.CacheReadTokens, out.CacheWriteTokens = u.PromptTokensDetails.CachedTokens, u.PromptTokensDetails.CacheWriteTokens
+		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
 	}
-	return ""
+	return out
 }
 
-func chatUsage(u sdk.CompletionUsage) model.Usage {
-	return model.Usage{
-		Requests:         1,
-		InputTokens:      int(u.PromptTokens),
-		OutputTokens:     int(u.CompletionTokens),
-		CacheReadTokens:  int(u.PromptTokensDetails.CachedTokens),
-		CacheWriteTokens: int(u.PromptTokensDetails.CacheWriteTokens),
-		ReasoningTokens:  int(u.CompletionTokensDetails.ReasoningTokens),
-	}
-}
-
-// stream sends the request with stream: true and assembles the chunks into
-// the message a plain request would return.
-func (m *Chat) stream(ctx context.Context, body sdk.ChatCompletionNewParams, ropts []option.RequestOption, strict map[string]map[string]any, native map[string]any) (model.Message, error) {
-	body.StreamOptions.IncludeUsage = sdk.Bool(true)
-	s := m.client.Chat.Completions.NewStreaming(ctx, body, ropts...)
+// stream assembles the chunks of a streamed completion into the message a
+// plain request would return: text and reasoning deltas are concatenated,
+// tool calls gathered by index (their arguments arrive in pieces, several
+// calls interleaved), the usage read from the last chunk.
+func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Message, error) {
 	defer s.Close()
 	type call struct {
 		id, name string
@@ -367,8 +366,8 @@ func (m *Chat) stream(ctx context.Context, body sdk.ChatCompletionNewParams, rop
 		id, name, reason        string
 		text, refusal, thinking strings.Builder
 		calls                   []*call
-		byIndex                 = map[int64]*call{}
-		usage                   = model.Usage{Requests: 1}
+		byIndex                 = map[int]*call{}
+		usage                   = &model.Usage{Requests: 1}
 	)
 	for s.Next() {
 		ch := s.Current()
@@ -378,17 +377,17 @@ func (m *Chat) stream(ctx context.Context, body sdk.ChatCompletionNewParams, rop
 		if ch.Model != "" {
 			name = ch.Model
 		}
-		if ch.Usage.PromptTokens != 0 || ch.Usage.CompletionTokens != 0 {
-			usage = chatUsage(ch.Usage)
+		if ch.Usage != nil {
+			usage = usageOf(ch.Usage)
 		}
 		for _, c := range ch.Choices {
 			if c.Index != 0 {
 				continue
 			}
-			d := c.Delta
+			d := &c.Delta
 			text.WriteString(d.Content)
 			refusal.WriteString(d.Refusal)
-			thinking.WriteString(reasoningField(d.JSON.ExtraFields))
+			thinking.WriteString(reasoning(d))
 			for _, tc := range d.ToolCalls {
 				cl := byIndex[tc.Index]
 				if cl == nil {
@@ -399,10 +398,8 @@ func (m *Chat) stream(ctx context.Context, body sdk.ChatCompletionNewParams, rop
 				if tc.ID != "" {
 					cl.id = tc.ID
 				}
-				if tc.Function.Name != "" {
-					cl.name += tc.Function.Name
-				}
-				cl.args.WriteString(tc.Function.Arguments)
+				cl.name += tc.Function.Name
+				cl.args.WriteString(rawText(tc.Function.Arguments))
 			}
 			if c.FinishReason != "" {
 				reason = c.FinishReason
@@ -426,19 +423,7 @@ func (m *Chat) stream(ctx context.Context, body sdk.ChatCompletionNewParams, rop
 		parts = append(parts, model.RefusalPart(refusal.String()))
 	}
 	for _, c := range calls {
-		parts = append(parts, toolCallPart(c.id, c.name, c.args.String(), strict))
+		parts = append(parts, toolCallPart(c.id, c.name, c.args.String(), rd.strict))
 	}
-	return m.finish(parts, id, name, reason, refusal.Len() > 0, &usage, native)
-}
-
-// streamError classifies the error that ended a stream: the provider's
-// (an HTTP error before the first event, or an error event), the context's,
-// or a dropped connection.
-func (o *options) streamError(err error) error {
-	var apiErr *sdk.Error
-	var se *ssestream.StreamError
-	if errors.As(err, &apiErr) || errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return o.providerError(err)
-	}
-	return o.errIncompleteStream(err)
+	return m.finish(parts, id, name, reason, refusal.Len() > 0, usage, rd)
 }

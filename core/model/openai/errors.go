@@ -97,3 +97,15 @@ func (o *options) errIncompleteStream(cause error) error {
 	}
 	return &model.ProviderError{Provider: o.provider, Code: "stream_incomplete", Message: msg}
 }
+
+// streamError classifies the error that ended a stream: the provider's
+// (an HTTP error before the first event, or an error event), the context's,
+// or a dropped connection.
+func (o *options) streamError(err error) error {
+	var apiErr *sdk.Error
+	var se *ssestream.StreamError
+	if errors.As(err, &apiErr) || errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return o.providerError(err)
+	}
+	return o.errIncompleteStream(err)
+}

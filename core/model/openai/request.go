@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -198,6 +197,3 @@ func toolCallPart(id, name, args string, strict map[string]map[string]any) model
 	}
 	return model.ToolCallPart(id, name, a)
 }
-
-// respjsonField is the SDK's record of a field it did not decode.
-type respjsonField = respjson.Field

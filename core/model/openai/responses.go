@@ -2,16 +2,15 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/starweaver-go/starweaver/core/model"
-	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // Responses is a model served by OpenAI's Responses API (POST /responses).
@@ -58,156 +57,121 @@ func (m *Responses) Request(ctx context.Context, messages []model.Message, param
 	if err != nil {
 		return model.Message{}, err
 	}
-	strict := strictTools(params.Tools)
-	var native map[string]any
-	if params.Output != nil && params.Output.Mode == model.OutputNative {
-		native = params.Output.Schema
-	}
-	if m.o.streaming {
-		return m.stream(ctx, body, ropts, strict, native)
-	}
-	r, err := m.client.Responses.New(ctx, body, ropts...)
+	body.Stream = m.o.streaming
+	raw, err := json.Marshal(body)
 	if err != nil {
+		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
+	}
+	rd := newReader(m.o, params)
+	if m.o.streaming {
+		var res *http.Response
+		err := m.client.Post(ctx, "responses", raw, &res, ropts...)
+		return m.stream(ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), err), rd)
+	}
+	var res []byte
+	if err := m.client.Post(ctx, "responses", raw, &res, ropts...); err != nil {
 		return model.Message{}, m.o.providerError(err)
 	}
-	return m.response(r, r.Output, strict, native)
+	var r responsesResponse
+	if err := json.Unmarshal(res, &r); err != nil {
+		return model.Message{}, fmt.Errorf("%w: %s returned a malformed response: %w", model.ErrModel, m.o.provider, err)
+	}
+	return m.response(&r, r.Output, rd)
 }
 
-func (m *Responses) body(messages []model.Message, p model.Params) (responses.ResponseNewParams, error) {
-	body := responses.ResponseNewParams{
-		Model:   shared.ResponsesModel(m.name),
-		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
-	}
+func (m *Responses) body(messages []model.Message, p model.Params) (*responsesRequest, error) {
+	body := &responsesRequest{Model: m.name, Include: []string{"reasoning.encrypted_content"}}
 	items, err := m.input(messages)
 	if err != nil {
-		return body, err
+		return nil, err
 	}
-	body.Input.OfInputItemList = items
-	if instr := lastInstructions(messages); instr != "" {
-		body.Instructions = sdk.String(instr)
-	}
-	for _, d := range p.Tools {
-		body.Tools = append(body.Tools, responsesTool(d))
+	body.Input = items
+	body.Instructions = lastInstructions(messages)
+	if len(p.Tools) > 0 {
+		body.Tools = make([]json.RawMessage, len(p.Tools))
+		for i, d := range p.Tools {
+			if body.Tools[i], err = responsesToolJSON(d); err != nil {
+				return nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
+			}
+		}
 	}
 	s := p.Settings
-	if s.Temperature != nil {
-		body.Temperature = sdk.Float(*s.Temperature)
-	}
-	if s.TopP != nil {
-		body.TopP = sdk.Float(*s.TopP)
-	}
-	if s.MaxTokens != nil {
-		body.MaxOutputTokens = sdk.Int(int64(*s.MaxTokens))
-	}
+	body.Temperature, body.TopP, body.MaxOutputTokens = s.Temperature, s.TopP, s.MaxTokens
 	// The Responses API has no stop or seed parameter. Dropping them would
 	// change the answer silently, so they fail the request; a compatible
 	// server that takes them gets them through ExtraBody.
 	if len(s.Stop) > 0 {
-		return body, fmt.Errorf("%w: the Responses API has no stop setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
+		return nil, fmt.Errorf("%w: the Responses API has no stop setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
 	}
 	if s.Seed != nil {
-		return body, fmt.Errorf("%w: the Responses API has no seed setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
+		return nil, fmt.Errorf("%w: the Responses API has no seed setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
 	}
 	if len(p.Tools) > 0 {
-		if s.ParallelToolCalls != nil {
-			body.ParallelToolCalls = sdk.Bool(*s.ParallelToolCalls)
-		}
+		body.ParallelToolCalls = s.ParallelToolCalls
 		switch s.ToolChoice {
 		case "":
 		case "auto", "none", "required":
-			body.ToolChoice.OfToolChoiceMode = sdk.Opt(responses.ToolChoiceOptions(s.ToolChoice))
+			body.ToolChoice = s.ToolChoice
 		default:
-			body.ToolChoice.OfFunctionTool = &responses.ToolChoiceFunctionParam{Name: s.ToolChoice}
+			body.ToolChoice = functionChoice{Type: "function", Name: s.ToolChoice}
 		}
 	}
 	if o := p.Output; o != nil {
 		switch o.Mode {
 		case model.OutputTool:
 		case model.OutputNative:
-			js := &responses.ResponseFormatTextJSONSchemaConfigParam{Name: outputName(o.Name), Strict: sdk.Bool(true), Schema: strictSchema(o.Schema)}
-			if o.Description != "" {
-				js.Description = sdk.String(o.Description)
+			schema, err := strictSchemaJSON(o.Schema)
+			if err != nil {
+				return nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
 			}
-			body.Text.Format.OfJSONSchema = js
+			body.Text = &responsesText{Format: textFormat{
+				Type: "json_schema", Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
+			}}
 		default:
-			return body, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
+			return nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
 		}
 	}
 	return body, nil
 }
 
-func responsesTool(d tool.Definition) responses.ToolUnionParam {
-	ft := &responses.FunctionToolParam{Name: d.Name}
-	if d.Description != "" {
-		ft.Description = sdk.String(d.Description)
-	}
-	// The Responses API makes function tools strict unless told otherwise.
-	if d.IsStrict() {
-		ft.Strict = sdk.Bool(true)
-		ft.Parameters = strictSchema(d.Parameters)
-	} else {
-		ft.Strict = sdk.Bool(false)
-		ft.Parameters = d.Parameters
-		if ft.Parameters == nil {
-			ft.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-	}
-	return responses.ToolUnionParam{OfFunction: ft}
-}
-
-func easyMessage(role responses.EasyInputMessageRole, text string) responses.ResponseInputItemUnionParam {
-	return responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-		Role: role, Content: responses.EasyInputMessageContentUnionParam{OfString: sdk.String(text)},
-	}}
-}
-
-func callOutput(callID, text string) responses.ResponseInputItemUnionParam {
-	return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-		CallID: sdk.String(callID),
-		Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: sdk.String(text)},
-	}}
-}
-
 // input maps the history to input items. Every part kind is handled
 // explicitly; an unknown one fails the request.
-func (m *Responses) input(messages []model.Message) (responses.ResponseInputParam, error) {
-	out := make(responses.ResponseInputParam, 0, len(messages)+1)
+func (m *Responses) input(messages []model.Message) ([]any, error) {
+	out := make([]any, 0, len(messages)+1)
 	for _, msg := range messages {
 		switch msg.Kind {
 		case model.KindRequest:
 			for _, p := range msg.Parts {
 				switch p.Kind {
 				case model.KindSystemPrompt:
-					out = append(out, easyMessage(responses.EasyInputMessageRoleSystem, p.Text))
+					out = append(out, inputMessage{Role: "system", Content: p.Text})
 				case model.KindInstruction:
-					out = append(out, easyMessage(responses.EasyInputMessageRoleDeveloper, p.Text))
+					out = append(out, inputMessage{Role: "developer", Content: p.Text})
 				case model.KindUserPrompt:
 					texts, err := userTexts(p)
 					if err != nil {
 						return nil, err
 					}
 					if len(texts) == 1 {
-						out = append(out, easyMessage(responses.EasyInputMessageRoleUser, texts[0]))
+						out = append(out, inputMessage{Role: "user", Content: texts[0]})
 						continue
 					}
-					list := make(responses.ResponseInputMessageContentListParam, len(texts))
+					list := make([]textPart, len(texts))
 					for i, t := range texts {
-						list[i] = responses.ResponseInputContentParamOfInputText(t)
+						list[i] = textPart{Type: "input_text", Text: t}
 					}
-					out = append(out, responses.ResponseInputItemUnionParam{OfMessage: &responses.EasyInputMessageParam{
-						Role: responses.EasyInputMessageRoleUser, Content: responses.EasyInputMessageContentUnionParam{OfInputItemContentList: list},
-					}})
+					out = append(out, inputMessage{Role: "user", Content: list})
 				case model.KindToolReturn:
 					text, err := returnText(p.Return)
 					if err != nil {
 						return nil, err
 					}
-					out = append(out, callOutput(p.Return.ToolCallID, text))
+					out = append(out, functionOutputItem{Type: "function_call_output", CallID: p.Return.ToolCallID, Output: text})
 				case model.KindRetryPrompt:
 					if p.ToolCallID != "" {
-						out = append(out, callOutput(p.ToolCallID, p.Text))
+						out = append(out, functionOutputItem{Type: "function_call_output", CallID: p.ToolCallID, Output: p.Text})
 					} else {
-						out = append(out, easyMessage(responses.EasyInputMessageRoleUser, p.Text))
+						out = append(out, inputMessage{Role: "user", Content: p.Text})
 					}
 				case model.KindText, model.KindToolCall, model.KindThinking, model.KindRefusal:
 					return nil, fmt.Errorf("%w: %s part in a request message", model.ErrModel, p.Kind)
@@ -221,13 +185,13 @@ func (m *Responses) input(messages []model.Message) (responses.ResponseInputPara
 				case model.KindText, model.KindRefusal:
 					// A refusal is sent back as what the assistant said.
 					if p.Text != "" {
-						out = append(out, easyMessage(responses.EasyInputMessageRoleAssistant, p.Text))
+						out = append(out, inputMessage{Role: "assistant", Content: p.Text})
 					}
 				case model.KindToolCall:
 					if p.ToolCall == nil {
 						return nil, fmt.Errorf("%w: tool_call part without a call", model.ErrModel)
 					}
-					out = append(out, responses.ResponseInputItemParamOfFunctionCall(argumentsText(p.ToolCall.Arguments), p.ToolCall.ID, p.ToolCall.Name))
+					out = append(out, functionCallItem{Type: "function_call", CallID: p.ToolCall.ID, Name: p.ToolCall.Name, Arguments: argumentsText(p.ToolCall.Arguments)})
 				case model.KindThinking:
 					// Reasoning items go back only to the provider that made
 					// them, and only with the id it gave them.
@@ -235,14 +199,11 @@ func (m *Responses) input(messages []model.Message) (responses.ResponseInputPara
 					if t == nil || t.Provider != m.o.provider || t.ID == "" {
 						continue
 					}
-					r := &responses.ResponseReasoningItemParam{ID: t.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+					r := reasoningItem{Type: "reasoning", ID: t.ID, Summary: []textPart{}, EncryptedContent: t.Encrypted}
 					if p.Text != "" {
-						r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: p.Text})
+						r.Summary = append(r.Summary, textPart{Type: "summary_text", Text: p.Text})
 					}
-					if t.Encrypted != "" {
-						r.EncryptedContent = sdk.String(t.Encrypted)
-					}
-					out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: r})
+					out = append(out, r)
 				case model.KindSystemPrompt, model.KindInstruction, model.KindUserPrompt, model.KindToolReturn, model.KindRetryPrompt:
 					return nil, fmt.Errorf("%w: %s part in a response message", model.ErrModel, p.Kind)
 				default:
@@ -258,16 +219,21 @@ func (m *Responses) input(messages []model.Message) (responses.ResponseInputPara
 
 // response maps a response and its output items (those of r, or the ones a
 // stream assembled) to a response message.
-func (m *Responses) response(r *responses.Response, items []responses.ResponseOutputItemUnion, strict map[string]map[string]any, native map[string]any) (model.Message, error) {
-	if r.Status == "failed" || r.Error.Message != "" {
-		return model.Message{}, &model.ProviderError{Provider: m.o.provider, Code: string(r.Error.Code), Message: redact(r.Error.Message)}
+func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader) (model.Message, error) {
+	if r.Status == "failed" || (r.Error != nil && r.Error.Message != "") {
+		pe := &model.ProviderError{Provider: m.o.provider, Message: "the response failed"}
+		if r.Error != nil {
+			pe.Code, pe.Message = r.Error.Code, redact(r.Error.Message)
+		}
+		return model.Message{}, pe
 	}
 	var parts []model.Part
 	refused, calls := false, false
-	for _, it := range items {
+	for i := range items {
+		it := &items[i]
 		switch it.Type {
 		case "reasoning":
-			var texts []string
+			texts := make([]string, 0, len(it.Summary))
 			for _, s := range it.Summary {
 				texts = append(texts, s.Text)
 			}
@@ -282,8 +248,8 @@ func (m *Responses) response(r *responses.Response, items []responses.ResponseOu
 				switch c.Type {
 				case "output_text":
 					text := c.Text
-					if native != nil {
-						text = string(dropAddedNulls(native, []byte(text)))
+					if rd.native != nil {
+						text = string(dropAddedNulls(rd.native, []byte(text)))
 					}
 					parts = append(parts, model.TextPart(text))
 				case "refusal":
@@ -295,7 +261,7 @@ func (m *Responses) response(r *responses.Response, items []responses.ResponseOu
 			}
 		case "function_call":
 			calls = true
-			parts = append(parts, toolCallPart(it.CallID, it.Name, it.Arguments.OfString, strict))
+			parts = append(parts, toolCallPart(it.CallID, it.Name, rawText(it.Arguments), rd.strict))
 		default:
 			return model.Message{}, fmt.Errorf("%w: %s returned an output item of unsupported type %q", model.ErrModel, m.o.provider, it.Type)
 		}
@@ -304,21 +270,22 @@ func (m *Responses) response(r *responses.Response, items []responses.ResponseOu
 		return model.Message{}, m.o.errEmpty()
 	}
 	out := model.Response(parts...)
-	out.ResponseID, out.ModelName, out.Provider = r.ID, string(r.Model), m.o.provider
+	out.ResponseID, out.ModelName, out.Provider = r.ID, r.Model, m.o.provider
 	if out.ModelName == "" {
 		out.ModelName = m.name
 	}
-	u := r.Usage
-	out.Usage = &model.Usage{
-		Requests:         1,
-		InputTokens:      int(u.InputTokens),
-		OutputTokens:     int(u.OutputTokens),
-		CacheReadTokens:  int(u.InputTokensDetails.CachedTokens),
-		CacheWriteTokens: int(u.InputTokensDetails.CacheWriteTokens),
-		ReasoningTokens:  int(u.OutputTokensDetails.ReasoningTokens),
+	out.Usage = &model.Usage{Requests: 1}
+	if u := r.Usage; u != nil {
+		out.Usage.InputTokens, out.Usage.OutputTokens = u.InputTokens, u.OutputTokens
+		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = u.InputTokensDetails.CachedTokens, u.InputTokensDetails.CacheWriteTokens
+		out.Usage.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
+	}
+	incomplete := ""
+	if r.IncompleteDetails != nil {
+		incomplete = r.IncompleteDetails.Reason
 	}
 	switch {
-	case r.Status == "incomplete" && r.IncompleteDetails.Reason == "content_filter":
+	case r.Status == "incomplete" && incomplete == "content_filter":
 		out.FinishReason = model.FinishContentFilter
 	case r.Status == "incomplete":
 		out.FinishReason = model.FinishLength
@@ -332,16 +299,16 @@ func (m *Responses) response(r *responses.Response, items []responses.ResponseOu
 	return out, nil
 }
 
-// stream sends the request with stream: true and assembles the events into
-// the message a plain request would return: the items come from the
-// output_item.done events (arguments arrive as deltas and are complete
-// there), the id, status and usage from response.completed.
-func (m *Responses) stream(ctx context.Context, body responses.ResponseNewParams, ropts []option.RequestOption, strict map[string]map[string]any, native map[string]any) (model.Message, error) {
-	s := m.client.Responses.NewStreaming(ctx, body, ropts...)
+// stream assembles the events of a streamed response into the message a
+// plain request would return: the items come from the output_item.done
+// events (arguments arrive as deltas and are complete there), the id,
+// status and usage from the final response.completed (or .incomplete,
+// .failed) event.
+func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader) (model.Message, error) {
 	defer s.Close()
 	var (
-		items []responses.ResponseOutputItemUnion
-		final *responses.Response
+		items []outputItem
+		final *responsesResponse
 	)
 	for s.Next() {
 		ev := s.Current()
@@ -364,5 +331,5 @@ func (m *Responses) stream(ctx context.Context, body responses.ResponseNewParams
 	if len(final.Output) > 0 {
 		items = final.Output
 	}
-	return m.response(final, items, strict, native)
+	return m.response(final, items, rd)
 }

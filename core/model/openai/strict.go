@@ -80,8 +80,11 @@ func strictNode(s map[string]any) map[string]any {
 		case k == "allOf":
 			out[k] = strictList(v)
 		case k == "additionalProperties":
+			// An open object (a map) has no strict form; it is kept, so
+			// OpenAI rejects the schema with a clear error rather than the
+			// tool silently accepting no keys at all.
 			if b, ok := v.(bool); !ok || b {
-				notes = append(notes, "additional properties are not accepted here")
+				out[k] = strictValue(v)
 			}
 		case k == "format":
 			if f, _ := v.(string); !strictFormats[f] {
@@ -140,7 +143,9 @@ func strictNode(s map[string]any) map[string]any {
 			}
 		}
 		out["required"] = all
-		out["additionalProperties"] = false
+		if _, open := out["additionalProperties"]; !open {
+			out["additionalProperties"] = false
+		}
 	}
 	if len(notes) > 0 {
 		slices.Sort(notes)
