@@ -134,3 +134,53 @@ func BenchmarkResponsesRequest(b *testing.B) {
 		return NewResponses(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "o4-mini")
 	}, "/responses")
 }
+
+// BenchmarkChatMapping is the provider's own work per request, without the
+// HTTP exchange: building and encoding the request, decoding and mapping
+// the response.
+func BenchmarkChatMapping(b *testing.B) {
+	body := []byte(fixture(b, "chat_tool_calls.json"))
+	msgs, params := benchHistory()
+	m := New(newSDKClient(), "gpt-4o-mini")
+	b.ReportAllocs()
+	for b.Loop() {
+		req, tools, err := m.body(msgs, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodeBody(req, tools); err != nil {
+			b.Fatal(err)
+		}
+		var c chatCompletion
+		if err := decodeChat(body, &c); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.response(&c, newReader(m.o, params)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResponsesMapping is BenchmarkChatMapping for the Responses API.
+func BenchmarkResponsesMapping(b *testing.B) {
+	body := []byte(fixture(b, "responses_reasoning_tools.json"))
+	msgs, params := benchHistory()
+	m := NewResponses(newSDKClient(), "o4-mini")
+	b.ReportAllocs()
+	for b.Loop() {
+		req, tools, err := m.body(msgs, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodeBody(req, tools); err != nil {
+			b.Fatal(err)
+		}
+		var r responsesResponse
+		if err := decodeResponses(body, &r); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.response(&r, r.Output, newReader(m.o, params)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

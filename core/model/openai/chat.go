@@ -52,14 +52,14 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 		return model.Message{}, err
 	}
 	defer cancel()
-	body, err := m.body(messages, params)
+	body, tools, err := m.body(messages, params)
 	if err != nil {
 		return model.Message{}, err
 	}
 	if m.o.streaming {
 		body.Stream, body.StreamOptions = true, &streamOptions{IncludeUsage: true}
 	}
-	raw, err := json.Marshal(body)
+	raw, err := encodeBody(body, tools)
 	if err != nil {
 		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
 	}
@@ -74,25 +74,25 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 		return model.Message{}, m.o.providerError(err)
 	}
 	var c chatCompletion
-	if err := json.Unmarshal(res, &c); err != nil {
+	if err := decodeChat(res, &c); err != nil {
 		return model.Message{}, fmt.Errorf("%w: %s returned a malformed response: %w", model.ErrModel, m.o.provider, err)
 	}
 	return m.response(&c, rd)
 }
 
 // body maps the history and parameters to a Chat Completions request.
-func (m *Chat) body(messages []model.Message, p model.Params) (*chatRequest, error) {
-	body := &chatRequest{Model: m.name}
+func (m *Chat) body(messages []model.Message, p model.Params) (body *chatRequest, tools []json.RawMessage, err error) {
+	body = &chatRequest{Model: m.name}
 	msgs, err := chatMessages(messages)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	body.Messages = msgs
 	if len(p.Tools) > 0 {
-		body.Tools = make([]json.RawMessage, len(p.Tools))
+		tools = make([]json.RawMessage, len(p.Tools))
 		for i, d := range p.Tools {
-			if body.Tools[i], err = chatToolJSON(d); err != nil {
-				return nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
+			if tools[i], err = chatToolJSON(d); err != nil {
+				return nil, nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
 			}
 		}
 	}
@@ -121,16 +121,16 @@ func (m *Chat) body(messages []model.Message, p model.Params) (*chatRequest, err
 		case model.OutputNative:
 			schema, err := strictSchemaJSON(o.Schema)
 			if err != nil {
-				return nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
+				return nil, nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
 			}
 			body.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
 				Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
 			}}
 		default:
-			return nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
+			return nil, nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
 		}
 	}
-	return body, nil
+	return body, tools, nil
 }
 
 // outputName is a response format name OpenAI accepts (^[a-zA-Z0-9_-]{1,64}$).
@@ -289,7 +289,7 @@ func (m *Chat) response(c *chatCompletion, rd reader) (model.Message, error) {
 	ch := c.Choices[0]
 	msg := ch.Message
 	var parts []model.Part
-	if r := reasoning(&msg); r != "" {
+	if r := msg.Reasoning; r != "" {
 		parts = append(parts, model.ThinkingPart(r, model.Thinking{Provider: m.o.provider}))
 	}
 	if msg.Content != "" {
@@ -302,19 +302,9 @@ func (m *Chat) response(c *chatCompletion, rd reader) (model.Message, error) {
 		if tc.Type != "" && tc.Type != "function" {
 			return model.Message{}, fmt.Errorf("%w: %s returned a tool call of unsupported type %q", model.ErrModel, m.o.provider, tc.Type)
 		}
-		parts = append(parts, toolCallPart(tc.ID, tc.Function.Name, rawText(tc.Function.Arguments), rd.strict))
+		parts = append(parts, toolCallPart(tc.ID, tc.Name, tc.Arguments, rd.strict))
 	}
 	return m.finish(parts, c.ID, c.Model, ch.FinishReason, msg.Refusal != "", usageOf(c.Usage), rd)
-}
-
-func reasoning(a *chatAnswer) string {
-	if s := rawText(a.ReasoningContent); s != "" {
-		return s
-	}
-	if len(a.Reasoning) > 0 && a.Reasoning[0] == '"' {
-		return rawText(a.Reasoning)
-	}
-	return ""
 }
 
 // finish assembles the response message shared by the streamed and the
@@ -346,8 +336,7 @@ func usageOf(u *chatUsage) *model.Usage {
 	out := &model.Usage{Requests: 1}
 	if u != nil {
 		out.InputTokens, out.OutputTokens = u.PromptTokens, u.CompletionTokens
-		out.CacheReadTokens, out.CacheWriteTokens = u.PromptTokensDetails.CachedTokens, u.PromptTokensDetails.CacheWriteTokens
-		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+		out.CacheReadTokens, out.CacheWriteTokens, out.ReasoningTokens = u.CachedTokens, u.CacheWriteTokens, u.ReasoningTokens
 	}
 	return out
 }
@@ -384,10 +373,10 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Mes
 			if c.Index != 0 {
 				continue
 			}
-			d := &c.Delta
+			d := &c.Message
 			text.WriteString(d.Content)
 			refusal.WriteString(d.Refusal)
-			thinking.WriteString(reasoning(d))
+			thinking.WriteString(d.Reasoning)
 			for _, tc := range d.ToolCalls {
 				cl := byIndex[tc.Index]
 				if cl == nil {
@@ -398,8 +387,8 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Mes
 				if tc.ID != "" {
 					cl.id = tc.ID
 				}
-				cl.name += tc.Function.Name
-				cl.args.WriteString(rawText(tc.Function.Arguments))
+				cl.name += tc.Name
+				cl.args.WriteString(tc.Arguments)
 			}
 			if c.FinishReason != "" {
 				reason = c.FinishReason

@@ -53,12 +53,12 @@ func (m *Responses) Request(ctx context.Context, messages []model.Message, param
 		return model.Message{}, err
 	}
 	defer cancel()
-	body, err := m.body(messages, params)
+	body, tools, err := m.body(messages, params)
 	if err != nil {
 		return model.Message{}, err
 	}
 	body.Stream = m.o.streaming
-	raw, err := json.Marshal(body)
+	raw, err := encodeBody(body, tools)
 	if err != nil {
 		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
 	}
@@ -73,25 +73,25 @@ func (m *Responses) Request(ctx context.Context, messages []model.Message, param
 		return model.Message{}, m.o.providerError(err)
 	}
 	var r responsesResponse
-	if err := json.Unmarshal(res, &r); err != nil {
+	if err := decodeResponses(res, &r); err != nil {
 		return model.Message{}, fmt.Errorf("%w: %s returned a malformed response: %w", model.ErrModel, m.o.provider, err)
 	}
 	return m.response(&r, r.Output, rd)
 }
 
-func (m *Responses) body(messages []model.Message, p model.Params) (*responsesRequest, error) {
-	body := &responsesRequest{Model: m.name, Include: []string{"reasoning.encrypted_content"}}
+func (m *Responses) body(messages []model.Message, p model.Params) (body *responsesRequest, tools []json.RawMessage, err error) {
+	body = &responsesRequest{Model: m.name, Include: []string{"reasoning.encrypted_content"}}
 	items, err := m.input(messages)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	body.Input = items
 	body.Instructions = lastInstructions(messages)
 	if len(p.Tools) > 0 {
-		body.Tools = make([]json.RawMessage, len(p.Tools))
+		tools = make([]json.RawMessage, len(p.Tools))
 		for i, d := range p.Tools {
-			if body.Tools[i], err = responsesToolJSON(d); err != nil {
-				return nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
+			if tools[i], err = responsesToolJSON(d); err != nil {
+				return nil, nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
 			}
 		}
 	}
@@ -101,10 +101,10 @@ func (m *Responses) body(messages []model.Message, p model.Params) (*responsesRe
 	// change the answer silently, so they fail the request; a compatible
 	// server that takes them gets them through ExtraBody.
 	if len(s.Stop) > 0 {
-		return nil, fmt.Errorf("%w: the Responses API has no stop setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
+		return nil, nil, fmt.Errorf("%w: the Responses API has no stop setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
 	}
 	if s.Seed != nil {
-		return nil, fmt.Errorf("%w: the Responses API has no seed setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
+		return nil, nil, fmt.Errorf("%w: the Responses API has no seed setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
 	}
 	if len(p.Tools) > 0 {
 		body.ParallelToolCalls = s.ParallelToolCalls
@@ -122,16 +122,16 @@ func (m *Responses) body(messages []model.Message, p model.Params) (*responsesRe
 		case model.OutputNative:
 			schema, err := strictSchemaJSON(o.Schema)
 			if err != nil {
-				return nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
+				return nil, nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
 			}
 			body.Text = &responsesText{Format: textFormat{
 				Type: "json_schema", Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
 			}}
 		default:
-			return nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
+			return nil, nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
 		}
 	}
-	return body, nil
+	return body, tools, nil
 }
 
 // input maps the history to input items. Every part kind is handled
@@ -220,10 +220,10 @@ func (m *Responses) input(messages []model.Message) ([]any, error) {
 // response maps a response and its output items (those of r, or the ones a
 // stream assembled) to a response message.
 func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader) (model.Message, error) {
-	if r.Status == "failed" || (r.Error != nil && r.Error.Message != "") {
-		pe := &model.ProviderError{Provider: m.o.provider, Message: "the response failed"}
-		if r.Error != nil {
-			pe.Code, pe.Message = r.Error.Code, redact(r.Error.Message)
+	if r.Status == "failed" || r.ErrorMessage != "" {
+		pe := &model.ProviderError{Provider: m.o.provider, Code: r.ErrorCode, Message: redact(r.ErrorMessage)}
+		if pe.Message == "" {
+			pe.Message = "the response failed"
 		}
 		return model.Message{}, pe
 	}
@@ -233,10 +233,7 @@ func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader
 		it := &items[i]
 		switch it.Type {
 		case "reasoning":
-			texts := make([]string, 0, len(it.Summary))
-			for _, s := range it.Summary {
-				texts = append(texts, s.Text)
-			}
+			texts := it.Summary
 			if len(texts) == 0 {
 				for _, c := range it.Content {
 					texts = append(texts, c.Text)
@@ -261,7 +258,7 @@ func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader
 			}
 		case "function_call":
 			calls = true
-			parts = append(parts, toolCallPart(it.CallID, it.Name, rawText(it.Arguments), rd.strict))
+			parts = append(parts, toolCallPart(it.CallID, it.Name, it.Arguments, rd.strict))
 		default:
 			return model.Message{}, fmt.Errorf("%w: %s returned an output item of unsupported type %q", model.ErrModel, m.o.provider, it.Type)
 		}
@@ -277,13 +274,9 @@ func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader
 	out.Usage = &model.Usage{Requests: 1}
 	if u := r.Usage; u != nil {
 		out.Usage.InputTokens, out.Usage.OutputTokens = u.InputTokens, u.OutputTokens
-		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens = u.InputTokensDetails.CachedTokens, u.InputTokensDetails.CacheWriteTokens
-		out.Usage.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
+		out.Usage.CacheReadTokens, out.Usage.CacheWriteTokens, out.Usage.ReasoningTokens = u.CachedTokens, u.CacheWriteTokens, u.ReasoningTokens
 	}
-	incomplete := ""
-	if r.IncompleteDetails != nil {
-		incomplete = r.IncompleteDetails.Reason
-	}
+	incomplete := r.IncompleteReason
 	switch {
 	case r.Status == "incomplete" && incomplete == "content_filter":
 		out.FinishReason = model.FinishContentFilter

@@ -15,10 +15,11 @@ import (
 
 // Chat Completions (POST /chat/completions).
 
+// chatRequest is the body of a Chat Completions request; its tools, encoded
+// once per definition, are appended by encodeBody.
 type chatRequest struct {
 	Model               string            `json:"model"`
 	Messages            []chatMessage     `json:"messages"`
-	Tools               []json.RawMessage `json:"tools,omitempty"`
 	Temperature         *float64          `json:"temperature,omitempty"`
 	TopP                *float64          `json:"top_p,omitempty"`
 	MaxCompletionTokens *int              `json:"max_completion_tokens,omitempty"`
@@ -93,61 +94,56 @@ type jsonSchema struct {
 }
 
 // chatCompletion is a response, or one chunk of a streamed one (whose
-// choices carry a delta instead of a message).
+// choices carry a delta instead of a message). It is decoded by
+// decodeChat.
 type chatCompletion struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Index        int        `json:"index"`
-		Message      chatAnswer `json:"message"`
-		Delta        chatAnswer `json:"delta"`
-		FinishReason string     `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *chatUsage `json:"usage"`
+	ID      string
+	Model   string
+	Choices []chatChoice
+	Usage   *chatUsage
+}
+
+type chatChoice struct {
+	Index        int
+	Message      chatAnswer // or, in a chunk, the delta
+	FinishReason string
 }
 
 type chatAnswer struct {
-	Content string `json:"content"`
-	Refusal string `json:"refusal"`
-	// ReasoningContent and Reasoning are what OpenAI-compatible servers
-	// add (vLLM, DeepSeek and llama.cpp send reasoning_content; Ollama and
-	// OpenRouter send reasoning); OpenAI sends neither. Raw, so that a
-	// server sending another shape there cannot fail the response.
-	ReasoningContent json.RawMessage `json:"reasoning_content"`
-	Reasoning        json.RawMessage `json:"reasoning"`
-	ToolCalls        []struct {
-		Index    int    `json:"index"`
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name string `json:"name"`
-			// Arguments is a JSON string; a few compatible servers send
-			// the object itself.
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	Content string
+	Refusal string
+	// Reasoning is what OpenAI-compatible servers add (vLLM, DeepSeek and
+	// llama.cpp send reasoning_content; Ollama and OpenRouter send
+	// reasoning); OpenAI sends neither.
+	Reasoning string
+	ToolCalls []chatCallDelta
+}
+
+type chatCallDelta struct {
+	Index int
+	ID    string
+	Type  string
+	Name  string
+	// Arguments is the text of the arguments (a JSON string on the wire;
+	// a few compatible servers send the object itself, kept as its text).
+	Arguments string
 }
 
 type chatUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	PromptTokensDetails struct {
-		CachedTokens     int `json:"cached_tokens"`
-		CacheWriteTokens int `json:"cache_write_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails struct {
-		ReasoningTokens int `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
+	PromptTokens, CompletionTokens int
+	CachedTokens, CacheWriteTokens int
+	ReasoningTokens                int
 }
 
 // Responses (POST /responses).
 
+// responsesRequest is the body of a Responses request; its tools are
+// appended by encodeBody.
 type responsesRequest struct {
 	Model             string            `json:"model"`
 	Input             []any             `json:"input"`
 	Instructions      string            `json:"instructions,omitempty"`
 	Include           []string          `json:"include,omitempty"`
-	Tools             []json.RawMessage `json:"tools,omitempty"`
 	Temperature       *float64          `json:"temperature,omitempty"`
 	TopP              *float64          `json:"top_p,omitempty"`
 	MaxOutputTokens   *int              `json:"max_output_tokens,omitempty"`
@@ -211,68 +207,64 @@ type reasoningItem struct {
 	EncryptedContent string     `json:"encrypted_content,omitempty"`
 }
 
+// responsesResponse is a response of the Responses API, decoded by
+// decodeResponse.
 type responsesResponse struct {
-	ID     string `json:"id"`
-	Model  string `json:"model"`
-	Status string `json:"status"`
-	Error  *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-	IncompleteDetails *struct {
-		Reason string `json:"reason"`
-	} `json:"incomplete_details"`
-	Output []outputItem `json:"output"`
-	Usage  *struct {
-		InputTokens        int `json:"input_tokens"`
-		OutputTokens       int `json:"output_tokens"`
-		InputTokensDetails struct {
-			CachedTokens     int `json:"cached_tokens"`
-			CacheWriteTokens int `json:"cache_write_tokens"`
-		} `json:"input_tokens_details"`
-		OutputTokensDetails struct {
-			ReasoningTokens int `json:"reasoning_tokens"`
-		} `json:"output_tokens_details"`
-	} `json:"usage"`
+	ID, Model, Status string
+	ErrorCode         string
+	ErrorMessage      string
+	IncompleteReason  string
+	Output            []outputItem
+	Usage             *responsesUsage
+}
+
+type responsesUsage struct {
+	InputTokens, OutputTokens      int
+	CachedTokens, CacheWriteTokens int
+	ReasoningTokens                int
 }
 
 type outputItem struct {
-	Type             string          `json:"type"`
-	ID               string          `json:"id"`
-	CallID           string          `json:"call_id"`
-	Name             string          `json:"name"`
-	Arguments        json.RawMessage `json:"arguments"`
-	EncryptedContent string          `json:"encrypted_content"`
-	Summary          []struct {
-		Text string `json:"text"`
-	} `json:"summary"`
-	Content []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	} `json:"content"`
+	Type, ID, CallID, Name string
+	Arguments              string
+	EncryptedContent       string
+	Summary                []string
+	Content                []outputContent
+}
+
+type outputContent struct {
+	Type, Text, Refusal string
 }
 
 // streamEvent is one event of a streamed response.
 type streamEvent struct {
-	Type     string            `json:"type"`
-	Item     outputItem        `json:"item"`
-	Response responsesResponse `json:"response"`
-	Code     string            `json:"code"`
-	Message  string            `json:"message"`
+	Type     string
+	Item     outputItem
+	Response responsesResponse
+	Code     string
+	Message  string
 }
 
-// rawText reads a JSON value that should be a string: its text, or the
-// JSON text itself when it is another value (null and absent are "").
-func rawText(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
+// encodeBody encodes body with the already-encoded tools appended as its
+// "tools" member. Passing them through json.Marshal as json.RawMessage
+// would validate and compact every schema again on each request.
+func encodeBody(body any, tools []json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil || len(tools) == 0 {
+		return b, err
 	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
+	n := len(b) + 12
+	for _, t := range tools {
+		n += len(t) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, b[:len(b)-1]...) // without the closing brace
+	out = append(out, `,"tools":[`...)
+	for i, t := range tools {
+		if i > 0 {
+			out = append(out, ',')
 		}
+		out = append(out, t...)
 	}
-	return string(raw)
+	return append(out, "]}"...), nil
 }
