@@ -19,6 +19,13 @@
 // cannot fix, is a [*model.ProviderError] carrying the provider's status,
 // code and message, never the API key.
 //
+// Requests go through the SDK client (client.Post), so its authentication,
+// base URL, headers, retries, error decoding and SSE decoder apply; the
+// bodies themselves are encoded and decoded by this package, following the
+// API reference, because the SDK's generated types cost several times the
+// provider's CPU budget per request (see BenchmarkChatRequest and
+// BenchmarkChatMapping).
+//
 // A Chat or Responses value is safe for concurrent use by several runs; its
 // options are fixed when it is built.
 package openai

@@ -167,3 +167,32 @@ func TestResponsesStreamErrorEvent(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestResponsesIncompleteIsLength(t *testing.T) {
+	body := strings.Replace(fixture(t, "responses_text.json"), `"status": "completed",
+  "error": null,
+  "incomplete_details": null,`, `"status": "incomplete",
+  "error": null,
+  "incomplete_details": {"reason": "max_output_tokens"},`, 1)
+	srv := newServer(t, reply{body: body})
+	got, err := NewResponses(srv.client(), "gpt-4.1").Request(context.Background(), hello(), model.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.FinishReason != model.FinishLength {
+		t.Fatalf("finish %q", got.FinishReason)
+	}
+}
+
+func TestMalformedResponseBodyIsAnError(t *testing.T) {
+	for _, m := range []func(*fakeServer) model.Model{
+		func(s *fakeServer) model.Model { return New(s.client(), "x") },
+		func(s *fakeServer) model.Model { return NewResponses(s.client(), "x") },
+	} {
+		srv := newServer(t, reply{body: `{"id": "chatcmpl-1", "choices": [`})
+		_, err := m(srv).Request(context.Background(), hello(), model.Params{})
+		if !errors.Is(err, model.ErrModel) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+}

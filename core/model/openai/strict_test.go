@@ -78,3 +78,20 @@ func TestDropAddedNulls(t *testing.T) {
 		}
 	}
 }
+
+// Encoded tools are reused per schema map, never across definitions that
+// differ beside it.
+func TestEncodedToolsAreKeyedByDefinition(t *testing.T) {
+	plain, strict := weatherTool(false), weatherTool(true)
+	strict.Parameters = plain.Parameters // the same map
+	a, _ := chatToolJSON(plain)
+	b, _ := chatToolJSON(strict)
+	renamed := plain
+	renamed.Name = "other"
+	c, _ := chatToolJSON(renamed)
+	r, _ := responsesToolJSON(plain)
+	again, _ := chatToolJSON(plain)
+	if string(a) == string(b) || string(a) == string(c) || string(a) == string(r) || string(a) != string(again) {
+		t.Fatalf("\n%s\n%s\n%s\n%s", a, b, c, r)
+	}
+}

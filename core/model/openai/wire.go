@@ -18,18 +18,18 @@ import (
 // chatRequest is the body of a Chat Completions request; its tools, encoded
 // once per definition, are appended by encodeBody.
 type chatRequest struct {
-	Model               string            `json:"model"`
-	Messages            []chatMessage     `json:"messages"`
-	Temperature         *float64          `json:"temperature,omitempty"`
-	TopP                *float64          `json:"top_p,omitempty"`
-	MaxCompletionTokens *int              `json:"max_completion_tokens,omitempty"`
-	Stop                []string          `json:"stop,omitempty"`
-	Seed                *int64            `json:"seed,omitempty"`
-	ParallelToolCalls   *bool             `json:"parallel_tool_calls,omitempty"`
-	ToolChoice          any               `json:"tool_choice,omitempty"`
-	ResponseFormat      *responseFormat   `json:"response_format,omitempty"`
-	Stream              bool              `json:"stream,omitempty"`
-	StreamOptions       *streamOptions    `json:"stream_options,omitempty"`
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	TopP                *float64        `json:"top_p,omitempty"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens,omitempty"`
+	Stop                []string        `json:"stop,omitempty"`
+	Seed                *int64          `json:"seed,omitempty"`
+	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
+	ToolChoice          any             `json:"tool_choice,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+	Stream              bool            `json:"stream,omitempty"`
+	StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
 }
 
 type streamOptions struct {
@@ -140,17 +140,17 @@ type chatUsage struct {
 // responsesRequest is the body of a Responses request; its tools are
 // appended by encodeBody.
 type responsesRequest struct {
-	Model             string            `json:"model"`
-	Input             []any             `json:"input"`
-	Instructions      string            `json:"instructions,omitempty"`
-	Include           []string          `json:"include,omitempty"`
-	Temperature       *float64          `json:"temperature,omitempty"`
-	TopP              *float64          `json:"top_p,omitempty"`
-	MaxOutputTokens   *int              `json:"max_output_tokens,omitempty"`
-	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
-	ToolChoice        any               `json:"tool_choice,omitempty"`
-	Text              *responsesText    `json:"text,omitempty"`
-	Stream            bool              `json:"stream,omitempty"`
+	Model             string         `json:"model"`
+	Input             []any          `json:"input"`
+	Instructions      string         `json:"instructions,omitempty"`
+	Include           []string       `json:"include,omitempty"`
+	Temperature       *float64       `json:"temperature,omitempty"`
+	TopP              *float64       `json:"top_p,omitempty"`
+	MaxOutputTokens   *int           `json:"max_output_tokens,omitempty"`
+	ParallelToolCalls *bool          `json:"parallel_tool_calls,omitempty"`
+	ToolChoice        any            `json:"tool_choice,omitempty"`
+	Text              *responsesText `json:"text,omitempty"`
+	Stream            bool           `json:"stream,omitempty"`
 }
 
 type responsesTool struct {
