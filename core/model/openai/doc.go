@@ -11,13 +11,19 @@
 // the request rather than being dropped.
 //
 // Tools marked strict, and the schema of a native structured output, are
-// sent as OpenAI strict schemas (every property required, optional ones
-// nullable, no additional properties, keywords strict mode rejects moved
-// into the description). Retries of 429, 5xx
-// and dropped connections are the SDK's (exponential backoff with jitter,
-// Retry-After honoured); a failure after them, and every error a retry
-// cannot fix, is a [*model.ProviderError] carrying the provider's status,
-// code and message, never the API key.
+// sent as OpenAI strict schemas: every property required (optional ones
+// made nullable), no additional properties, the keywords strict mode
+// rejects moved into the description. The nulls the model then has to send
+// for optional properties are removed from its answer, so the arguments
+// still validate against the tool's own schema.
+//
+// Retries of 429, 5xx and dropped connections are the SDK client's
+// (exponential backoff with jitter, Retry-After honoured, Config.MaxRetries
+// of them); a failure after them, and every error a retry cannot fix (400,
+// 401, 404, a context too long), is a [*model.ProviderError] carrying the
+// provider's status, code and message, never the API key. A stream that
+// ends before the provider said the response was complete is one too
+// (code "stream_incomplete").
 //
 // Requests go through the SDK client (client.Post), so its authentication,
 // base URL, headers, retries, error decoding and SSE decoder apply; the
