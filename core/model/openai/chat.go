@@ -40,9 +40,6 @@ func NewChatFromConfig(name string, cfg Config, opts ...Option) *Chat {
 	return m
 }
 
-// Name returns the model name sent with each request.
-func (m *Chat) Name() string { return m.name }
-
 // Request sends the conversation and returns the model's response. A failure
 // is a *model.ProviderError (the provider's status, code and message) or an
 // error wrapping model.ErrModel; both satisfy errors.Is(err, model.ErrModel).

@@ -42,9 +42,6 @@ func NewResponsesFromConfig(name string, cfg Config, opts ...Option) *Responses 
 	return m
 }
 
-// Name returns the model name sent with each request.
-func (m *Responses) Name() string { return m.name }
-
 // Request sends the conversation and returns the model's response; failures
 // are as for Chat.Request.
 func (m *Responses) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
