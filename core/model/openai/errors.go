@@ -12,6 +12,8 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
+// missingKey is the error every request of a model built from a Config
+// without a key for OpenAI fails with, naming the variable to set.
 func (o *options) missingKey() error {
 	return &model.ProviderError{
 		Provider: o.provider,

@@ -130,7 +130,7 @@ func parseArguments(text string) json.RawMessage {
 	return b
 }
 
-// userText joins the text items of a user prompt, failing on an item kind
+// userTexts returns the text items of a user prompt, failing on an item kind
 // it cannot carry (there is no media in core/model yet; when there is, it
 // must fail here rather than be dropped).
 func userTexts(p model.Part) ([]string, error) {
