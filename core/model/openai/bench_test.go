@@ -44,18 +44,24 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchServer(b *testing.B, body []byte) (*httptest.Server, *[]byte) {
-	var lastReq []byte
+// recorded is the first request a bench server received.
+type recorded struct {
+	body   []byte
+	header http.Header
+}
+
+func benchServer(b *testing.B, body []byte) (*httptest.Server, *recorded) {
+	rec := &recorded{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
-		if lastReq == nil {
-			lastReq = raw
+		if rec.body == nil {
+			rec.body, rec.header = raw, r.Header.Clone()
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 	}))
 	b.Cleanup(srv.Close)
-	return srv, &lastReq
+	return srv, rec
 }
 
 func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Server, hc *http.Client) model.Model, path string) {
@@ -78,11 +84,11 @@ func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Serv
 	b.Run("sdk-post", func(b *testing.B) {
 		// The same bytes through the SDK client without the provider's
 		// mapping: what the SDK's request pipeline costs by itself.
-		srv, lastReq := benchServer(b, body)
+		srv, rec := benchServer(b, body)
 		if _, err := newModel(srv, srv.Client()).Request(context.Background(), msgs, params); err != nil {
 			b.Fatal(err)
 		}
-		reqBytes := *lastReq
+		reqBytes := rec.body
 		c := newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client()))
 		ctx := context.Background()
 		b.ReportAllocs()
@@ -97,12 +103,14 @@ func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Serv
 		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
 	})
 	b.Run("raw", func(b *testing.B) {
-		srv, lastReq := benchServer(b, body)
-		// Record the provider's request bytes once, then replay them raw.
+		srv, rec := benchServer(b, body)
+		// Record the provider's request once (body and headers, so that the
+		// server's share of the CPU is the same), then replay it raw.
 		if _, err := newModel(srv, srv.Client()).Request(context.Background(), msgs, params); err != nil {
 			b.Fatal(err)
 		}
-		reqBytes := *lastReq
+		reqBytes := rec.body
+		rec.header.Del("Content-Length")
 		hc := srv.Client()
 		url := srv.URL + path
 		b.ReportAllocs()
@@ -110,8 +118,7 @@ func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Serv
 		start := cpuTime()
 		for b.Loop() {
 			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reqBytes))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+testKey)
+			req.Header = rec.header.Clone()
 			res, err := hc.Do(req)
 			if err != nil {
 				b.Fatal(err)
