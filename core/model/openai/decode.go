@@ -19,7 +19,7 @@ func decodeChat(b []byte, c *chatCompletion) error {
 	if !gjson.ValidBytes(b) {
 		return errMalformed
 	}
-	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+	fields(gjson.ParseBytes(b), func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			c.ID = v.String()
@@ -30,7 +30,8 @@ func decodeChat(b []byte, c *chatCompletion) error {
 				c.Usage = decodeChatUsage(v)
 			}
 		case "choices":
-			v.ForEach(func(_, ch gjson.Result) bool {
+			c.Choices = nil // a repeated key: the last one wins, as in encoding/json
+			each(v, func(_, ch gjson.Result) bool {
 				c.Choices = append(c.Choices, decodeChoice(ch))
 				return true
 			})
@@ -42,7 +43,7 @@ func decodeChat(b []byte, c *chatCompletion) error {
 
 func decodeChoice(v gjson.Result) chatChoice {
 	var ch chatChoice
-	v.ForEach(func(k, v gjson.Result) bool {
+	fields(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "index":
 			ch.Index = int(v.Int())
@@ -58,7 +59,7 @@ func decodeChoice(v gjson.Result) chatChoice {
 
 func decodeAnswer(v gjson.Result) chatAnswer {
 	var a chatAnswer
-	v.ForEach(func(k, v gjson.Result) bool {
+	fields(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "content":
 			a.Content = str(v)
@@ -73,9 +74,10 @@ func decodeAnswer(v gjson.Result) chatAnswer {
 				a.Reasoning = s
 			}
 		case "tool_calls":
-			v.ForEach(func(_, tc gjson.Result) bool {
+			a.ToolCalls = nil
+			each(v, func(_, tc gjson.Result) bool {
 				var d chatCallDelta
-				tc.ForEach(func(k, v gjson.Result) bool {
+				fields(tc, func(k, v gjson.Result) bool {
 					switch k.Str {
 					case "index":
 						d.Index = int(v.Int())
@@ -84,7 +86,7 @@ func decodeAnswer(v gjson.Result) chatAnswer {
 					case "type":
 						d.Type = v.String()
 					case "function":
-						v.ForEach(func(k, v gjson.Result) bool {
+						fields(v, func(k, v gjson.Result) bool {
 							switch k.Str {
 							case "name":
 								d.Name = v.String()
@@ -107,7 +109,7 @@ func decodeAnswer(v gjson.Result) chatAnswer {
 
 func decodeChatUsage(v gjson.Result) *chatUsage {
 	u := &chatUsage{}
-	v.ForEach(func(k, v gjson.Result) bool {
+	fields(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "prompt_tokens":
 			u.PromptTokens = int(v.Int())
@@ -135,7 +137,7 @@ func decodeResponses(b []byte, r *responsesResponse) error {
 
 func decodeResponse(v gjson.Result) responsesResponse {
 	var r responsesResponse
-	v.ForEach(func(k, v gjson.Result) bool {
+	fields(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			r.ID = v.String()
@@ -150,7 +152,8 @@ func decodeResponse(v gjson.Result) responsesResponse {
 		case "incomplete_details":
 			r.IncompleteReason = v.Get("reason").String()
 		case "output":
-			v.ForEach(func(_, it gjson.Result) bool {
+			r.Output = nil
+			each(v, func(_, it gjson.Result) bool {
 				r.Output = append(r.Output, decodeItem(it))
 				return true
 			})
@@ -172,7 +175,7 @@ func decodeResponse(v gjson.Result) responsesResponse {
 
 func decodeItem(v gjson.Result) outputItem {
 	var it outputItem
-	v.ForEach(func(k, v gjson.Result) bool {
+	fields(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			it.Type = v.String()
@@ -187,12 +190,14 @@ func decodeItem(v gjson.Result) outputItem {
 		case "encrypted_content":
 			it.EncryptedContent = str(v)
 		case "summary":
-			v.ForEach(func(_, s gjson.Result) bool {
+			it.Summary = nil
+			each(v, func(_, s gjson.Result) bool {
 				it.Summary = append(it.Summary, s.Get("text").String())
 				return true
 			})
 		case "content":
-			v.ForEach(func(_, c gjson.Result) bool {
+			it.Content = nil
+			each(v, func(_, c gjson.Result) bool {
 				it.Content = append(it.Content, outputContent{
 					Type: c.Get("type").String(), Text: c.Get("text").String(), Refusal: c.Get("refusal").String(),
 				})
@@ -212,7 +217,7 @@ func (e *streamEvent) UnmarshalJSON(b []byte) error {
 	if !gjson.ValidBytes(b) {
 		return errMalformed
 	}
-	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+	fields(gjson.ParseBytes(b), func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			e.Type = v.String()
@@ -248,4 +253,20 @@ func text(v gjson.Result) string {
 		return ""
 	}
 	return v.Raw
+}
+
+// fields calls fn for each member of an object; anything else has none
+// (gjson's ForEach would call fn once with a scalar itself).
+func fields(v gjson.Result, fn func(k, v gjson.Result) bool) {
+	if v.IsObject() {
+		v.ForEach(fn)
+	}
+}
+
+// each calls fn for each element of an array; null or another value has
+// none ("tool_calls": null is common).
+func each(v gjson.Result, fn func(k, v gjson.Result) bool) {
+	if v.IsArray() {
+		v.ForEach(fn)
+	}
 }
