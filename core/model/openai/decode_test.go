@@ -150,3 +150,43 @@ func TestDecodeNullLists(t *testing.T) {
 		t.Fatalf("%+v %v", r, err)
 	}
 }
+
+// FuzzDecodeResponses checks that the Responses decoder accepts exactly
+// the valid documents, never panics, and reads the output list's length as
+// encoding/json does.
+func FuzzDecodeResponses(f *testing.F) {
+	files, _ := filepath.Glob("testdata/responses_*.json")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r responsesResponse
+		err := decodeResponses(b, &r)
+		if (err == nil) != json.Valid(b) {
+			t.Fatalf("decodeResponses err = %v, json.Valid = %v", err, json.Valid(b))
+		}
+		var ev streamEvent
+		_ = ev.UnmarshalJSON(b)
+		var s struct {
+			Output []json.RawMessage `json:"output"`
+		}
+		if err == nil && json.Unmarshal(b, &s) == nil && !foldedOutput(b) && len(s.Output) != len(r.Output) {
+			t.Fatalf("output: %d items, encoding/json %d", len(r.Output), len(s.Output))
+		}
+	})
+}
+
+// foldedOutput reports whether b has an "output" key in another case.
+func foldedOutput(b []byte) bool {
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	for k := range m {
+		if k != "output" && strings.EqualFold(k, "output") {
+			return true
+		}
+	}
+	return false
+}
