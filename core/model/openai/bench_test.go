@@ -1,0 +1,193 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// The benchmarks put the provider side by side with a raw net/http POST of
+// the same request bytes to the same local server, over the same
+// transport, reading the same response. The difference of their CPU time
+// per request (user + system, the server's included, which is the same in
+// both) is what the provider adds: mapping the history, the SDK's request
+// building and response decoding, mapping the answer back.
+
+func benchHistory() ([]model.Message, model.Params) {
+	req := model.Request(model.SystemPrompt("You are a helpful assistant."), model.UserPrompt("What is the weather in Boston and Paris?"))
+	req.Instructions = "Answer briefly."
+	resp := model.Response(model.ToolCallPart("call_1", "get_current_weather", json.RawMessage(`{"location":"Boston, MA"}`)))
+	ret := model.Request(model.ToolReturn(tool.Return{ToolCallID: "call_1", Name: "get_current_weather", Content: map[string]any{"temp": 22, "unit": "celsius"}}))
+	// One plain tool and one strict one (its schema converted per request).
+	w := weatherTool(false)
+	ws := weatherTool(true)
+	ws.Name = "get_time"
+	return []model.Message{req, resp, ret}, model.Params{Tools: []tool.Definition{w, ws}}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// recorded is the first request a bench server received.
+type recorded struct {
+	body   []byte
+	header http.Header
+}
+
+func benchServer(b *testing.B, body []byte) (*httptest.Server, *recorded) {
+	rec := &recorded{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if rec.body == nil {
+			rec.body, rec.header = raw, r.Header.Clone()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	return srv, rec
+}
+
+func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Server, hc *http.Client) model.Model, path string) {
+	body := []byte(fixture(b, fixtureName))
+	msgs, params := benchHistory()
+	b.Run("provider", func(b *testing.B) {
+		srv, _ := benchServer(b, body)
+		m := newModel(srv, srv.Client())
+		ctx := context.Background()
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := cpuTime()
+		for b.Loop() {
+			if _, err := m.Request(ctx, msgs, params); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+	})
+	b.Run("sdk-post", func(b *testing.B) {
+		// The same bytes through the SDK client without the provider's
+		// mapping: what the SDK's request pipeline costs by itself.
+		srv, rec := benchServer(b, body)
+		if _, err := newModel(srv, srv.Client()).Request(context.Background(), msgs, params); err != nil {
+			b.Fatal(err)
+		}
+		reqBytes := rec.body
+		c := newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client()))
+		ctx := context.Background()
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := cpuTime()
+		for b.Loop() {
+			var res []byte
+			if err := c.Post(ctx, path[1:], reqBytes, &res); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+	})
+	b.Run("raw", func(b *testing.B) {
+		srv, rec := benchServer(b, body)
+		// Record the provider's request once (body and headers, so that the
+		// server's share of the CPU is the same), then replay it raw.
+		if _, err := newModel(srv, srv.Client()).Request(context.Background(), msgs, params); err != nil {
+			b.Fatal(err)
+		}
+		reqBytes := rec.body
+		rec.header.Del("Content-Length")
+		hc := srv.Client()
+		url := srv.URL + path
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := cpuTime()
+		for b.Loop() {
+			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reqBytes))
+			req.Header = rec.header.Clone()
+			res, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+	})
+}
+
+func BenchmarkChatRequest(b *testing.B) {
+	runBench(b, "chat_tool_calls.json", func(srv *httptest.Server, hc *http.Client) model.Model {
+		return New(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "gpt-4o-mini")
+	}, "/chat/completions")
+}
+
+func BenchmarkResponsesRequest(b *testing.B) {
+	runBench(b, "responses_reasoning_tools.json", func(srv *httptest.Server, hc *http.Client) model.Model {
+		return NewResponses(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "o4-mini")
+	}, "/responses")
+}
+
+// BenchmarkChatMapping is the provider's own work per request, without the
+// HTTP exchange: building and encoding the request, decoding and mapping
+// the response.
+func BenchmarkChatMapping(b *testing.B) {
+	body := []byte(fixture(b, "chat_tool_calls.json"))
+	msgs, params := benchHistory()
+	m := New(newSDKClient(), "gpt-4o-mini")
+	b.ReportAllocs()
+	for b.Loop() {
+		req, tools, err := m.body(msgs, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodeBody(req, tools); err != nil {
+			b.Fatal(err)
+		}
+		var c chatCompletion
+		if err := decodeChat(body, &c); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.response(&c, newReader(m.o, params)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResponsesMapping is BenchmarkChatMapping for the Responses API.
+func BenchmarkResponsesMapping(b *testing.B) {
+	body := []byte(fixture(b, "responses_reasoning_tools.json"))
+	msgs, params := benchHistory()
+	m := NewResponses(newSDKClient(), "o4-mini")
+	b.ReportAllocs()
+	for b.Loop() {
+		req, tools, err := m.body(msgs, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodeBody(req, tools); err != nil {
+			b.Fatal(err)
+		}
+		var r responsesResponse
+		if err := decodeResponses(body, &r); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.response(&r, r.Output, newReader(m.o, params)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

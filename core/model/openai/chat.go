@@ -1,0 +1,415 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// Chat is a model served by the Chat Completions API (POST /chat/completions),
+// which OpenAI and every OpenAI-compatible server implement.
+type Chat struct {
+	client sdk.Client
+	name   string
+	o      options
+}
+
+var _ model.Model = (*Chat)(nil)
+
+// New returns a Chat Completions model named name over client; the caller
+// owns the client's authentication, base URL, retries and HTTP client.
+func New(client sdk.Client, name string, opts ...Option) *Chat {
+	return &Chat{client: client, name: name, o: buildOptions(opts)}
+}
+
+// NewChatFromConfig returns a Chat Completions model whose client cfg
+// describes (see Config for the environment fallbacks). A missing key is
+// reported by every request, not here.
+func NewChatFromConfig(name string, cfg Config, opts ...Option) *Chat {
+	client, noKey := clientFromConfig(cfg)
+	m := New(client, name, opts...)
+	m.o.noKey, m.o.timeout = noKey, cfg.Timeout
+	return m
+}
+
+// Request sends the conversation and returns the model's response. A failure
+// is a *model.ProviderError (the provider's status, code and message) or an
+// error wrapping model.ErrModel; both satisfy errors.Is(err, model.ErrModel).
+func (m *Chat) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
+	ctx, cancel, ropts, err := m.o.begin(ctx, params.Settings)
+	if err != nil {
+		return model.Message{}, err
+	}
+	defer cancel()
+	body, tools, err := m.body(messages, params)
+	if err != nil {
+		return model.Message{}, err
+	}
+	if m.o.streaming {
+		body.Stream, body.StreamOptions = true, &streamOptions{IncludeUsage: true}
+	}
+	raw, err := encodeBody(body, tools)
+	if err != nil {
+		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
+	}
+	rd := newReader(m.o, params)
+	if m.o.streaming {
+		var res *http.Response
+		err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...)
+		return m.stream(ssestream.NewStream[chatCompletion](ssestream.NewDecoder(res), err), rd)
+	}
+	var res []byte
+	if err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...); err != nil {
+		return model.Message{}, m.o.providerError(err)
+	}
+	var c chatCompletion
+	if err := decodeChat(res, &c); err != nil {
+		return model.Message{}, fmt.Errorf("%w: %s returned a malformed response: %w", model.ErrModel, m.o.provider, err)
+	}
+	return m.response(&c, rd)
+}
+
+// body maps the history and parameters to a Chat Completions request.
+func (m *Chat) body(messages []model.Message, p model.Params) (body *chatRequest, tools []json.RawMessage, err error) {
+	body = &chatRequest{Model: m.name}
+	msgs, err := chatMessages(messages)
+	if err != nil {
+		return nil, nil, err
+	}
+	body.Messages = msgs
+	if len(p.Tools) > 0 {
+		tools = make([]json.RawMessage, len(p.Tools))
+		for i, d := range p.Tools {
+			if tools[i], err = chatToolJSON(d); err != nil {
+				return nil, nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
+			}
+		}
+	}
+	s := p.Settings
+	body.Temperature, body.TopP, body.MaxCompletionTokens, body.Seed = s.Temperature, s.TopP, s.MaxTokens, s.Seed
+	if len(s.Stop) > 0 {
+		body.Stop = s.Stop
+	}
+	// OpenAI rejects the tool settings of a request without tools.
+	if len(p.Tools) > 0 {
+		body.ParallelToolCalls = s.ParallelToolCalls
+		switch s.ToolChoice {
+		case "":
+		case "auto", "none", "required":
+			body.ToolChoice = s.ToolChoice
+		default:
+			c := namedChoice{Type: "function"}
+			c.Function.Name = s.ToolChoice
+			body.ToolChoice = c
+		}
+	}
+	if o := p.Output; o != nil {
+		switch o.Mode {
+		case model.OutputTool:
+			// The output tool is among p.Tools.
+		case model.OutputNative:
+			schema, err := strictSchemaJSON(o.Schema)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
+			}
+			body.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
+				Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
+			}}
+		default:
+			return nil, nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
+		}
+	}
+	return body, tools, nil
+}
+
+// outputName is a response format name OpenAI accepts (^[a-zA-Z0-9_-]{1,64}$).
+func outputName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	if len(b) == 0 {
+		return "output"
+	}
+	return string(b)
+}
+
+// function is a tool's definition as both APIs describe a function.
+func function(d tool.Definition) functionSpec {
+	f := functionSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+	if d.IsStrict() {
+		strict := true
+		f.Strict, f.Parameters = &strict, strictSchema(d.Parameters)
+	} else if f.Parameters == nil {
+		f.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	return f
+}
+
+// chatMessages maps the history to Chat Completions messages. Every part
+// kind is handled explicitly; an unknown one fails the request.
+func chatMessages(messages []model.Message) ([]chatMessage, error) {
+	out := make([]chatMessage, 0, len(messages)+2)
+	for _, msg := range messages {
+		switch msg.Kind {
+		case model.KindRequest:
+			for _, p := range msg.Parts {
+				switch p.Kind {
+				case model.KindSystemPrompt, model.KindInstruction:
+					out = append(out, chatMessage{Role: "system", Content: p.Text})
+				case model.KindUserPrompt:
+					texts, err := userTexts(p)
+					if err != nil {
+						return nil, err
+					}
+					if len(texts) == 1 {
+						out = append(out, chatMessage{Role: "user", Content: texts[0]})
+						continue
+					}
+					parts := make([]textPart, len(texts))
+					for i, t := range texts {
+						parts[i] = textPart{Type: "text", Text: t}
+					}
+					out = append(out, chatMessage{Role: "user", Content: parts})
+				case model.KindToolReturn:
+					text, err := returnText(p.Return)
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, chatMessage{Role: "tool", Content: text, ToolCallID: p.Return.ToolCallID})
+				case model.KindRetryPrompt:
+					if p.ToolCallID != "" {
+						out = append(out, chatMessage{Role: "tool", Content: p.Text, ToolCallID: p.ToolCallID})
+					} else {
+						out = append(out, chatMessage{Role: "user", Content: p.Text})
+					}
+				case model.KindText, model.KindToolCall, model.KindThinking, model.KindRefusal:
+					return nil, fmt.Errorf("%w: %s part in a request message", model.ErrModel, p.Kind)
+				default:
+					return nil, fmt.Errorf("%w: unknown part kind %q", model.ErrModel, p.Kind)
+				}
+			}
+		case model.KindResponse:
+			a, ok, err := chatAssistant(msg)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, a)
+			}
+		default:
+			return nil, fmt.Errorf("%w: unknown message kind %q", model.ErrModel, msg.Kind)
+		}
+	}
+	if instr := lastInstructions(messages); instr != "" {
+		// After the leading system prompts, before the conversation.
+		i := 0
+		for i < len(out) && out[i].Role == "system" {
+			i++
+		}
+		out = append(out, chatMessage{})
+		copy(out[i+1:], out[i:])
+		out[i] = chatMessage{Role: "system", Content: instr}
+	}
+	return out, nil
+}
+
+// chatAssistant maps an earlier response. Thinking parts are not sent: the
+// Chat Completions API has no field for them (servers that send a
+// reasoning_content do not take it back). A response left with nothing to
+// send is skipped (ok false).
+func chatAssistant(msg model.Message) (chatMessage, bool, error) {
+	a := chatMessage{Role: "assistant"}
+	var text, refusal strings.Builder
+	for _, p := range msg.Parts {
+		switch p.Kind {
+		case model.KindText:
+			text.WriteString(p.Text)
+		case model.KindRefusal:
+			refusal.WriteString(p.Text)
+		case model.KindToolCall:
+			if p.ToolCall == nil {
+				return a, false, fmt.Errorf("%w: tool_call part without a call", model.ErrModel)
+			}
+			a.ToolCalls = append(a.ToolCalls, chatToolCall{ID: p.ToolCall.ID, Type: "function",
+				Function: chatFunction{Name: p.ToolCall.Name, Arguments: argumentsText(p.ToolCall.Arguments)}})
+		case model.KindThinking:
+		case model.KindSystemPrompt, model.KindInstruction, model.KindUserPrompt, model.KindToolReturn, model.KindRetryPrompt:
+			return a, false, fmt.Errorf("%w: %s part in a response message", model.ErrModel, p.Kind)
+		default:
+			return a, false, fmt.Errorf("%w: unknown part kind %q", model.ErrModel, p.Kind)
+		}
+	}
+	if text.Len() > 0 {
+		a.Content = text.String()
+	}
+	a.Refusal = refusal.String()
+	return a, text.Len() > 0 || refusal.Len() > 0 || len(a.ToolCalls) > 0, nil
+}
+
+// reader holds what mapping a response needs from the request.
+type reader struct {
+	o *options
+	// strict holds the original schemas of the strict tools, native the
+	// one of a native output: strict mode forced nulls into their
+	// optional properties, which are removed again.
+	strict map[string]map[string]any
+	native map[string]any
+}
+
+func newReader(o options, p model.Params) reader {
+	r := reader{o: &o, strict: strictTools(p.Tools)}
+	if p.Output != nil && p.Output.Mode == model.OutputNative {
+		r.native = p.Output.Schema
+	}
+	return r
+}
+
+// response maps a completion to a response message.
+func (m *Chat) response(c *chatCompletion, rd reader) (model.Message, error) {
+	if len(c.Choices) == 0 {
+		return model.Message{}, m.o.errEmpty()
+	}
+	ch := c.Choices[0]
+	msg := ch.Message
+	var parts []model.Part
+	if r := msg.Reasoning; r != "" {
+		parts = append(parts, model.ThinkingPart(r, model.Thinking{Provider: m.o.provider}))
+	}
+	if msg.Content != "" {
+		parts = append(parts, model.TextPart(msg.Content))
+	}
+	if msg.Refusal != "" {
+		parts = append(parts, model.RefusalPart(msg.Refusal))
+	}
+	for _, tc := range msg.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			return model.Message{}, fmt.Errorf("%w: %s returned a tool call of unsupported type %q", model.ErrModel, m.o.provider, tc.Type)
+		}
+		parts = append(parts, toolCallPart(tc.ID, tc.Name, tc.Arguments, rd.strict))
+	}
+	return m.finish(parts, c.ID, c.Model, ch.FinishReason, msg.Refusal != "", usageOf(c.Usage), rd)
+}
+
+// finish assembles the response message shared by the streamed and the
+// plain paths.
+func (m *Chat) finish(parts []model.Part, id, name, reason string, refused bool, u *model.Usage, rd reader) (model.Message, error) {
+	if len(parts) == 0 {
+		return model.Message{}, m.o.errEmpty()
+	}
+	if rd.native != nil {
+		for i := range parts {
+			if parts[i].Kind == model.KindText {
+				parts[i].Text = string(dropAddedNulls(rd.native, []byte(parts[i].Text)))
+			}
+		}
+	}
+	out := model.Response(parts...)
+	out.ResponseID, out.ModelName, out.Provider, out.Usage = id, name, m.o.provider, u
+	if out.ModelName == "" {
+		out.ModelName = m.name
+	}
+	out.FinishReason = finishReason(reason)
+	if refused && out.FinishReason == model.FinishStop {
+		out.FinishReason = model.FinishContentFilter
+	}
+	return out, nil
+}
+
+func usageOf(u *chatUsage) *model.Usage {
+	out := &model.Usage{Requests: 1}
+	if u != nil {
+		out.InputTokens, out.OutputTokens = u.PromptTokens, u.CompletionTokens
+		out.CacheReadTokens, out.CacheWriteTokens, out.ReasoningTokens = u.CachedTokens, u.CacheWriteTokens, u.ReasoningTokens
+	}
+	return out
+}
+
+// stream assembles the chunks of a streamed completion into the message a
+// plain request would return: text and reasoning deltas are concatenated,
+// tool calls gathered by index (their arguments arrive in pieces, several
+// calls interleaved), the usage read from the last chunk.
+func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Message, error) {
+	defer s.Close()
+	type call struct {
+		id, name string
+		args     strings.Builder
+	}
+	var (
+		id, name, reason        string
+		text, refusal, thinking strings.Builder
+		calls                   []*call
+		byIndex                 = map[int]*call{}
+		usage                   = &model.Usage{Requests: 1}
+	)
+	for s.Next() {
+		ch := s.Current()
+		if ch.ID != "" {
+			id = ch.ID
+		}
+		if ch.Model != "" {
+			name = ch.Model
+		}
+		if ch.Usage != nil {
+			usage = usageOf(ch.Usage)
+		}
+		for _, c := range ch.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			d := &c.Message
+			text.WriteString(d.Content)
+			refusal.WriteString(d.Refusal)
+			thinking.WriteString(d.Reasoning)
+			for _, tc := range d.ToolCalls {
+				cl := byIndex[tc.Index]
+				if cl == nil {
+					cl = &call{}
+					byIndex[tc.Index] = cl
+					calls = append(calls, cl)
+				}
+				if tc.ID != "" {
+					cl.id = tc.ID
+				}
+				cl.name += tc.Name
+				cl.args.WriteString(tc.Arguments)
+			}
+			if c.FinishReason != "" {
+				reason = c.FinishReason
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return model.Message{}, m.o.streamError(err)
+	}
+	if reason == "" {
+		return model.Message{}, m.o.errIncompleteStream(nil)
+	}
+	var parts []model.Part
+	if thinking.Len() > 0 {
+		parts = append(parts, model.ThinkingPart(thinking.String(), model.Thinking{Provider: m.o.provider}))
+	}
+	if text.Len() > 0 {
+		parts = append(parts, model.TextPart(text.String()))
+	}
+	if refusal.Len() > 0 {
+		parts = append(parts, model.RefusalPart(refusal.String()))
+	}
+	for _, c := range calls {
+		parts = append(parts, toolCallPart(c.id, c.name, c.args.String(), rd.strict))
+	}
+	return m.finish(parts, id, name, reason, refusal.Len() > 0, usage, rd)
+}

@@ -1,0 +1,75 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// Without a key anywhere, a model for OpenAI is built, and every request
+// fails naming OPENAI_API_KEY, without sending anything.
+func TestMissingKeyNamesTheVariable(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	for _, m := range []model.Model{NewChatFromConfig("gpt-4.1", Config{}), NewResponsesFromConfig("gpt-4.1", Config{})} {
+		_, err := m.Request(context.Background(), hello(), model.Params{})
+		var pe *model.ProviderError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !errors.Is(err, model.ErrModel) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	// OpenAI's base URL spelled out is still OpenAI.
+	_, err := NewChatFromConfig("gpt-4.1", Config{BaseURL: "https://api.openai.com/v1"}).Request(context.Background(), hello(), model.Params{})
+	if err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A compatible server (vLLM, llama.cpp, Ollama) needs no key.
+func TestCompatibleServerWithoutKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	srv := newServer(t, ok(t, "chat_text.json"))
+	m := NewChatFromConfig("llama3", Config{BaseURL: srv.URL, Headers: map[string]string{"X-Tenant": "t1"}}, WithProviderName("ollama"))
+	got, err := m.Request(context.Background(), hello(), model.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Provider != "ollama" {
+		t.Errorf("provider %q", got.Provider)
+	}
+	r := srv.last(t)
+	if a := r.header.Get("Authorization"); a != "" {
+		t.Errorf("Authorization sent: %q", a)
+	}
+	if r.header.Get("X-Tenant") != "t1" {
+		t.Error("config header not sent")
+	}
+}
+
+// The key and base URL fall back to the environment, read when the model
+// is built.
+func TestConfigFromEnvironment(t *testing.T) {
+	srv := newServer(t, ok(t, "responses_text.json"))
+	t.Setenv("OPENAI_API_KEY", "sk-from-env")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	m := NewResponsesFromConfig("gpt-4.1", Config{})
+	t.Setenv("OPENAI_API_KEY", "sk-changed-later")
+	if _, err := m.Request(context.Background(), hello(), model.Params{}); err != nil {
+		t.Fatal(err)
+	}
+	if a := srv.last(t).header.Get("Authorization"); a != "Bearer sk-from-env" {
+		t.Errorf("Authorization %q", a)
+	}
+	// Config wins over the environment.
+	m = NewResponsesFromConfig("gpt-4.1", Config{APIKey: "sk-config"})
+	if _, err := m.Request(context.Background(), hello(), model.Params{}); err != nil {
+		t.Fatal(err)
+	}
+	if a := srv.last(t).header.Get("Authorization"); a != "Bearer sk-config" {
+		t.Errorf("Authorization %q", a)
+	}
+}

@@ -1,0 +1,37 @@
+// Package openai provides [model.Model] implementations for OpenAI's Chat
+// Completions API ([Chat]) and Responses API ([Responses]), built on the
+// official SDK, github.com/openai/openai-go/v3. Any OpenAI-compatible server
+// (vLLM, llama.cpp, Ollama, LiteLLM) is reached through a base URL.
+//
+// A model maps the model-visible history (see [model.Visible]) to the API's
+// messages or input items, and the API's answer back to one response
+// message: text, tool calls, refusals and reasoning become parts, the
+// finish reason one of the model.Finish* constants, the token counts a
+// [model.Usage]. Every part kind is mapped explicitly; an unknown one fails
+// the request rather than being dropped.
+//
+// Tools marked strict, and the schema of a native structured output, are
+// sent as OpenAI strict schemas: every property required (optional ones
+// made nullable), no additional properties, the keywords strict mode
+// rejects moved into the description. The nulls the model then has to send
+// for optional properties are removed from its answer, so the arguments
+// still validate against the tool's own schema.
+//
+// Retries of 429, 5xx and dropped connections are the SDK client's
+// (exponential backoff with jitter, Retry-After honoured, Config.MaxRetries
+// of them); a failure after them, and every error a retry cannot fix (400,
+// 401, 404, a context too long), is a [*model.ProviderError] carrying the
+// provider's status, code and message, never the API key. A stream that
+// ends before the provider said the response was complete is one too
+// (code "stream_incomplete").
+//
+// Requests go through the SDK client (client.Post), so its authentication,
+// base URL, headers, retries, error decoding and SSE decoder apply; the
+// bodies themselves are encoded and decoded by this package, following the
+// API reference, because the SDK's generated types cost several times the
+// provider's CPU budget per request (see BenchmarkChatRequest and
+// BenchmarkChatMapping).
+//
+// A Chat or Responses value is safe for concurrent use by several runs; its
+// options are fixed when it is built.
+package openai

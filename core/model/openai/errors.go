@@ -1,0 +1,113 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// missingKey is the error every request of a model built from a Config
+// without a key for OpenAI fails with, naming the variable to set.
+func (o *options) missingKey() error {
+	return &model.ProviderError{
+		Provider: o.provider,
+		Code:     "missing_api_key",
+		Message:  "no API key: set OPENAI_API_KEY or Config.APIKey (a custom base URL, such as a local server, needs none)",
+	}
+}
+
+// providerError turns a failed SDK call into a *model.ProviderError. The
+// message is the provider's own (its error body), never the request, so it
+// cannot carry the API key. Context errors stay context errors, wrapped in
+// model.ErrModel, so that errors.Is(err, context.Canceled) still holds.
+func (o *options) providerError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *model.ProviderError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %s request: %w", model.ErrModel, o.provider, err)
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		code := apiErr.Code
+		if code == "" {
+			code = apiErr.Type
+		}
+		msg := apiErr.Message
+		if msg == "" {
+			msg = apiErr.Error()
+		}
+		return &model.ProviderError{Provider: o.provider, StatusCode: apiErr.StatusCode, Code: code, Message: redact(msg)}
+	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		return &model.ProviderError{Provider: o.provider, Code: "stream_error", Message: redact(se.Message)}
+	}
+	// A transport failure (after the SDK's retries): its text names the URL
+	// and the cause, never headers.
+	return &model.ProviderError{Provider: o.provider, Code: "connection_error", Message: redact(err.Error())}
+}
+
+// redact masks anything shaped like an OpenAI secret key that a provider or
+// proxy echoed back (OpenAI's own 401 message quotes a prefix of it).
+func redact(s string) string {
+	i := strings.Index(s, "sk-")
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		b.WriteString(s[:i])
+		b.WriteString("sk-***")
+		s = s[i+3:]
+		j := 0
+		for j < len(s) && isKeyByte(s[j]) {
+			j++
+		}
+		s = s[j:]
+		i = strings.Index(s, "sk-")
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+func isKeyByte(c byte) bool {
+	return c == '-' || c == '_' || c == '*' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// errEmpty is returned for a response without any part.
+func (o *options) errEmpty() error {
+	return fmt.Errorf("%w: %s returned an empty response (no text, tool call, refusal or reasoning)", model.ErrModel, o.provider)
+}
+
+// errIncompleteStream is returned when a stream ends before the provider
+// said the response was complete (a dropped connection).
+func (o *options) errIncompleteStream(cause error) error {
+	msg := "the response stream ended before the response was complete (connection dropped?)"
+	if cause != nil {
+		msg += ": " + redact(cause.Error())
+	}
+	return &model.ProviderError{Provider: o.provider, Code: "stream_incomplete", Message: msg}
+}
+
+// streamError classifies the error that ended a stream: the provider's
+// (an HTTP error before the first event, or an error event), the context's,
+// or a dropped connection.
+func (o *options) streamError(err error) error {
+	var apiErr *sdk.Error
+	var se *ssestream.StreamError
+	if errors.As(err, &apiErr) || errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return o.providerError(err)
+	}
+	return o.errIncompleteStream(err)
+}

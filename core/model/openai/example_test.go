@@ -1,0 +1,114 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/openai"
+)
+
+// fixtureServer stands in for OpenAI: it answers every request with a
+// response recorded from the API reference.
+func fixtureServer(name string) *httptest.Server {
+	body, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		panic(err)
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+}
+
+// A Chat Completions model over an SDK client the caller configured.
+func ExampleNew() {
+	srv := fixtureServer("chat_text.json")
+	defer srv.Close()
+	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-example"))
+	m := openai.New(client, "gpt-4.1")
+	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hello!"))}, model.Params{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Text())
+	fmt.Println(resp.FinishReason, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	// Output:
+	// Hello! How can I assist you today?
+	// stop 19 10
+}
+
+// An OpenAI-compatible server (vLLM, llama.cpp, Ollama, LiteLLM) is reached
+// through its base URL and needs no key.
+func ExampleNewChatFromConfig() {
+	srv := fixtureServer("chat_text.json")
+	defer srv.Close()
+	m := openai.NewChatFromConfig("llama3.1", openai.Config{BaseURL: srv.URL}, openai.WithProviderName("ollama"))
+	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hello!"))}, model.Params{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Provider, resp.Text())
+	// Output: ollama Hello! How can I assist you today?
+}
+
+// The Responses API returns reasoning as thinking parts that are sent back
+// on the next request.
+func ExampleNewResponses() {
+	srv := fixtureServer("responses_reasoning_tools.json")
+	defer srv.Close()
+	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-example"))
+	m := openai.NewResponses(client, "o4-mini")
+	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Weather in Boston and Paris?"))}, model.Params{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range resp.Parts {
+		switch p.Kind {
+		case model.KindThinking:
+			fmt.Println("thinking", p.Thinking.ID)
+		case model.KindToolCall:
+			fmt.Println("call", p.ToolCall.Name, string(p.ToolCall.Arguments))
+		}
+	}
+	fmt.Println(resp.FinishReason, resp.Usage.CacheReadTokens, resp.Usage.ReasoningTokens)
+	// Output:
+	// thinking rs_6820f383d7c08191846711c5df8233bc0ac5ba57aafcbac7
+	// call get_current_weather {"location":"Boston, MA","unit":"celsius"}
+	// call get_current_weather {"location":"Paris, France","unit":null}
+	// tool_calls 2048 256
+}
+
+// A streamed response is assembled into the message a plain request
+// returns: here two tool calls whose arguments arrive split across chunks.
+func ExampleWithStreaming() {
+	body, _ := os.ReadFile("testdata/chat_stream_tool_calls.sse")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL}, openai.WithStreaming(true))
+	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Weather and time?"))}, model.Params{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range resp.ToolCalls() {
+		fmt.Println(c.ID, c.Name, string(c.Arguments))
+	}
+	fmt.Println(resp.Usage.InputTokens, resp.Usage.CacheReadTokens)
+	// Output:
+	// call_s1 get_current_weather {"location": "Boston, MA"}
+	// call_s2 get_time {"timezone": "UTC"}
+	// 82 64
+}

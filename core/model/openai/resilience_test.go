@@ -1,0 +1,169 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// A 429 is retried after the time its Retry-After header names (measured
+// by the server's clock), then the request succeeds.
+func TestRetry429HonoursRetryAfter(t *testing.T) {
+	srv := newServer(t,
+		reply{status: http.StatusTooManyRequests, body: fixture(t, "error_429.json"), headers: map[string]string{"Retry-After": "1"}},
+		ok(t, "chat_text.json"))
+	got, err := New(srv.client(), "gpt-4o-mini").Request(context.Background(), hello(), model.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.requests()
+	if len(reqs) != 2 || got.Text() == "" {
+		t.Fatalf("%d requests, %+v", len(reqs), got)
+	}
+	if gap := reqs[1].at.Sub(reqs[0].at); gap < 900*time.Millisecond {
+		t.Errorf("retried after %v, Retry-After said 1s", gap)
+	}
+}
+
+func TestRetry500ThenSuccess(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		srv := newServer(t,
+			reply{status: http.StatusInternalServerError, body: fixture(t, "error_500.json"), headers: map[string]string{"Retry-After-Ms": "5"}},
+			ok(t, "chat_text.json"))
+		if streaming {
+			srv.replies[1] = sse(t, "chat_stream_tool_calls.sse")
+		}
+		m := New(srv.client(), "gpt-4o-mini", WithStreaming(streaming))
+		if _, err := m.Request(context.Background(), hello(), model.Params{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(srv.requests()); n != 2 {
+			t.Fatalf("streaming %v: %d requests", streaming, n)
+		}
+	}
+}
+
+func TestRetriesExhaustedBecomeProviderError(t *testing.T) {
+	srv := newServer(t, reply{status: http.StatusInternalServerError, body: fixture(t, "error_500.json"), headers: map[string]string{"Retry-After-Ms": "1"}})
+	retries := 1
+	m := NewChatFromConfig("gpt-4o-mini", Config{APIKey: testKey, BaseURL: srv.URL, MaxRetries: &retries})
+	_, err := m.Request(context.Background(), hello(), model.Params{})
+	var pe *model.ProviderError
+	if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Code != "server_error" || !strings.Contains(pe.Message, "The server had an error") {
+		t.Fatalf("err = %#v", err)
+	}
+	if n := len(srv.requests()); n != 2 {
+		t.Errorf("%d requests, want 1 + 1 retry", n)
+	}
+}
+
+// A 401 is not retried; the error has the provider's status, code and
+// message, and never the key (OpenAI's message quotes a masked prefix of
+// it; nothing of it is kept).
+func TestUnauthorizedIsProviderErrorWithoutKey(t *testing.T) {
+	for _, api := range []string{"chat", "responses", "chat-stream", "responses-stream"} {
+		t.Run(api, func(t *testing.T) {
+			srv := newServer(t, reply{status: http.StatusUnauthorized, body: fixture(t, "error_401.json")})
+			var m model.Model
+			stream := WithStreaming(strings.HasSuffix(api, "stream"))
+			if strings.HasPrefix(api, "chat") {
+				m = New(srv.client(), "gpt-4o-mini", stream)
+			} else {
+				m = NewResponses(srv.client(), "gpt-4o-mini", stream)
+			}
+			_, err := m.Request(context.Background(), hello(), model.Params{})
+			var pe *model.ProviderError
+			if !errors.As(err, &pe) || pe.StatusCode != 401 || pe.Code != "invalid_api_key" || !strings.Contains(pe.Message, "Incorrect API key provided") {
+				t.Fatalf("err = %#v", err)
+			}
+			if !errors.Is(err, model.ErrModel) {
+				t.Error("not a model error")
+			}
+			for _, leak := range []string{testKey, "SECRET", "sk-test"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("error shows %q: %v", leak, err)
+				}
+			}
+			if n := len(srv.requests()); n != 1 {
+				t.Errorf("%d requests: a 401 must not be retried", n)
+			}
+		})
+	}
+}
+
+func TestContextLengthIsProviderError(t *testing.T) {
+	srv := newServer(t, reply{status: http.StatusBadRequest, body: fixture(t, "error_context_length.json")})
+	_, err := New(srv.client(), "gpt-4o").Request(context.Background(), hello(), model.Params{})
+	var pe *model.ProviderError
+	if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Code != "context_length_exceeded" {
+		t.Fatalf("err = %#v", err)
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+// hangingServer accepts requests and answers none until the client gives
+// up; arrived receives one value per request.
+func hangingServer(t *testing.T) (*httptest.Server, chan struct{}) {
+	arrived := make(chan struct{}, 8)
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // runs first: releases the handlers
+	return srv, arrived
+}
+
+func TestCancellationStopsTheRequest(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		srv, arrived := hangingServer(t)
+		m := New(newClient(srv.URL), "gpt-4o-mini", WithStreaming(streaming))
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := m.Request(ctx, hello(), model.Params{})
+			done <- err
+		}()
+		<-arrived
+		cancel()
+		err := <-done
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, model.ErrModel) {
+			t.Fatalf("streaming %v: err = %v", streaming, err)
+		}
+	}
+}
+
+// Settings.TimeoutMS bounds the whole request, retries included.
+func TestTimeoutSetting(t *testing.T) {
+	srv, _ := hangingServer(t)
+	m := NewResponses(newClient(srv.URL), "gpt-4o-mini")
+	_, err := m.Request(context.Background(), hello(), model.Params{Settings: model.Settings{TimeoutMS: 50}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	// Config.Timeout does the same for every request of the model.
+	m = NewResponsesFromConfig("gpt-4o-mini", Config{APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond})
+	if _, err := m.Request(context.Background(), hello(), model.Params{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func newClient(url string) sdkClient {
+	return newSDKClient(option.WithBaseURL(url), option.WithAPIKey(testKey))
+}
