@@ -19,6 +19,8 @@ import (
 type modelSpec struct {
 	Kind      string          `json:"kind"`
 	Responses []model.Message `json:"responses"`
+	// Provider configures the provider kinds (see models.go).
+	Provider *providerSpec `json:"provider"`
 }
 
 // toolSpec describes a host tool: its definition and the host's id for it.
@@ -338,6 +340,12 @@ func buildModel(s modelSpec) (*modelHandle, error) {
 		return &modelHandle{m: model.NewTestModel(s.Responses...)}, nil
 	case "function":
 		return &modelHandle{m: &hostModel{}}, nil
+	case "openai", "openai-responses", "anthropic":
+		m, err := buildProvider(s.Kind, s.Provider)
+		if err != nil {
+			return nil, err
+		}
+		return &modelHandle{m: m}, nil
 	}
 	return nil, specError("unknown model kind %q", s.Kind)
 }

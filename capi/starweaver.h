@@ -51,7 +51,12 @@ void sw_free(void *p);
 int sw_version(char **out, long long *out_len);
 
 /* sw_model_new builds a model from a JSON spec:
- *   {"kind": "test", "responses": [...]} or {"kind": "function"}.
+ *   {"kind": "test", "responses": [...]}, {"kind": "function"}, or a
+ *   provider model {"kind": "openai" | "openai-responses" | "anthropic",
+ *   "provider": {"model": name, "base_url", "api_key", "headers": {...},
+ *   "max_retries", "timeout_ms", "stream", "provider_name", "max_tokens",
+ *   "thinking_budget"}} (all but model optional). A provider's failures
+ *   are "model" errors carrying "provider", "status_code" and "code".
  * Returns: 0, or -1 with *err (type "invalid_spec"). */
 int sw_model_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 

@@ -2,12 +2,17 @@
 
 Python blocks run as scripts, each in a fresh interpreter. A block that is
 only a fragment is marked with ``<!-- fragment -->`` on the line before its
-fence and is compiled, not run (keep those rare). Go blocks (docs/go.md)
-are run by the Go test docs/go_test.go; sh and text blocks are not code.
+fence and is compiled, not run (keep those rare). A block that talks to a
+real model is marked with ``<!-- fixtures: name.json ... -->`` on the line
+before its fence: it runs against a local server replaying those provider
+replies (fixture_server.py), whose address and a key are in the usual
+environment variables. Go blocks (docs/go.md) are run by the Go test
+docs/go_test.go; sh and text blocks are not code.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -15,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fixture_server import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FRAGMENT = "<!-- fragment -->"
+FIXTURES = re.compile(r"^<!-- fixtures: (.+) -->$")
 LANGUAGES = {"python", "go", "sh", "text"}
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", flags=re.S | re.M)
 
@@ -30,6 +37,7 @@ class Block:
     language: str
     code: str
     fragment: bool
+    fixtures: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line}"
@@ -41,7 +49,9 @@ def blocks(path: Path, text: str | None = None) -> list[Block]:
     for m in FENCE.finditer(text):
         before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
         line = text.count("\n", 0, m.start()) + 1
-        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT))
+        fixtures = FIXTURES.match(before)
+        names = tuple(fixtures.group(1).split()) if fixtures else ()
+        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT, names))
     return out
 
 
@@ -49,8 +59,10 @@ ALL = [b for path in DOCS for b in blocks(path)]
 PYTHON = [b for b in ALL if b.language == "python"]
 
 
-def run_script(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/")
+def run_script(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/", env=env
+    )
 
 
 def test_blocks_are_found() -> None:
@@ -68,8 +80,21 @@ def test_python_block_runs(block: Block) -> None:
     if block.fragment:
         compile(block.code, str(block), "exec")
         return
-    proc = run_script(block.code)
-    assert proc.returncode == 0, f"{block} failed:\n{block.code}\n{proc.stderr}"
+    if not block.fixtures:
+        proc = run_script(block.code)
+        assert proc.returncode == 0, f"{block} failed:\n{block.code}\n{proc.stderr}"
+        return
+    with serving(*block.fixtures) as srv:
+        env = {
+            **os.environ,
+            "OPENAI_BASE_URL": srv.url + "/v1",
+            "OPENAI_API_KEY": "sk-docs",
+            "ANTHROPIC_BASE_URL": srv.url,
+            "ANTHROPIC_API_KEY": "sk-ant-docs",
+        }
+        proc = run_script(block.code, env)
+        assert proc.returncode == 0, f"{block} failed:\n{block.code}\n{proc.stderr}"
+        assert not srv.replies, f"{block} left fixture replies unused: {list(srv.replies)}"
 
 
 def test_fragment_marker_compiles_only() -> None:

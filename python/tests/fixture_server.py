@@ -1,0 +1,112 @@
+"""A local HTTP server that replays provider replies, for tests of real models.
+
+Replies are fixture files under ``fixtures/`` (each says which published API
+reference its shape comes from) or plain dicts, queued in order; every
+request is recorded with its path, headers and JSON body. Running it as a
+script serves fixtures named on the command line and prints its URL, so a
+child process (a docs example) can talk to it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def fixture(name: str) -> dict[str, Any]:
+    """A reply from fixtures/: ``{"status", "headers"?, "body"}``."""
+    data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
+    return data
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class FixtureServer:
+    """Replays queued replies; an empty queue answers 500."""
+
+    replies: deque[dict[str, Any]] = field(default_factory=deque)
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw.decode("utf-8", "replace")
+                server.requests.append(Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                reply = server.replies.popleft() if server.replies else {
+                    "status": 500,
+                    "body": {"error": {"message": "the fixture script is exhausted", "type": "server_error"}},
+                }
+                payload = reply.get("raw")
+                data = payload.encode() if isinstance(payload, str) else json.dumps(reply.get("body")).encode()
+                self.send_response(int(reply.get("status", 200)))
+                headers = {"Content-Type": "application/json", **reply.get("headers", {})}
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def script(self, *replies: str | dict[str, Any]) -> FixtureServer:
+        """Queue replies: fixture file names or reply dicts."""
+        for r in replies:
+            self.replies.append(fixture(r) if isinstance(r, str) else r)
+        return self
+
+    def bodies(self) -> list[Any]:
+        return [r.body for r in self.requests]
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+@contextmanager
+def serving(*replies: str | dict[str, Any]) -> Iterator[FixtureServer]:
+    server = FixtureServer().script(*replies)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    srv = FixtureServer().script(*sys.argv[1:])
+    print(srv.url, flush=True)
+    sys.stdin.read()  # serve until the parent closes our stdin
+    srv.close()
