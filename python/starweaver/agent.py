@@ -21,9 +21,9 @@ from starweaver.hitl import (
     normalize_approvals,
     normalize_deferred_results,
 )
+from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.models import ProviderModel, infer_model
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, Toolset

@@ -22,6 +22,7 @@ in an object ``{"response": ...}`` as pydantic-ai does.
 from __future__ import annotations
 
 import asyncio
+import functools
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable
@@ -61,9 +62,7 @@ def is_text_type(output_type: object) -> bool:
 
 
 def _is_object_type(tp: Any) -> bool:
-    return isinstance(tp, type) and (
-        issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp) or is_typeddict(tp)
-    )
+    return isinstance(tp, type) and (issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp) or is_typeddict(tp))
 
 
 def _takes_ctx(func: Callable[..., Any]) -> bool:
@@ -187,7 +186,7 @@ class Output:
             if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None)):  # noqa: B004
                 result = await func(*call_args)
             else:
-                result = await _in_pool(lambda f=func, a=call_args: f(*a))
+                result = await _in_pool(functools.partial(func, *call_args))
                 if inspect.isawaitable(result):
                     result = await result
             value = result

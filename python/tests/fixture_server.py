@@ -58,11 +58,17 @@ class FixtureServer:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = raw.decode("utf-8", "replace")
-                server.requests.append(Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                reply = server.replies.popleft() if server.replies else {
-                    "status": 500,
-                    "body": {"error": {"message": "the fixture script is exhausted", "type": "server_error"}},
-                }
+                server.requests.append(
+                    Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                )
+                reply = (
+                    server.replies.popleft()
+                    if server.replies
+                    else {
+                        "status": 500,
+                        "body": {"error": {"message": "the fixture script is exhausted", "type": "server_error"}},
+                    }
+                )
                 payload = reply.get("raw")
                 data = payload.encode() if isinstance(payload, str) else json.dumps(reply.get("body")).encode()
                 self.send_response(int(reply.get("status", 200)))

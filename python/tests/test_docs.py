@@ -60,9 +60,7 @@ PYTHON = [b for b in ALL if b.language == "python"]
 
 
 def run_script(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/", env=env
-    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/", env=env)
 
 
 def test_blocks_are_found() -> None:

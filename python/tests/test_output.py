@@ -133,8 +133,12 @@ def test_pydantic_validators_run_in_python() -> None:
 
 
 def test_output_validator_model_retry_sync_with_ctx() -> None:
-    model = TestModel.responses([TestModel.output_response(City(name="Lyon", population=1)),
-                                 TestModel.output_response(City(name="Paris", population=1))])
+    model = TestModel.responses(
+        [
+            TestModel.output_response(City(name="Lyon", population=1)),
+            TestModel.output_response(City(name="Paris", population=1)),
+        ]
+    )
     agent = create_agent(model=model, output_type=City)
     seen: list[tuple[str, int, int]] = []
 

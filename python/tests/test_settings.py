@@ -21,7 +21,9 @@ def add(left: int, right: int) -> int:
 
 
 def test_agent_settings_reach_every_request() -> None:
-    model = TestModel.responses([TestModel.tool_call_response([{"name": "add", "arguments": {"left": 1, "right": 2}}]), "3"])
+    model = TestModel.responses(
+        [TestModel.tool_call_response([{"name": "add", "arguments": {"left": 1, "right": 2}}]), "3"]
+    )
     settings: ModelSettings = {
         "temperature": 0.2,
         "top_p": 0.9,
@@ -52,7 +54,9 @@ def test_agent_settings_reach_every_request() -> None:
 
 def test_run_settings_are_merged_over_the_agents() -> None:
     model = TestModel.responses(["a", "b"])
-    agent = create_agent(model=model, model_settings={"temperature": 0.5, "max_tokens": 10, "extra_headers": {"A": "1"}})
+    agent = create_agent(
+        model=model, model_settings={"temperature": 0.5, "max_tokens": 10, "extra_headers": {"A": "1"}}
+    )
     session = agent.session()
     run(session.run("one", model_settings={"max_tokens": 20, "extra_headers": {"B": "2"}}))
     run(session.run("two"))
@@ -79,7 +83,9 @@ def test_function_model_sees_settings() -> None:
 
 
 def test_out_of_range_settings_are_one_value_error() -> None:
-    with pytest.raises(ValueError, match=r"temperature must be between 0 and 2, got 3; max_tokens must be positive, got 0"):
+    with pytest.raises(
+        ValueError, match=r"temperature must be between 0 and 2, got 3; max_tokens must be positive, got 0"
+    ):
         create_agent(model=TestModel(), model_settings={"temperature": 3, "max_tokens": 0})
     agent = create_agent(model=TestModel())
     with pytest.raises(ValueError, match="top_p must be between 0 and 1"):
@@ -153,7 +159,10 @@ def test_session_usage_sums_runs() -> None:
 def test_token_limits_from_function_model_usage() -> None:
     def respond(messages: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
         if len(messages) == 1:
-            return {"tool_calls": [{"name": "add", "arguments": {"left": 1, "right": 1}}], "usage": {"input_tokens": 60, "output_tokens": 5}}
+            return {
+                "tool_calls": [{"name": "add", "arguments": {"left": 1, "right": 1}}],
+                "usage": {"input_tokens": 60, "output_tokens": 5},
+            }
         return {"text": "2", "usage": {"input_tokens": 70, "output_tokens": 5}}
 
     agent = create_agent(model=FunctionModel(respond), tools=[add])
