@@ -22,8 +22,8 @@ in an object ``{"response": ...}`` as pydantic-ai does.
 from __future__ import annotations
 
 import asyncio
-import functools
 import dataclasses
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Union
