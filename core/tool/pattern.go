@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,7 +61,11 @@ func (s *patternSet) compile(p string) (*ecmaPattern, error) {
 	}
 	re, err := regexp2.Compile(p, patternOptions)
 	if err != nil {
-		return nil, fmt.Errorf("pattern %q is not a valid ECMA-262 regular expression: %v", p, err)
+		hint := ""
+		if strings.Contains(p, "(?P<") {
+			hint = " (ECMA-262 writes a named group (?<name>...), not Python's (?P<name>...))"
+		}
+		return nil, fmt.Errorf("pattern %q is not a valid ECMA-262 regular expression%s: %v", p, hint, err)
 	}
 	re.MatchTimeout = PatternMatchTimeout
 	c := &ecmaPattern{re: re, set: s}

@@ -85,6 +85,9 @@ func TestInvalidPatternFailsRegistration(t *testing.T) {
 		if !strings.Contains(err.Error(), "not a valid ECMA-262 regular expression") || !strings.Contains(err.Error(), "bad") {
 			t.Errorf("unclear error: %v", err)
 		}
+		if strings.Contains(err.Error(), "(?P<") != strings.Contains(err.Error(), "writes a named group (?<name>...)") {
+			t.Errorf("named-group hint: %v", err)
+		}
 	}
 }
 
