@@ -2,7 +2,6 @@ package tool
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -40,7 +39,7 @@ type quickSchema struct {
 	minProps, maxProps int
 
 	minLen, maxLen int
-	pattern        *regexp.Regexp
+	pattern        *ecmaPattern
 
 	enum    []any // strings, booleans and nil
 	hasEnum bool
@@ -79,16 +78,19 @@ var annotations = map[string]bool{
 type quickCompiler struct {
 	root map[string]any
 	refs map[string]*quickSchema
+	// patterns compiles patterns with the full validator's engine.
+	patterns *patternSet
 }
 
 // compileQuick returns the acceptor of a normalised schema. It never fails:
-// what it cannot handle is marked unsupported.
-func compileQuick(root map[string]any) *quickSchema {
+// what it cannot handle is marked unsupported. patterns is the full
+// validator's set, so both paths share each compiled pattern.
+func compileQuick(root map[string]any, patterns *patternSet) *quickSchema {
 	if _, has := root["$schema"]; has {
 		// Another draft may change what keywords mean.
 		return &quickSchema{unsupported: true}
 	}
-	c := &quickCompiler{root: root, refs: map[string]*quickSchema{}}
+	c := &quickCompiler{root: root, refs: map[string]*quickSchema{}, patterns: patterns}
 	q := &quickSchema{}
 	c.refs["#"] = q
 	c.fill(q, root, true)
@@ -194,7 +196,7 @@ func (c *quickCompiler) keyword(q *quickSchema, k string, v any, isRoot bool) bo
 		if !isStr {
 			return false
 		}
-		re, err := regexp.Compile(p) // the full validator's engine
+		re, err := c.patterns.compile(p) // the full validator's engine and timeout
 		if err != nil {
 			return false
 		}
@@ -469,7 +471,8 @@ func (q *quickSchema) acceptString(s []byte) bool {
 			return false
 		}
 	}
-	return q.pattern == nil || q.pattern.Match(s)
+	// A timed-out match reports false: the full validator then reports it.
+	return q.pattern == nil || q.pattern.MatchString(string(s))
 }
 
 func (q *quickSchema) acceptNumber(n []byte) bool {

@@ -110,6 +110,9 @@ type Schema struct {
 	compiled *jsonschema.Schema
 	// quick accepts most valid arguments without the full validator.
 	quick *quickSchema
+	// patterns are the schema's compiled patterns (ECMA-262, see
+	// PatternMatchTimeout), shared by compiled and quick.
+	patterns *patternSet
 }
 
 // schemaURL is where each compiler keeps its one schema. Every schema gets a
@@ -127,11 +130,16 @@ func (noLoader) Load(url string) (any, error) {
 }
 
 // CompileSchema compiles a normalised schema once, for validating every call.
-// References to other documents are rejected. name identifies the tool for
-// the caller; the registry prefixes errors with it.
+// References to other documents are rejected. Patterns (pattern and
+// patternProperties keys) are ECMA-262 regular expressions, as JSON Schema
+// specifies; one that does not compile is an ErrSchema error, and each
+// match is bounded by PatternMatchTimeout. name identifies the tool for the
+// caller; the registry prefixes errors with it.
 func CompileSchema(name string, normalized map[string]any) (*Schema, error) {
+	patterns := &patternSet{}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
+	c.UseRegexpEngine(patterns.engine)
 	// Fixed rather than "latest", so that an upgrade of the validator never
 	// changes what schemas mean (format, for one, is an annotation here).
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -142,14 +150,23 @@ func CompileSchema(name string, normalized map[string]any) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
 	}
-	return &Schema{compiled: sch, quick: compileQuick(normalized)}, nil
+	return &Schema{compiled: sch, quick: compileQuick(normalized, patterns), patterns: patterns}, nil
 }
 
 // Validate checks decoded arguments. The error names every failing path
-// and never repeats argument values, which may be secrets.
+// and never repeats argument values, which may be secrets. A pattern match
+// that exceeds PatternMatchTimeout fails validation.
 func (s *Schema) Validate(args any) error {
+	timeouts := s.patterns.timeouts.Load()
 	err := s.compiled.Validate(args)
 	if err == nil {
+		// The validator sees a timed-out patternProperties match as a
+		// plain non-match; a timeout on one of these arguments fails them.
+		if s.patterns.timeouts.Load() != timeouts {
+			if p, ok := s.patterns.timedOutIn(args); ok {
+				return InvalidArguments("arguments do not match the schema: %s", timeoutMessage(p))
+			}
+		}
 		return nil
 	}
 	var ve *jsonschema.ValidationError
@@ -157,7 +174,7 @@ func (s *Schema) Validate(args any) error {
 		return InvalidArguments("arguments do not match the schema")
 	}
 	var msgs []string
-	collectLeaves(ve, &msgs)
+	collectLeaves(ve, &msgs, s.patterns)
 	sort.Strings(msgs)
 	if len(msgs) == 0 {
 		msgs = []string{"at '': arguments do not match the schema"}
@@ -175,13 +192,17 @@ func (s *Schema) validateJSON(raw []byte) error {
 	return s.Validate(parseValidObject(raw))
 }
 
-func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
+func collectLeaves(e *jsonschema.ValidationError, out *[]string, patterns *patternSet) {
 	if len(e.Causes) == 0 {
-		*out = append(*out, fmt.Sprintf("at '%s': %s", pointer(e.InstanceLocation), safeMessage(e.ErrorKind)))
+		msg := safeMessage(e.ErrorKind)
+		if p, ok := e.ErrorKind.(*kind.Pattern); ok && patterns.wasTimedOut(p.Want, p.Got) {
+			msg = timeoutMessage(p.Want)
+		}
+		*out = append(*out, fmt.Sprintf("at '%s': %s", pointer(e.InstanceLocation), msg))
 		return
 	}
 	for _, c := range e.Causes {
-		collectLeaves(c, out)
+		collectLeaves(c, out, patterns)
 	}
 }
 

@@ -66,6 +66,11 @@ _EMPTY = inspect.Parameter.empty
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _MAPPING_ORIGINS = (dict, collections.abc.Mapping, collections.abc.MutableMapping)
 
+# Patterns of parameters (``Field(pattern=...)``, ``constr``) compile with
+# Python's re, as with ECMA-262 in Go (which checks every call first):
+# pydantic's default Rust engine rejects look-around and back-references.
+_REGEX_ENGINE: Literal["python-re"] = "python-re"
+
 
 class _ToolJsonSchema(GenerateJsonSchema):
     """Pydantic's generator without the titles it derives from field names.
@@ -84,6 +89,12 @@ class _ToolJsonSchema(GenerateJsonSchema):
 
     def dataclass_schema(self, schema: Any) -> Any:
         return _forbid_extra(schema, super().dataclass_schema(schema))
+
+    def get_decimal_pattern(self, schema: Any) -> str | None:
+        # pydantic >= 2.14 leaves the pattern of a Decimal sent as a string
+        # out unless asked (2.12 and 2.13 always write one, a look-ahead);
+        # with it the model sees the syntax and Go checks it before Python.
+        return self.build_decimal_pattern(schema)
 
     def typed_dict_schema(self, schema: Any) -> Any:
         return _forbid_extra(schema, super().typed_dict_schema(schema))
@@ -375,7 +386,7 @@ def _described(tp: Any, alias: str, description: str | None) -> Any:
 def _unsupported(tp: Any) -> str | None:
     """Why pydantic cannot validate tp or describe it in JSON Schema, if it cannot."""
     try:
-        TypeAdapter(tp).json_schema(schema_generator=_ToolJsonSchema)
+        TypeAdapter(tp, config=ConfigDict(regex_engine=_REGEX_ENGINE)).json_schema(schema_generator=_ToolJsonSchema)
     except Exception as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return f"unsupported type hint {tp!r}: {first}"
@@ -499,7 +510,7 @@ def function_schema(
         definitions[internal] = (_described(tp, p.name, doc.params.get(p.name)), default)
         positional = p.kind is inspect.Parameter.POSITIONAL_ONLY
         fields.append(_Field(internal, p.name, positional, always=positional or not has_default))
-    config = ConfigDict(extra="allow" if var_kwargs else "forbid")
+    config = ConfigDict(extra="allow" if var_kwargs else "forbid", regex_engine=_REGEX_ENGINE)
     try:
         arg_model = create_model(f"{_qualname(func)}_arguments", __config__=config, **definitions)
         schema = explicit or _json_schema_of(arg_model)
