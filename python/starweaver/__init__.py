@@ -45,6 +45,12 @@ _EXPORTS: dict[str, str] = {
     "RunResult": "agent",
     "SessionHitl": "agent",
     "create_agent": "agent",
+    "AgentRuntime": "runtime",
+    "RuntimeSession": "runtime",
+    "create_agent_runtime": "runtime",
+    "ModelMessage": "messages",
+    "ModelRequest": "messages",
+    "ModelResponse": "messages",
     "ApprovalDecision": "hitl",
     "DeferredResult": "hitl",
     "HitlSnapshot": "hitl",
@@ -59,6 +65,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Agent",
     "AgentError",
+    "AgentRuntime",
     "AgentSession",
     "ApprovalDecision",
     "ApprovalRequired",
@@ -73,12 +80,16 @@ __all__ = [
     "HitlSnapshot",
     "InvalidArguments",
     "ModelError",
+    "ModelMessage",
+    "ModelRequest",
+    "ModelResponse",
     "ModelRetry",
     "ModelSettings",
     "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
     "RunResult",
+    "RuntimeSession",
     "SessionHitl",
     "StarweaverError",
     "StateError",
@@ -95,6 +106,7 @@ __all__ = [
     "UserError",
     "__version__",
     "create_agent",
+    "create_agent_runtime",
     "ensure_tool",
     "tool",
     "user_input_tools",
@@ -149,7 +161,9 @@ if _TYPE_CHECKING:
         PendingApproval,
         PendingDeferred,
     )
+    from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
     from starweaver.result import ToolResult
+    from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
