@@ -2,16 +2,11 @@ package agent
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
-
-// ErrInvalidHistory is returned for a message history a session cannot
-// continue from (see ValidateHistory).
-var ErrInvalidHistory = errors.New("agent: invalid message history")
 
 // requestParts and responseParts are the part kinds each message kind may
 // hold.
