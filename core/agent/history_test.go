@@ -139,3 +139,20 @@ func TestValidateHistory(t *testing.T) {
 func toolReturn(id string) tool.Return {
 	return tool.SuccessReturn(tool.Call{ID: id, Name: "note"}, tool.Text("ok"))
 }
+
+// A resumed run that fails keeps the session waiting with its history as it
+// was, so the same answers can be given again (unlike a fresh run, whose
+// messages the session keeps).
+func TestFailedResumeLeavesTheSessionWaiting(t *testing.T) {
+	d := &deployTool{}
+	s, _ := waitingSession(t, d) // the script ends: the resumed request fails
+	before := len(s.Messages())
+	p := s.Pending()[0]
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: p.ID, Approved: true}}})
+	if !errors.Is(err, agent.ErrModel) || res.Status != agent.StatusFailed || len(res.Messages) <= before {
+		t.Fatalf("resume: %v", err)
+	}
+	if !s.Waiting() || len(s.Messages()) != before {
+		t.Fatalf("waiting %v, %d messages (want %d)", s.Waiting(), len(s.Messages()), before)
+	}
+}

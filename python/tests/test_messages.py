@@ -220,3 +220,29 @@ def test_raising_execution_is_retried_internally_like_any_failure() -> None:
     assert gone.is_error and gone.error_kind == "execution" and gone.metadata["tool_retry"] == 1
     assert "backend gone" in gone.content["message"]
     assert gone.private_metadata is not None and gone.private_metadata["python_exception_type"] == "Execution"
+
+
+def test_cancelled_run_keeps_its_messages_in_the_session() -> None:
+    started = asyncio.Event()
+
+    @tool
+    async def hang() -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    async def main() -> None:
+        model = TestModel(responses=[{"tool_calls": [call("hang")]}, "after"])
+        session = create_agent(model=model, tools=[hang]).session()
+        running = asyncio.ensure_future(session.run("go"))
+        await started.wait()
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        kinds = [m.kind for m in session.messages]
+        assert kinds == ["request", "response", "request"]
+        (ret,) = [p for p in session.messages[-1].parts if isinstance(p, ToolReturnPart)]
+        assert ret.error_kind == "cancelled"
+        assert (await session.run("again")).output == "after"
+
+    run(main())
