@@ -53,7 +53,7 @@ func toABIError(err error) *abiError {
 		e.Type = "cancelled"
 	case errors.Is(err, agent.ErrUnavailableTools):
 		e.Type = "unavailable_tools"
-	case errors.Is(err, agent.ErrInvalidLimit), errors.Is(err, agent.ErrInvalidSettings):
+	case errors.Is(err, agent.ErrInvalidLimit), errors.Is(err, agent.ErrInvalidSettings), errors.Is(err, agent.ErrInvalidHistory):
 		e.Type = "invalid_spec"
 	case errors.Is(err, agent.ErrOutput):
 		e.Type = "output"

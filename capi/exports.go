@@ -177,6 +177,28 @@ func swgo_session_restore(h C.longlong, state *C.char, stateLen C.longlong, opts
 	return 0
 }
 
+//export swgo_session_from_messages
+func swgo_session_from_messages(h C.longlong, msgs *C.char, msgsLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	a, err := lookup[*agent.Agent](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	history, err := agent.DecodeMessages(goBytes(msgs, msgsLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s, err := a.SessionFromMessages(history)
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	*out = C.longlong(handles.add(s))
+	return 0
+}
+
 //export swgo_run_start
 func swgo_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, fdIn *C.int, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -92,6 +92,11 @@ int sw_session_restore(sw_handle agent, const char *state, long long state_len, 
 	return swgo_session_restore(agent, (char *)state, state_len, (char *)opts, opts_len, out, err);
 }
 
+int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_len, sw_handle *out, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_session_from_messages(agent, (char *)msgs, msgs_len, out, err);
+}
+
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out,
 		int *fd_in, char **err) {
 	if (sw_forked) return sw_refuse(err);

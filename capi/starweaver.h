@@ -123,6 +123,16 @@ int sw_session_export(sw_handle session, char **out, long long *out_len, char **
  * or foreign state; "invalid_spec" for malformed opts). */
 int sw_session_restore(sw_handle agent, const char *state, long long state_len, const char *opts, long long opts_len, sw_handle *out, char **err);
 
+/* sw_session_from_messages creates a session of an agent that continues a
+ * conversation: msgs is a JSON list of messages in the form of
+ * sw_session_messages (and of a run result's "messages"). Every message
+ * must be a request or a response with parts of its kind, and each tool
+ * call must be answered in the request that follows its response; nothing
+ * in msgs is executed. The session gets a new id.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed
+ * history, naming the first offending message; "bad_handle"). */
+int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_len, sw_handle *out, char **err);
+
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...},
  * "usage_limits": {...}, "settings": {...}},

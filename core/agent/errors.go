@@ -39,6 +39,9 @@ var (
 	// ErrOutput: an output validator failed with an error that is not a
 	// correction for the model (see OutputValidator).
 	ErrOutput = errors.New("agent: output validation failed")
+	// ErrInvalidHistory: a message history a session cannot continue from
+	// (see ValidateHistory).
+	ErrInvalidHistory = errors.New("agent: invalid message history")
 )
 
 // RetryLimitError names the tool that exhausted its budget.

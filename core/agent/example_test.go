@@ -78,3 +78,31 @@ func ExampleSession_Resume() {
 	// waiting deploy high
 	// completed deployed by ops
 }
+
+// A conversation continues in a fresh session from the messages of an
+// earlier run (for example stored as JSON).
+func ExampleAgent_SessionFromMessages() {
+	ctx := context.Background()
+	first, err := agent.NewBuilder(model.NewTestModel(model.Response(model.TextPart("Paris")))).MustBuild().
+		Run(ctx, "Capital of France?")
+	if err != nil {
+		panic(err)
+	}
+	stored, _ := json.Marshal(first.Messages)
+
+	msgs, err := agent.DecodeMessages(stored)
+	if err != nil {
+		panic(err)
+	}
+	m := model.NewTestModel(model.Response(model.TextPart("About 2 million.")))
+	s, err := agent.NewBuilder(m).MustBuild().SessionFromMessages(msgs)
+	if err != nil {
+		panic(err)
+	}
+	res, err := s.Run(ctx, "How many people live there?")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Output, len(m.Requests()[0].Messages))
+	// Output: About 2 million. 3
+}

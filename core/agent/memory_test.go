@@ -124,8 +124,9 @@ func TestFailedRunKeepsWhatItHandedOut(t *testing.T) {
 		if string(kept) != string(keptAfter) || string(seen) != string(seenAfter) {
 			t.Fatalf("after %d runs, the next run overwrote a failed run's messages:\n%s\n%s\n%s\n%s", completed, kept, keptAfter, seen, seenAfter)
 		}
-		if n := len(s.Messages()); n != 2*completed+2 {
-			t.Fatalf("history has %d messages, want %d", n, 2*completed+2)
+		// The failed run keeps its request, the call and its return.
+		if n := len(s.Messages()); n != 2*completed+5 {
+			t.Fatalf("history has %d messages, want %d", n, 2*completed+5)
 		}
 	}
 }

@@ -44,6 +44,9 @@ type runner struct {
 	// usageBase is the usage the run started from (a resumed run's), so
 	// that the session adds only what this run consumed.
 	usageBase model.Usage
+	// keepOnFail makes a failed or cancelled run commit what it added
+	// (see Session.Run); a resumed run leaves the session waiting instead.
+	keepOnFail bool
 }
 
 func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -439,8 +442,20 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 	return res, nil
 }
 
+// end stores what a failed or cancelled run added: committed, with the
+// calls it never ran answered, when the run keeps them; otherwise the
+// session is sealed and keeps its history.
+func (r *runner) end(cause error) {
+	if !r.keepOnFail {
+		r.s.seal()
+		return
+	}
+	r.history.closeDangling(r.request, cause)
+	r.s.commit(r.history, nil)
+}
+
 func (r *runner) fail(step int, err error) (*RunResult, error) {
-	r.s.seal()
+	r.end(err)
 	res := r.result(StatusFailed)
 	res.Error = err.Error()
 	r.emit(Event{Kind: EventRunFailed, Step: step, Error: err.Error()})
@@ -449,7 +464,7 @@ func (r *runner) fail(step int, err error) (*RunResult, error) {
 
 func (r *runner) cancel(step int, cause error) (*RunResult, error) {
 	err := fmt.Errorf("%w: %w", ErrCancelled, cause)
-	r.s.seal()
+	r.end(err)
 	res := r.result(StatusCancelled)
 	res.Error = err.Error()
 	r.emit(Event{Kind: EventRunCancelled, Step: step, Error: err.Error()})

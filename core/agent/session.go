@@ -82,9 +82,12 @@ func (s *Session) Waiting() bool {
 }
 
 // Run sends prompt and runs the loop until the model answers with text,
-// a call waits, or the run fails. A failed or cancelled run leaves the
-// history as it was; its messages are still in the result. The returned
-// error is nil exactly when the status is completed or waiting.
+// a call waits, or the run fails. A failed or cancelled run keeps the
+// messages it produced in the history (and in the result), so the next
+// run continues after them; tool calls of its last response that never
+// ran get cancelled returns, so the history stays valid for providers
+// (see ValidateHistory). The returned error is nil exactly when the
+// status is completed or waiting.
 func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*RunResult, error) {
 	o, history, w, err := s.begin(opts)
 	if err != nil {
@@ -98,6 +101,7 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 	if err != nil {
 		return nil, err
 	}
+	r.keepOnFail = true
 	req := model.Request()
 	if len(history.full) == 0 && s.agent.systemPrompt != "" {
 		req.Parts = append(req.Parts, model.SystemPrompt(s.agent.systemPrompt))

@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "ApprovalRequired": "errors",
     "CallDeferred": "errors",
     "Cancelled": "errors",
+    "Execution": "errors",
     "Feedback": "errors",
     "InvalidArguments": "errors",
     "ModelError": "errors",
@@ -44,6 +45,12 @@ _EXPORTS: dict[str, str] = {
     "RunResult": "agent",
     "SessionHitl": "agent",
     "create_agent": "agent",
+    "AgentRuntime": "runtime",
+    "RuntimeSession": "runtime",
+    "create_agent_runtime": "runtime",
+    "ModelMessage": "messages",
+    "ModelRequest": "messages",
+    "ModelResponse": "messages",
     "ApprovalDecision": "hitl",
     "DeferredResult": "hitl",
     "HitlSnapshot": "hitl",
@@ -58,6 +65,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Agent",
     "AgentError",
+    "AgentRuntime",
     "AgentSession",
     "ApprovalDecision",
     "ApprovalRequired",
@@ -66,17 +74,22 @@ __all__ = [
     "Cancelled",
     "ClientTool",
     "DeferredResult",
+    "Execution",
     "Feedback",
     "FunctionModel",
     "HitlSnapshot",
     "InvalidArguments",
     "ModelError",
+    "ModelMessage",
+    "ModelRequest",
+    "ModelResponse",
     "ModelRetry",
     "ModelSettings",
     "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
     "RunResult",
+    "RuntimeSession",
     "SessionHitl",
     "StarweaverError",
     "StateError",
@@ -93,6 +106,7 @@ __all__ = [
     "UserError",
     "__version__",
     "create_agent",
+    "create_agent_runtime",
     "ensure_tool",
     "tool",
     "user_input_tools",
@@ -126,6 +140,7 @@ if _TYPE_CHECKING:
         ApprovalRequired,
         CallDeferred,
         Cancelled,
+        Execution,
         Feedback,
         InvalidArguments,
         ModelError,
@@ -146,7 +161,9 @@ if _TYPE_CHECKING:
         PendingApproval,
         PendingDeferred,
     )
+    from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
     from starweaver.result import ToolResult
+    from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool

@@ -42,6 +42,7 @@ __all__ = [
     "run_cancel",
     "run_complete",
     "run_start",
+    "session_from_messages",
     "session_messages",
     "session_export",
     "session_info",
@@ -224,6 +225,22 @@ def session_restore(agent: int, state: bytes, *, allow_unsigned: bool = False) -
     opts_len = len(opts) if allow_unsigned else 0
     out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
     if _lib.sw_session_restore(agent, state, len(state), opts, opts_len, out, err) != 0:
+        _raise(err)
+    return int(out[0])
+
+
+def session_from_messages(agent: int, messages: list[dict[str, Any]]) -> int:
+    """A new session of ``agent`` continuing ``messages`` (their JSON form).
+
+    Raises:
+        ValueError: a malformed history (the runtime names the first
+            offending message).
+        StateError: a bad handle.
+    """
+    check_process()
+    data = json.dumps(messages).encode()
+    out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
+    if _lib.sw_session_from_messages(agent, data, len(data), out, err) != 0:
         _raise(err)
     return int(out[0])
 

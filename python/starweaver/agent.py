@@ -12,6 +12,7 @@ from typing import Any, Union
 
 from starweaver import _bridge, _capi
 from starweaver._bridge import EventCallback
+from starweaver.errors import StarweaverError
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -21,6 +22,7 @@ from starweaver.hitl import (
     normalize_approvals,
     normalize_deferred_results,
 )
+from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, typed_messages
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
@@ -32,6 +34,8 @@ from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
 ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
+MessageHistory = Sequence[Union[ModelMessage, Mapping[str, Any]]]
+"""Earlier messages to continue from: typed messages or their dicts."""
 Model = Union[TestModel, FunctionModel, ProviderModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
 
@@ -121,8 +125,10 @@ class RunResult:
     """The outcome of one run.
 
     ``status`` is ``"completed"``, ``"waiting"``, ``"failed"`` or
-    ``"cancelled"``; ``messages`` is the whole conversation as message dicts
-    (parts tagged by ``kind``); ``output`` is the final answer (text, or the
+    ``"cancelled"``; ``messages`` is the whole conversation as typed
+    messages (``starweaver.messages``: requests and responses whose parts
+    are tagged by ``kind``; they still read like the dicts of their JSON
+    form); ``output`` is the final answer (text, or the
     validated value of the agent's ``output_type``); ``usage`` sums the
     run's requests, tokens (input, output, cache read and write, reasoning)
     and successful tool calls.
@@ -144,26 +150,27 @@ class RunResult:
         # The messages of a completed or waiting run are the first
         # message_count messages of its session; they are read on first use.
         self._session = session
-        self._messages: list[dict[str, Any]] | None = list(raw["messages"]) if "messages" in raw else None
+        self._messages: list[ModelMessage] | None = typed_messages(raw["messages"]) if "messages" in raw else None
         self._new_start = int(raw.get("new_messages_start", 0))
         self.usage: dict[str, int] = usage_dict(raw.get("usage"))
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
-        """The whole conversation after the run."""
+    def messages(self) -> list[ModelMessage]:
+        """The whole conversation after the run (pass it as
+        ``message_history=`` to continue it elsewhere)."""
         if self._messages is None:
             if self._session is None:
                 self._messages = []
             else:
                 count = int(self.raw.get("message_count", 0))
-                self._messages = _capi.session_messages(self._session.handle)[:count]
+                self._messages = typed_messages(_capi.session_messages(self._session.handle)[:count])
                 self._session = None
         return self._messages
 
     @property
-    def new_messages(self) -> list[dict[str, Any]]:
+    def new_messages(self) -> list[ModelMessage]:
         """The messages this run added."""
         return self.messages[self._new_start :]
 
@@ -202,15 +209,9 @@ class RunResult:
         """For a waiting run: the paused batch's returns in model order."""
         return list(self.raw.get("batch") or [])
 
-    def tool_returns(self) -> list[dict[str, Any]]:
+    def tool_returns(self) -> list[ToolReturnPart]:
         """The tool returns this run added to history, in order."""
-        return [
-            part
-            for message in self.new_messages
-            if message.get("kind") == "request"
-            for part in message.get("parts", [])
-            if part.get("kind") == "tool_return"
-        ]
+        return [part for message in self.new_messages for part in message.parts if isinstance(part, ToolReturnPart)]
 
     def __repr__(self) -> str:
         return f"RunResult(status={self.status!r}, output={self.output!r})"
@@ -296,7 +297,7 @@ class Agent:
             if value is not None:
                 spec[key] = value
         self._handle = _capi.agent_new(spec)
-        weakref.finalize(self, _capi.release, self._handle)
+        self._release = weakref.finalize(self, _capi.release, self._handle)
 
     def _run_request(
         self,
@@ -340,7 +341,11 @@ class Agent:
         error = done.get("error")
         # A run the runtime cancelled (at shutdown) still reports its result.
         if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
-            raise _capi.error_from(error)
+            exc = _capi.error_from(error)
+            failed = done.get("result") or {}
+            if isinstance(exc, StarweaverError) and failed.get("messages") is not None:
+                exc.messages = typed_messages(failed["messages"])
+            raise exc
         return RunResult(done.get("result") or {}, session, self._output)
 
     async def _resume_on(
@@ -427,8 +432,14 @@ class Agent:
         on_event: EventCallback | None = None,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        message_history: MessageHistory | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
+
+        ``message_history`` (an earlier result's ``messages``, typed or as
+        dicts) makes the fresh session continue that conversation: the model
+        sees those messages before ``prompt``, and the result's ``messages``
+        start with them.
 
         ``tools``, ``toolsets``, ``instructions``, ``usage_limits`` and
         ``model_settings`` apply to this run only (the set fields of
@@ -452,11 +463,12 @@ class Agent:
                 the refusal).
             AgentError: the run failed for another reason (an output
                 validator raised something other than ``ModelRetry``).
-            ValueError: a usage limit is 0 or less, or a model setting is
-                out of range.
+            ValueError: a usage limit is 0 or less, a model setting is
+                out of range, or ``message_history`` is malformed (an
+                unknown kind, a tool call without its return).
         """
         # The session lives as long as the result needs its messages.
-        session = _SessionRef(_capi.session_new(self._handle))
+        session = self._new_session(message_history)
         return await self._run_on(
             session,
             prompt,
@@ -487,9 +499,19 @@ class Agent:
         self._output.add_validator(func)
         return func
 
-    def session(self) -> AgentSession:
-        """Start a session: a conversation whose runs share history."""
-        return AgentSession(self)
+    def _new_session(self, message_history: MessageHistory | None) -> _SessionRef:
+        if message_history is None:
+            return _SessionRef(_capi.session_new(self._handle))
+        return _SessionRef(_capi.session_from_messages(self._handle, messages_to_json(message_history)))
+
+    def session(self, *, message_history: MessageHistory | None = None) -> AgentSession:
+        """Start a session: a conversation whose runs share history.
+        ``message_history`` starts it from earlier messages (see ``run``).
+
+        Raises:
+            ValueError: ``message_history`` is malformed.
+        """
+        return AgentSession(self, _ref=self._new_session(message_history))
 
     async def __aenter__(self) -> Agent:
         return self
@@ -573,9 +595,10 @@ class AgentSession:
         return str(_capi.session_info(self._handle)["id"])
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
-        """The conversation so far."""
-        return _capi.session_messages(self._handle)
+    def messages(self) -> list[ModelMessage]:
+        """The conversation so far: every run's messages, a failed run's
+        included."""
+        return typed_messages(_capi.session_messages(self._handle))
 
     @property
     def usage(self) -> dict[str, int]:

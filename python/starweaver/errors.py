@@ -17,10 +17,13 @@ import concurrent.futures
 import json
 import math
 import traceback
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from starweaver.messages import ModelMessage
 
 __all__ = (
     "ERROR_KINDS",
@@ -29,6 +32,7 @@ __all__ = (
     "ApprovalRequired",
     "CallDeferred",
     "Cancelled",
+    "Execution",
     "Feedback",
     "InvalidArguments",
     "ModelError",
@@ -47,7 +51,15 @@ __all__ = (
 
 
 class StarweaverError(Exception):
-    """Base class of every exception Starweaver raises."""
+    """Base class of every exception Starweaver raises.
+
+    An exception that failed a run carries the run's conversation up to the
+    failure in ``messages`` (typed messages, as ``RunResult.messages``); the
+    session keeps them too, so the next run continues after them. It is
+    empty for other exceptions.
+    """
+
+    messages: Sequence[ModelMessage] = ()
 
 
 class AgentError(StarweaverError):
@@ -139,6 +151,14 @@ class Cancelled(ToolError):
 
 class Timeout(ToolError):
     """The tool call took too long."""
+
+
+class Execution(ToolError):
+    """An unexpected failure of the tool (the ``execution`` kind), raised
+    explicitly: the same outcome as any other exception a tool raises. The
+    runtime re-runs the call at once, up to the tool's ``max_retries``
+    more times, without the model seeing the failed attempts; the last
+    failure reaches the model as an error return."""
 
 
 class _HumanInTheLoop(ToolError):
@@ -236,13 +256,14 @@ ERROR_KINDS: dict[str, type[BaseException]] = {
     "model_retry": ModelRetry,
     "feedback": Feedback,
     "user_error": UserError,
+    "execution": Execution,
     "timeout": Timeout,
     "cancelled": Cancelled,
     "approval_required": ApprovalRequired,
     "call_deferred": CallDeferred,
 }
 """Go error slug -> exception class, for the slugs that have one (``not_found``
-and ``execution`` have none)."""
+has none: it is the runtime's, for calls of unknown tools)."""
 
 # Checked in this order; subclasses count.
 _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], str], ...] = (
@@ -254,6 +275,7 @@ _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ..
     (CallDeferred, "call_deferred"),
     (Cancelled, "cancelled"),
     (Timeout, "timeout"),
+    (Execution, "execution"),
     (ValidationError, "invalid_arguments"),
     ((asyncio.CancelledError, concurrent.futures.CancelledError), "cancelled"),
     # Distinct classes on 3.10, aliases of TimeoutError from 3.11.

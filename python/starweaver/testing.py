@@ -1,7 +1,8 @@
 """Models for tests: scripted ``TestModel`` and callback ``FunctionModel``.
 
 ``TestModel`` runs inside the Go runtime and records every request it gets;
-``captured_messages()`` and ``captured_params()`` read them back.
+``captured_messages()`` and ``captured_params()`` read them back. Messages
+are typed (``starweaver.messages``) and still read like their dicts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Union
 
 from starweaver import _capi
+from starweaver.messages import ModelMessage, typed_messages
 
 __all__ = ["FunctionModel", "ModelResponse", "TestModel"]
 
@@ -133,12 +135,12 @@ class TestModel:
 
     output_call = output_response
 
-    def captured_messages(self) -> list[list[dict[str, Any]]]:
+    def captured_messages(self) -> list[list[ModelMessage]]:
         """The messages of each request received, one list per request: the
         model-visible projection (tool returns without ``app_value``,
         ``user_content`` and ``private_metadata``; read those from the
         ``RunResult``)."""
-        return [r["messages"] for r in _capi.model_captured(self._handle)]
+        return [typed_messages(r["messages"]) for r in _capi.model_captured(self._handle)]
 
     def captured_params(self) -> list[dict[str, Any]]:
         """The parameters of each request: ``tools`` (definitions),
@@ -150,7 +152,10 @@ class TestModel:
         return self._handle
 
 
-FunctionModelCallback = Callable[[list[dict[str, Any]], dict[str, Any]], Union[ModelResponse, Awaitable[ModelResponse]]]
+FunctionModelCallback = Callable[[list[Any], dict[str, Any]], Union[ModelResponse, Awaitable[ModelResponse]]]
+"""``callback(messages, info)``: messages is a ``list[ModelMessage]`` (typed
+as ``list[Any]`` so that callbacks annotated with the older
+``list[dict[str, Any]]`` still type-check; the messages read like dicts)."""
 
 
 async def _await(value: Awaitable[ModelResponse]) -> ModelResponse:
@@ -160,8 +165,10 @@ async def _await(value: Awaitable[ModelResponse]) -> ModelResponse:
 class FunctionModel:
     """A model answered by ``callback(messages, info)``.
 
-    ``info`` is ``{"params": {"tools": [...], "settings": {...}, "output":
-    {...}}, "model_name": ...}`` (``settings`` and ``output`` only when set). The
+    ``messages`` is the conversation so far as typed messages
+    (``list[ModelMessage]``, see ``starweaver.messages``); ``info`` is
+    ``{"params": {"tools": [...], "settings": {...}, "output": {...}},
+    "model_name": ...}`` (``settings`` and ``output`` only when set). The
     callback may be sync or async and returns a response item as for
     ``TestModel``. Async callbacks run on the loop; sync ones in the worker
     threads of sync tools, so a slow one never blocks the loop. Its exceptions
@@ -174,7 +181,7 @@ class FunctionModel:
             raise TypeError("FunctionModel needs a callable")
         self._callback = callback
         self.model_name = model_name or "function"
-        self._messages: list[list[dict[str, Any]]] = []
+        self._messages: list[list[ModelMessage]] = []
         self._params: list[dict[str, Any]] = []
         self._handle = _capi.model_new({"kind": "function"})
         weakref.finalize(self, _capi.release, self._handle)
@@ -188,22 +195,24 @@ class FunctionModel:
         )
 
     async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        self._messages.append(messages)
+        typed = typed_messages(messages)
+        self._messages.append(typed)
         self._params.append(params)
-        value = self._callback(messages, {"params": params, "model_name": self.model_name})
+        value = self._callback(list(typed), {"params": params, "model_name": self.model_name})
         if inspect.isawaitable(value):
             value = await value
         return _response_message(value)
 
     def _respond_sync(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        self._messages.append(messages)
+        typed = typed_messages(messages)
+        self._messages.append(typed)
         self._params.append(params)
-        value = self._callback(messages, {"params": params, "model_name": self.model_name})
+        value = self._callback(list(typed), {"params": params, "model_name": self.model_name})
         if inspect.isawaitable(value):
             value = asyncio.run(_await(value))
         return _response_message(value)
 
-    def captured_messages(self) -> list[list[dict[str, Any]]]:
+    def captured_messages(self) -> list[list[ModelMessage]]:
         """The messages of each request received, one list per request."""
         return list(self._messages)
 

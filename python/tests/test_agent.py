@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from typing import Any
 
@@ -324,7 +323,7 @@ def test_execution_errors_retry_internally_then_report() -> None:
     assert ret["metadata"]["error_kind"] == "execution"
     assert "disk on fire" in ret["content"]["message"]
     # The traceback stays on the host side (test_model_boundary.py).
-    assert "Traceback" not in json.dumps(ret)
+    assert "Traceback" not in ret.model_dump_json()
     assert "Traceback" in result.tool_returns()[0]["private_metadata"]["python_traceback"]
 
 
@@ -354,7 +353,7 @@ def test_tool_result_surfaces() -> None:
     assert ret["metadata"] == {"audit": "release"}
     # The model sees none of the host surfaces; the result keeps them all.
     assert not {"app_value", "user_content", "private_metadata"} & set(ret)
-    assert "host-only" not in json.dumps(ret)
+    assert "host-only" not in ret.model_dump_json()
     host = result.tool_returns()[0]
     assert host["app_value"] == {"release_id": 42}
     assert host["user_content"] == {"markdown": "**Ready**"}

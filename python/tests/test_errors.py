@@ -19,6 +19,7 @@ from starweaver.errors import (
     ApprovalRequired,
     CallDeferred,
     Cancelled,
+    Execution,
     Feedback,
     InvalidArguments,
     ModelError,
@@ -51,6 +52,7 @@ def test_hierarchy() -> None:
         ModelRetry,
         Feedback,
         UserError,
+        Execution,
         Cancelled,
         Timeout,
         ApprovalRequired,
@@ -106,13 +108,15 @@ def test_error_kinds_table() -> None:
         "model_retry": ModelRetry,
         "feedback": Feedback,
         "user_error": UserError,
+        "execution": Execution,
         "timeout": Timeout,
         "cancelled": Cancelled,
         "approval_required": ApprovalRequired,
         "call_deferred": CallDeferred,
     }
     assert set(ERROR_KINDS) <= set(ERROR_SLUGS)
-    assert set(ERROR_SLUGS) - set(ERROR_KINDS) == {"not_found", "execution"}
+    # not_found is the runtime's own: no tool raises it.
+    assert set(ERROR_SLUGS) - set(ERROR_KINDS) == {"not_found"}
 
 
 @pytest.mark.skipif(not GO_ERRORS.exists(), reason="Go sources not present")

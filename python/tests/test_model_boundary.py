@@ -34,7 +34,8 @@ def broken() -> str:
 
 def assert_model_saw_no_host_surface(requests: list[list[dict[str, Any]]]) -> None:
     assert requests
-    text = json.dumps(requests)
+    # Messages are pydantic models: their JSON form is what the model got.
+    text = json.dumps(requests, default=lambda m: m.model_dump(mode="json"))
     for secret in HOST_ONLY + HOST_FIELDS:
         assert secret not in text, f"the model received {secret!r}"
     returns = [p for m in requests[-1] for p in m.get("parts", []) if p.get("kind") == "tool_return"]

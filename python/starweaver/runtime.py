@@ -1,0 +1,326 @@
+"""A long-lived runtime for servers: one agent, its open sessions by id, and
+a clean shutdown.
+
+``create_agent_runtime(...)`` builds an agent (same options as
+``create_agent``) and owns it: the runtime creates sessions, finds them
+again by id (a request handler gets the id from its client), lists and
+closes them, and on close waits for the active runs (up to a bound), then
+cancels what is left and releases the native agent. After close, every
+call on the runtime or its sessions raises ``StateError`` (code
+``"runtime_closed"``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Coroutine, Mapping
+from types import TracebackType
+from typing import Any
+
+from starweaver._bridge import CANCEL_GRACE
+from starweaver.agent import Agent, AgentSession, MessageHistory, RunResult, create_agent
+from starweaver.errors import StateError
+from starweaver.hitl import ApprovalsInput, DeferredInput
+from starweaver.messages import ModelMessage
+
+__all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")
+
+#: How long ``close()`` waits for active runs before cancelling them.
+DEFAULT_CLOSE_TIMEOUT = 30.0
+
+
+class RuntimeSession(AgentSession):
+    """A session of an ``AgentRuntime``: an ``AgentSession`` whose runs the
+    runtime tracks, so that closing the runtime (or the session) waits for
+    them or cancels them."""
+
+    def __init__(self, runtime: AgentRuntime, session: AgentSession) -> None:
+        super().__init__(runtime.agent, _ref=session._ref)
+        self._runtime = runtime
+        self._id = session.id
+        self._task: asyncio.Future[RunResult] | None = None
+
+    async def run(self, prompt: str, **options: Any) -> RunResult:
+        """``AgentSession.run``, tracked by the runtime.
+
+        Raises:
+            StateError: the runtime or the session is closed (code
+                ``"runtime_closed"``), or the run was cancelled because
+                the runtime closed while it was active.
+        """
+        return await self._runtime._track(self, lambda: AgentSession.run(self, prompt, **options))
+
+    async def resume_after_hitl(
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        on_event: Any = None,
+    ) -> RunResult:
+        """``AgentSession.resume_after_hitl``, tracked by the runtime."""
+        return await self._runtime._track(
+            self,
+            lambda: AgentSession.resume_after_hitl(
+                self, approvals=approvals, deferred_results=deferred_results, on_event=on_event
+            ),
+        )
+
+    def export_state(self) -> dict[str, Any]:
+        self._runtime._check_open(self)
+        return super().export_state()
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        self._runtime._check_open(self)
+        return super().messages
+
+    @property
+    def id(self) -> str:
+        """The conversation id, by which ``AgentRuntime.get_session`` finds it."""
+        return self._id
+
+    @property
+    def is_running(self) -> bool:
+        """Whether a run of this session is active."""
+        return self._task is not None and not self._task.done()
+
+
+class AgentRuntime:
+    """Owns an agent and its open sessions; see the module docstring.
+
+    Use it as ``async with create_agent_runtime(...) as runtime:``: leaving
+    the block closes it (waiting for active runs up to ``close_timeout``
+    seconds; when the block raises, active runs are cancelled at once).
+    Its methods run on the event loop that runs the sessions' runs.
+    """
+
+    def __init__(self, agent: Agent, *, close_timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
+        if not isinstance(agent, Agent):
+            raise TypeError(f"AgentRuntime needs an Agent, got {type(agent).__name__}")
+        if close_timeout < 0:
+            raise ValueError("close_timeout must be 0 or more seconds")
+        self._agent = agent
+        self.close_timeout = close_timeout
+        self._sessions: dict[str, RuntimeSession] = {}
+        self._active: set[asyncio.Future[RunResult]] = set()
+        # Runs cancelled by close(), which report it as StateError.
+        self._stopped: set[asyncio.Future[RunResult]] = set()
+        self._closed = False
+        self._closing: asyncio.Future[None] | None = None
+
+    # -- state ---------------------------------------------------------------
+
+    @property
+    def agent(self) -> Agent:
+        """The agent the runtime owns.
+
+        Raises:
+            StateError: the runtime is closed.
+        """
+        self._check_open()
+        return self._agent
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self, session: RuntimeSession | None = None) -> None:
+        if self._closed:
+            raise StateError("the agent runtime is closed", code="runtime_closed")
+        if session is not None and self._sessions.get(session._id) is not session:
+            raise StateError(f"session {session._id!r} is closed", code="runtime_closed")
+
+    # -- sessions ------------------------------------------------------------
+
+    def _register(self, session: AgentSession) -> RuntimeSession:
+        tracked = RuntimeSession(self, session)
+        sid = tracked.id
+        if sid in self._sessions:
+            raise StateError(f"a session with id {sid!r} is already open", code="duplicate_session")
+        self._sessions[sid] = tracked
+        return tracked
+
+    def session(self, *, message_history: MessageHistory | None = None) -> RuntimeSession:
+        """Open a new session (optionally continuing ``message_history``).
+
+        Raises:
+            StateError: the runtime is closed.
+            ValueError: ``message_history`` is malformed.
+        """
+        self._check_open()
+        return self._register(self._agent.session(message_history=message_history))
+
+    def session_from_state(
+        self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
+    ) -> RuntimeSession:
+        """Open a session restored from ``export_state()`` (see
+        ``Agent.session_from_state``); it keeps its id.
+
+        Raises:
+            StateError: the runtime is closed, the state is refused, or a
+                session with its id is already open (code
+                ``"duplicate_session"``).
+        """
+        self._check_open()
+        return self._register(self._agent.session_from_state(state, allow_unsigned=allow_unsigned))
+
+    def get_session(self, session_id: str) -> RuntimeSession:
+        """The open session with this id.
+
+        Raises:
+            StateError: the runtime is closed, or no open session has this
+                id (code ``"unknown_session"``).
+        """
+        self._check_open()
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise StateError(f"no open session {session_id!r}", code="unknown_session")
+        return session
+
+    def sessions(self) -> list[RuntimeSession]:
+        """The open sessions, oldest first.
+
+        Raises:
+            StateError: the runtime is closed.
+        """
+        self._check_open()
+        return list(self._sessions.values())
+
+    async def close_session(self, session_id: str, *, timeout: float | None = None) -> None:
+        """Close a session: wait for its active run up to ``timeout``
+        seconds (``close_timeout`` by default; 0 cancels it at once), then
+        forget it. Results keep their messages.
+
+        Raises:
+            StateError: the runtime is closed, or no open session has this id.
+        """
+        session = self.get_session(session_id)
+        del self._sessions[session_id]
+        if session._task is not None and not session._task.done():
+            await self._settle({session._task}, self.close_timeout if timeout is None else timeout)
+        session.close()
+
+    # -- runs ----------------------------------------------------------------
+
+    async def run(self, prompt: str, **options: Any) -> RunResult:
+        """Run ``prompt`` on a fresh session that is not kept (see
+        ``Agent.run``; ``message_history=`` included), tracked like the
+        sessions' runs.
+
+        Raises:
+            StateError: the runtime is closed, or it closed during the run.
+        """
+        self._check_open()
+        return await self._track(None, lambda: self._agent.run(prompt, **options))
+
+    async def resume_after_hitl_by_id(
+        self,
+        session_id: str,
+        run_id: str | None = None,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        on_event: Any = None,
+    ) -> RunResult:
+        """Resume the waiting run of the open session ``session_id`` (see
+        ``AgentSession.resume_after_hitl``); ``run_id``, when given, must be
+        the waiting run's.
+
+        Raises:
+            StateError: the runtime is closed, the session is unknown or
+                does not wait (for the run ``run_id``), or the answers are
+                refused.
+        """
+        session = self.get_session(session_id)
+        if run_id is not None:
+            snapshot = await session.hitl.snapshot()
+            ids = [p.id for p in snapshot.approvals] + [d.id for d in snapshot.deferred]
+            if not ids or not all(i.split("_", 1)[1].startswith(f"{run_id}_") for i in ids):
+                raise StateError(f"session {session_id!r} does not wait for run {run_id!r}", code="state")
+        return await session.resume_after_hitl(
+            approvals=approvals, deferred_results=deferred_results, on_event=on_event
+        )
+
+    async def _track(
+        self, session: RuntimeSession | None, start: Callable[[], Coroutine[Any, Any, RunResult]]
+    ) -> RunResult:
+        self._check_open(session)
+        task: asyncio.Future[RunResult] = asyncio.ensure_future(start())
+        self._active.add(task)
+        task.add_done_callback(self._active.discard)
+        if session is not None:
+            session._task = task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task in self._stopped and task.done():
+                raise StateError(
+                    "the agent runtime closed while the run was active; the run was cancelled",
+                    code="runtime_closed",
+                ) from None
+            # The caller was cancelled: so is its run (see Agent.run).
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait([task], timeout=CANCEL_GRACE + 1)
+            raise
+
+    async def _settle(self, runs: set[asyncio.Future[RunResult]], timeout: float) -> None:
+        """Wait for runs up to timeout, then cancel the rest and wait for
+        them to wind down (each within the bridge's cancel grace)."""
+        pending = runs
+        if timeout > 0:
+            _, pending = await asyncio.wait(runs, timeout=timeout)
+        if not pending:
+            return
+        self._stopped |= pending
+        for task in pending:
+            task.cancel()
+        await asyncio.wait(pending, timeout=CANCEL_GRACE + 1)
+
+    # -- shutdown ------------------------------------------------------------
+
+    async def close(self, *, timeout: float | None = None) -> None:
+        """Stop accepting calls, wait for active runs up to ``timeout``
+        seconds (``close_timeout`` by default; 0 cancels them at once),
+        cancel what is left, close every session and release the agent.
+        Closing twice is allowed: the second call waits for the first."""
+        if self._closing is not None:
+            await asyncio.shield(self._closing)
+            return
+        self._closing = asyncio.get_running_loop().create_future()
+        self._closed = True
+        try:
+            if self._active:
+                await self._settle(set(self._active), self.close_timeout if timeout is None else timeout)
+            for session in self._sessions.values():
+                session.close()
+            self._sessions.clear()
+            self._agent._release()
+        finally:
+            self._closing.set_result(None)
+
+    async def __aenter__(self) -> AgentRuntime:
+        self._check_open()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close(timeout=0 if exc is not None else None)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{len(self._sessions)} sessions, {len(self._active)} active runs"
+        return f"AgentRuntime({state})"
+
+
+def create_agent_runtime(*, close_timeout: float = DEFAULT_CLOSE_TIMEOUT, **options: Any) -> AgentRuntime:
+    """Build an agent with ``options`` (every keyword of ``create_agent``)
+    and an ``AgentRuntime`` that owns it; ``close_timeout`` bounds how long
+    closing waits for active runs before cancelling them.
+
+    Raises:
+        TypeError: an unknown option.
+        AgentError, ValueError: as ``create_agent``.
+    """
+    return AgentRuntime(create_agent(**options), close_timeout=close_timeout)
