@@ -53,6 +53,9 @@ _EXPORTS: dict[str, str] = {
     "FunctionModel": "testing",
     "UsageLimits": "usage",
     "ModelSettings": "settings",
+    "Hook": "hooks",
+    "ToolOutcome": "hooks",
+    "ToolDependencies": "dependencies",
 }
 
 __all__ = [
@@ -69,6 +72,7 @@ __all__ = [
     "Feedback",
     "FunctionModel",
     "HitlSnapshot",
+    "Hook",
     "InvalidArguments",
     "ModelError",
     "ModelRetry",
@@ -84,7 +88,9 @@ __all__ = [
     "Timeout",
     "Tool",
     "ToolContext",
+    "ToolDependencies",
     "ToolError",
+    "ToolOutcome",
     "ToolResult",
     "ToolRetryLimitExceeded",
     "Toolset",
@@ -121,6 +127,7 @@ if _TYPE_CHECKING:
         create_agent,
     )
     from starweaver.context import ToolContext
+    from starweaver.dependencies import ToolDependencies
     from starweaver.errors import (
         AgentError,
         ApprovalRequired,
@@ -146,6 +153,7 @@ if _TYPE_CHECKING:
         PendingApproval,
         PendingDeferred,
     )
+    from starweaver.hooks import Hook, ToolOutcome
     from starweaver.result import ToolResult
     from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
