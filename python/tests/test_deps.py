@@ -213,6 +213,7 @@ def test_typed_deps_pass_mypy_strict(tmp_path: Path) -> None:
             text=True,
             env={"PYTHONPATH": f"{package}:{mypy_root}", "PATH": "/usr/bin:/bin", "MYPYPATH": str(package)},
             check=False,
+            cwd=package.parent,  # the project's mypy configuration
         )
         assert (proc.returncode == 0) == ok, proc.stdout + proc.stderr
         if not ok:
