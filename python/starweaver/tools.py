@@ -670,6 +670,10 @@ class BaseTool:
     sequential: bool = False
     timeout_ms: int | None = None
     max_retries: int | None = None
+    #: Execution hooks of this tool only (``starweaver.Hook``).
+    hooks: tuple[Hook, ...] = ()
+    #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
+    dependencies: ToolDependencies | None = None
 
     def __init__(
         self,
@@ -730,6 +734,8 @@ class BaseTool:
             sequential=bool(self.sequential),
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
+            hooks=self.hooks,
+            dependencies=self.dependencies,
         )
 
     def __repr__(self) -> str:

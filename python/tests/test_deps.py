@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import ApprovalRequired, ToolContext, ToolDependencies, UserError, create_agent, tool
+from starweaver import ApprovalRequired, BaseTool, ToolContext, ToolDependencies, UserError, create_agent, tool
 from starweaver.dependencies import METADATA_KEY
 from starweaver.testing import TestModel
 
@@ -218,3 +218,15 @@ def test_typed_deps_pass_mypy_strict(tmp_path: Path) -> None:
         assert (proc.returncode == 0) == ok, proc.stdout + proc.stderr
         if not ok:
             assert '"MyDeps" has no attribute "missing"' in proc.stdout
+
+
+def test_base_tool_declares_dependencies() -> None:
+    class Report(BaseTool):
+        dependencies = ToolDependencies.strict("db")
+
+        def call(self, ctx: ToolContext, args: dict[str, Any]) -> Any:
+            return sorted(ctx.deps)
+
+    model = calls("report")
+    run(create_agent(model=model, tools=[Report()], deps={"db": 1, "secret": 2}).run("go"))
+    assert tool_returns(model.captured_messages(), "report")[0]["content"] == ["db"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
 from helpers import call, tool_returns
 from starweaver import (
     ApprovalRequired,
+    BaseTool,
     Hook,
     InvalidArguments,
     ModelRetry,
@@ -231,3 +233,37 @@ def test_hook_needs_a_phase() -> None:
         Hook()
     with pytest.raises(TypeError, match="Hook"):
         tool(lambda: 1, hooks=[lambda ctx, args: None])  # type: ignore[list-item]
+
+
+def test_sync_hooks_run_in_the_worker_pool_async_ones_on_the_loop() -> None:
+    threads: dict[str, bool] = {}
+
+    def sync_hook(ctx: ToolContext, args: dict[str, Any]) -> None:
+        threads["sync"] = threading.current_thread() is threading.main_thread()
+
+    async def async_hook(ctx: ToolContext, outcome: ToolOutcome) -> None:
+        threads["async"] = threading.current_thread() is threading.main_thread()
+
+    @tool
+    async def noop() -> str:
+        return "x"
+
+    run(create_agent(model=one_call("noop"), tools=[noop], hooks=[Hook(sync_hook, async_hook)]).run("go"))
+    assert threads == {"sync": False, "async": True}
+
+
+def test_base_tool_hooks_and_unknown_phase() -> None:
+    seen: list[str] = []
+
+    class Echo(BaseTool):
+        hooks = (Hook(before_call=lambda ctx, args: seen.append("before")),)
+
+        async def call(self, ctx: ToolContext, args: dict[str, Any]) -> Any:
+            return "echo"
+
+    run(create_agent(model=one_call("echo"), tools=[Echo()]).run("go"))
+    assert seen == ["before"]
+    from starweaver.hooks import _Phase
+
+    with pytest.raises(ValueError, match="unknown hook phase 'around'"):
+        _Phase(Hook(before_call=lambda ctx, args: None), {"phase": "around"}, ToolContext())
