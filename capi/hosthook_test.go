@@ -55,3 +55,27 @@ func TestHookSpecNeedsAPhase(t *testing.T) {
 		t.Fatalf("hook = %+v, %v", h, err)
 	}
 }
+
+// TestToolSpecHooksThenValidators: a tool's validators run after its own
+// before-hooks, where core/tool runs validators.
+func TestToolSpecHooksThenValidators(t *testing.T) {
+	built, err := toolSpec{ID: 9, Definition: tool.Definition{Name: "t"},
+		Hooks: []hookSpec{{ID: 1, Name: "audit", Before: true, After: true}}, Validators: []int64{2, 3}}.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := tool.ConfigOf(built).Hooks
+	var names []string
+	for _, h := range hooks {
+		names = append(names, h.Name)
+	}
+	if want := []string{"audit", "argument_validator", "argument_validator"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("hooks = %v, want %v", names, want)
+	}
+	if hooks[1].After != nil || hooks[1].Before == nil {
+		t.Fatal("a validator has a before phase only")
+	}
+	if _, err := (toolSpec{ID: 9, Definition: tool.Definition{Name: "t"}, Hooks: []hookSpec{{ID: 1}}}).build(); err == nil {
+		t.Fatal("a hook without phases was accepted")
+	}
+}
