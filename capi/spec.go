@@ -37,6 +37,10 @@ type toolSpec struct {
 	// Client marks a tool without a host body: every call is deferred to
 	// the client, which answers through a resume.
 	Client bool `json:"client"`
+	// Hooks run around this tool only; Validators are host ids of its
+	// argument validators, run in order after its hooks (hosthook.go).
+	Hooks      []hookSpec `json:"hooks"`
+	Validators []int64    `json:"validators"`
 }
 
 type toolsetSpec struct {
@@ -83,6 +87,8 @@ type agentSpec struct {
 	Output *outputSpec `json:"output"`
 	// OutputRetries is the output-retry budget (default: max_retries).
 	OutputRetries *int `json:"output_retries"`
+	// Hooks are global execution hooks, in order (hosthook.go).
+	Hooks []hookSpec `json:"hooks"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -182,6 +188,16 @@ func (s toolSpec) build() (tool.Tool, error) {
 	t := &hostTool{id: s.ID, def: s.Definition, context: s.Context}
 	if s.Preprocess {
 		t.cfg.PreprocessUserInput = t.preprocess
+	}
+	for _, hs := range s.Hooks {
+		h, err := hs.build()
+		if err != nil {
+			return nil, err
+		}
+		t.cfg.Hooks = append(t.cfg.Hooks, h)
+	}
+	for _, id := range s.Validators {
+		t.cfg.Hooks = append(t.cfg.Hooks, validatorHook(id))
 	}
 	if t.def.Metadata == nil {
 		t.def.Metadata = map[string]any{}
@@ -287,6 +303,13 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b.Tool(tools...).Toolset(sets...).Sequential(s.Sequential).MaxConcurrency(s.MaxConcurrency).Metadata(s.Metadata)
+	for _, hs := range s.Hooks {
+		h, err := hs.build()
+		if err != nil {
+			return nil, err
+		}
+		b.Hook(h)
+	}
 	if s.MaxRetries != nil {
 		b.MaxRetries(*s.MaxRetries)
 	}

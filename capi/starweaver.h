@@ -23,6 +23,10 @@
  *        run_step, retry, max_retries, arguments]   (a plain call otherwise)
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
+ *       {"kind": "hook", "token": n, "hook": id, "phase": "before" | "validate",
+ *        "context": {...}, "arguments": {...}}
+ *       {"kind": "hook", "token": n, "hook": id, "phase": "after",
+ *        "context": {...}, "outcome": outcome}
  *       {"kind": "cancel", "token": n}
  *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *       {"kind": "event", "event": {...}}
@@ -34,6 +38,18 @@
  *     NaN). A line that cannot be read is never dropped: when it starts with
  *     "[token," that call fails with a user_error naming the reason, else
  *     the run ends with an error of type "bridge".
+ *     Hooks are the host's execution hooks (spec "hooks": [{"id", "name",
+ *     "before", "after"}] on the agent and on a tool; a tool's
+ *     "validators": [id] are its argument validators, run after its hooks).
+ *     A "before" or "validate" item is answered {"ok": true} (arguments
+ *     unchanged), {"ok": true, "arguments": {...}, "metadata"?: {...}} (the
+ *     new arguments, validated against the schema afterwards, and the
+ *     call's new metadata), or a failure outcome, which ends the call with
+ *     it. An "after" item carries the call's outcome in the shape the host
+ *     itself writes; it is answered {"ok": true, "keep": true}, {"ok": true,
+ *     "outcome": outcome} (replacing it) or a failure outcome (replacing
+ *     it); approval_required and call_deferred outcomes are only observed.
+ *     A host meeting an unknown item kind or hook phase fails that item.
  *
  * This file is also fed to cffi's cdef: keep it free of preprocessor lines
  * other than the include guard.

@@ -60,6 +60,9 @@ _EXPORTS: dict[str, str] = {
     "FunctionModel": "testing",
     "UsageLimits": "usage",
     "ModelSettings": "settings",
+    "Hook": "hooks",
+    "ToolOutcome": "hooks",
+    "ToolDependencies": "dependencies",
 }
 
 __all__ = [
@@ -78,6 +81,7 @@ __all__ = [
     "Feedback",
     "FunctionModel",
     "HitlSnapshot",
+    "Hook",
     "InvalidArguments",
     "ModelError",
     "ModelMessage",
@@ -97,7 +101,9 @@ __all__ = [
     "Timeout",
     "Tool",
     "ToolContext",
+    "ToolDependencies",
     "ToolError",
+    "ToolOutcome",
     "ToolResult",
     "ToolRetryLimitExceeded",
     "Toolset",
@@ -135,6 +141,7 @@ if _TYPE_CHECKING:
         create_agent,
     )
     from starweaver.context import ToolContext
+    from starweaver.dependencies import ToolDependencies
     from starweaver.errors import (
         AgentError,
         ApprovalRequired,
@@ -162,6 +169,7 @@ if _TYPE_CHECKING:
         PendingDeferred,
     )
     from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
+    from starweaver.hooks import Hook, ToolOutcome
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings

@@ -30,6 +30,9 @@ from starweaver._capi import NativeError
 from starweaver._pool import SyncPool, Work
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, exception_to_outcome
+from starweaver.hooks import Hook, _Phase
+from starweaver.hooks import _run_async as _run_hook_async
+from starweaver.hooks import _run_sync as _run_hook_sync
 from starweaver.tools import Tool, _cancelled_from_outside, _closing, encode_outcome, failure_outcome
 
 __all__ = ["EXIT_GRACE", "SYNC_MAX_THREADS", "SYNC_WORKERS", "HostModel", "RunDriver", "drive", "sync_pool"]
@@ -128,8 +131,9 @@ class RunDriver:
         fd_in: int,
         tools: Mapping[int, Tool],
         models: Mapping[int, HostModel],
-        deps: Mapping[str, Any] | None,
+        deps: Any,
         on_event: EventCallback | None,
+        hooks: Mapping[int, Hook] | None = None,
     ) -> None:
         self._loop = loop
         self._handle = handle
@@ -140,7 +144,9 @@ class RunDriver:
         self._unsent: collections.deque[memoryview] = collections.deque()
         self._tools = tools
         self._models = models
-        self._deps = MappingProxyType(dict(deps or {}))
+        # A mapping holds named dependencies; any other object is the typed one.
+        self._deps: Any = MappingProxyType(dict(deps or {})) if deps is None or isinstance(deps, Mapping) else deps
+        self._hooks = hooks or {}
         self._on_event = on_event
         self._events: asyncio.Task[None] | None = None  # the last async event callback, chained in order
         self._pending: dict[int, tuple[asyncio.Task[None] | Work, ToolContext | None]] = {}
@@ -237,6 +243,8 @@ class RunDriver:
                 self._start_model(item)
             elif kind == "preprocess":
                 self._start_preprocess(item)
+            elif kind == "hook":
+                self._start_hook(item)
             elif kind == "event":
                 self._emit(item["event"])
             elif kind == "done":
@@ -248,7 +256,7 @@ class RunDriver:
             token: Any = None
             if type(item) is list and item:
                 token = item[0]
-            elif type(item) is dict and item.get("kind") in ("call", "model", "preprocess"):
+            elif type(item) is dict and item.get("kind") in ("call", "model", "preprocess", "hook"):
                 token = item.get("token")
             reason = f"malformed item from the runtime: {type(exc).__name__}: {exc}"
             if type(token) is int:
@@ -351,7 +359,7 @@ class RunDriver:
                 token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"}
             )
             return None
-        ctx = ToolContext._from_wire(item["context"], self._deps) if context or tool.takes_ctx else None
+        ctx = ToolContext._from_wire(item["context"], tool._grant(self._deps)) if context or tool.takes_ctx else None
         return token, tool, ctx
 
     def _start_compact_call(self, item: list[Any]) -> None:
@@ -376,7 +384,7 @@ class RunDriver:
                 tool_name=name,
                 retry=retry,
                 max_retries=max_retries,
-                deps=self._deps,
+                deps=tool._grant(self._deps),
             )
         self._dispatch(token, tool, ctx, args)
 
@@ -485,6 +493,24 @@ class RunDriver:
             self._pending[token] = (task, ctx)
         else:
             self._submit(token, ctx, lambda: tool._run_preprocessor_sync(ctx, user_input))
+
+    def _start_hook(self, item: Mapping[str, Any]) -> None:
+        """Run one phase of an execution hook or argument validator; its
+        context carries the run's dependencies as the agent gave them."""
+        token = int(item["token"])
+        hook = self._hooks.get(int(item["hook"]))
+        if hook is None:
+            self._complete(
+                token, {"ok": False, "kind": "user_error", "message": f"unknown host hook id {item['hook']}"}
+            )
+            return
+        ctx = ToolContext._from_wire(item["context"], self._deps)
+        phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
+        if phase.is_async:
+            task = self._loop.create_task(self._await_outcome(token, _run_hook_async(phase)))
+            self._pending[token] = (task, ctx)
+        else:
+            self._submit(token, ctx, lambda: _run_hook_sync(phase))
 
     # -- model requests ----------------------------------------------------
 
@@ -615,8 +641,9 @@ async def drive(
     request: dict[str, Any],
     tools: Mapping[int, Tool],
     models: Mapping[int, HostModel],
-    deps: Mapping[str, Any] | None = None,
+    deps: Any = None,
     on_event: EventCallback | None = None,
+    hooks: Mapping[int, Hook] | None = None,
 ) -> dict[str, Any]:
     """Run ``request`` on a native session and return its done item.
 
@@ -628,7 +655,7 @@ async def drive(
     """
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
-    driver = RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event)
+    driver = RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks)
     # A sync tool driving this nested run does not count as a busy worker
     # meanwhile, so nested runs cannot use up the pool.
     with _pool.park():

@@ -292,7 +292,8 @@ def _forward_text(tp: Any) -> str | None:
 def _is_context_type(tp: Any) -> bool:
     tp = _strip_annotated(tp)
     if (text := _forward_text(tp)) is not None:
-        return text.strip("'\" ").rsplit(".", 1)[-1] == "ToolContext"
+        return text.strip("'\" ").split("[", 1)[0].rsplit(".", 1)[-1] == "ToolContext"
+    tp = typing.get_origin(tp) or tp  # ToolContext[MyDeps]
     if not isinstance(tp, type):
         return False
     return issubclass(tp, ToolContext) or (

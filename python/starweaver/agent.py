@@ -13,6 +13,7 @@ from typing import Any, Union
 from starweaver import _bridge, _capi
 from starweaver._bridge import EventCallback
 from starweaver.errors import StarweaverError
+from starweaver.dependencies import merge_deps
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -23,6 +24,7 @@ from starweaver.hitl import (
     normalize_deferred_results,
 )
 from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, typed_messages
+from starweaver.hooks import Hook
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
@@ -52,6 +54,14 @@ class _Catalog:
     def __init__(self) -> None:
         self.tools: dict[int, Tool[..., Any]] = {}
         self.models: dict[int, Any] = {}
+        self.hooks: dict[int, Hook] = {}
+
+    def hook_spec(self, h: Hook) -> dict[str, Any]:
+        if not isinstance(h, Hook):
+            raise TypeError(f"hooks must be starweaver.Hook instances, got {type(h).__name__}")
+        hid = next(_ids)
+        self.hooks[hid] = h
+        return h._spec(hid)
 
     def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
         if isinstance(t, ClientTool):
@@ -65,6 +75,10 @@ class _Catalog:
             spec["max_retries"] = t.max_retries
         if t.has_user_input_preprocessor:
             spec["preprocess"] = True
+        if t.hooks:
+            spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
+        if t._validators:
+            spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]
         return spec
 
     def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
@@ -90,6 +104,7 @@ class _Catalog:
         out = _Catalog()
         out.tools = {**self.tools, **other.tools}
         out.models = {**self.models, **other.models}
+        out.hooks = {**self.hooks, **other.hooks}
         return out
 
 
@@ -240,7 +255,7 @@ class Agent:
         unavailable_tools: str = "skip",
         max_steps: int | None = None,
         usage_limits: UsageLimits | None = None,
-        deps: Mapping[str, Any] | None = None,
+        deps: Any = None,
         metadata: Mapping[str, Any] | None = None,
         approval_required_tools: Iterable[str] | None = None,
         state_key: str | None = None,
@@ -248,6 +263,7 @@ class Agent:
         output_type: Any = str,
         output_mode: OutputMode = "tool",
         output_retries: int | None = None,
+        hooks: Iterable[Hook] = (),
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -258,7 +274,8 @@ class Agent:
             )
         self.model = model
         self.name = name
-        self.deps: dict[str, Any] = dict(deps or {})
+        # A mapping holds named dependencies; any other object is the typed one.
+        self.deps: Any = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
         self._catalog = _Catalog()
         handle = model._native_handle()
         self._catalog.models[handle] = model
@@ -293,6 +310,7 @@ class Agent:
             ("settings", settings_spec(model_settings)),
             ("output", output_spec),
             ("output_retries", output_retries),
+            ("hooks", [self._catalog.hook_spec(h) for h in hooks] or None),
         ):
             if value is not None:
                 spec[key] = value
@@ -336,8 +354,17 @@ class Agent:
         request: dict[str, Any],
         catalog: _Catalog,
         on_event: EventCallback | None,
+        deps: Any = None,
     ) -> RunResult:
-        done = await _bridge.drive(session.handle, request, catalog.tools, catalog.models, self.deps, on_event)
+        done = await _bridge.drive(
+            session.handle,
+            request,
+            catalog.tools,
+            catalog.models,
+            merge_deps(self.deps, deps),
+            on_event,
+            hooks=catalog.hooks,
+        )
         error = done.get("error")
         # A run the runtime cancelled (at shutdown) still reports its result.
         if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
@@ -354,13 +381,14 @@ class Agent:
         approvals: ApprovalsInput,
         deferred_results: DeferredInput,
         on_event: EventCallback | None,
+        deps: Any = None,
     ) -> RunResult:
         resume = {
             "approvals": normalize_approvals(approvals),
             "deferred_results": normalize_deferred_results(deferred_results),
         }
         request = {"resume": resume, "events": on_event is not None}
-        return await self._drive(session, request, self._catalog, on_event)
+        return await self._drive(session, request, self._catalog, on_event, deps)
 
     def session_from_state(
         self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
@@ -415,11 +443,12 @@ class Agent:
         on_event: EventCallback | None,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        deps: Any = None,
     ) -> RunResult:
         request, catalog = self._run_request(
             prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits, model_settings
         )
-        return await self._drive(session, request, catalog, on_event)
+        return await self._drive(session, request, catalog, on_event, deps)
 
     async def run(
         self,
@@ -433,6 +462,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
         message_history: MessageHistory | None = None,
+        deps: Any = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
@@ -448,7 +478,9 @@ class Agent:
         ``tool_call``, ``tool_return``, ``custom``, ``run_complete``, ...) on
         the loop; an ``async def`` callback is awaited, in event order, before
         the run returns. A callback never breaks the run: what it raises is
-        logged on the ``starweaver`` logger.
+        logged on the ``starweaver`` logger. ``deps`` are this run's
+        dependencies: a mapping is merged over the agent's (the run's entry
+        wins per name); any other object replaces the agent's.
 
         Raises:
             ToolRetryLimitExceeded: a tool used up its correction budget, or
@@ -479,6 +511,7 @@ class Agent:
             on_event=on_event,
             usage_limits=usage_limits,
             model_settings=model_settings,
+            deps=deps,
         )
 
     def output_validator(self, func: Any) -> Any:
@@ -542,6 +575,7 @@ class AgentSession:
         on_event: EventCallback | None = None,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        deps: Any = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -558,6 +592,7 @@ class AgentSession:
             on_event=on_event,
             usage_limits=usage_limits,
             model_settings=model_settings,
+            deps=deps,
         )
 
     async def resume_after_hitl(
@@ -566,9 +601,12 @@ class AgentSession:
         approvals: ApprovalsInput = None,
         deferred_results: DeferredInput = None,
         on_event: EventCallback | None = None,
+        deps: Any = None,
     ) -> RunResult:
         """Answer every pending approval and deferred call of the waiting run
-        at once, and continue it.
+        at once, and continue it. ``deps`` are merged over the agent's as in
+        ``Agent.run`` (approved calls and their preprocessors see them
+        through each tool's dependency profile).
 
         Raises:
             StateError: the session is not waiting, an id is unknown or
@@ -576,7 +614,7 @@ class AgentSession:
                 decision lacks an explicit ``approved`` bool. Nothing changes:
                 the run stays waiting and resumable.
         """
-        return await self.agent._resume_on(self._ref, approvals, deferred_results, on_event)
+        return await self.agent._resume_on(self._ref, approvals, deferred_results, on_event, deps)
 
     def export_state(self) -> dict[str, Any]:
         """The session as JSON-compatible data: history and, when a run
@@ -661,7 +699,7 @@ def create_agent(
     unavailable_tools: str = "skip",
     max_steps: int | None = None,
     usage_limits: UsageLimits | None = None,
-    deps: Mapping[str, Any] | None = None,
+    deps: Any = None,
     metadata: Mapping[str, Any] | None = None,
     approval_required_tools: Iterable[str] | None = None,
     state_key: str | None = None,
@@ -669,6 +707,7 @@ def create_agent(
     output_type: Any = str,
     output_mode: OutputMode = "tool",
     output_retries: int | None = None,
+    hooks: Iterable[Hook] = (),
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -700,6 +739,12 @@ def create_agent(
     the other calls are not executed (pydantic-ai's "early" strategy).
     A text answer where the output tool was expected is a retry too.
 
+    ``hooks`` are global execution hooks (``starweaver.Hook``): they run
+    around every executed call, Go tools included, before the tool's own
+    hooks on input and after them on output. ``deps`` is a mapping of named
+    dependencies or one typed object (``ToolContext[MyDeps]``); see
+    ``ToolDependencies`` for what each tool receives.
+
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
@@ -726,4 +771,5 @@ def create_agent(
         output_type=output_type,
         output_mode=output_mode,
         output_retries=output_retries,
+        hooks=hooks,
     )

@@ -7,9 +7,19 @@ import contextlib
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, cast
+
+from typing_extensions import TypeVar
+
+from .errors import UserError
 
 __all__ = ("ToolContext",)
+
+DepsT = TypeVar("DepsT", default=Any)
+"""The type of a run's ``deps=`` object as a tool sees it (``ToolContext[MyDeps]``)."""
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_MISSING: Any = object()
 
 
 def _resolve(fut: asyncio.Future[bool]) -> None:
@@ -17,7 +27,7 @@ def _resolve(fut: asyncio.Future[bool]) -> None:
         fut.set_result(True)
 
 
-class ToolContext:
+class ToolContext(Generic[DepsT]):
     """The run state a tool sees during one call. Read-only.
 
     Add a first parameter annotated ``ToolContext`` (or an unannotated one
@@ -37,7 +47,12 @@ class ToolContext:
             "arguments": {...}, ...}``; ``arguments`` are the call's
             arguments as the model sent them).
         metadata: Per-run metadata.
-        deps: The dependencies the host made available (may be empty).
+        deps: The run's ``deps=`` value as this tool may see it, typed as
+            ``DepsT`` (``ToolContext[MyDeps]``): the object itself, or, for
+            a mapping of named dependencies, a read-only view of the names
+            the tool's dependency profile grants (empty when none).
+
+    ``dependency(name)`` returns one named dependency the tool may use.
 
     Cancellation is cooperative: ``is_cancelled()`` checks it, ``await
     cancelled()`` waits for it (on any event loop), and ``wait_cancelled()``
@@ -73,7 +88,7 @@ class ToolContext:
         max_retries: int = 0,
         approval: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
-        deps: Mapping[str, Any] | None = None,
+        deps: Any = None,
     ) -> None:
         self._run_id = run_id
         self._conversation_id = conversation_id
@@ -84,9 +99,11 @@ class ToolContext:
         self._max_retries = max_retries
         self._approval = dict(approval) if approval is not None else None
         self._metadata = dict(metadata or {})
-        self._deps: Mapping[str, Any] = (
-            deps if isinstance(deps, MappingProxyType) else MappingProxyType(dict(deps or {}))
-        )
+        if deps is None:
+            deps = _EMPTY
+        elif isinstance(deps, Mapping) and not isinstance(deps, MappingProxyType):
+            deps = MappingProxyType(dict(deps))
+        self._deps: Any = deps
         self._lock = threading.Lock()
         self._cancelled = False
         # Created only when a sync tool blocks on it: most calls never do,
@@ -95,7 +112,7 @@ class ToolContext:
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = []
 
     @classmethod
-    def _from_wire(cls, data: Mapping[str, Any], deps: Mapping[str, Any] | None = None) -> ToolContext:
+    def _from_wire(cls, data: Mapping[str, Any], deps: Any = None) -> ToolContext[Any]:
         """Builds the context from the JSON object Go sends with a call.
 
         Keys: run_id, conversation_id, run_step, tool_call_id, tool_name,
@@ -152,8 +169,23 @@ class ToolContext:
         return self._metadata
 
     @property
-    def deps(self) -> Mapping[str, Any]:
-        return self._deps
+    def deps(self) -> DepsT:
+        return cast(DepsT, self._deps)
+
+    def dependency(self, name: str, default: Any = _MISSING) -> Any:
+        """The named dependency ``name`` (a key of a mapping passed as
+        ``deps=``) if this tool's dependency profile grants it.
+
+        Raises:
+            UserError: the run has no such dependency, or the tool's profile
+                does not grant it, and no default was given.
+        """
+        named = self._deps if isinstance(self._deps, Mapping) else _EMPTY
+        if name in named:
+            return named[name]
+        if default is not _MISSING:
+            return default
+        raise UserError(f"dependency {name!r} is not available to tool {self._tool_name!r}")
 
     def is_cancelled(self) -> bool:
         """Whether cancellation of this call has been requested."""

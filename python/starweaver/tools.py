@@ -24,7 +24,7 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import partial
 from typing import Any, Generic, overload
 
@@ -32,7 +32,9 @@ from typing_extensions import ParamSpec, TypeVar
 
 from ._schema import FunctionSchema, function_schema, validate_parameters_schema
 from .context import ToolContext
+from .dependencies import METADATA_KEY, ToolDependencies
 from .errors import InvalidArguments, UserError, exception_to_outcome
+from .hooks import AfterCallHook, ArgumentValidator, BeforeCallHook, Hook
 from .result import ResultEncodingError, result_to_outcome
 
 __all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
@@ -171,6 +173,10 @@ class Tool(Generic[P, R]):
         sequential: Run every batch containing this tool in model order.
         timeout_ms: Per-call timeout, enforced by the runtime.
         max_retries: Retry budget of the tool (runtime default when None).
+        hooks: Execution hooks of this tool only (``starweaver.Hook``).
+        dependencies: The tool's dependency profile
+            (``ToolDependencies.filtered("db")``), stored as the reserved
+            ``starweaver_tool_dependencies`` metadata.
 
     Raises:
         ValueError: the signature cannot be used (every problem listed), the
@@ -191,6 +197,8 @@ class Tool(Generic[P, R]):
         sequential: bool = False,
         timeout_ms: int | None = None,
         max_retries: int | None = None,
+        hooks: Iterable[Hook] = (),
+        dependencies: ToolDependencies | None = None,
     ) -> None:
         if not callable(func):
             raise TypeError(f"tool function must be callable, got {type(func).__name__}")
@@ -208,7 +216,10 @@ class Tool(Generic[P, R]):
             sequential=sequential,
             timeout_ms=timeout_ms,
             max_retries=max_retries,
+            dependencies=dependencies,
         )
+        self._hooks: tuple[Hook, ...] = _hooks(hooks)
+        self._validators: tuple[ArgumentValidator, ...] = ()
         self.__wrapped__ = func
         self.__doc__ = getattr(func, "__doc__", None)
 
@@ -223,6 +234,7 @@ class Tool(Generic[P, R]):
         sequential: bool,
         timeout_ms: int | None,
         max_retries: int | None,
+        dependencies: ToolDependencies | None = None,
     ) -> None:
         """Validates and sets every option except the function and its schema."""
         if not isinstance(name, str):
@@ -242,6 +254,11 @@ class Tool(Generic[P, R]):
         self._description = description or None
         self._return_schema = None if return_schema is None else _json_object(return_schema, "return_schema")
         self._metadata = {} if metadata is None else _json_object(metadata, "metadata")
+        if dependencies is not None:
+            if not isinstance(dependencies, ToolDependencies):
+                raise TypeError(f"dependencies must be a ToolDependencies, got {type(dependencies).__name__}")
+            self._metadata[METADATA_KEY] = dependencies.to_metadata_value()
+        self._dependencies = ToolDependencies.from_metadata(self._metadata)
         self._strict = strict
         self._sequential = sequential
         self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
@@ -343,6 +360,44 @@ class Tool(Generic[P, R]):
         self._user_input_preprocessor = func
         return func
 
+    def before_call(self, func: BeforeCallHook) -> BeforeCallHook:
+        """Register ``func(ctx, arguments)`` (sync or async) as a before-call
+        hook of this tool; returns ``func``, so it works as a decorator. See
+        ``starweaver.Hook``."""
+        self._hooks = (*self._hooks, Hook(before_call=func))
+        return func
+
+    def after_call(self, func: AfterCallHook) -> AfterCallHook:
+        """Register ``func(ctx, outcome)`` (sync or async) as an after-call
+        hook of this tool; returns ``func``. See ``starweaver.Hook``."""
+        self._hooks = (*self._hooks, Hook(after_call=func))
+        return func
+
+    def argument_validator(self, func: ArgumentValidator) -> ArgumentValidator:
+        """Register ``func(ctx, arguments)`` (sync or async) to check or
+        normalise the arguments before they are validated against the
+        schema: change the dict in place or return a new one. Raising
+        ``InvalidArguments`` (or a ``ValueError``) asks the model to correct
+        the call; validators run in order, after every before-call hook.
+        Returns ``func``."""
+        if not callable(func):
+            raise TypeError("an argument validator must be callable")
+        self._validators = (*self._validators, func)
+        return func
+
+    @property
+    def hooks(self) -> tuple[Hook, ...]:
+        return self._hooks
+
+    @property
+    def dependencies(self) -> ToolDependencies:
+        """The tool's dependency requirements (Legacy unless declared)."""
+        return self._dependencies
+
+    def _grant(self, deps: Any) -> Any:
+        """What this tool sees of a run's dependencies (its profile)."""
+        return self._dependencies.grant(deps)
+
     @property
     def has_user_input_preprocessor(self) -> bool:
         return self._user_input_preprocessor is not None
@@ -428,13 +483,23 @@ class Tool(Generic[P, R]):
             "timeout_ms": self._timeout_ms,
             "max_retries": self._max_retries,
         }
+        if "dependencies" in changes:
+            deps = changes.pop("dependencies")
+            metadata = {k: v for k, v in (changes.get("metadata", self._metadata) or {}).items() if k != METADATA_KEY}
+            if deps is not None:
+                if not isinstance(deps, ToolDependencies):
+                    raise TypeError(f"dependencies must be a ToolDependencies, got {type(deps).__name__}")
+                metadata[METADATA_KEY] = deps.to_metadata_value()
+            changes["metadata"] = metadata
         if unknown := set(changes) - set(options) - {"parameters_schema"}:
             raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
         explicit = self._explicit_schema
         if "parameters_schema" in changes:
             new_schema = changes.pop("parameters_schema")
             if not new_schema:  # back to inference: read the function again
-                return Tool(self._func, **{**options, **changes})
+                fresh = Tool(self._func, **{**options, **changes})
+                fresh._hooks, fresh._validators = self._hooks, self._validators
+                return fresh
             explicit = validate_parameters_schema(new_schema)
         options.update(changes)
         clone = copy.copy(self)
@@ -506,6 +571,8 @@ def tool(
     sequential: bool = False,
     timeout_ms: int | None = None,
     max_retries: int | None = None,
+    hooks: Iterable[Hook] = (),
+    dependencies: ToolDependencies | None = None,
 ) -> Tool[P, R]: ...
 
 
@@ -523,6 +590,8 @@ def tool(
     sequential: bool = False,
     timeout_ms: int | None = None,
     max_retries: int | None = None,
+    hooks: Iterable[Hook] = (),
+    dependencies: ToolDependencies | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -539,6 +608,8 @@ def tool(
     sequential: bool = False,
     timeout_ms: int | None = None,
     max_retries: int | None = None,
+    hooks: Iterable[Hook] = (),
+    dependencies: ToolDependencies | None = None,
 ) -> Any:
     """Makes a function a ``Tool``; use bare (``@tool``) or with options
     (``@tool(sequential=True)``). The options are those of ``Tool``. The
@@ -556,9 +627,19 @@ def tool(
             sequential=sequential,
             timeout_ms=timeout_ms,
             max_retries=max_retries,
+            hooks=hooks,
+            dependencies=dependencies,
         )
 
     return decorate if func is None else decorate(func)
+
+
+def _hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
+    out = tuple(hooks)
+    for h in out:
+        if not isinstance(h, Hook):
+            raise TypeError(f"hooks must be starweaver.Hook instances, got {type(h).__name__}")
+    return out
 
 
 def default_tool_name(cls: type) -> str:
@@ -589,6 +670,10 @@ class BaseTool:
     sequential: bool = False
     timeout_ms: int | None = None
     max_retries: int | None = None
+    #: Execution hooks of this tool only (``starweaver.Hook``).
+    hooks: tuple[Hook, ...] = ()
+    #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
+    dependencies: ToolDependencies | None = None
 
     def __init__(
         self,
@@ -649,6 +734,8 @@ class BaseTool:
             sequential=bool(self.sequential),
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
+            hooks=self.hooks,
+            dependencies=self.dependencies,
         )
 
     def __repr__(self) -> str:
