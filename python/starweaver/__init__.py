@@ -168,8 +168,8 @@ if _TYPE_CHECKING:
         PendingApproval,
         PendingDeferred,
     )
-    from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
     from starweaver.hooks import Hook, ToolOutcome
+    from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings

@@ -12,8 +12,8 @@ from typing import Any, Union
 
 from starweaver import _bridge, _capi
 from starweaver._bridge import EventCallback
-from starweaver.errors import StarweaverError
 from starweaver.dependencies import merge_deps
+from starweaver.errors import StarweaverError
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -23,8 +23,8 @@ from starweaver.hitl import (
     normalize_approvals,
     normalize_deferred_results,
 )
-from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, typed_messages
 from starweaver.hooks import Hook
+from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, typed_messages
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec

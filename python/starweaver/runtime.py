@@ -57,12 +57,13 @@ class RuntimeSession(AgentSession):
         approvals: ApprovalsInput = None,
         deferred_results: DeferredInput = None,
         on_event: Any = None,
+        deps: Any = None,
     ) -> RunResult:
         """``AgentSession.resume_after_hitl``, tracked by the runtime."""
         return await self._runtime._track(
             self,
             lambda: AgentSession.resume_after_hitl(
-                self, approvals=approvals, deferred_results=deferred_results, on_event=on_event
+                self, approvals=approvals, deferred_results=deferred_results, on_event=on_event, deps=deps
             ),
         )
 
