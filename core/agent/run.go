@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/starweaver-go/starweaver/core/model"
@@ -64,7 +65,11 @@ func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
 	if deps == nil {
 		deps = &tool.Deps{}
 	}
-	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: a.activeTags, Deps: deps}
+	tags := a.activeTags
+	if len(o.activeTags) > 0 {
+		tags = append(slices.Clip(tags), o.activeTags...)
+	}
+	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps}
 	reg, err := a.registry(&r.rc, o)
 	if err != nil {
 		return nil, err
