@@ -47,7 +47,7 @@ func TestToolsetLayersBuildCoreCombinators(t *testing.T) {
 		t.Fatalf("duplicate across members: %v", err)
 	}
 	for spec, want := range map[string]string{
-		`[` + base + `,"layers":[{"kind":"shuffled"}]}]`:               `unknown combinator "shuffled"`,
+		`[` + base + `,"layers":[{"kind":"shuffled"}]}]`:             `unknown combinator "shuffled"`,
 		`[` + base + `,"layers":[{"kind":"prefixed","prefix":""}]}]`: "non-empty prefix",
 	} {
 		if _, err := toolNames(t, spec); err == nil || !strings.Contains(err.Error(), want) {
