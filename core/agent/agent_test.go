@@ -357,6 +357,26 @@ func TestRunActiveTagsAddToTheAgents(t *testing.T) {
 	}
 }
 
+func TestRunContextCarriesTheRunsContext(t *testing.T) {
+	type key struct{}
+	var seen []any
+	avail := tool.New("probe", "", nil, nil).WithAvailability(func(rc *tool.RunContext) bool {
+		if rc.Ctx == nil {
+			seen = append(seen, nil) // outside a run: the agent is being built
+		} else {
+			seen = append(seen, rc.Ctx.Value(key{}))
+		}
+		return true
+	})
+	a := agent.NewBuilder(model.TextModel("ok")).Tool(avail).MustBuild()
+	if _, err := a.Run(context.WithValue(context.Background(), key{}, "run ctx"), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[run ctx]" {
+		t.Fatalf("seen %v", seen)
+	}
+}
+
 func TestCancellationCancelsRunningTools(t *testing.T) {
 	var entered sync.WaitGroup
 	entered.Add(2)

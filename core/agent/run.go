@@ -47,7 +47,7 @@ type runner struct {
 	usageBase model.Usage
 }
 
-func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
+func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
 	a := s.agent
 	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history.full),
 		limits: a.limits.over(o.limits), retries: map[string]int{}, settings: a.settings.Merge(o.settings)}
@@ -69,7 +69,7 @@ func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
 	if len(o.activeTags) > 0 {
 		tags = append(slices.Clip(tags), o.activeTags...)
 	}
-	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps}
+	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx}
 	reg, err := a.registry(&r.rc, o)
 	if err != nil {
 		return nil, err
