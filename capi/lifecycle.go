@@ -126,6 +126,10 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		if errors.As(context.Cause(ctx), &be) {
 			item.Error = &abiError{Type: "bridge", Message: be.msg}
 		}
+		var ce *callbackError
+		if errors.As(context.Cause(ctx), &ce) {
+			item.Error = &abiError{Type: "config", Message: ce.msg}
+		}
 		run.post(mustDone(item))
 	}()
 	return h, run, nil

@@ -37,6 +37,9 @@ type toolSpec struct {
 	// Client marks a tool without a host body: every call is deferred to
 	// the client, which answers through a resume.
 	Client bool `json:"client"`
+	// Prepare, when not 0, is the host callback that decides the tool's
+	// availability and definition for each run step (see hostprepare.go).
+	Prepare int64 `json:"prepare"`
 }
 
 type toolsetSpec struct {
@@ -191,6 +194,9 @@ func (s toolSpec) build() (tool.Tool, error) {
 	t := &hostTool{id: s.ID, def: s.Definition, context: s.Context}
 	if s.Preprocess {
 		t.cfg.PreprocessUserInput = t.preprocess
+	}
+	if s.Prepare != 0 {
+		t.cfg.Prepare = hostToolPrepare(s.Prepare)
 	}
 	if t.def.Metadata == nil {
 		t.def.Metadata = map[string]any{}

@@ -23,6 +23,15 @@
  *        run_step, retry, max_retries, arguments]   (a plain call otherwise)
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
+ *       {"kind": "prepare", "token": n, "callback": id, "context": {"run_id",
+ *        "conversation_id", "run_step", "metadata", "active_tags"},
+ *        "definitions": [...]}
+ *         asks a host callback (a tool spec's "prepare", a toolset layer
+ *         {"kind": "prepared", "callback": id}) to prepare definitions: the
+ *         outcome is {"ok": true, "definitions": [...] | null} (null keeps
+ *         them; fewer hides tools; a tool's check answers one or none) or
+ *         {"ok": false, "message": "..."}, which ends the run with an error
+ *         of type "config" carrying the message.
  *       {"kind": "cancel", "token": n}
  *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *       {"kind": "event", "event": {...}}

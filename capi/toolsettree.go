@@ -8,12 +8,15 @@ import (
 // describes the toolset tree and core's combinators build it. Layers apply
 // in order, innermost first.
 type layerSpec struct {
-	// Kind is "prefixed", "include", "exclude", "renamed" or "metadata".
+	// Kind is "prefixed", "include", "exclude", "renamed", "metadata" or
+	// "prepared" (the host's callback prepares the definitions, see
+	// hostprepare.go).
 	Kind     string            `json:"kind"`
 	Prefix   string            `json:"prefix"`
 	Names    []string          `json:"names"`
 	Renames  map[string]string `json:"renames"`
 	Metadata map[string]any    `json:"metadata"`
+	Callback int64             `json:"callback"`
 }
 
 // combinedToolset builds a toolset spec whose members are combined under
@@ -43,6 +46,11 @@ func applyLayers(set toolset.Toolset, layers []layerSpec) (toolset.Toolset, erro
 			set = toolset.Renamed(set, l.Renames)
 		case "metadata":
 			set = toolset.WithMetadata(set, l.Metadata)
+		case "prepared":
+			if l.Callback == 0 {
+				return nil, specError("toolset %q: prepared needs a host callback", set.Name())
+			}
+			set = hostToolsetPrepare(set, l.Callback)
 		default:
 			return nil, specError("toolset %q: unknown combinator %q", set.Name(), l.Kind)
 		}
