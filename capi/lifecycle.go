@@ -148,7 +148,11 @@ func capturedJSON(m *modelHandle) ([]byte, error) {
 	if !ok {
 		return nil, &abiError{Type: "unsupported", Message: "only test models capture requests"}
 	}
-	return json.Marshal(tm.Requests())
+	reqs := tm.Requests()
+	if len(reqs) == 0 {
+		return []byte("[]"), nil // a model never asked: an empty list, not null
+	}
+	return json.Marshal(reqs)
 }
 
 // sessionInfo is what sw_session_info reports.

@@ -37,7 +37,9 @@ _EXPORTS: dict[str, str] = {
     "ensure_tool": "tools",
     "tool": "tools",
     "ClientTool": "toolsets",
+    "CombinedToolset": "toolsets",
     "Toolset": "toolsets",
+    "ToolsetContext": "toolsets",
     "user_input_tools": "toolsets",
     "Agent": "agent",
     "AgentSession": "agent",
@@ -65,6 +67,7 @@ __all__ = [
     "CallDeferred",
     "Cancelled",
     "ClientTool",
+    "CombinedToolset",
     "DeferredResult",
     "Feedback",
     "FunctionModel",
@@ -88,6 +91,7 @@ __all__ = [
     "ToolResult",
     "ToolRetryLimitExceeded",
     "Toolset",
+    "ToolsetContext",
     "UsageLimitExceeded",
     "UsageLimits",
     "UserError",
@@ -150,5 +154,5 @@ if _TYPE_CHECKING:
     from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
-    from starweaver.toolsets import ClientTool, Toolset, user_input_tools
+    from starweaver.toolsets import ClientTool, CombinedToolset, Toolset, ToolsetContext, user_input_tools
     from starweaver.usage import UsageLimits

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Union
 
-from starweaver import _bridge, _capi
+from starweaver import _bridge, _capi, _prepare
 from starweaver._bridge import EventCallback
 from starweaver.hitl import (
     ApprovalsInput,
@@ -26,7 +26,7 @@ from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
-from starweaver.toolsets import ClientTool, Toolset
+from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
 from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
@@ -48,6 +48,8 @@ class _Catalog:
     def __init__(self) -> None:
         self.tools: dict[int, Tool[..., Any]] = {}
         self.models: dict[int, Any] = {}
+        # Preparations the runtime asks for by id (see _prepare.py).
+        self.preparers: list[_prepare.Preparer] = []
 
     def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
         if isinstance(t, ClientTool):
@@ -61,6 +63,10 @@ class _Catalog:
             spec["max_retries"] = t.max_retries
         if t.has_user_input_preprocessor:
             spec["preprocess"] = True
+        if t.available is not None or t.prepare is not None:
+            preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
+            self.preparers.append(preparer)
+            spec["prepare"] = preparer.id
         return spec
 
     def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
@@ -80,12 +86,18 @@ class _Catalog:
             spec["approval_required"] = list(ts.approval_selectors)
         if ts.deferred_selectors:
             spec["deferred"] = list(ts.deferred_selectors)
+        if isinstance(ts, CombinedToolset):
+            spec["combined"] = [self.toolset_spec(m) for m in ts.members]
+        layers = ts._layer_specs(self.preparers.append)
+        if layers:
+            spec["layers"] = layers
         return spec
 
     def merged(self, other: _Catalog) -> _Catalog:
         out = _Catalog()
         out.tools = {**self.tools, **other.tools}
         out.models = {**self.models, **other.models}
+        out.preparers = self.preparers + other.preparers
         return out
 
 
@@ -99,6 +111,15 @@ def _instructions(value: str | Iterable[str] | None) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [str(v) for v in value]
+
+
+def _tags(value: Iterable[str]) -> list[str]:
+    if isinstance(value, str):
+        raise TypeError("active_tags must be a list of strings, not a str")
+    out = list(value)
+    if not all(isinstance(t, str) for t in out):
+        raise TypeError("active_tags must hold strings")
+    return out
 
 
 def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
@@ -237,6 +258,7 @@ class Agent:
         sequential: bool = False,
         max_concurrency: int | None = None,
         unavailable_tools: str = "skip",
+        active_tags: Iterable[str] | None = None,
         max_steps: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Mapping[str, Any] | None = None,
@@ -292,6 +314,7 @@ class Agent:
             ("settings", settings_spec(model_settings)),
             ("output", output_spec),
             ("output_retries", output_retries),
+            ("active_tags", None if active_tags is None else _tags(active_tags)),
         ):
             if value is not None:
                 spec[key] = value
@@ -308,6 +331,7 @@ class Agent:
         events: bool,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        active_tags: Iterable[str] | None = None,
     ) -> tuple[dict[str, Any], _Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
@@ -327,6 +351,8 @@ class Agent:
         settings = settings_spec(model_settings)
         if settings is not None:
             request["settings"] = settings
+        if active_tags is not None:
+            request["active_tags"] = _tags(active_tags)
         return request, self._catalog.merged(run_catalog)
 
     async def _drive(
@@ -410,9 +436,18 @@ class Agent:
         on_event: EventCallback | None,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        active_tags: Iterable[str] | None = None,
     ) -> RunResult:
         request, catalog = self._run_request(
-            prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits, model_settings
+            prompt,
+            tools,
+            toolsets,
+            instructions,
+            metadata,
+            on_event is not None,
+            usage_limits,
+            model_settings,
+            active_tags,
         )
         return await self._drive(session, request, catalog, on_event)
 
@@ -427,16 +462,19 @@ class Agent:
         on_event: EventCallback | None = None,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        active_tags: Iterable[str] | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
         ``tools``, ``toolsets``, ``instructions``, ``usage_limits`` and
         ``model_settings`` apply to this run only (the set fields of
         ``usage_limits`` and the keys of ``model_settings`` replace the
-        agent's). ``on_event`` receives each event (``run_start``,
-        ``tool_call``, ``tool_return``, ``custom``, ``run_complete``, ...) on
-        the loop; an ``async def`` callback is awaited, in event order, before
-        the run returns. A callback never breaks the run: what it raises is
+        agent's); ``active_tags`` are added to the agent's for this run
+        (a tool whose ``hidden_by_tags`` holds one is unavailable).
+        ``on_event`` receives each event (``run_start``, ``tool_call``,
+        ``tool_return``, ``custom``, ``run_complete``, ...) on the loop; an
+        ``async def`` callback is awaited, in event order, before the run
+        returns. A callback never breaks the run: what it raises is
         logged on the ``starweaver`` logger.
 
         Raises:
@@ -467,6 +505,7 @@ class Agent:
             on_event=on_event,
             usage_limits=usage_limits,
             model_settings=model_settings,
+            active_tags=active_tags,
         )
 
     def output_validator(self, func: Any) -> Any:
@@ -520,6 +559,7 @@ class AgentSession:
         on_event: EventCallback | None = None,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        active_tags: Iterable[str] | None = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -536,6 +576,7 @@ class AgentSession:
             on_event=on_event,
             usage_limits=usage_limits,
             model_settings=model_settings,
+            active_tags=active_tags,
         )
 
     async def resume_after_hitl(
@@ -636,6 +677,7 @@ def create_agent(
     sequential: bool = False,
     max_concurrency: int | None = None,
     unavailable_tools: str = "skip",
+    active_tags: Iterable[str] | None = None,
     max_steps: int | None = None,
     usage_limits: UsageLimits | None = None,
     deps: Mapping[str, Any] | None = None,
@@ -663,6 +705,13 @@ def create_agent(
 
     ``model_settings`` (see ``ModelSettings``) go with every model request;
     a run's own ``model_settings`` are merged over them.
+
+    ``active_tags`` are capability tags active in every run: a tool whose
+    ``hidden_by_tags`` holds one is unavailable. Unavailable tools (hidden by
+    a tag, an ``available=`` check or a ``prepare=`` callback) are left out
+    of the model request and reported in a ``custom`` event of kind
+    ``tools_unavailable``; with ``unavailable_tools="fail"`` the run fails
+    instead (``AgentError``) before the model is asked.
 
     ``output_type`` makes each run end with a validated value in
     ``result.output`` instead of text (``str``, the default): a pydantic
@@ -693,6 +742,7 @@ def create_agent(
         sequential=sequential,
         max_concurrency=max_concurrency,
         unavailable_tools=unavailable_tools,
+        active_tags=active_tags,
         max_steps=max_steps,
         usage_limits=usage_limits,
         deps=deps,
