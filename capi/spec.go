@@ -61,6 +61,9 @@ type toolsetSpec struct {
 	Combined []toolsetSpec `json:"combined"`
 	// Layers are combinators wrapped around the toolset, in order.
 	Layers []layerSpec `json:"layers"`
+	// InstructionsCallback, when not 0, is the host callback giving
+	// per-context instructions (see hostinstructions.go).
+	InstructionsCallback int64 `json:"instructions_callback"`
 }
 
 // agentSpec is the JSON given to sw_agent_new.
@@ -236,6 +239,9 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 		set, err := buildToolset(s)
 		if err != nil {
 			return nil, err
+		}
+		if s.InstructionsCallback != 0 {
+			set = &hostInstructions{Toolset: set, callback: s.InstructionsCallback}
 		}
 		if set, err = applyLayers(set, s.Layers); err != nil {
 			return nil, err

@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "tool": "tools",
     "ClientTool": "toolsets",
     "CombinedToolset": "toolsets",
+    "FunctionToolset": "toolsets",
     "Toolset": "toolsets",
     "ToolsetContext": "toolsets",
     "user_input_tools": "toolsets",
@@ -71,6 +72,7 @@ __all__ = [
     "DeferredResult",
     "Feedback",
     "FunctionModel",
+    "FunctionToolset",
     "HitlSnapshot",
     "InvalidArguments",
     "ModelError",
@@ -154,5 +156,12 @@ if _TYPE_CHECKING:
     from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
-    from starweaver.toolsets import ClientTool, CombinedToolset, Toolset, ToolsetContext, user_input_tools
+    from starweaver.toolsets import (
+        ClientTool,
+        CombinedToolset,
+        FunctionToolset,
+        Toolset,
+        ToolsetContext,
+        user_input_tools,
+    )
     from starweaver.usage import UsageLimits

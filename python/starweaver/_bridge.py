@@ -237,7 +237,7 @@ class RunDriver:
                 self._start_model(item)
             elif kind == "preprocess":
                 self._start_preprocess(item)
-            elif kind == "prepare":
+            elif kind in ("prepare", "instructions"):
                 self._start_prepare(item)
             elif kind == "event":
                 self._emit(item["event"])
@@ -250,7 +250,7 @@ class RunDriver:
             token: Any = None
             if type(item) is list and item:
                 token = item[0]
-            elif type(item) is dict and item.get("kind") in ("call", "model", "preprocess", "prepare"):
+            elif type(item) is dict and item.get("kind") in ("call", "model", "preprocess", "prepare", "instructions"):
                 token = item.get("token")
             reason = f"malformed item from the runtime: {type(exc).__name__}: {exc}"
             if type(token) is int:
@@ -503,7 +503,7 @@ class RunDriver:
             active_tags=c.get("active_tags") or (),
             deps=self._deps,
         )
-        definitions = list(item["definitions"] or [])
+        definitions = list(item.get("definitions") or [])
         task = self._loop.create_task(self._await_outcome(token, preparer.outcome(ctx, definitions)))
         self._pending[token] = (task, None)
 

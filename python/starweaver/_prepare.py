@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Union
 
-__all__ = ["AvailableFunc", "PrepareFunc", "ToolsetContext", "ToolsetPrepareFunc"]
+__all__ = ["AvailableFunc", "InstructionsFunc", "PrepareFunc", "ToolsetContext", "ToolsetPrepareFunc"]
 
 
 class ToolsetContext:
@@ -106,6 +106,12 @@ ToolsetPrepareFunc = Callable[
 definitions for the run (fewer hides tools; a changed one rewrites its tool),
 or None to keep them unchanged."""
 
+InstructionsFunc = Callable[
+    [ToolsetContext], Union[str, Sequence[str], None, Awaitable[Union[str, Sequence[str], None]]]
+]
+"""``instructions(ctx) -> str | list[str] | None`` (sync or async): a
+toolset's instructions for one run, added to its static ones."""
+
 
 _ids = itertools.count(1)
 # Preparers by the id the runtime sends back. Owners (agents, and runs for
@@ -139,9 +145,15 @@ def _definition(value: Any, label: str) -> dict[str, Any]:
 class Preparer:
     """One preparation the runtime can ask for by id."""
 
-    def __init__(self, label: str, run: Callable[[ToolsetContext, list[dict[str, Any]]], Awaitable[Any]]) -> None:
+    def __init__(
+        self,
+        label: str,
+        run: Callable[[ToolsetContext, list[dict[str, Any]]], Awaitable[Any]],
+        key: str = "definitions",
+    ) -> None:
         self.label = label
         self._run = run
+        self._key = key
         self.id = next(_ids)
         _registry[self.id] = self
 
@@ -156,7 +168,7 @@ class Preparer:
             raise
         except BaseException as exc:  # noqa: BLE001 - a failing callback ends the run clearly
             return {"ok": False, "message": f"{self.label} raised {type(exc).__name__}: {exc}"}
-        return {"ok": True, "definitions": value}
+        return {"ok": True, self._key: value}
 
 
 def lookup(callback_id: int) -> Preparer | None:
@@ -211,3 +223,23 @@ def predicate_preparer(name: str, predicate: Callable[[dict[str, Any]], bool | A
         return kept
 
     return Preparer(label, run)
+
+
+def instructions_preparer(name: str, funcs: Sequence[InstructionsFunc]) -> Preparer:
+    """A toolset's per-context instructions as one host callback; the
+    answer is their texts joined by blank lines."""
+    label = f"an instructions callback of toolset {name!r}"
+
+    async def run(ctx: ToolsetContext, definitions: list[dict[str, Any]]) -> str:
+        texts: list[str] = []
+        for func in funcs:
+            value = await _call(func, ctx)
+            if value is None:
+                continue
+            items = [value] if isinstance(value, str) else list(value)
+            if not all(isinstance(v, str) for v in items):
+                raise TypeError(f"{label} must return a str, a list of str or None")
+            texts.extend(v for v in items if v.strip())
+        return "\n\n".join(texts)
+
+    return Preparer(label, run, key="instructions")

@@ -88,9 +88,7 @@ class _Catalog:
             spec["deferred"] = list(ts.deferred_selectors)
         if isinstance(ts, CombinedToolset):
             spec["combined"] = [self.toolset_spec(m) for m in ts.members]
-        layers = ts._layer_specs(self.preparers.append)
-        if layers:
-            spec["layers"] = layers
+        spec.update(ts._extra_spec(self.preparers.append))
         return spec
 
     def merged(self, other: _Catalog) -> _Catalog:

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Union
 
-from starweaver._prepare import Preparer, ToolsetContext, ToolsetPrepareFunc, predicate_preparer, toolset_preparer
+from starweaver._prepare import (
+    InstructionsFunc,
+    Preparer,
+    ToolsetContext,
+    ToolsetPrepareFunc,
+    instructions_preparer,
+    predicate_preparer,
+    toolset_preparer,
+)
 from starweaver._schema import validate_parameters_schema
 from starweaver.tools import BaseTool, Tool, ensure_tool
 
-__all__ = ["ClientTool", "CombinedToolset", "Toolset", "ToolsetContext"]
+__all__ = ["ClientTool", "CombinedToolset", "FunctionToolset", "Toolset", "ToolsetContext"]
 
 DefinitionPredicate = Callable[[dict[str, Any]], Union[bool, Awaitable[bool]]]
 """``predicate(definition) -> bool`` (sync or async) for ``Toolset.filtered``."""
@@ -97,16 +106,17 @@ class Toolset:
         clone._layers.append((layer, preparer))
         return clone
 
-    def _layer_specs(self, keep: Callable[[Preparer], None]) -> list[dict[str, Any]]:
-        """The spec's layers; keep() receives each preparer, which must stay
-        alive while the runtime may ask for it."""
-        out = []
+    def _extra_spec(self, keep: Callable[[Preparer], None]) -> dict[str, Any]:
+        """The spec's combinator layers (and, in subclasses, other keys);
+        keep() receives each preparer, which must stay alive while the
+        runtime may ask for it."""
+        layers = []
         for layer, preparer in self._layers:
             if preparer is not None:
                 keep(preparer)
                 layer = {**layer, "callback": preparer.id}
-            out.append(layer)
-        return out
+            layers.append(layer)
+        return {"layers": layers} if layers else {}
 
     # -------------------------------------------------------------- combinators
     # Each returns a new toolset wrapping this one; the runtime's combinators
@@ -210,6 +220,159 @@ class CombinedToolset(Toolset):
 
     def __repr__(self) -> str:
         return f"CombinedToolset({self.name!r}, {[ts.name for ts in self.members]!r})"
+
+
+class _Instructions(list[str]):
+    """A FunctionToolset's static instructions, which is also the decorator
+    ``@toolset.instructions`` registering per-context ones."""
+
+    def __init__(self, static: Iterable[str], dynamic: list[InstructionsFunc]) -> None:
+        super().__init__(static)
+        self._dynamic = dynamic
+
+    def __call__(self, func: InstructionsFunc) -> InstructionsFunc:
+        """Register ``func(ctx) -> str | list[str] | None`` (sync or async),
+        asked when a run starts; returns func unchanged."""
+        if not callable(func):
+            raise TypeError("instructions callback must be callable")
+        self._dynamic.append(func)
+        return func
+
+
+class FunctionToolset(Toolset):
+    """A toolset built from Python functions, with defaults its tools inherit.
+
+    ``metadata`` is merged under each tool's own (the tool wins on a shared
+    key); ``strict`` applies to tools that leave it None; ``sequential=True``
+    makes every tool sequential; ``max_retries`` and ``timeout_ms`` apply to
+    tools that set none (the runtime's rule: tool > toolset > agent).
+    ``instructions`` takes strings and per-context callables
+    ``f(ctx: ToolsetContext) -> str | list[str] | None`` (sync or async),
+    asked when a run starts; ``@toolset.instructions`` adds more callables.
+
+    Raises:
+        ValueError: a tool name is already in the toolset (the error names
+            both definitions), or ``strict`` without a description.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        id: str | None = None,  # noqa: A002 - the public SDK's name
+        tools: Iterable[Tool[..., Any] | BaseTool | Callable[..., Any]] | None = None,
+        instructions: str | Iterable[str | InstructionsFunc] | None = None,
+        max_retries: int | None = None,
+        timeout_ms: int | None = None,
+        strict: bool | None = None,
+        sequential: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(name, id=id, max_retries=max_retries, timeout_ms=timeout_ms)
+        if strict is not None and not isinstance(strict, bool):
+            raise TypeError("strict must be a bool or None")
+        if not isinstance(sequential, bool):
+            raise TypeError("sequential must be a bool")
+        self.strict = strict
+        self.sequential = sequential
+        self.metadata: dict[str, Any] = _json_copy(dict(metadata or {}))
+        static: list[str] = []
+        self._dynamic: list[InstructionsFunc] = []
+        for item in [instructions] if isinstance(instructions, str) else list(instructions or []):
+            if isinstance(item, str):
+                if item.strip():
+                    static.append(item)
+            elif callable(item):
+                self._dynamic.append(item)
+            else:
+                raise TypeError(f"instructions must be strings or callables, got {type(item).__name__}")
+        self.instructions: _Instructions = _Instructions(static, self._dynamic)
+        self._origins: dict[str, str] = {}
+        for t in tools or []:
+            self.add_tool(t)
+
+    def _with(self, **changes: list[str]) -> Toolset:
+        clone = super()._with(**changes)
+        assert isinstance(clone, FunctionToolset)
+        clone._dynamic = list(self._dynamic)
+        clone.instructions = _Instructions(self.instructions, clone._dynamic)
+        clone._origins = dict(self._origins)
+        return clone
+
+    def _extra_spec(self, keep: Callable[[Preparer], None]) -> dict[str, Any]:
+        spec = super()._extra_spec(keep)
+        if self._dynamic:
+            preparer = instructions_preparer(self.name, list(self._dynamic))
+            keep(preparer)
+            spec["instructions_callback"] = preparer.id
+        return spec
+
+    def add_tool(self, t: Tool[..., Any] | BaseTool | Callable[..., Any]) -> Tool[..., Any]:
+        """Add a tool (a Tool, a BaseTool or a function) with the toolset's
+        defaults applied where it sets none; returns the added Tool."""
+        added = self._inherit(ensure_tool(t))
+        first = self._origins.get(added.name)
+        if first is not None:
+            raise ValueError(
+                f"duplicate tool name {added.name!r} in toolset {self.name!r}: "
+                f"defined by {first} and by {_origin(added)}"
+            )
+        self._origins[added.name] = _origin(added)
+        self.tools.append(added)
+        return added
+
+    def _inherit(self, t: Tool[..., Any]) -> Tool[..., Any]:
+        changes: dict[str, Any] = {}
+        if self.metadata:
+            changes["metadata"] = {**self.metadata, **t.metadata}
+        if t.strict is None and self.strict is not None:
+            changes["strict"] = self.strict
+        if self.sequential and not t.sequential:
+            changes["sequential"] = True
+        return t.replace(**changes) if changes else t
+
+    def add_function(self, func: Callable[..., Any], /, **tool_kwargs: Any) -> Tool[..., Any]:
+        """Add ``func`` as a tool; ``tool_kwargs`` are ``Tool``'s options
+        (an unknown one is a TypeError)."""
+        return self.add_tool(Tool(func, **tool_kwargs))
+
+    def tool(self, func: Callable[..., Any] | None = None, /, **tool_kwargs: Any) -> Any:
+        """Decorator adding a function (which may take a ``ToolContext``)
+        as a tool, bare or with ``Tool``'s options; returns the Tool, which
+        stays callable like the function."""
+
+        def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
+            return self.add_function(f, **tool_kwargs)
+
+        return decorate if func is None else decorate(func)
+
+    def tool_plain(self, func: Callable[..., Any] | None = None, /, **tool_kwargs: Any) -> Any:
+        """As ``tool``, for functions that take no ``ToolContext``.
+
+        Raises:
+            ValueError: the function takes a ToolContext.
+        """
+
+        def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
+            t = Tool(f, **tool_kwargs)
+            if t.takes_ctx:
+                raise ValueError("tool_plain functions cannot accept ToolContext")
+            return self.add_tool(t)
+
+        return decorate if func is None else decorate(func)
+
+    def __repr__(self) -> str:
+        return f"FunctionToolset({self.name!r}, tools={[t.name for t in self.tools]!r})"
+
+
+def _origin(t: Tool[..., Any]) -> str:
+    """Where a tool's function is defined, for error messages."""
+    func = inspect.unwrap(t.func)
+    code = getattr(func, "__code__", None)
+    where = f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', repr(func))}"
+    if code is not None:
+        where += f" ({code.co_filename}:{code.co_firstlineno})"
+    return where
 
 
 def _names(value: Iterable[str] | str) -> list[str]:

@@ -245,3 +245,96 @@ def test_hidden_by_tags_and_active_tags_of_agent_and_run() -> None:
         )
     with pytest.raises(TypeError):
         tool(read.func, tags="search")
+
+
+# -- FunctionToolset ----------------------------------------------------------------------------
+
+
+def test_function_toolset_decorators_defaults_and_per_context_instructions() -> None:
+    from starweaver import FunctionToolset, ToolContext
+
+    ops = FunctionToolset(
+        "ops",
+        instructions=["Use ops tools carefully.", lambda ctx: f"Tenant: {ctx.metadata.get('tenant')}."],
+        metadata={"bundle": "ops", "owner": "team"},
+        sequential=True,
+        timeout_ms=5000,
+        max_retries=1,
+    )
+
+    @ops.tool
+    async def restart(ctx: ToolContext, service: str) -> str:
+        """Restart a service."""
+        return f"{ctx.tool_name} {service}"
+
+    @ops.tool_plain(metadata={"owner": "sre"}, max_retries=4)
+    def status(service: str) -> str:
+        """Service status."""
+        return f"{service} is up"
+
+    @ops.instructions
+    async def on_call(ctx: ToolsetContext) -> list[str]:
+        return [f"On call for run step {ctx.run_step}."]
+
+    def uptime() -> int:
+        """Uptime in seconds."""
+        return 42
+
+    added = ops.add_function(uptime, name="uptime_s")
+    assert added.name == "uptime_s" and added() == 42
+    assert restart.name == "restart" and status("db") == "db is up"  # still callable
+
+    model = TestModel(
+        responses=[TestModel.tool_call_response([call("restart", service="web"), call("status", service="db")]), "ok"]
+    )
+    res = run(create_agent(model=model, toolsets=[ops]).run("go", metadata={"tenant": "acme"}))
+    assert res.output == "ok"
+    defs = {d["name"]: d for d in sent(model)}
+    assert defs["restart"]["metadata"] == {"bundle": "ops", "owner": "team"}
+    assert defs["status"]["metadata"] == {"bundle": "ops", "owner": "sre", "max_retries": 4}
+    assert all(d.get("sequential") for d in defs.values())
+    instructions = model.captured_messages()[0][0]["instructions"]
+    assert "Use ops tools carefully.\n\nTenant: acme.\n\nOn call for run step 0." in instructions
+    assert {r["name"]: r["content"] for r in tool_returns(model.captured_messages())} == {
+        "restart": "restart web",
+        "status": "db is up",
+    }
+    assert status.max_retries == 4 and ops.max_retries == 1
+
+
+def test_function_toolset_rejects_duplicates_naming_both_definitions_and_ctx_in_tool_plain() -> None:
+    from starweaver import FunctionToolset, ToolContext
+
+    ts = FunctionToolset("files", tools=[read])
+
+    def other_read(path: str) -> str:
+        """Another read."""
+        return path
+
+    with pytest.raises(
+        ValueError, match=r"duplicate tool name 'read' in toolset 'files': defined by .*read.*and by .*other_read"
+    ):
+        ts.add_function(other_read, name="read")
+    with pytest.raises(ValueError, match="tool_plain functions cannot accept ToolContext"):
+
+        @ts.tool_plain
+        def needs_ctx(ctx: ToolContext, x: int) -> int:
+            return x
+
+    with pytest.raises(ValueError, match="requires a description"):
+        FunctionToolset("strict", strict=True).add_function(
+            lambda x: x, name="nodoc", parameters_schema={"type": "object", "properties": {"x": {"type": "integer"}}}
+        )
+    with pytest.raises(TypeError):
+        ts.add_function(other_read, colour="red")
+
+
+def test_a_raising_instructions_callback_ends_the_run_clearly() -> None:
+    from starweaver import FunctionToolset
+
+    def broken(ctx: ToolsetContext) -> str:
+        raise ValueError("no tenant")
+
+    ts = FunctionToolset("ops", tools=[read], instructions=[broken])
+    with pytest.raises(AgentError, match=r"instructions callback of toolset 'ops' raised ValueError: no tenant"):
+        run(create_agent(model=TestModel(), toolsets=[ts]).run("go"))
