@@ -6,7 +6,9 @@ import copy
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Union
+from typing import Any, Union, overload
+
+from typing_extensions import ParamSpec, TypeVar
 
 from starweaver._prepare import (
     InstructionsFunc,
@@ -21,6 +23,9 @@ from starweaver._schema import validate_parameters_schema
 from starweaver.tools import BaseTool, Tool, ensure_tool
 
 __all__ = ["ClientTool", "CombinedToolset", "FunctionToolset", "Toolset", "ToolsetContext"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DefinitionPredicate = Callable[[dict[str, Any]], Union[bool, Awaitable[bool]]]
 """``predicate(definition) -> bool`` (sync or async) for ``Toolset.filtered``."""
@@ -336,6 +341,12 @@ class FunctionToolset(Toolset):
         (an unknown one is a TypeError)."""
         return self.add_tool(Tool(func, **tool_kwargs))
 
+    @overload
+    def tool(self, func: Callable[P, R], /) -> Tool[P, R]: ...
+
+    @overload
+    def tool(self, func: None = None, /, **tool_kwargs: Any) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+
     def tool(self, func: Callable[..., Any] | None = None, /, **tool_kwargs: Any) -> Any:
         """Decorator adding a function (which may take a ``ToolContext``)
         as a tool, bare or with ``Tool``'s options; returns the Tool, which
@@ -345,6 +356,12 @@ class FunctionToolset(Toolset):
             return self.add_function(f, **tool_kwargs)
 
         return decorate if func is None else decorate(func)
+
+    @overload
+    def tool_plain(self, func: Callable[P, R], /) -> Tool[P, R]: ...
+
+    @overload
+    def tool_plain(self, func: None = None, /, **tool_kwargs: Any) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
     def tool_plain(self, func: Callable[..., Any] | None = None, /, **tool_kwargs: Any) -> Any:
         """As ``tool``, for functions that take no ``ToolContext``.
