@@ -200,7 +200,9 @@ class Toolset:
         return self._with(deferred_selectors=self.deferred_selectors + selectors)
 
     def tool_definitions(self) -> list[dict[str, Any]]:
-        """The definitions of the toolset's tools."""
+        """The definitions of the toolset's own tools, before its
+        combinators (the runtime applies those: ``captured_params()`` of a
+        ``TestModel`` shows what the model got)."""
         return [t.definition() for t in self.tools]
 
     def __repr__(self) -> str:
