@@ -338,3 +338,23 @@ def test_a_raising_instructions_callback_ends_the_run_clearly() -> None:
     ts = FunctionToolset("ops", tools=[read], instructions=[broken])
     with pytest.raises(AgentError, match=r"instructions callback of toolset 'ops' raised ValueError: no tenant"):
         run(create_agent(model=TestModel(), toolsets=[ts]).run("go"))
+
+
+def test_run_level_toolsets_and_async_checks_live_as_long_as_their_run() -> None:
+    import gc
+
+    async def later_steps_only(ctx: ToolsetContext) -> bool:
+        gc.collect()  # the toolset below is only referenced by the run
+        return ctx.run_step > 0
+
+    def shout(ctx: ToolsetContext, defs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        gc.collect()
+        return [{**d, "description": d["description"].upper()} for d in defs]
+
+    late = tool(read.func, name="late", available=later_steps_only)
+    model = TestModel(responses=[TestModel.tool_call_response([call("read", path="p")]), "done"])
+    agent = create_agent(model=model)
+    res = run(agent.run("go", tools=[late], toolsets=[Toolset("files", tools=[read]).prepared(shout)]))
+    assert res.output == "done"
+    assert [(d["name"], d["description"]) for d in sent(model, 0)] == [("read", "READ A FILE.")]
+    assert names(model, 1) == ["late", "read"]
