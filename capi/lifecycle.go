@@ -126,6 +126,10 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		if errors.As(context.Cause(ctx), &be) {
 			item.Error = &abiError{Type: "bridge", Message: be.msg}
 		}
+		var ce *callbackError
+		if errors.As(context.Cause(ctx), &ce) {
+			item.Error = &abiError{Type: "config", Message: ce.msg}
+		}
 		run.post(mustDone(item))
 	}()
 	return h, run, nil
@@ -144,7 +148,11 @@ func capturedJSON(m *modelHandle) ([]byte, error) {
 	if !ok {
 		return nil, &abiError{Type: "unsupported", Message: "only test models capture requests"}
 	}
-	return json.Marshal(tm.Requests())
+	reqs := tm.Requests()
+	if len(reqs) == 0 {
+		return []byte("[]"), nil // a model never asked: an empty list, not null
+	}
+	return json.Marshal(reqs)
 }
 
 // sessionInfo is what sw_session_info reports.

@@ -41,6 +41,9 @@ type toolSpec struct {
 	// argument validators, run in order after its hooks (hosthook.go).
 	Hooks      []hookSpec `json:"hooks"`
 	Validators []int64    `json:"validators"`
+	// Prepare, when not 0, is the host callback that decides the tool's
+	// availability and definition for each run step (see hostprepare.go).
+	Prepare int64 `json:"prepare"`
 }
 
 type toolsetSpec struct {
@@ -57,6 +60,14 @@ type toolsetSpec struct {
 	// Bundle names a first-party toolset implemented in Go
 	// ("user_input"); it replaces Tools and Instructions.
 	Bundle string `json:"bundle"`
+	// Combined, when set, makes this toolset the union of its members
+	// (see toolsettree.go); it replaces Tools.
+	Combined []toolsetSpec `json:"combined"`
+	// Layers are combinators wrapped around the toolset, in order.
+	Layers []layerSpec `json:"layers"`
+	// InstructionsCallback, when not 0, is the host callback giving
+	// per-context instructions (see hostinstructions.go).
+	InstructionsCallback int64 `json:"instructions_callback"`
 }
 
 // agentSpec is the JSON given to sw_agent_new.
@@ -72,6 +83,8 @@ type agentSpec struct {
 	Sequential       bool          `json:"sequential"`
 	MaxConcurrency   int           `json:"max_concurrency"`
 	UnavailableTools string        `json:"unavailable_tools"`
+	// ActiveTags are capability tags active in every run (hidden_by_tags).
+	ActiveTags []string `json:"active_tags"`
 	// MaxSteps sets the request limit; 0 or less is refused by core.
 	MaxSteps *int `json:"max_steps"`
 	// UsageLimits are decoded by core, which refuses a limit of 0 or less.
@@ -137,6 +150,8 @@ type runSpec struct {
 	Instructions []string       `json:"instructions"`
 	Metadata     map[string]any `json:"metadata"`
 	Events       bool           `json:"events"`
+	// ActiveTags add capability tags to the agent's for this run.
+	ActiveTags []string `json:"active_tags"`
 	// UsageLimits override the agent's for this run.
 	UsageLimits *agent.UsageLimits `json:"usage_limits"`
 	// Settings are merged over the agent's for this run.
@@ -199,6 +214,9 @@ func (s toolSpec) build() (tool.Tool, error) {
 	for _, id := range s.Validators {
 		t.cfg.Hooks = append(t.cfg.Hooks, validatorHook(id))
 	}
+	if s.Prepare != 0 {
+		t.cfg.Prepare = hostToolPrepare(s.Prepare)
+	}
 	if t.def.Metadata == nil {
 		t.def.Metadata = map[string]any{}
 	}
@@ -234,38 +252,50 @@ func buildTools(specs []toolSpec) ([]tool.Tool, error) {
 func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 	out := make([]toolset.Toolset, 0, len(specs))
 	for _, s := range specs {
-		if s.Bundle != "" {
-			set, err := bundle(s.Bundle)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, wrapPolicies(set, s))
-			continue
-		}
-		if s.Name == "" {
-			return nil, specError("toolset without a name")
-		}
-		tools, err := buildTools(s.Tools)
+		set, err := buildToolset(s)
 		if err != nil {
 			return nil, err
 		}
-		ts := toolset.New(s.Name, tools...)
-		if s.ID != "" {
-			ts = ts.WithID(s.ID)
+		if s.InstructionsCallback != 0 {
+			set = &hostInstructions{Toolset: set, callback: s.InstructionsCallback}
 		}
-		if len(s.Instructions) > 0 {
-			// One block per toolset keeps prompts compact.
-			ts = ts.WithInstruction(s.Name, strings.Join(s.Instructions, "\n\n"))
+		if set, err = applyLayers(set, s.Layers); err != nil {
+			return nil, err
 		}
-		if s.MaxRetries != nil {
-			ts = ts.WithMaxRetries(*s.MaxRetries)
-		}
-		if s.TimeoutMS != nil {
-			ts = ts.WithTimeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
-		}
-		out = append(out, wrapPolicies(ts, s))
+		out = append(out, wrapPolicies(set, s))
 	}
 	return out, nil
+}
+
+func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
+	if s.Bundle != "" {
+		return bundle(s.Bundle)
+	}
+	if len(s.Combined) > 0 {
+		return combinedToolset(s)
+	}
+	if s.Name == "" {
+		return nil, specError("toolset without a name")
+	}
+	tools, err := buildTools(s.Tools)
+	if err != nil {
+		return nil, err
+	}
+	ts := toolset.New(s.Name, tools...)
+	if s.ID != "" {
+		ts = ts.WithID(s.ID)
+	}
+	if len(s.Instructions) > 0 {
+		// One block per toolset keeps prompts compact.
+		ts = ts.WithInstruction(s.Name, strings.Join(s.Instructions, "\n\n"))
+	}
+	if s.MaxRetries != nil {
+		ts = ts.WithMaxRetries(*s.MaxRetries)
+	}
+	if s.TimeoutMS != nil {
+		ts = ts.WithTimeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
+	}
+	return ts, nil
 }
 
 // wrapPolicies applies a toolset spec's approval and deferred policies.
@@ -337,6 +367,7 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if s.OutputRetries != nil {
 		b.OutputRetries(*s.OutputRetries)
 	}
+	b.ActiveTags(s.ActiveTags...)
 	switch s.UnavailableTools {
 	case "", "skip":
 	case "fail":
@@ -384,6 +415,9 @@ func (s runSpec) options() ([]agent.RunOption, error) {
 	}
 	opts := []agent.RunOption{agent.WithTools(tools...), agent.WithToolsets(sets...),
 		agent.WithInstructions(s.Instructions...), agent.WithMetadata(s.Metadata)}
+	if len(s.ActiveTags) > 0 {
+		opts = append(opts, agent.WithActiveTags(s.ActiveTags...))
+	}
 	if s.UsageLimits != nil {
 		opts = append(opts, agent.WithUsageLimits(*s.UsageLimits))
 	}

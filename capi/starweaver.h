@@ -27,6 +27,20 @@
  *        "context": {...}, "arguments": {...}}
  *       {"kind": "hook", "token": n, "hook": id, "phase": "after",
  *        "context": {...}, "outcome": outcome}
+ *       {"kind": "prepare", "token": n, "callback": id, "context": {"run_id",
+ *        "conversation_id", "run_step", "metadata", "active_tags"},
+ *        "definitions": [...]}
+ *         asks a host callback (a tool spec's "prepare", a toolset layer
+ *         {"kind": "prepared", "callback": id}) to prepare definitions: the
+ *         outcome is {"ok": true, "definitions": [...] | null} (null keeps
+ *         them; fewer hides tools; a tool's check answers one or none) or
+ *         {"ok": false, "message": "..."}, which ends the run with an error
+ *         of type "config" carrying the message.
+ *       {"kind": "instructions", "token": n, "callback": id, "context": {...}}
+ *         asks a toolset spec's "instructions_callback" for per-context
+ *         instructions (context as for "prepare"): the outcome is
+ *         {"ok": true, "instructions": "text"} (blank for none), joined to
+ *         the toolset's own, or {"ok": false, "message": "..."} as above.
  *       {"kind": "cancel", "token": n}
  *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *       {"kind": "event", "event": {...}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -329,6 +330,50 @@ func TestHiddenByActiveTags(t *testing.T) {
 	mustRun(t, agent.NewBuilder(m).Tool(local).ActiveTags("remote-search").MustBuild(), "go")
 	if len(m.Requests()[0].Params.Tools) != 0 {
 		t.Fatal("tool covered by an active tag was sent")
+	}
+}
+
+func TestRunActiveTagsAddToTheAgents(t *testing.T) {
+	local := tool.New("search_files", "Search files", nil, nil).WithHiddenByTags("remote-search")
+	other := tool.New("read_file", "Read a file", nil, nil).WithHiddenByTags("sandboxed")
+	m := model.NewTestModel(text("ok"), text("ok"))
+	a := agent.NewBuilder(m).Tool(local, other).ActiveTags("sandboxed").MustBuild()
+	var unavailable []any
+	mustRun(t, a, "go", agent.WithActiveTags("remote-search"), agent.WithEvents(func(ev agent.Event) {
+		if ev.Custom != nil && ev.Custom.Kind == agent.CustomToolsUnavailable {
+			unavailable = append(unavailable, ev.Custom.Payload["unavailable"])
+		}
+	}))
+	if n := len(m.Requests()[0].Params.Tools); n != 0 {
+		t.Fatalf("%d tools sent, want none", n)
+	}
+	if fmt.Sprint(unavailable) != "[[read_file search_files]]" {
+		t.Fatalf("unavailable = %v", unavailable)
+	}
+	// The run's tags do not stay on the agent.
+	mustRun(t, a, "again")
+	if tools := m.Requests()[1].Params.Tools; len(tools) != 1 || tools[0].Name != "search_files" {
+		t.Fatalf("second run tools %+v", tools)
+	}
+}
+
+func TestRunContextCarriesTheRunsContext(t *testing.T) {
+	type key struct{}
+	var seen []any
+	avail := tool.New("probe", "", nil, nil).WithAvailability(func(rc *tool.RunContext) bool {
+		if rc.Ctx == nil {
+			seen = append(seen, nil) // outside a run: the agent is being built
+		} else {
+			seen = append(seen, rc.Ctx.Value(key{}))
+		}
+		return true
+	})
+	a := agent.NewBuilder(model.TextModel("ok")).Tool(avail).MustBuild()
+	if _, err := a.Run(context.WithValue(context.Background(), key{}, "run ctx"), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[run ctx]" {
+		t.Fatalf("seen %v", seen)
 	}
 }
 

@@ -82,7 +82,7 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRunner(s, o, history)
+	r, err := newRunner(ctx, s, o, history)
 	if err != nil {
 		return nil, err
 	}

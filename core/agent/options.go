@@ -20,6 +20,7 @@ type runOptions struct {
 	deps         *tool.Deps
 	limits       UsageLimits
 	settings     model.Settings
+	activeTags   []string
 }
 
 // WithTools adds tools to this run only.
@@ -66,4 +67,12 @@ func WithDeps(d *tool.Deps) RunOption {
 // with ErrInvalidLimit before it starts.
 func WithUsageLimits(l UsageLimits) RunOption {
 	return func(o *runOptions) { o.limits = o.limits.over(l) }
+}
+
+// WithActiveTags adds capability tags active in this run to the agent's:
+// a tool whose hidden_by_tags holds one of them is unavailable for the run
+// (reported in the tools_unavailable event, and failing the run under
+// [FailOnUnavailable]).
+func WithActiveTags(tags ...string) RunOption {
+	return func(o *runOptions) { o.activeTags = append(o.activeTags, tags...) }
 }

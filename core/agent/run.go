@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/starweaver-go/starweaver/core/model"
@@ -49,7 +50,7 @@ type runner struct {
 	keepOnFail bool
 }
 
-func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
+func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
 	a := s.agent
 	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history.full),
 		limits: a.limits.over(o.limits), retries: map[string]int{}, settings: a.settings.Merge(o.settings)}
@@ -67,7 +68,11 @@ func newRunner(s *Session, o *runOptions, history transcript) (*runner, error) {
 	if deps == nil {
 		deps = &tool.Deps{}
 	}
-	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: a.activeTags, Deps: deps}
+	tags := a.activeTags
+	if len(o.activeTags) > 0 {
+		tags = append(slices.Clip(tags), o.activeTags...)
+	}
+	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx}
 	reg, err := a.registry(&r.rc, o)
 	if err != nil {
 		return nil, err

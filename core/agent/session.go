@@ -97,7 +97,7 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 	if w != nil {
 		return nil, fmt.Errorf("%w: the session waits for approvals or deferred results; resume it first", ErrState)
 	}
-	r, err := newRunner(s, o, history)
+	r, err := newRunner(ctx, s, o, history)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -130,6 +131,11 @@ type RunContext struct {
 	// hidden_by_tags contains one of them is hidden.
 	ActiveTags []string
 	Deps       *Deps
+	// Ctx is the run's context, for availability checks and preparations
+	// that wait (on a host process, say): they must give up when it ends.
+	// It is nil when definitions are prepared outside a run (when an agent
+	// is built or restored), where such checks keep their definition.
+	Ctx context.Context
 }
 
 // filtered returns a copy with every typed dependency but only the named

@@ -38,7 +38,10 @@ _EXPORTS: dict[str, str] = {
     "ensure_tool": "tools",
     "tool": "tools",
     "ClientTool": "toolsets",
+    "CombinedToolset": "toolsets",
+    "FunctionToolset": "toolsets",
     "Toolset": "toolsets",
+    "ToolsetContext": "toolsets",
     "user_input_tools": "toolsets",
     "Agent": "agent",
     "AgentSession": "agent",
@@ -76,10 +79,12 @@ __all__ = [
     "CallDeferred",
     "Cancelled",
     "ClientTool",
+    "CombinedToolset",
     "DeferredResult",
     "Execution",
     "Feedback",
     "FunctionModel",
+    "FunctionToolset",
     "HitlSnapshot",
     "Hook",
     "InvalidArguments",
@@ -107,6 +112,7 @@ __all__ = [
     "ToolResult",
     "ToolRetryLimitExceeded",
     "Toolset",
+    "ToolsetContext",
     "UsageLimitExceeded",
     "UsageLimits",
     "UserError",
@@ -175,5 +181,12 @@ if _TYPE_CHECKING:
     from starweaver.settings import ModelSettings
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
-    from starweaver.toolsets import ClientTool, Toolset, user_input_tools
+    from starweaver.toolsets import (
+        ClientTool,
+        CombinedToolset,
+        FunctionToolset,
+        Toolset,
+        ToolsetContext,
+        user_input_tools,
+    )
     from starweaver.usage import UsageLimits

@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, Union
 
-from starweaver import _capi
+from starweaver import _capi, _prepare
 from starweaver._capi import NativeError
 from starweaver._pool import SyncPool, Work
 from starweaver.context import ToolContext
@@ -245,6 +245,8 @@ class RunDriver:
                 self._start_preprocess(item)
             elif kind == "hook":
                 self._start_hook(item)
+            elif kind in ("prepare", "instructions"):
+                self._start_prepare(item)
             elif kind == "event":
                 self._emit(item["event"])
             elif kind == "done":
@@ -256,7 +258,14 @@ class RunDriver:
             token: Any = None
             if type(item) is list and item:
                 token = item[0]
-            elif type(item) is dict and item.get("kind") in ("call", "model", "preprocess", "hook"):
+            elif type(item) is dict and item.get("kind") in (
+                "call",
+                "model",
+                "preprocess",
+                "hook",
+                "prepare",
+                "instructions",
+            ):
                 token = item.get("token")
             reason = f"malformed item from the runtime: {type(exc).__name__}: {exc}"
             if type(token) is int:
@@ -511,6 +520,25 @@ class RunDriver:
             self._pending[token] = (task, ctx)
         else:
             self._submit(token, ctx, lambda: _run_hook_sync(phase))
+
+    def _start_prepare(self, item: Mapping[str, Any]) -> None:
+        token = int(item["token"])
+        preparer = _prepare.lookup(int(item["callback"]))
+        if preparer is None:
+            self._complete(token, {"ok": False, "message": f"unknown host preparation {item['callback']}"})
+            return
+        c = item["context"]
+        ctx = _prepare.ToolsetContext(
+            run_id=c.get("run_id") or "",
+            conversation_id=c.get("conversation_id") or "",
+            run_step=int(c.get("run_step") or 0),
+            metadata=c.get("metadata"),
+            active_tags=c.get("active_tags") or (),
+            deps=self._deps,
+        )
+        definitions = list(item.get("definitions") or [])
+        task = self._loop.create_task(self._await_outcome(token, preparer.outcome(ctx, definitions)))
+        self._pending[token] = (task, None)
 
     # -- model requests ----------------------------------------------------
 

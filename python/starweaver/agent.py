@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Union
 
-from starweaver import _bridge, _capi
+from starweaver import _bridge, _capi, _prepare
 from starweaver._bridge import EventCallback
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError
@@ -30,7 +30,7 @@ from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
-from starweaver.toolsets import ClientTool, Toolset
+from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
 from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
@@ -55,6 +55,8 @@ class _Catalog:
         self.tools: dict[int, Tool[..., Any]] = {}
         self.models: dict[int, Any] = {}
         self.hooks: dict[int, Hook] = {}
+        # Preparations the runtime asks for by id (see _prepare.py).
+        self.preparers: list[_prepare.Preparer] = []
 
     def hook_spec(self, h: Hook) -> dict[str, Any]:
         if not isinstance(h, Hook):
@@ -79,6 +81,10 @@ class _Catalog:
             spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
         if t._validators:
             spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]
+        if t.available is not None or t.prepare is not None:
+            preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
+            self.preparers.append(preparer)
+            spec["prepare"] = preparer.id
         return spec
 
     def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
@@ -98,6 +104,9 @@ class _Catalog:
             spec["approval_required"] = list(ts.approval_selectors)
         if ts.deferred_selectors:
             spec["deferred"] = list(ts.deferred_selectors)
+        if isinstance(ts, CombinedToolset):
+            spec["combined"] = [self.toolset_spec(m) for m in ts.members]
+        spec.update(ts._extra_spec(self.preparers.append))
         return spec
 
     def merged(self, other: _Catalog) -> _Catalog:
@@ -105,6 +114,7 @@ class _Catalog:
         out.tools = {**self.tools, **other.tools}
         out.models = {**self.models, **other.models}
         out.hooks = {**self.hooks, **other.hooks}
+        out.preparers = self.preparers + other.preparers
         return out
 
 
@@ -118,6 +128,15 @@ def _instructions(value: str | Iterable[str] | None) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [str(v) for v in value]
+
+
+def _tags(value: Iterable[str]) -> list[str]:
+    if isinstance(value, str):
+        raise TypeError("active_tags must be a list of strings, not a str")
+    out = list(value)
+    if not all(isinstance(t, str) for t in out):
+        raise TypeError("active_tags must hold strings")
+    return out
 
 
 def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
@@ -253,6 +272,7 @@ class Agent:
         sequential: bool = False,
         max_concurrency: int | None = None,
         unavailable_tools: str = "skip",
+        active_tags: Iterable[str] | None = None,
         max_steps: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
@@ -311,6 +331,7 @@ class Agent:
             ("output", output_spec),
             ("output_retries", output_retries),
             ("hooks", [self._catalog.hook_spec(h) for h in hooks] or None),
+            ("active_tags", None if active_tags is None else _tags(active_tags)),
         ):
             if value is not None:
                 spec[key] = value
@@ -327,6 +348,7 @@ class Agent:
         events: bool,
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
+        active_tags: Iterable[str] | None = None,
     ) -> tuple[dict[str, Any], _Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
@@ -346,6 +368,8 @@ class Agent:
         settings = settings_spec(model_settings)
         if settings is not None:
             request["settings"] = settings
+        if active_tags is not None:
+            request["active_tags"] = _tags(active_tags)
         return request, self._catalog.merged(run_catalog)
 
     async def _drive(
@@ -444,9 +468,18 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
         deps: Any = None,
+        active_tags: Iterable[str] | None = None,
     ) -> RunResult:
         request, catalog = self._run_request(
-            prompt, tools, toolsets, instructions, metadata, on_event is not None, usage_limits, model_settings
+            prompt,
+            tools,
+            toolsets,
+            instructions,
+            metadata,
+            on_event is not None,
+            usage_limits,
+            model_settings,
+            active_tags,
         )
         return await self._drive(session, request, catalog, on_event, deps)
 
@@ -463,6 +496,7 @@ class Agent:
         model_settings: ModelSettings | None = None,
         message_history: MessageHistory | None = None,
         deps: Any = None,
+        active_tags: Iterable[str] | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
@@ -474,10 +508,12 @@ class Agent:
         ``tools``, ``toolsets``, ``instructions``, ``usage_limits`` and
         ``model_settings`` apply to this run only (the set fields of
         ``usage_limits`` and the keys of ``model_settings`` replace the
-        agent's). ``on_event`` receives each event (``run_start``,
-        ``tool_call``, ``tool_return``, ``custom``, ``run_complete``, ...) on
-        the loop; an ``async def`` callback is awaited, in event order, before
-        the run returns. A callback never breaks the run: what it raises is
+        agent's); ``active_tags`` are added to the agent's for this run
+        (a tool whose ``hidden_by_tags`` holds one is unavailable).
+        ``on_event`` receives each event (``run_start``, ``tool_call``,
+        ``tool_return``, ``custom``, ``run_complete``, ...) on the loop; an
+        ``async def`` callback is awaited, in event order, before the run
+        returns. A callback never breaks the run: what it raises is
         logged on the ``starweaver`` logger. ``deps`` are this run's
         dependencies: a mapping is merged over the agent's (the run's entry
         wins per name); any other object replaces the agent's.
@@ -512,6 +548,7 @@ class Agent:
             usage_limits=usage_limits,
             model_settings=model_settings,
             deps=deps,
+            active_tags=active_tags,
         )
 
     def output_validator(self, func: Any) -> Any:
@@ -576,6 +613,7 @@ class AgentSession:
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
         deps: Any = None,
+        active_tags: Iterable[str] | None = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -593,6 +631,7 @@ class AgentSession:
             usage_limits=usage_limits,
             model_settings=model_settings,
             deps=deps,
+            active_tags=active_tags,
         )
 
     async def resume_after_hitl(
@@ -697,6 +736,7 @@ def create_agent(
     sequential: bool = False,
     max_concurrency: int | None = None,
     unavailable_tools: str = "skip",
+    active_tags: Iterable[str] | None = None,
     max_steps: int | None = None,
     usage_limits: UsageLimits | None = None,
     deps: Any = None,
@@ -725,6 +765,13 @@ def create_agent(
 
     ``model_settings`` (see ``ModelSettings``) go with every model request;
     a run's own ``model_settings`` are merged over them.
+
+    ``active_tags`` are capability tags active in every run: a tool whose
+    ``hidden_by_tags`` holds one is unavailable. Unavailable tools (hidden by
+    a tag, an ``available=`` check or a ``prepare=`` callback) are left out
+    of the model request and reported in a ``custom`` event of kind
+    ``tools_unavailable``; with ``unavailable_tools="fail"`` the run fails
+    instead (``AgentError``) before the model is asked.
 
     ``output_type`` makes each run end with a validated value in
     ``result.output`` instead of text (``str``, the default): a pydantic
@@ -761,6 +808,7 @@ def create_agent(
         sequential=sequential,
         max_concurrency=max_concurrency,
         unavailable_tools=unavailable_tools,
+        active_tags=active_tags,
         max_steps=max_steps,
         usage_limits=usage_limits,
         deps=deps,

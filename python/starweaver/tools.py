@@ -30,6 +30,7 @@ from typing import Any, Generic, overload
 
 from typing_extensions import ParamSpec, TypeVar
 
+from ._prepare import AvailableFunc, PrepareFunc
 from ._schema import FunctionSchema, function_schema, validate_parameters_schema
 from .context import ToolContext
 from .dependencies import METADATA_KEY, ToolDependencies
@@ -177,6 +178,14 @@ class Tool(Generic[P, R]):
         dependencies: The tool's dependency profile
             (``ToolDependencies.filtered("db")``), stored as the reserved
             ``starweaver_tool_dependencies`` metadata.
+        tags: Capability tags of the tool (definition metadata ``tags``).
+        hidden_by_tags: Tags that hide the tool from runs where one of them
+            is active (``create_agent(active_tags=)``, ``run(active_tags=)``).
+        available: ``available(ctx) -> bool`` (sync or async), asked before
+            each model request; False hides the tool for that step.
+        prepare: ``prepare(ctx, definition) -> definition | None`` (sync or
+            async), asked before each model request: the definition to send
+            (the name stays), or None to hide the tool for that step.
 
     Raises:
         ValueError: the signature cannot be used (every problem listed), the
@@ -199,6 +208,10 @@ class Tool(Generic[P, R]):
         max_retries: int | None = None,
         hooks: Iterable[Hook] = (),
         dependencies: ToolDependencies | None = None,
+        tags: Iterable[str] | None = None,
+        hidden_by_tags: Iterable[str] | None = None,
+        available: AvailableFunc | None = None,
+        prepare: PrepareFunc | None = None,
     ) -> None:
         if not callable(func):
             raise TypeError(f"tool function must be callable, got {type(func).__name__}")
@@ -217,6 +230,10 @@ class Tool(Generic[P, R]):
             timeout_ms=timeout_ms,
             max_retries=max_retries,
             dependencies=dependencies,
+            tags=tags,
+            hidden_by_tags=hidden_by_tags,
+            available=available,
+            prepare=prepare,
         )
         self._hooks: tuple[Hook, ...] = _hooks(hooks)
         self._validators: tuple[ArgumentValidator, ...] = ()
@@ -235,6 +252,10 @@ class Tool(Generic[P, R]):
         timeout_ms: int | None,
         max_retries: int | None,
         dependencies: ToolDependencies | None = None,
+        tags: Iterable[str] | None = None,
+        hidden_by_tags: Iterable[str] | None = None,
+        available: AvailableFunc | None = None,
+        prepare: PrepareFunc | None = None,
     ) -> None:
         """Validates and sets every option except the function and its schema."""
         if not isinstance(name, str):
@@ -263,6 +284,13 @@ class Tool(Generic[P, R]):
         self._sequential = sequential
         self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
         self._max_retries = _optional_int(max_retries, "max_retries", 0)
+        self._tags = _tag_list(tags, "tags")
+        self._hidden_by_tags = _tag_list(hidden_by_tags, "hidden_by_tags")
+        for option, cb in (("available", available), ("prepare", prepare)):
+            if cb is not None and not callable(cb):
+                raise TypeError(f"{option} must be callable, got {type(cb).__name__}")
+        self._available = available
+        self._prepare = prepare
         self._user_input_preprocessor: UserInputPreprocessor | None = None
         # Async functions of plain keyword arguments and no context can be
         # called straight from the bridge (see _bridge.RunDriver._call_plain).
@@ -316,6 +344,22 @@ class Tool(Generic[P, R]):
         return self._max_retries
 
     @property
+    def tags(self) -> tuple[str, ...]:
+        return self._tags
+
+    @property
+    def hidden_by_tags(self) -> tuple[str, ...]:
+        return self._hidden_by_tags
+
+    @property
+    def available(self) -> AvailableFunc | None:
+        return self._available
+
+    @property
+    def prepare(self) -> PrepareFunc | None:
+        return self._prepare
+
+    @property
     def is_async(self) -> bool:
         """Whether the function is async (run on the loop) rather than sync (run in a thread)."""
         return self._schema.is_async
@@ -339,8 +383,13 @@ class Tool(Generic[P, R]):
             d["strict"] = self._strict
         if self._sequential:
             d["sequential"] = True
-        if self._metadata:
-            d["metadata"] = json.loads(json.dumps(self._metadata))
+        metadata = json.loads(json.dumps(self._metadata)) if self._metadata else {}
+        if self._tags:
+            metadata["tags"] = list(self._tags)
+        if self._hidden_by_tags:
+            metadata["hidden_by_tags"] = list(self._hidden_by_tags)
+        if metadata:
+            d["metadata"] = metadata
         return d
 
     def user_input_preprocessor(self, func: UserInputPreprocessor) -> UserInputPreprocessor:
@@ -470,7 +519,7 @@ class Tool(Generic[P, R]):
     def replace(self, **changes: Any) -> Tool[P, R]:
         """A copy with some constructor options changed (name, description,
         parameters_schema, return_schema, metadata, strict, sequential,
-        timeout_ms, max_retries), validated like the constructor. The function
+        timeout_ms, max_retries, tags, hidden_by_tags, available, prepare), validated like the constructor. The function
         is not read again (its argument binding is reused) unless
         parameters_schema is reset to None/{} to infer it anew."""
         options: dict[str, Any] = {
@@ -482,6 +531,10 @@ class Tool(Generic[P, R]):
             "sequential": self._sequential,
             "timeout_ms": self._timeout_ms,
             "max_retries": self._max_retries,
+            "tags": self._tags,
+            "hidden_by_tags": self._hidden_by_tags,
+            "available": self._available,
+            "prepare": self._prepare,
         }
         if "dependencies" in changes:
             deps = changes.pop("dependencies")
@@ -573,6 +626,10 @@ def tool(
     max_retries: int | None = None,
     hooks: Iterable[Hook] = (),
     dependencies: ToolDependencies | None = None,
+    tags: Iterable[str] | None = None,
+    hidden_by_tags: Iterable[str] | None = None,
+    available: AvailableFunc | None = None,
+    prepare: PrepareFunc | None = None,
 ) -> Tool[P, R]: ...
 
 
@@ -592,6 +649,10 @@ def tool(
     max_retries: int | None = None,
     hooks: Iterable[Hook] = (),
     dependencies: ToolDependencies | None = None,
+    tags: Iterable[str] | None = None,
+    hidden_by_tags: Iterable[str] | None = None,
+    available: AvailableFunc | None = None,
+    prepare: PrepareFunc | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -610,6 +671,10 @@ def tool(
     max_retries: int | None = None,
     hooks: Iterable[Hook] = (),
     dependencies: ToolDependencies | None = None,
+    tags: Iterable[str] | None = None,
+    hidden_by_tags: Iterable[str] | None = None,
+    available: AvailableFunc | None = None,
+    prepare: PrepareFunc | None = None,
 ) -> Any:
     """Makes a function a ``Tool``; use bare (``@tool``) or with options
     (``@tool(sequential=True)``). The options are those of ``Tool``. The
@@ -629,6 +694,10 @@ def tool(
             max_retries=max_retries,
             hooks=hooks,
             dependencies=dependencies,
+            tags=tags,
+            hidden_by_tags=hidden_by_tags,
+            available=available,
+            prepare=prepare,
         )
 
     return decorate if func is None else decorate(func)
@@ -640,6 +709,22 @@ def _hooks(hooks: Iterable[Hook]) -> tuple[Hook, ...]:
         if not isinstance(h, Hook):
             raise TypeError(f"hooks must be starweaver.Hook instances, got {type(h).__name__}")
     return out
+
+
+def _tag_list(tags: Iterable[str] | None, option: str) -> tuple[str, ...]:
+    """Tags as the runtime normalises them: trimmed, no blanks, no repeats."""
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        raise TypeError(f"{option} must be a list of strings, not a str")
+    out: list[str] = []
+    for t in tags:
+        if not isinstance(t, str):
+            raise TypeError(f"{option} must hold strings, got {type(t).__name__}")
+        t = t.strip()
+        if t and t not in out:
+            out.append(t)
+    return tuple(out)
 
 
 def default_tool_name(cls: type) -> str:
