@@ -95,6 +95,21 @@ def test_python_block_runs(block: Block) -> None:
         assert not srv.replies, f"{block} left fixture replies unused: {list(srv.replies)}"
 
 
+def test_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
+    """The examples are what users copy: they type-check under mypy --strict
+    (skipped where mypy is not installed; the test extra installs it)."""
+    pytest.importorskip("mypy")
+    for i, block in enumerate(PYTHON):
+        (tmp_path / f"{block.path.stem}_{i}.py").write_text(block.code)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / ".mypy_cache"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_fragment_marker_compiles_only() -> None:
     doc = f"text\n\n{FRAGMENT}\n```python\nundefined_name()\n```\n\n```python\nprint('runs')\n```\n"
     first, second = blocks(ROOT / "docs" / "probe.md", doc)
