@@ -69,17 +69,23 @@ func ParseDependencies(md map[string]any) Dependencies {
 	return d
 }
 
+// stringList reads a list of names; an empty name is malformed.
 func stringList(v any) ([]string, bool) {
 	switch t := v.(type) {
 	case nil:
 		return nil, true
 	case []string:
+		for _, s := range t {
+			if s == "" {
+				return nil, false
+			}
+		}
 		return t, true
 	case []any:
 		out := make([]string, 0, len(t))
 		for _, e := range t {
 			s, ok := e.(string)
-			if !ok {
+			if !ok || s == "" {
 				return nil, false
 			}
 			out = append(out, s)

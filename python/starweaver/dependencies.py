@@ -100,7 +100,7 @@ class ToolDependencies:
             return closed
         if names is None:
             names = []
-        if not isinstance(names, list) or any(not isinstance(n, str) or not n for n in names):
+        if not _names(names) or not _names(raw.get("context_capabilities", [])):
             return closed
         return cls(profile, tuple(names), shell)
 
@@ -113,6 +113,12 @@ class ToolDependencies:
         if self.profile == "filtered":
             return deps
         return MappingProxyType({})
+
+
+def _names(value: Any) -> bool:
+    """Whether value is a list of names as the runtime reads it (None is an
+    empty list; an empty name is malformed)."""
+    return value is None or (isinstance(value, list) and all(isinstance(n, str) and n for n in value))
 
 
 def merge_deps(base: Any, override: Any) -> Any:

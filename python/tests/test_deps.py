@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib.util
+import json
 import subprocess
 import sys
 import textwrap
@@ -230,3 +231,19 @@ def test_base_tool_declares_dependencies() -> None:
     model = calls("report")
     run(create_agent(model=model, tools=[Report()], deps={"db": 1, "secret": 2}).run("go"))
     assert tool_returns(model.captured_messages(), "report")[0]["content"] == ["db"]
+
+
+VECTORS = Path(__file__).resolve().parents[2] / "core" / "tool" / "testdata" / "dependency_profiles.json"
+
+
+@pytest.mark.parametrize("case", json.loads(VECTORS.read_text())["cases"], ids=lambda c: c["name"])
+def test_profile_metadata_is_read_as_the_runtime_reads_it(case: dict[str, Any]) -> None:
+    """The vectors core/tool's ParseDependencies is tested with: the Python
+    reader grants exactly what the runtime schedules for."""
+    got = ToolDependencies.from_metadata(case["metadata"])
+    want = case["want"]
+    assert (got.profile, list(got.host_capabilities), got.shell_environment) == (
+        want["profile"],
+        want["host_capabilities"],
+        want["shell_environment"],
+    )
