@@ -96,8 +96,22 @@ class _ToolJsonSchema(GenerateJsonSchema):
         # with it the model sees the syntax and Go checks it before Python.
         return self.build_decimal_pattern(schema)
 
+    def decimal_schema(self, schema: Any) -> Any:
+        # Before 2.12 pydantic writes no pattern for a Decimal sent as a
+        # string: the syntax pydantic >= 2.14 states for an unconstrained
+        # Decimal keeps the schema the same in every supported version
+        # (Python still checks digits and places).
+        json_schema = super().decimal_schema(schema)
+        for branch in json_schema.get("anyOf", [json_schema]):
+            if branch.get("type") == "string" and "pattern" not in branch:
+                branch["pattern"] = _DECIMAL_PATTERN
+        return json_schema
+
     def typed_dict_schema(self, schema: Any) -> Any:
         return _forbid_extra(schema, super().typed_dict_schema(schema))
+
+
+_DECIMAL_PATTERN = r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$"
 
 
 def _forbid_extra(core: Any, json_schema: Any) -> Any:
