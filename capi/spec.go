@@ -159,36 +159,17 @@ type runSpec struct {
 	Settings *model.Settings `json:"settings"`
 	// Resume, when set, answers the session's waiting run instead of
 	// sending a prompt.
-	Resume *resolutionSpec `json:"resume"`
-}
-
-// resolutionSpec is agent.Resolution with the approval flag required.
-type resolutionSpec struct {
-	Approvals []struct {
-		agent.ApprovalDecision
-		Approved *bool `json:"approved"`
-	} `json:"approvals"`
-	Deferred []agent.DeferredResult `json:"deferred_results"`
-}
-
-func (r *resolutionSpec) resolution() (agent.Resolution, error) {
-	var out agent.Resolution
-	for _, a := range r.Approvals {
-		if a.Approved == nil {
-			return out, &abiError{Type: "state", Message: fmt.Sprintf("approval decision %q needs an explicit approved: bool", a.ID)}
-		}
-		d := a.ApprovalDecision
-		d.Approved = *a.Approved
-		out.Approvals = append(out.Approvals, d)
-	}
-	out.Deferred = r.Deferred
-	return out, nil
+	Resume *agent.Resolution `json:"resume"`
 }
 
 func decodeStrict(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
+		if errors.Is(err, agent.ErrState) {
+			// A decision core refuses (see agent.ApprovalDecision).
+			return err
+		}
 		return specError("%v", err)
 	}
 	return nil
