@@ -123,11 +123,7 @@ type outputSpec struct {
 func (s outputSpec) build() agent.OutputSpec {
 	out := agent.OutputSpec{Name: s.Name, Description: s.Description, Schema: s.Schema, Mode: s.Mode, Strict: s.Strict}
 	if s.Validator != 0 {
-		name := s.Name
-		if name == "" {
-			name = agent.DefaultOutputName
-		}
-		host := &hostTool{id: s.Validator, def: tool.Definition{Name: name}, context: true}
+		host := &hostTool{id: s.Validator, def: tool.Definition{Name: out.ToolName()}, context: true}
 		out.Validators = []agent.OutputValidator{func(ctx context.Context, tc *tool.Context, value json.RawMessage) (json.RawMessage, error) {
 			res, err := host.Call(ctx, tc, value)
 			if err != nil {
