@@ -111,10 +111,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		var res *agent.RunResult
 		var err error
 		if spec.Resume != nil {
-			var r agent.Resolution
-			if r, err = spec.Resume.resolution(); err == nil {
-				res, err = sess.Resume(withRun(ctx, run), r, opts...)
-			}
+			res, err = sess.Resume(withRun(ctx, run), *spec.Resume, opts...)
 		} else {
 			res, err = sess.Run(withRun(ctx, run), spec.Prompt, opts...)
 		}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
+	"math"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -72,17 +73,17 @@ type toolsetSpec struct {
 
 // agentSpec is the JSON given to sw_agent_new.
 type agentSpec struct {
-	Model            int64         `json:"model"`
-	Name             string        `json:"name"`
-	SystemPrompt     string        `json:"system_prompt"`
-	Instructions     []string      `json:"instructions"`
-	Tools            []toolSpec    `json:"tools"`
-	Toolsets         []toolsetSpec `json:"toolsets"`
-	MaxRetries       *int          `json:"max_retries"`
-	TimeoutMS        *int64        `json:"timeout_ms"`
-	Sequential       bool          `json:"sequential"`
-	MaxConcurrency   int           `json:"max_concurrency"`
-	UnavailableTools string        `json:"unavailable_tools"`
+	Model            int64                   `json:"model"`
+	Name             string                  `json:"name"`
+	SystemPrompt     string                  `json:"system_prompt"`
+	Instructions     []string                `json:"instructions"`
+	Tools            []toolSpec              `json:"tools"`
+	Toolsets         []toolsetSpec           `json:"toolsets"`
+	MaxRetries       *int                    `json:"max_retries"`
+	TimeoutMS        *int64                  `json:"timeout_ms"`
+	Sequential       bool                    `json:"sequential"`
+	MaxConcurrency   int                     `json:"max_concurrency"`
+	UnavailableTools agent.UnavailablePolicy `json:"unavailable_tools"`
 	// ActiveTags are capability tags active in every run (hidden_by_tags).
 	ActiveTags []string `json:"active_tags"`
 	// MaxSteps sets the request limit; 0 or less is refused by core.
@@ -122,11 +123,7 @@ type outputSpec struct {
 func (s outputSpec) build() agent.OutputSpec {
 	out := agent.OutputSpec{Name: s.Name, Description: s.Description, Schema: s.Schema, Mode: s.Mode, Strict: s.Strict}
 	if s.Validator != 0 {
-		name := s.Name
-		if name == "" {
-			name = agent.DefaultOutputName
-		}
-		host := &hostTool{id: s.Validator, def: tool.Definition{Name: name}, context: true}
+		host := &hostTool{id: s.Validator, def: tool.Definition{Name: out.ToolName()}, context: true}
 		out.Validators = []agent.OutputValidator{func(ctx context.Context, tc *tool.Context, value json.RawMessage) (json.RawMessage, error) {
 			res, err := host.Call(ctx, tc, value)
 			if err != nil {
@@ -158,36 +155,17 @@ type runSpec struct {
 	Settings *model.Settings `json:"settings"`
 	// Resume, when set, answers the session's waiting run instead of
 	// sending a prompt.
-	Resume *resolutionSpec `json:"resume"`
-}
-
-// resolutionSpec is agent.Resolution with the approval flag required.
-type resolutionSpec struct {
-	Approvals []struct {
-		agent.ApprovalDecision
-		Approved *bool `json:"approved"`
-	} `json:"approvals"`
-	Deferred []agent.DeferredResult `json:"deferred_results"`
-}
-
-func (r *resolutionSpec) resolution() (agent.Resolution, error) {
-	var out agent.Resolution
-	for _, a := range r.Approvals {
-		if a.Approved == nil {
-			return out, &abiError{Type: "state", Message: fmt.Sprintf("approval decision %q needs an explicit approved: bool", a.ID)}
-		}
-		d := a.ApprovalDecision
-		d.Approved = *a.Approved
-		out.Approvals = append(out.Approvals, d)
-	}
-	out.Deferred = r.Deferred
-	return out, nil
+	Resume *agent.Resolution `json:"resume"`
 }
 
 func decodeStrict(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
+		if errors.Is(err, agent.ErrState) {
+			// A decision core refuses (see agent.ApprovalDecision).
+			return err
+		}
 		return specError("%v", err)
 	}
 	return nil
@@ -221,20 +199,34 @@ func (s toolSpec) build() (tool.Tool, error) {
 		t.def.Metadata = map[string]any{}
 	}
 	if s.MaxRetries != nil {
-		if *s.MaxRetries < 0 {
-			return nil, specError("tool %q: max_retries must not be negative", s.Definition.Name)
+		if err := t.cfg.SetMaxRetries(t.def.Metadata, *s.MaxRetries); err != nil {
+			return nil, specError("tool %q: %v", s.Definition.Name, err)
 		}
-		t.cfg.MaxRetries = s.MaxRetries
-		t.def.Metadata[tool.MetaMaxRetries] = *s.MaxRetries
 	}
 	if s.TimeoutMS != nil {
-		if *s.TimeoutMS <= 0 {
-			return nil, specError("tool %q: timeout_ms must be positive", s.Definition.Name)
+		if err := t.cfg.SetTimeout(t.def.Metadata, millis(*s.TimeoutMS)); err != nil {
+			return nil, specError("tool %q: %v", s.Definition.Name, err)
 		}
-		t.cfg.Timeout = time.Duration(*s.TimeoutMS) * time.Millisecond
-		t.def.Metadata[tool.MetaTimeoutMS] = *s.TimeoutMS
 	}
 	return t, nil
+}
+
+// optionError reports a retry budget or timeout that core refused as
+// invalid_spec, like the other range checks of a spec.
+func optionError(err error) error {
+	if errors.Is(err, tool.ErrInvalidOption) {
+		return specError("%v", err)
+	}
+	return err
+}
+
+// millis decodes a spec's timeout_ms; core checks its range (a value too
+// large for a time.Duration is kept at the largest one).
+func millis(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 func buildTools(specs []toolSpec) ([]tool.Tool, error) {
@@ -285,15 +277,15 @@ func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 	if s.ID != "" {
 		ts = ts.WithID(s.ID)
 	}
-	if len(s.Instructions) > 0 {
-		// One block per toolset keeps prompts compact.
-		ts = ts.WithInstruction(s.Name, strings.Join(s.Instructions, "\n\n"))
-	}
+	ts = ts.WithInstructions(s.Instructions...)
 	if s.MaxRetries != nil {
 		ts = ts.WithMaxRetries(*s.MaxRetries)
 	}
 	if s.TimeoutMS != nil {
-		ts = ts.WithTimeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
+		ts = ts.WithTimeout(millis(*s.TimeoutMS))
+	}
+	if err := ts.Err(); err != nil {
+		return nil, optionError(err)
 	}
 	return ts, nil
 }
@@ -344,7 +336,7 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		b.MaxRetries(*s.MaxRetries)
 	}
 	if s.TimeoutMS != nil {
-		b.Timeout(time.Duration(*s.TimeoutMS) * time.Millisecond)
+		b.Timeout(millis(*s.TimeoutMS))
 	}
 	if s.MaxSteps != nil {
 		b.MaxSteps(*s.MaxSteps)
@@ -367,15 +359,12 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if s.OutputRetries != nil {
 		b.OutputRetries(*s.OutputRetries)
 	}
-	b.ActiveTags(s.ActiveTags...)
-	switch s.UnavailableTools {
-	case "", "skip":
-	case "fail":
-		b.UnavailableTools(agent.FailOnUnavailable)
-	default:
-		return nil, specError("unavailable_tools must be \"skip\" or \"fail\", got %q", s.UnavailableTools)
+	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
+	a, err := b.Build()
+	if err != nil {
+		return nil, optionError(err)
 	}
-	return b.Build()
+	return a, nil
 }
 
 // modelHandle is what a model handle refers to.
@@ -386,12 +375,11 @@ type modelHandle struct {
 func buildModel(s modelSpec) (*modelHandle, error) {
 	switch s.Kind {
 	case "test":
-		for i, r := range s.Responses {
-			if r.Kind != model.KindResponse || len(r.Parts) == 0 {
-				return nil, specError("response %d is not a non-empty response message", i)
-			}
+		m, err := model.NewCheckedTestModel(s.Responses...)
+		if err != nil {
+			return nil, specError("%v", err)
 		}
-		return &modelHandle{m: model.NewTestModel(s.Responses...)}, nil
+		return &modelHandle{m: m}, nil
 	case "function":
 		return &modelHandle{m: &hostModel{}}, nil
 	case "openai", "openai-responses", "anthropic":

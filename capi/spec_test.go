@@ -61,3 +61,84 @@ func TestUsageLimitErrorSlug(t *testing.T) {
 		t.Fatal("ErrInvalidLimit must match ErrConfig")
 	}
 }
+
+// Ranges and shapes are core's rules; capi reports them as invalid_spec
+// with core's message wherever the spec gives them.
+func TestSpecRangesComeFromCore(t *testing.T) {
+	mh, err := buildModel(modelSpec{Kind: "test", Responses: []model.Message{model.Response(model.TextPart("x"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handles.add(mh)
+	t.Cleanup(func() { handles.remove(h) })
+	prefix := `{"model":` + strconv.FormatInt(h, 10)
+	tool := `{"id":1,"definition":{"name":"t"}`
+	for spec, want := range map[string]string{
+		prefix + `,"max_retries":-1}`:                                                           "max_retries must not be negative, got -1",
+		prefix + `,"timeout_ms":0}`:                                                             "timeout_ms must be positive, got 0",
+		prefix + `,"tools":[` + tool + `,"max_retries":-2}]}`:                                   `tool "t": tool: invalid option: max_retries must not be negative, got -2`,
+		prefix + `,"tools":[` + tool + `,"timeout_ms":0}]}`:                                     `tool "t": tool: invalid option: timeout_ms must be positive, got 0`,
+		prefix + `,"toolsets":[{"name":"s","max_retries":-1}]}`:                                 `toolset "s": tool: invalid option: max_retries must not be negative, got -1`,
+		prefix + `,"toolsets":[{"name":"s","timeout_ms":-5}]}`:                                  `toolset "s": tool: invalid option: timeout_ms must be positive, got -5`,
+		prefix + `,"unavailable_tools":"maybe"}`:                                                `unavailable_tools must be "skip" or "fail", got "maybe"`,
+		`{"kind":"test","responses":[{"kind":"response","parts":[]}]}`:                          "response 0 is not a non-empty response message",
+		`{"kind":"test","responses":[{"kind":"request","parts":[{"kind":"text","text":"x"}]}]}`: "response 0 is not a non-empty response message",
+	} {
+		if strings.HasPrefix(spec, `{"kind"`) {
+			var ms modelSpec
+			err = decodeStrict([]byte(spec), &ms)
+			if err == nil {
+				_, err = buildModel(ms)
+			}
+		} else {
+			var s agentSpec
+			err = decodeStrict([]byte(spec), &s)
+			if err == nil {
+				_, err = buildAgent(s)
+			}
+		}
+		if ae := toABIError(err); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, want) {
+			t.Errorf("%s: %+v, want %q", spec, ae, want)
+		}
+	}
+	var rs runSpec
+	err = decodeStrict([]byte(`{"toolsets":[{"name":"s","timeout_ms":0}]}`), &rs)
+	if err == nil {
+		_, err = rs.options()
+	}
+	if ae := toABIError(err); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, "timeout_ms must be positive, got 0") {
+		t.Errorf("run toolset: %+v", ae)
+	}
+}
+
+// A host tool records its budget and timeout like a core tool.
+func TestHostToolOptionsReachTheDefinition(t *testing.T) {
+	var s toolSpec
+	if err := decodeStrict([]byte(`{"id":1,"definition":{"name":"t"},"max_retries":2,"timeout_ms":1500}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	built, err := s.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ht := built.(*hostTool)
+	if md := built.Definition().Metadata; md["max_retries"] != 2 || md["timeout_ms"] != int64(1500) || *ht.cfg.MaxRetries != 2 || ht.cfg.Timeout.Milliseconds() != 1500 {
+		t.Fatalf("metadata %v, config %+v", md, ht.cfg)
+	}
+}
+
+// A decision without "approved" is refused by core with one error type.
+func TestResumeDecisionNeedsApproved(t *testing.T) {
+	var rs runSpec
+	err := decodeStrict([]byte(`{"resume":{"approvals":[{"id":"a1"}]}}`), &rs)
+	if ae := toABIError(err); ae.Type != "state" || !strings.Contains(ae.Message, `approval decision "a1" needs an explicit approved: bool`) {
+		t.Fatalf("missing approved: %+v", ae)
+	}
+	if !errors.Is(err, agent.ErrState) {
+		t.Fatalf("err = %v, want agent.ErrState", err)
+	}
+	rs = runSpec{}
+	if err := decodeStrict([]byte(`{"resume":{"approvals":[{"id":"a1","approved":false}]}}`), &rs); err != nil || rs.Resume.Approvals[0].Approved {
+		t.Fatalf("explicit denial: %v, %+v", err, rs.Resume)
+	}
+}

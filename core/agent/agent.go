@@ -105,10 +105,34 @@ func (b *Builder) Hook(h tool.Hook) *Builder { b.a.hooks = append(b.a.hooks, h);
 // MaxRetries sets the agent-wide retry budget (below tools and toolsets).
 // Calls of tool names that do not exist for the run spend it too, counted
 // per name, so a model repeating an unknown name fails the run quickly.
-func (b *Builder) MaxRetries(n int) *Builder { b.a.maxRetries = &n; return b }
+// A negative n makes Build report ErrConfig (see [tool.CheckMaxRetries]).
+func (b *Builder) MaxRetries(n int) *Builder {
+	if err := tool.CheckMaxRetries(n); err != nil {
+		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+		return b
+	}
+	b.a.maxRetries = &n
+	return b
+}
 
-// Timeout sets the agent-wide tool timeout (below tools and toolsets).
-func (b *Builder) Timeout(d time.Duration) *Builder { b.a.timeout = d; return b }
+// Timeout sets the agent-wide tool timeout (below tools and toolsets). A
+// timeout that is not positive makes Build report ErrConfig (see
+// [tool.CheckTimeout]); an agent that sets none gives tools no timeout.
+func (b *Builder) Timeout(d time.Duration) *Builder {
+	if err := tool.CheckTimeout(d); err != nil {
+		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+		return b
+	}
+	b.a.timeout = d
+	return b
+}
+
+// fail keeps the first building error.
+func (b *Builder) fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
 
 // Sequential makes every batch run in model order.
 func (b *Builder) Sequential(seq bool) *Builder { b.a.sequential = seq; return b }

@@ -73,6 +73,15 @@ type OutputSpec struct {
 	Validators []OutputValidator
 }
 
+// ToolName returns the output tool's name: Name, or DefaultOutputName when
+// Name is empty.
+func (s OutputSpec) ToolName() string {
+	if s.Name == "" {
+		return DefaultOutputName
+	}
+	return s.Name
+}
+
 // output is an agent's compiled OutputSpec.
 type output struct {
 	spec OutputSpec
@@ -112,9 +121,7 @@ func (a *Agent) buildOutput() (*output, error) {
 		return nil, nil
 	}
 	o := &output{spec: *spec}
-	if o.spec.Name == "" {
-		o.spec.Name = DefaultOutputName
-	}
+	o.spec.Name = o.spec.ToolName()
 	if o.spec.Description == "" {
 		o.spec.Description = defaultOutputDescription
 	}

@@ -263,3 +263,12 @@ func TestSecondOutputCallOfAResponseGetsAReturn(t *testing.T) {
 		t.Fatalf("parts %+v", parts)
 	}
 }
+
+func TestOutputSpecToolName(t *testing.T) {
+	if got := (agent.OutputSpec{}).ToolName(); got != agent.DefaultOutputName {
+		t.Errorf("ToolName of an unnamed spec = %q", got)
+	}
+	if got := (agent.OutputSpec{Name: "city"}).ToolName(); got != "city" {
+		t.Errorf("ToolName = %q, want city", got)
+	}
+}

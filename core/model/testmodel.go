@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -31,6 +32,22 @@ type CapturedRequest struct {
 // fails once they run out.
 func NewTestModel(responses ...Message) *TestModel {
 	return &TestModel{responses: responses, name: "test"}
+}
+
+// ErrInvalidScript is wrapped by NewCheckedTestModel's errors.
+var ErrInvalidScript = errors.New("model: invalid test model script")
+
+// NewCheckedTestModel is NewTestModel for scripts that come from elsewhere
+// (a host, a file): it refuses a script holding a message that is not a
+// response or has no parts, naming the first such message by its index,
+// with an error wrapping [ErrInvalidScript].
+func NewCheckedTestModel(responses ...Message) (*TestModel, error) {
+	for i, r := range responses {
+		if r.Kind != KindResponse || len(r.Parts) == 0 {
+			return nil, fmt.Errorf("%w: response %d is not a non-empty response message", ErrInvalidScript, i)
+		}
+	}
+	return NewTestModel(responses...), nil
 }
 
 // TextModel returns a TestModel answering once with text.

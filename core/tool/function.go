@@ -109,18 +109,27 @@ func (f *Function) WithSequential(seq bool) *Function {
 	return f
 }
 
-// WithMaxRetries sets the tool's retry budget.
+// WithMaxRetries sets the tool's retry budget and records it in the
+// metadata. A negative n is reported by Err and at registration (see
+// [CheckMaxRetries]).
 func (f *Function) WithMaxRetries(n int) *Function {
-	f.cfg.MaxRetries = &n
-	f.meta()[MetaMaxRetries] = n
+	f.fail(f.cfg.SetMaxRetries(f.meta(), n))
 	return f
 }
 
-// WithTimeout sets the tool's execution timeout.
+// WithTimeout sets the tool's execution timeout and records it in the
+// metadata. A timeout that is not positive is reported by Err and at
+// registration (see [CheckTimeout]).
 func (f *Function) WithTimeout(d time.Duration) *Function {
-	f.cfg.Timeout = d
-	f.meta()[MetaTimeoutMS] = d.Milliseconds()
+	f.fail(f.cfg.SetTimeout(f.meta(), d))
 	return f
+}
+
+// fail keeps the first construction failure.
+func (f *Function) fail(err error) {
+	if err != nil && f.buildErr == nil {
+		f.buildErr = err
+	}
 }
 
 // WithAvailability hides the tool from runs where available returns false.

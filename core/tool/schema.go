@@ -20,6 +20,14 @@ var printer = message.NewPrinter(language.English)
 // ErrSchema marks a malformed parameters schema, rejected at registration.
 var ErrSchema = errors.New("tool: malformed parameters schema")
 
+// EmptySchema returns the parameters schema of a tool without arguments,
+// {"type": "object", "properties": {}}: what NormalizeSchema makes of a
+// nil schema, and what a provider sends for a definition without one. Each
+// call returns a new map.
+func EmptySchema() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{}}
+}
+
 // NormalizeSchema returns the canonical form of a parameters schema: a
 // JSON-decoded object with type "object" and a properties object. A nil
 // schema means no arguments. It rejects (with ErrSchema) schemas that are not
@@ -27,7 +35,7 @@ var ErrSchema = errors.New("tool: malformed parameters schema")
 // are malformed. The input is not modified.
 func NormalizeSchema(schema map[string]any) (map[string]any, error) {
 	if schema == nil {
-		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+		return EmptySchema(), nil
 	}
 	s, err := canonical(schema)
 	if err != nil {

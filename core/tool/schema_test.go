@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -242,5 +243,20 @@ func TestExecuteSchemaMismatch(t *testing.T) {
 				t.Errorf("return echoes argument values: %s", whole)
 			}
 		})
+	}
+}
+
+func TestEmptySchemaIsTheNilDefault(t *testing.T) {
+	got, err := tool.NormalizeSchema(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := tool.EmptySchema(), tool.EmptySchema()
+	if !reflect.DeepEqual(got, a) || !reflect.DeepEqual(a, map[string]any{"type": "object", "properties": map[string]any{}}) {
+		t.Fatalf("NormalizeSchema(nil) = %v, EmptySchema = %v", got, a)
+	}
+	a["type"] = "changed"
+	if b["type"] != "object" || tool.EmptySchema()["type"] != "object" {
+		t.Fatal("EmptySchema shares its map")
 	}
 }

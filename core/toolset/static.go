@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -84,11 +85,21 @@ func (s *Static) WithInstruction(group, content string) *Static {
 	return s
 }
 
+// WithInstructions adds contents as one instruction of the toolset's
+// group, joined by blank lines: one block per toolset keeps prompts
+// compact. No contents adds nothing.
+func (s *Static) WithInstructions(contents ...string) *Static {
+	if len(contents) == 0 {
+		return s
+	}
+	return s.WithInstruction("", strings.Join(contents, "\n\n"))
+}
+
 // WithMaxRetries sets the retry budget inherited by tools that set none.
-// A negative n is a building error.
+// A negative n is a building error (see [tool.CheckMaxRetries]).
 func (s *Static) WithMaxRetries(n int) *Static {
-	if n < 0 {
-		s.fail(fmt.Errorf("toolset %q: max retries must not be negative, got %d", s.name, n))
+	if err := tool.CheckMaxRetries(n); err != nil {
+		s.fail(fmt.Errorf("toolset %q: %w", s.name, err))
 		return s
 	}
 	s.defaults.MaxRetries = &n
@@ -96,10 +107,11 @@ func (s *Static) WithMaxRetries(n int) *Static {
 }
 
 // WithTimeout sets the timeout inherited by tools that set none. A
-// negative d is a building error; zero removes the default.
+// timeout that is not positive is a building error (see
+// [tool.CheckTimeout]); a toolset that sets none inherits the agent's.
 func (s *Static) WithTimeout(d time.Duration) *Static {
-	if d < 0 {
-		s.fail(fmt.Errorf("toolset %q: timeout must not be negative, got %v", s.name, d))
+	if err := tool.CheckTimeout(d); err != nil {
+		s.fail(fmt.Errorf("toolset %q: %w", s.name, err))
 		return s
 	}
 	s.defaults.Timeout = d

@@ -85,8 +85,9 @@ func TestStaticBuildErrors(t *testing.T) {
 	}{
 		"nil tool":         {toolset.New("s", nil), "nil tool"},
 		"blank name":       {toolset.New(""), "name must not be empty"},
-		"negative retries": {toolset.New("s").WithMaxRetries(-1), "max retries"},
-		"negative timeout": {toolset.New("s").WithTimeout(-time.Second), "timeout"},
+		"negative retries": {toolset.New("s").WithMaxRetries(-1), `toolset "s": tool: invalid option: max_retries must not be negative, got -1`},
+		"negative timeout": {toolset.New("s").WithTimeout(-time.Second), "timeout_ms must be positive, got -1000"},
+		"zero timeout":     {toolset.New("s").WithTimeout(0), "timeout_ms must be positive, got 0"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -94,6 +95,14 @@ func TestStaticBuildErrors(t *testing.T) {
 				t.Fatalf("Err = %v, want it to mention %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestStaticWithInstructionsJoinsOneBlock(t *testing.T) {
+	s := toolset.New("notes").WithInstructions().WithInstructions("First.", "Second.")
+	want := []toolset.Instruction{{Group: "notes", Content: "First.\n\nSecond."}}
+	if got := s.Instructions(nil); !slices.Equal(got, want) {
+		t.Fatalf("Instructions = %#v, want %#v", got, want)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -33,7 +35,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 					textBlock{Type: "text", Text: "thanks"},
 				}},
 			},
-			Tools:         []wireTool{{Name: "search", Description: "Search <web>", InputSchema: schema, Strict: true}, {Name: "noop", InputSchema: emptySchema}},
+			Tools:         []wireTool{{Name: "search", Description: "Search <web>", InputSchema: schema, Strict: true}, {Name: "noop", InputSchema: tool.EmptySchema()}},
 			ToolChoice:    &wireToolChoice{Type: "tool", Name: "search", DisableParallelToolUse: true},
 			Temperature:   ptr(0.7),
 			TopP:          ptr(1e-7),

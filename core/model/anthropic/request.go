@@ -97,9 +97,6 @@ func (m *Model) applySettings(body *wireRequest, s model.Settings) {
 	}
 }
 
-// emptySchema is the input_schema of a tool without parameters.
-var emptySchema = map[string]any{"type": "object", "properties": map[string]any{}}
-
 // mapTools translates tool definitions: name, description, the JSON schema
 // as input_schema (sent unchanged), and strict for tools that ask for it.
 func mapTools(defs []tool.Definition) ([]wireTool, error) {
@@ -113,7 +110,7 @@ func mapTools(defs []tool.Definition) ([]wireTool, error) {
 		}
 		schema := d.Parameters
 		if schema == nil {
-			schema = emptySchema
+			schema = tool.EmptySchema()
 		}
 		out[i] = wireTool{Name: d.Name, Description: d.Description, InputSchema: schema, Strict: d.IsStrict()}
 	}

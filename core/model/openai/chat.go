@@ -154,7 +154,7 @@ func function(d tool.Definition) functionSpec {
 		strict := true
 		f.Strict, f.Parameters = &strict, strictSchema(d.Parameters)
 	} else if f.Parameters == nil {
-		f.Parameters = map[string]any{"type": "object", "properties": map[string]any{}}
+		f.Parameters = tool.EmptySchema()
 	}
 	return f
 }

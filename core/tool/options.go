@@ -1,0 +1,54 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrInvalidOption is wrapped by every out-of-range retry budget or
+// timeout, wherever it is given (tool, toolset, agent), so one rule and one
+// message cover them all.
+var ErrInvalidOption = errors.New("tool: invalid option")
+
+// CheckMaxRetries reports whether n is a valid retry budget: it must not be
+// negative (0 means no retry).
+func CheckMaxRetries(n int) error {
+	if n < 0 {
+		return fmt.Errorf("%w: max_retries must not be negative, got %d", ErrInvalidOption, n)
+	}
+	return nil
+}
+
+// CheckTimeout reports whether d is a valid timeout: it must be positive
+// (leaving a timeout unset is how a level inherits the one above it).
+func CheckTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%w: timeout_ms must be positive, got %d", ErrInvalidOption, d.Milliseconds())
+	}
+	return nil
+}
+
+// SetMaxRetries checks n, then sets it as the retry budget of c and records
+// it under [MetaMaxRetries] in md (which must not be nil). On failure c
+// and md are unchanged.
+func (c *Config) SetMaxRetries(md map[string]any, n int) error {
+	if err := CheckMaxRetries(n); err != nil {
+		return err
+	}
+	c.MaxRetries = &n
+	md[MetaMaxRetries] = n
+	return nil
+}
+
+// SetTimeout checks d, then sets it as the timeout of c and records it in
+// milliseconds under [MetaTimeoutMS] in md (which must not be nil). On
+// failure c and md are unchanged.
+func (c *Config) SetTimeout(md map[string]any, d time.Duration) error {
+	if err := CheckTimeout(d); err != nil {
+		return err
+	}
+	c.Timeout = d
+	md[MetaTimeoutMS] = d.Milliseconds()
+	return nil
+}
