@@ -17,7 +17,6 @@ Outcomes are ``result.result_to_outcome`` (success) or
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import inspect
@@ -30,13 +29,13 @@ from typing import Any, Generic, overload
 
 from typing_extensions import ParamSpec, TypeVar
 
+from ._outcome import Runner, encode_outcome, outcome_of_failure, run_awaitable
 from ._prepare import AvailableFunc, PrepareFunc
 from ._schema import FunctionSchema, function_schema, validate_parameters_schema
 from .context import ToolContext
 from .dependencies import METADATA_KEY, ToolDependencies
-from .errors import InvalidArguments, UserError, exception_to_outcome
+from .errors import InvalidArguments, UserError
 from .hooks import AfterCallHook, ArgumentValidator, BeforeCallHook, Hook
-from .result import ResultEncodingError, result_to_outcome
 
 __all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
 
@@ -114,49 +113,6 @@ def _caller_namespace() -> dict[str, Any]:
             return dict(frame.f_locals)
         frame = frame.f_back  # type: ignore[assignment]
     return {}
-
-
-def _cancelled_from_outside() -> bool:
-    """Whether the current task is being cancelled by someone else (Go, a
-    timeout, the host). Python 3.10 cannot tell, so it assumes so."""
-    task = asyncio.current_task()
-    if task is None:
-        return False
-    cancelling = getattr(task, "cancelling", None)
-    return True if cancelling is None else cancelling() > 0
-
-
-async def _await(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
-
-
-def _closing() -> bool:
-    """Whether a GeneratorExit means the coroutine is being closed (its loop
-    was closed and no loop runs it) rather than raised by user code."""
-    return asyncio._get_running_loop() is None
-
-
-# Raised by user code, these end the run and reach the caller, as asyncio
-# lets them escape a task; every other exception becomes the call's outcome.
-_PASS_THROUGH = (KeyboardInterrupt, SystemExit)
-
-
-def encode_outcome(value: Any) -> dict[str, Any]:
-    """The success outcome of value, or, when value cannot be encoded, a
-    user_error outcome: encoding a tool's own return fails the same way on
-    every attempt, so it is not retried."""
-    try:
-        return result_to_outcome(value)
-    except (TypeError, ValueError, RecursionError) as exc:
-        return failure_outcome(ResultEncodingError(str(exc)), timeout_ms=None)
-
-
-def failure_outcome(exc: BaseException, *, timeout_ms: int | None) -> dict[str, Any]:
-    """The outcome of a call that raised exc; a return that cannot be encoded
-    (ResultEncodingError, e.g. from building a ToolResult) is a user_error."""
-    if isinstance(exc, ResultEncodingError):
-        return exception_to_outcome(UserError(str(exc)), timeout_ms=timeout_ms)
-    return exception_to_outcome(exc, timeout_ms=timeout_ms)
 
 
 class Tool(Generic[P, R]):
@@ -451,10 +407,6 @@ class Tool(Generic[P, R]):
     def has_user_input_preprocessor(self) -> bool:
         return self._user_input_preprocessor is not None
 
-    @property
-    def _preprocessor_is_async(self) -> bool:
-        return inspect.iscoroutinefunction(self._user_input_preprocessor)
-
     def _preprocess_outcome(self, value: Any) -> dict[str, Any]:
         if value is None:
             value = {}
@@ -481,7 +433,7 @@ class Tool(Generic[P, R]):
                 value = await value
             return self._preprocess_outcome(value)
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return self._async_failure(exc)
+            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
 
     def _run_preprocessor_sync(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
         """The preprocessor's outcome, from a worker thread; never raises
@@ -489,32 +441,15 @@ class Tool(Generic[P, R]):
         try:
             value = self._call_preprocessor(ctx, user_input)
             if inspect.isawaitable(value):
-                value = asyncio.run(_await(value))
+                value = run_awaitable(value)
             return self._preprocess_outcome(value)
         except BaseException as exc:  # noqa: BLE001
-            return self._sync_failure(exc)
+            return outcome_of_failure(exc, on_loop=False, timeout_ms=self._timeout_ms)
 
     def _call_preprocessor(self, ctx: ToolContext, user_input: Any) -> Any:
         if self._user_input_preprocessor is None:
             raise UserError(f"tool {self._name!r} has no user-input preprocessor")
         return self._user_input_preprocessor(ctx, user_input)
-
-    def _async_failure(self, exc: BaseException) -> dict[str, Any]:
-        """The outcome of exc raised by user code on the loop, or exc again
-        when it is not the call's failure: a cancellation from outside,
-        KeyboardInterrupt/SystemExit, or the coroutine being closed."""
-        if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
-            raise exc
-        if isinstance(exc, GeneratorExit) and _closing():
-            raise exc
-        return self._sync_failure(exc)
-
-    def _sync_failure(self, exc: BaseException) -> dict[str, Any]:
-        """The outcome of exc raised by user code; KeyboardInterrupt and
-        SystemExit are raised again."""
-        if isinstance(exc, _PASS_THROUGH):
-            raise exc
-        return failure_outcome(exc, timeout_ms=self._timeout_ms)
 
     def replace(self, **changes: Any) -> Tool[P, R]:
         """A copy with some constructor options changed (name, description,
@@ -589,7 +524,7 @@ class Tool(Generic[P, R]):
             if inspect.isawaitable(value):
                 value = await value
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return self._async_failure(exc)
+            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
         return encode_outcome(value)
 
     def _run_sync(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
@@ -600,9 +535,36 @@ class Tool(Generic[P, R]):
             args, kwargs = self._bind(ctx, args_json)
             value: Any = self._func(*args, **kwargs)
             if inspect.isawaitable(value):
-                value = asyncio.run(_await(value))
+                value = run_awaitable(value)
         except BaseException as exc:  # noqa: BLE001
-            return self._sync_failure(exc)
+            return outcome_of_failure(exc, on_loop=False, timeout_ms=self._timeout_ms)
+        return encode_outcome(value)
+
+    # The protocol the run driver (``_bridge``) uses: it asks how to run a
+    # call and never reads the function or its schema itself.
+
+    def _runner(self, ctx: ToolContext | None, args: Mapping[str, Any]) -> Runner:
+        """How to run one call with its decoded arguments (see ``Runner``).
+        Async functions of plain keyword arguments (already validated by Go)
+        and no context are called directly, without the binding layer."""
+        if self._plain_func is not None and self._schema.plain_call(args):
+            return self._run_plain(self._plain_func, args)
+        if self._schema.is_async:
+            return self._run_async(ctx, args)
+        return partial(self._run_sync, ctx, args)
+
+    def _preprocessor_runner(self, ctx: ToolContext, user_input: Any) -> Runner:
+        """How to run the user-input preprocessor on user_input (see ``Runner``)."""
+        if inspect.iscoroutinefunction(self._user_input_preprocessor):
+            return self._run_preprocessor(ctx, user_input)
+        return partial(self._run_preprocessor_sync, ctx, user_input)
+
+    async def _run_plain(self, func: Callable[..., Awaitable[Any]], args: Mapping[str, Any]) -> dict[str, Any]:
+        """``_run_async`` for the common call: no binding, no context."""
+        try:
+            value = await func(**args)
+        except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
         return encode_outcome(value)
 
     def __repr__(self) -> str:

@@ -1,5 +1,5 @@
 """Tool, @tool, BaseTool, ensure_tool, ToolResult and the outcome contract
-(``_run_async`` / ``_run_sync``), including the seed's tool examples."""
+(``_run_async`` / ``_run_sync``; the driver runs them through ``Tool._runner``), including the seed's tool examples."""
 
 from __future__ import annotations
 
