@@ -4,12 +4,14 @@ A ``Tool`` wraps a Python callable. Its signature and docstring are read once,
 when the Tool is built (``_schema.function_schema``), into the definition Go
 sends to the model. The Tool stays callable like the function it wraps.
 
-Go runs a tool through exactly one of two methods, and both always return an
-outcome dict and never raise (``_run_async`` re-raises only an outside
-cancellation of its task, and ``KeyboardInterrupt``/``SystemExit`` pass through):
+The run driver asks ``tool._runner(ctx, args)`` how to run a call: a
+coroutine to await on the loop (async functions; ``_run_async``, or
+``_run_plain`` for plain keyword arguments and no context) or a function to
+call from a worker thread (sync functions; ``_run_sync``). Each returns an
+outcome dict and never raises, except what ``_outcome.escapes``: an outside
+cancellation of its task, and ``KeyboardInterrupt``/``SystemExit``.
 
-- ``await tool._run_async(ctx, args_json)`` for async functions, on the loop;
-- ``tool._run_sync(ctx, args_json)`` for sync functions, from a worker thread.
+The options of a tool are declared once, in ``ToolOptions``.
 
 Outcomes are ``result.result_to_outcome`` (success) or
 ``errors.exception_to_outcome`` (failure).
@@ -25,9 +27,9 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import partial
-from typing import Any, Generic, overload
+from typing import Any, Generic, TypedDict, overload
 
-from typing_extensions import ParamSpec, TypeVar
+from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from ._outcome import Runner, encode_outcome, outcome_of_failure, run_awaitable
 from ._prepare import AvailableFunc, PrepareFunc
@@ -37,7 +39,7 @@ from .dependencies import METADATA_KEY, ToolDependencies
 from .errors import InvalidArguments, UserError
 from .hooks import AfterCallHook, ArgumentValidator, BeforeCallHook, Hook
 
-__all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
+__all__ = ("BaseTool", "Tool", "ToolOptions", "ensure_tool", "tool")
 
 # Defaults let a bare ``Tool`` annotation mean ``Tool[..., Any]``.
 P = ParamSpec("P", default=...)
@@ -48,6 +50,33 @@ ArgsJSON = bytes | bytearray | memoryview | str
 UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 """``(ctx, user_input) -> {"override_arguments"?, "metadata"?}`` (or an awaitable of it)."""
 """The JSON-encoded arguments object of one call, as Go sends it."""
+
+
+class ToolOptions(TypedDict, total=False):
+    """The options of a tool, declared once: the keywords of ``Tool``,
+    ``@tool`` and ``Tool.replace`` (see ``Tool`` for what each means).
+    Omitted options take their defaults (None; ``sequential`` False;
+    ``hooks`` none)."""
+
+    name: str | None
+    description: str | None
+    parameters_schema: Mapping[str, Any] | None
+    return_schema: Mapping[str, Any] | None
+    metadata: Mapping[str, Any] | None
+    strict: bool | None
+    sequential: bool
+    timeout_ms: int | None
+    max_retries: int | None
+    hooks: Iterable[Hook]
+    dependencies: ToolDependencies | None
+    tags: Iterable[str] | None
+    hidden_by_tags: Iterable[str] | None
+    available: AvailableFunc | None
+    prepare: PrepareFunc | None
+
+
+# The options Tool._configure validates and sets (all but the schema and hooks).
+_CONFIGURED = frozenset(ToolOptions.__annotations__) - {"parameters_schema", "hooks"}
 
 
 def _json_object(value: object, label: str) -> dict[str, Any]:
@@ -149,48 +178,23 @@ class Tool(Generic[P, R]):
         TypeError: an option or schema has the wrong type.
     """
 
-    def __init__(
-        self,
-        func: Callable[P, R],
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        parameters_schema: Mapping[str, Any] | None = None,
-        return_schema: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        sequential: bool = False,
-        timeout_ms: int | None = None,
-        max_retries: int | None = None,
-        hooks: Iterable[Hook] = (),
-        dependencies: ToolDependencies | None = None,
-        tags: Iterable[str] | None = None,
-        hidden_by_tags: Iterable[str] | None = None,
-        available: AvailableFunc | None = None,
-        prepare: PrepareFunc | None = None,
-    ) -> None:
+    def __init__(self, func: Callable[P, R], /, **options: Unpack[ToolOptions]) -> None:
         if not callable(func):
             raise TypeError(f"tool function must be callable, got {type(func).__name__}")
+        if unknown := set(options) - set(ToolOptions.__annotations__):
+            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
+        parameters_schema = options.get("parameters_schema")
         # An empty explicit schema means "infer", as in the public SDK.
         explicit = validate_parameters_schema(parameters_schema) if parameters_schema else None
         self._func: Callable[P, R] = func
         self._schema: FunctionSchema = function_schema(func, parameters_schema=explicit, localns=_caller_namespace())
         self._explicit_schema = explicit
+        name = options.get("name")
         self._configure(
+            **{k: v for k, v in options.items() if k in _CONFIGURED and k != "name"},  # type: ignore[arg-type]
             name=_callable_name(func) if name is None else name,
-            description=description,
-            return_schema=return_schema,
-            metadata=metadata,
-            strict=strict,
-            sequential=sequential,
-            timeout_ms=timeout_ms,
-            max_retries=max_retries,
-            dependencies=dependencies,
-            tags=tags,
-            hidden_by_tags=hidden_by_tags,
-            available=available,
-            prepare=prepare,
         )
+        hooks = options.get("hooks", ())
         self._hooks: tuple[Hook, ...] = _hooks(hooks)
         self._validators: tuple[ArgumentValidator, ...] = ()
         self.__wrapped__ = func
@@ -200,13 +204,13 @@ class Tool(Generic[P, R]):
         self,
         *,
         name: str,
-        description: str | None,
-        return_schema: Mapping[str, Any] | None,
-        metadata: Mapping[str, Any] | None,
-        strict: bool | None,
-        sequential: bool,
-        timeout_ms: int | None,
-        max_retries: int | None,
+        description: str | None = None,
+        return_schema: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        strict: bool | None = None,
+        sequential: bool = False,
+        timeout_ms: int | None = None,
+        max_retries: int | None = None,
         dependencies: ToolDependencies | None = None,
         tags: Iterable[str] | None = None,
         hidden_by_tags: Iterable[str] | None = None,
@@ -451,12 +455,14 @@ class Tool(Generic[P, R]):
             raise UserError(f"tool {self._name!r} has no user-input preprocessor")
         return self._user_input_preprocessor(ctx, user_input)
 
-    def replace(self, **changes: Any) -> Tool[P, R]:
-        """A copy with some constructor options changed (name, description,
-        parameters_schema, return_schema, metadata, strict, sequential,
-        timeout_ms, max_retries, tags, hidden_by_tags, available, prepare), validated like the constructor. The function
-        is not read again (its argument binding is reused) unless
-        parameters_schema is reset to None/{} to infer it anew."""
+    def replace(self, **changes: Unpack[ToolOptions]) -> Tool[P, R]:
+        """A copy with some options (``ToolOptions``) changed, validated like
+        the constructor; ``hooks`` replaces the tool's own hooks and
+        ``dependencies`` its profile. The function is not read again (its
+        argument binding is reused) unless parameters_schema is reset to
+        None/{} to infer it anew."""
+        if unknown := set(changes) - set(ToolOptions.__annotations__):
+            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
         options: dict[str, Any] = {
             "name": self._name,
             "description": self._description,
@@ -471,31 +477,32 @@ class Tool(Generic[P, R]):
             "available": self._available,
             "prepare": self._prepare,
         }
-        if "dependencies" in changes:
-            deps = changes.pop("dependencies")
-            metadata = {k: v for k, v in (changes.get("metadata", self._metadata) or {}).items() if k != METADATA_KEY}
+        new: dict[str, Any] = dict(changes)
+        if "dependencies" in new:
+            deps = new.pop("dependencies")
+            metadata = {k: v for k, v in (new.get("metadata", self._metadata) or {}).items() if k != METADATA_KEY}
             if deps is not None:
                 if not isinstance(deps, ToolDependencies):
                     raise TypeError(f"dependencies must be a ToolDependencies, got {type(deps).__name__}")
                 metadata[METADATA_KEY] = deps.to_metadata_value()
-            changes["metadata"] = metadata
-        if unknown := set(changes) - set(options) - {"parameters_schema"}:
-            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
+            new["metadata"] = metadata
+        hooks = _hooks(new.pop("hooks")) if "hooks" in new else self._hooks
         explicit = self._explicit_schema
-        if "parameters_schema" in changes:
-            new_schema = changes.pop("parameters_schema")
+        if "parameters_schema" in new:
+            new_schema = new.pop("parameters_schema")
             if not new_schema:  # back to inference: read the function again
-                fresh = Tool(self._func, **{**options, **changes})
-                fresh._hooks, fresh._validators = self._hooks, self._validators
+                fresh = Tool(self._func, **{**options, **new})
+                fresh._hooks, fresh._validators = hooks, self._validators
                 return fresh
             explicit = validate_parameters_schema(new_schema)
-        options.update(changes)
+        options.update(new)
         clone = copy.copy(self)
         if explicit is not None and explicit is not self._explicit_schema:
             # The binding does not depend on the schema text, so only the schema changes.
             clone._schema = dataclasses.replace(self._schema, json_schema=explicit)
             clone._explicit_schema = explicit
         clone._configure(**options)
+        clone._hooks = hooks
         return clone
 
     # -------------------------------------------------------------- calling
@@ -573,94 +580,21 @@ class Tool(Generic[P, R]):
 
 
 @overload
-def tool(
-    func: Callable[P, R],
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters_schema: Mapping[str, Any] | None = None,
-    return_schema: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    strict: bool | None = None,
-    sequential: bool = False,
-    timeout_ms: int | None = None,
-    max_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    dependencies: ToolDependencies | None = None,
-    tags: Iterable[str] | None = None,
-    hidden_by_tags: Iterable[str] | None = None,
-    available: AvailableFunc | None = None,
-    prepare: PrepareFunc | None = None,
-) -> Tool[P, R]: ...
+def tool(func: Callable[P, R], /, **options: Unpack[ToolOptions]) -> Tool[P, R]: ...
 
 
 @overload
-def tool(
-    func: None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters_schema: Mapping[str, Any] | None = None,
-    return_schema: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    strict: bool | None = None,
-    sequential: bool = False,
-    timeout_ms: int | None = None,
-    max_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    dependencies: ToolDependencies | None = None,
-    tags: Iterable[str] | None = None,
-    hidden_by_tags: Iterable[str] | None = None,
-    available: AvailableFunc | None = None,
-    prepare: PrepareFunc | None = None,
-) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+def tool(func: None = None, /, **options: Unpack[ToolOptions]) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
-def tool(
-    func: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters_schema: Mapping[str, Any] | None = None,
-    return_schema: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    strict: bool | None = None,
-    sequential: bool = False,
-    timeout_ms: int | None = None,
-    max_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    dependencies: ToolDependencies | None = None,
-    tags: Iterable[str] | None = None,
-    hidden_by_tags: Iterable[str] | None = None,
-    available: AvailableFunc | None = None,
-    prepare: PrepareFunc | None = None,
-) -> Any:
+def tool(func: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]) -> Any:
     """Makes a function a ``Tool``; use bare (``@tool``) or with options
-    (``@tool(sequential=True)``). The options are those of ``Tool``. The
-    returned Tool stays directly callable like the function."""
+    (``@tool(sequential=True)``). The options are those of ``Tool``
+    (``ToolOptions``). The returned Tool stays directly callable like the
+    function."""
 
     def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
-        return Tool(
-            f,
-            name=name,
-            description=description,
-            parameters_schema=parameters_schema,
-            return_schema=return_schema,
-            metadata=metadata,
-            strict=strict,
-            sequential=sequential,
-            timeout_ms=timeout_ms,
-            max_retries=max_retries,
-            hooks=hooks,
-            dependencies=dependencies,
-            tags=tags,
-            hidden_by_tags=hidden_by_tags,
-            available=available,
-            prepare=prepare,
-        )
+        return Tool(f, **options)
 
     return decorate if func is None else decorate(func)
 

@@ -106,3 +106,22 @@ def test_preprocessor_runner_follows_the_preprocessor() -> None:
     run = t2._preprocessor_runner(make_ctx(), 7)
     assert inspect.iscoroutine(run)
     assert asyncio.run(run) == {"ok": True, "metadata": {"m": 7}}
+
+
+def test_tool_options_are_declared_once() -> None:
+    from starweaver import Hook, Tool
+    from starweaver.tools import ToolOptions
+
+    def f(n: int) -> int:
+        return n
+
+    # Every declared option is accepted by Tool and replace; others are refused.
+    assert "timeout_ms" in ToolOptions.__annotations__
+    with pytest.raises(TypeError, match="unknown Tool option"):
+        Tool(f, nosuch=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unknown Tool option"):
+        Tool(f).replace(nosuch=1)  # type: ignore[call-arg]
+    hook = Hook(before_call=lambda ctx, args: None)
+    t = Tool(f, name="f1", timeout_ms=5).replace(hooks=[hook], sequential=True)
+    assert (t.name, t.timeout_ms, t.sequential, t.hooks) == ("f1", 5, True, (hook,))
+    assert tool(name="f2", max_retries=2)(f).max_retries == 2
