@@ -92,13 +92,13 @@ def _json_object(value: object, label: str) -> dict[str, Any]:
     return out
 
 
-def _optional_int(value: object, label: str, minimum: int) -> int | None:
+def _optional_int(value: object, label: str) -> int | None:
+    """value when it is an int or None (its range is checked by the runtime,
+    which reports one invalid_spec message for every language)."""
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{label} must be an int or None, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{label} must be >= {minimum}, got {value}")
     return value
 
 
@@ -242,8 +242,8 @@ class Tool(Generic[P, R]):
         self._dependencies = ToolDependencies.from_metadata(self._metadata)
         self._strict = strict
         self._sequential = sequential
-        self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
-        self._max_retries = _optional_int(max_retries, "max_retries", 0)
+        self._timeout_ms = _optional_int(timeout_ms, "timeout_ms")
+        self._max_retries = _optional_int(max_retries, "max_retries")
         self._tags = _tag_list(tags, "tags")
         self._hidden_by_tags = _tag_list(hidden_by_tags, "hidden_by_tags")
         for option, cb in (("available", available), ("prepare", prepare)):

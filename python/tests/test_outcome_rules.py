@@ -125,3 +125,24 @@ def test_tool_options_are_declared_once() -> None:
     t = Tool(f, name="f1", timeout_ms=5).replace(hooks=[hook], sequential=True)
     assert (t.name, t.timeout_ms, t.sequential, t.hooks) == ("f1", 5, True, (hook,))
     assert tool(name="f2", max_retries=2)(f).max_retries == 2
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("max_retries", -1, r"max.retries must not be negative"),
+        ("timeout_ms", 0, r"timeout(_ms)? must be positive"),
+    ],
+)
+def test_tool_ranges_are_checked_once_by_the_runtime(option: str, value: int, message: str) -> None:
+    from starweaver import Tool, create_agent
+    from starweaver.testing import TestModel
+
+    def f(n: int) -> int:
+        return n
+
+    t = Tool(f, **{option: value})  # type: ignore[arg-type]  # Python checks only the type
+    with pytest.raises(ValueError, match=message):
+        create_agent(model=TestModel(), tools=[t])
+    with pytest.raises(TypeError, match=f"{option} must be an int or None"):
+        Tool(f, **{option: "1"})  # type: ignore[arg-type]
