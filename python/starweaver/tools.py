@@ -547,8 +547,11 @@ class Tool(Generic[P, R]):
             return outcome_of_failure(exc, on_loop=False, timeout_ms=self._timeout_ms)
         return encode_outcome(value)
 
-    # The protocol the run driver (``_bridge``) uses: it asks how to run a
-    # call and never reads the function or its schema itself.
+    # The protocol the run driver (``_bridge``) uses, all of it: how to run
+    # a call (``_runner``) or a preprocessing (``_preprocessor_runner``),
+    # what a call sees of the run's dependencies (``_grant``), and whether it
+    # takes a context (``takes_ctx``). It never reads the function or its
+    # schema itself.
 
     def _runner(self, ctx: ToolContext | None, args: Mapping[str, Any]) -> Runner:
         """How to run one call with its decoded arguments (see ``Runner``).
