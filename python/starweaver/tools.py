@@ -39,7 +39,7 @@ from .dependencies import METADATA_KEY, ToolDependencies
 from .errors import InvalidArguments, UserError
 from .hooks import AfterCallHook, ArgumentValidator, BeforeCallHook, Hook
 
-__all__ = ("BaseTool", "Tool", "ToolOptions", "ensure_tool", "tool")
+__all__ = ("BaseTool", "DefinitionOptions", "Tool", "ToolOptions", "ensure_tool", "tool")
 
 # Defaults let a bare ``Tool`` annotation mean ``Tool[..., Any]``.
 P = ParamSpec("P", default=...)
@@ -52,11 +52,9 @@ UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 """The JSON-encoded arguments object of one call, as Go sends it."""
 
 
-class ToolOptions(TypedDict, total=False):
-    """The options of a tool, declared once: the keywords of ``Tool``,
-    ``@tool`` and ``Tool.replace`` (see ``Tool`` for what each means).
-    Omitted options take their defaults (None; ``sequential`` False;
-    ``hooks`` none)."""
+class DefinitionOptions(TypedDict, total=False):
+    """The options that shape a tool's definition and execution budget: the
+    keywords of ``BaseTool`` and the first part of ``ToolOptions``."""
 
     name: str | None
     description: str | None
@@ -67,6 +65,14 @@ class ToolOptions(TypedDict, total=False):
     sequential: bool
     timeout_ms: int | None
     max_retries: int | None
+
+
+class ToolOptions(DefinitionOptions, total=False):
+    """The options of a tool, declared once: the keywords of ``Tool``,
+    ``@tool`` and ``Tool.replace`` (see ``Tool`` for what each means).
+    Omitted options take their defaults (None; ``sequential`` False;
+    ``hooks`` none)."""
+
     hooks: Iterable[Hook]
     dependencies: ToolDependencies | None
     tags: Iterable[str] | None
@@ -659,30 +665,9 @@ class BaseTool:
     #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
     dependencies: ToolDependencies | None = None
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        parameters_schema: Mapping[str, Any] | None = None,
-        return_schema: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        sequential: bool | None = None,
-        timeout_ms: int | None = None,
-        max_retries: int | None = None,
-    ) -> None:
-        overrides = {
-            "name": name,
-            "description": description,
-            "parameters_schema": parameters_schema,
-            "return_schema": return_schema,
-            "metadata": metadata,
-            "strict": strict,
-            "sequential": sequential,
-            "timeout_ms": timeout_ms,
-            "max_retries": max_retries,
-        }
+    def __init__(self, **overrides: Unpack[DefinitionOptions]) -> None:
+        if unknown := set(overrides) - set(DefinitionOptions.__annotations__):
+            raise TypeError(f"unknown BaseTool option(s): {', '.join(sorted(unknown))}")
         for key, value in overrides.items():
             if value is not None:
                 setattr(self, key, value)

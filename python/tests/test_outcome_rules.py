@@ -146,3 +146,16 @@ def test_tool_ranges_are_checked_once_by_the_runtime(option: str, value: int, me
         create_agent(model=TestModel(), tools=[t])
     with pytest.raises(TypeError, match=f"{option} must be an int or None"):
         Tool(f, **{option: "1"})  # type: ignore[arg-type]
+
+
+def test_base_tool_takes_the_definition_options() -> None:
+    from starweaver import BaseTool
+
+    class Echo(BaseTool):
+        def call(self, ctx: ToolContext, args: dict[str, Any]) -> Any:
+            return args
+
+    t = Echo(name="e", timeout_ms=7, sequential=True).to_tool()
+    assert (t.name, t.timeout_ms, t.sequential) == ("e", 7, True)
+    with pytest.raises(TypeError, match="unknown BaseTool option"):
+        Echo(hooks=())  # type: ignore[call-arg]
