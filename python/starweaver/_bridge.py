@@ -21,19 +21,19 @@ import logging
 import os
 import re
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, Union
 
 from starweaver import _capi, _prepare
 from starweaver._capi import NativeError
+from starweaver._outcome import PASS_THROUGH, Runner, closing, escapes
 from starweaver._pool import SyncPool, Work
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
-from starweaver.hooks import _run_async as _run_hook_async
-from starweaver.hooks import _run_sync as _run_hook_sync
-from starweaver.tools import Tool, _cancelled_from_outside, _closing, encode_outcome, failure_outcome
+from starweaver.hooks import _runner as _hook_runner
+from starweaver.tools import Tool
 
 __all__ = ["EXIT_GRACE", "SYNC_MAX_THREADS", "SYNC_WORKERS", "HostModel", "RunDriver", "drive", "sync_pool"]
 
@@ -405,59 +405,43 @@ class RunDriver:
         self._dispatch(token, tool, ctx, item.get("arguments") or {})
 
     def _dispatch(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
-        plain = tool._plain_func
-        if plain is not None and tool._schema.plain_call(args):
-            task = self._loop.create_task(self._call_plain(token, tool, plain, args))
-            self._pending[token] = (task, None)
-        elif tool.is_async:
-            task = self._loop.create_task(self._await_outcome(token, tool._run_async(ctx, args)))
+        self._start(token, ctx, tool._runner(ctx, args))
+
+    def _start(self, token: int, ctx: ToolContext | None, run: Runner) -> None:
+        """Run user code the way its runner asks: a coroutine as a task on
+        this loop, a function in the worker pool."""
+        if isinstance(run, Coroutine):
+            task = self._loop.create_task(self._await_outcome(token, run))
             self._pending[token] = (task, ctx)
         else:
-            self._submit(token, ctx, lambda: tool._run_sync(ctx, args))
+            self._submit(token, ctx, run)
 
-    async def _call_plain(
-        self, token: int, tool: Tool, func: Callable[..., Awaitable[Any]], args: dict[str, Any]
-    ) -> None:
-        """The common call, without Tool._run_async's layers: an async
-        function of plain keyword arguments (already validated by Go) and no
-        context. Outcomes are built exactly as _run_async builds them."""
-        try:
-            try:
-                value = await func(**args)
-            except asyncio.CancelledError as exc:
-                if _cancelled_from_outside():
-                    return  # Go stopped waiting (timeout or run cancel).
-                outcome = exception_to_outcome(exc, timeout_ms=tool.timeout_ms)
-            except (KeyboardInterrupt, SystemExit) as exc:
-                self._interrupted(exc)
-                outcome = _cancelled_outcome(exc)
-            except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-                if isinstance(exc, GeneratorExit) and _closing():
-                    raise  # the coroutine itself is being closed, not failing
-                outcome = failure_outcome(exc, timeout_ms=tool.timeout_ms)
-            else:
-                outcome = encode_outcome(value)
-        finally:
-            self._pending.pop(token, None)
-        self._complete(token, outcome)
+    def _escaped(self, exc: BaseException) -> dict[str, Any] | None:
+        """The outcome to send for exc, which escaped the outcome of user code
+        on the loop (``_outcome.escapes``): None for a cancellation (Go
+        stopped waiting: a timeout or a run cancel), a cancelled outcome for
+        KeyboardInterrupt/SystemExit (which also end the run), exc again when
+        the coroutine itself is being closed, and a failure for any other."""
+        if isinstance(exc, asyncio.CancelledError):
+            return None
+        if isinstance(exc, PASS_THROUGH):
+            self._interrupted(exc)
+            return _cancelled_outcome(exc)
+        if isinstance(exc, GeneratorExit) and closing():
+            raise exc  # the coroutine itself is being closed, not failing
+        return exception_to_outcome(exc, timeout_ms=None)
 
     async def _await_outcome(self, token: int, outcome_of: Awaitable[dict[str, Any]]) -> None:
-        """Await a call's (or a preprocessing's) outcome and queue it; a
-        cancellation means Go stopped waiting (timeout or run cancel)."""
+        """Await an outcome of user code and queue it; never leaves the token
+        unanswered unless Go stopped waiting for it."""
         try:
-            outcome = await outcome_of
-        except asyncio.CancelledError:
-            return
-        except (KeyboardInterrupt, SystemExit) as exc:
-            self._interrupted(exc)
-            outcome = _cancelled_outcome(exc)
+            outcome: dict[str, Any] | None = await outcome_of
         except BaseException as exc:  # noqa: BLE001 - never leave a token unanswered
-            if isinstance(exc, GeneratorExit) and _closing():
-                raise  # the coroutine itself is being closed, not failing
-            outcome = exception_to_outcome(exc, timeout_ms=None)
+            outcome = self._escaped(exc)
         finally:
             self._pending.pop(token, None)
-        self._complete(token, outcome)
+        if outcome is not None:
+            self._complete(token, outcome)
 
     def _submit(self, token: int, ctx: ToolContext | None, run: Callable[[], dict[str, Any]]) -> None:
         """Run sync user code in the pool; its outcome goes to Go from the
@@ -468,7 +452,7 @@ class RunDriver:
                 _inflight_sync.add(ctx)
             try:
                 outcome = run()
-            except (KeyboardInterrupt, SystemExit) as exc:
+            except PASS_THROUGH as exc:
                 self._interrupted_from_thread(exc)
                 outcome = _cancelled_outcome(exc)
             except BaseException as exc:  # noqa: BLE001
@@ -496,12 +480,7 @@ class RunDriver:
             return
         token, tool, ctx = resolved
         assert ctx is not None  # _resolve_tool always builds one for preprocessing
-        user_input = item.get("input")
-        if tool._preprocessor_is_async:
-            task = self._loop.create_task(self._await_outcome(token, tool._run_preprocessor(ctx, user_input)))
-            self._pending[token] = (task, ctx)
-        else:
-            self._submit(token, ctx, lambda: tool._run_preprocessor_sync(ctx, user_input))
+        self._start(token, ctx, tool._preprocessor_runner(ctx, item.get("input")))
 
     def _start_hook(self, item: Mapping[str, Any]) -> None:
         """Run one phase of an execution hook or argument validator; its
@@ -515,11 +494,7 @@ class RunDriver:
             return
         ctx = ToolContext._from_wire(item["context"], self._deps)
         phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
-        if phase.is_async:
-            task = self._loop.create_task(self._await_outcome(token, _run_hook_async(phase)))
-            self._pending[token] = (task, ctx)
-        else:
-            self._submit(token, ctx, lambda: _run_hook_sync(phase))
+        self._start(token, ctx, _hook_runner(phase))
 
     def _start_prepare(self, item: Mapping[str, Any]) -> None:
         token = int(item["token"])
@@ -550,28 +525,10 @@ class RunDriver:
             return
         messages, params = item["messages"], item["params"]
         if model._is_async:
-            task = self._loop.create_task(self._call_model(token, model, messages, params))
+            task = self._loop.create_task(self._await_outcome(token, _model_outcome_async(model, messages, params)))
             self._pending[token] = (task, None)
         else:
             self._submit(token, None, lambda: _model_outcome(lambda: model._respond_sync(messages, params)))
-
-    async def _call_model(
-        self, token: int, model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]
-    ) -> None:
-        try:
-            outcome: dict[str, Any] = {"ok": True, "response": await model._respond(messages, params)}
-        except asyncio.CancelledError:
-            return
-        except (KeyboardInterrupt, SystemExit) as exc:
-            self._interrupted(exc)
-            outcome = {"ok": False, "message": f"the model callback raised {type(exc).__name__}"}
-        except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
-            if isinstance(exc, GeneratorExit) and _closing():
-                raise  # the coroutine itself is being closed, not failing
-            outcome = {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
-        finally:
-            self._pending.pop(token, None)
-        self._complete(token, outcome)
 
     # -- events ------------------------------------------------------------
 
@@ -658,10 +615,26 @@ def _model_outcome(respond: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """A sync model callback's outcome (KeyboardInterrupt/SystemExit pass)."""
     try:
         return {"ok": True, "response": respond()}
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:  # noqa: BLE001
-        return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
+    except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
+        if escapes(exc, on_loop=False):
+            raise
+        return _model_failure(exc)
+
+
+async def _model_outcome_async(
+    model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]
+) -> dict[str, Any]:
+    """An async model callback's outcome (what ``_outcome.escapes`` passes)."""
+    try:
+        return {"ok": True, "response": await model._respond(messages, params)}
+    except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
+        if escapes(exc, on_loop=True):
+            raise
+        return _model_failure(exc)
+
+
+def _model_failure(exc: BaseException) -> dict[str, Any]:
+    return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
 
 
 async def drive(

@@ -20,13 +20,14 @@ other exception becomes a ``user_error`` naming the hook.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
+from ._outcome import Runner, escapes, run_awaitable
 from .context import ToolContext
 from .errors import InvalidArguments, ToolError, exception_to_outcome
 from .result import result_to_outcome
@@ -191,16 +192,9 @@ class _Phase:
         return {"ok": False, "kind": "user_error", "message": f"the {kind} {self.hook.label!r} {what}"}
 
 
-def _passes(exc: BaseException) -> bool:
-    """Exceptions that are not the hook's failure: they end the run, or
-    mean the task is being cancelled or closed from outside."""
-    from .tools import _PASS_THROUGH, _cancelled_from_outside, _closing
-
-    if isinstance(exc, _PASS_THROUGH):
-        return True
-    if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
-        return True
-    return isinstance(exc, GeneratorExit) and _closing()
+def _runner(phase: _Phase) -> Runner:
+    """How the run driver runs one hook phase (see ``_outcome.Runner``)."""
+    return _run_async(phase) if phase.is_async else partial(_run_sync, phase)
 
 
 async def _run_async(phase: _Phase) -> dict[str, Any]:
@@ -209,21 +203,19 @@ async def _run_async(phase: _Phase) -> dict[str, Any]:
         if inspect.isawaitable(value):
             value = await value
     except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-        if _passes(exc):
+        if escapes(exc, on_loop=True):
             raise
         return phase.failure(exc)
     return phase.answer(value)
 
 
 def _run_sync(phase: _Phase) -> dict[str, Any]:
-    from .tools import _PASS_THROUGH, _await
-
     try:
         value = phase.call()
         if inspect.isawaitable(value):
-            value = asyncio.run(_await(value))
+            value = run_awaitable(value)
     except BaseException as exc:  # noqa: BLE001
-        if isinstance(exc, _PASS_THROUGH):
+        if escapes(exc, on_loop=False):
             raise
         return phase.failure(exc)
     return phase.answer(value)

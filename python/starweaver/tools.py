@@ -4,12 +4,14 @@ A ``Tool`` wraps a Python callable. Its signature and docstring are read once,
 when the Tool is built (``_schema.function_schema``), into the definition Go
 sends to the model. The Tool stays callable like the function it wraps.
 
-Go runs a tool through exactly one of two methods, and both always return an
-outcome dict and never raise (``_run_async`` re-raises only an outside
-cancellation of its task, and ``KeyboardInterrupt``/``SystemExit`` pass through):
+The run driver asks ``tool._runner(ctx, args)`` how to run a call: a
+coroutine to await on the loop (async functions; ``_run_async``, or
+``_run_plain`` for plain keyword arguments and no context) or a function to
+call from a worker thread (sync functions; ``_run_sync``). Each returns an
+outcome dict and never raises, except what ``_outcome.escapes``: an outside
+cancellation of its task, and ``KeyboardInterrupt``/``SystemExit``.
 
-- ``await tool._run_async(ctx, args_json)`` for async functions, on the loop;
-- ``tool._run_sync(ctx, args_json)`` for sync functions, from a worker thread.
+The options of a tool are declared once, in ``ToolOptions``.
 
 Outcomes are ``result.result_to_outcome`` (success) or
 ``errors.exception_to_outcome`` (failure).
@@ -17,7 +19,6 @@ Outcomes are ``result.result_to_outcome`` (success) or
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import inspect
@@ -26,19 +27,19 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import partial
-from typing import Any, Generic, overload
+from typing import Any, Generic, TypedDict, overload
 
-from typing_extensions import ParamSpec, TypeVar
+from typing_extensions import ParamSpec, TypeVar, Unpack
 
+from ._outcome import Runner, encode_outcome, outcome_of_failure, run_awaitable
 from ._prepare import AvailableFunc, PrepareFunc
 from ._schema import FunctionSchema, function_schema, validate_parameters_schema
 from .context import ToolContext
 from .dependencies import METADATA_KEY, ToolDependencies
-from .errors import InvalidArguments, UserError, exception_to_outcome
+from .errors import InvalidArguments, UserError
 from .hooks import AfterCallHook, ArgumentValidator, BeforeCallHook, Hook
-from .result import ResultEncodingError, result_to_outcome
 
-__all__ = ("BaseTool", "Tool", "ensure_tool", "tool")
+__all__ = ("BaseTool", "DefinitionOptions", "Tool", "ToolOptions", "ensure_tool", "tool")
 
 # Defaults let a bare ``Tool`` annotation mean ``Tool[..., Any]``.
 P = ParamSpec("P", default=...)
@@ -49,6 +50,39 @@ ArgsJSON = bytes | bytearray | memoryview | str
 UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 """``(ctx, user_input) -> {"override_arguments"?, "metadata"?}`` (or an awaitable of it)."""
 """The JSON-encoded arguments object of one call, as Go sends it."""
+
+
+class DefinitionOptions(TypedDict, total=False):
+    """The options that shape a tool's definition and execution budget: the
+    keywords of ``BaseTool`` and the first part of ``ToolOptions``."""
+
+    name: str | None
+    description: str | None
+    parameters_schema: Mapping[str, Any] | None
+    return_schema: Mapping[str, Any] | None
+    metadata: Mapping[str, Any] | None
+    strict: bool | None
+    sequential: bool
+    timeout_ms: int | None
+    max_retries: int | None
+
+
+class ToolOptions(DefinitionOptions, total=False):
+    """The options of a tool, declared once: the keywords of ``Tool``,
+    ``@tool`` and ``Tool.replace`` (see ``Tool`` for what each means).
+    Omitted options take their defaults (None; ``sequential`` False;
+    ``hooks`` none)."""
+
+    hooks: Iterable[Hook]
+    dependencies: ToolDependencies | None
+    tags: Iterable[str] | None
+    hidden_by_tags: Iterable[str] | None
+    available: AvailableFunc | None
+    prepare: PrepareFunc | None
+
+
+# The options Tool._configure validates and sets (all but the schema and hooks).
+_CONFIGURED = frozenset(ToolOptions.__annotations__) - {"parameters_schema", "hooks"}
 
 
 def _json_object(value: object, label: str) -> dict[str, Any]:
@@ -64,13 +98,13 @@ def _json_object(value: object, label: str) -> dict[str, Any]:
     return out
 
 
-def _optional_int(value: object, label: str, minimum: int) -> int | None:
+def _optional_int(value: object, label: str) -> int | None:
+    """value when it is an int or None (its range is checked by the runtime,
+    which reports one invalid_spec message for every language)."""
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{label} must be an int or None, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{label} must be >= {minimum}, got {value}")
     return value
 
 
@@ -116,49 +150,6 @@ def _caller_namespace() -> dict[str, Any]:
     return {}
 
 
-def _cancelled_from_outside() -> bool:
-    """Whether the current task is being cancelled by someone else (Go, a
-    timeout, the host). Python 3.10 cannot tell, so it assumes so."""
-    task = asyncio.current_task()
-    if task is None:
-        return False
-    cancelling = getattr(task, "cancelling", None)
-    return True if cancelling is None else cancelling() > 0
-
-
-async def _await(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
-
-
-def _closing() -> bool:
-    """Whether a GeneratorExit means the coroutine is being closed (its loop
-    was closed and no loop runs it) rather than raised by user code."""
-    return asyncio._get_running_loop() is None
-
-
-# Raised by user code, these end the run and reach the caller, as asyncio
-# lets them escape a task; every other exception becomes the call's outcome.
-_PASS_THROUGH = (KeyboardInterrupt, SystemExit)
-
-
-def encode_outcome(value: Any) -> dict[str, Any]:
-    """The success outcome of value, or, when value cannot be encoded, a
-    user_error outcome: encoding a tool's own return fails the same way on
-    every attempt, so it is not retried."""
-    try:
-        return result_to_outcome(value)
-    except (TypeError, ValueError, RecursionError) as exc:
-        return failure_outcome(ResultEncodingError(str(exc)), timeout_ms=None)
-
-
-def failure_outcome(exc: BaseException, *, timeout_ms: int | None) -> dict[str, Any]:
-    """The outcome of a call that raised exc; a return that cannot be encoded
-    (ResultEncodingError, e.g. from building a ToolResult) is a user_error."""
-    if isinstance(exc, ResultEncodingError):
-        return exception_to_outcome(UserError(str(exc)), timeout_ms=timeout_ms)
-    return exception_to_outcome(exc, timeout_ms=timeout_ms)
-
-
 class Tool(Generic[P, R]):
     """A Python callable the model can call.
 
@@ -193,48 +184,23 @@ class Tool(Generic[P, R]):
         TypeError: an option or schema has the wrong type.
     """
 
-    def __init__(
-        self,
-        func: Callable[P, R],
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        parameters_schema: Mapping[str, Any] | None = None,
-        return_schema: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        sequential: bool = False,
-        timeout_ms: int | None = None,
-        max_retries: int | None = None,
-        hooks: Iterable[Hook] = (),
-        dependencies: ToolDependencies | None = None,
-        tags: Iterable[str] | None = None,
-        hidden_by_tags: Iterable[str] | None = None,
-        available: AvailableFunc | None = None,
-        prepare: PrepareFunc | None = None,
-    ) -> None:
+    def __init__(self, func: Callable[P, R], /, **options: Unpack[ToolOptions]) -> None:
         if not callable(func):
             raise TypeError(f"tool function must be callable, got {type(func).__name__}")
+        if unknown := set(options) - set(ToolOptions.__annotations__):
+            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
+        parameters_schema = options.get("parameters_schema")
         # An empty explicit schema means "infer", as in the public SDK.
         explicit = validate_parameters_schema(parameters_schema) if parameters_schema else None
         self._func: Callable[P, R] = func
         self._schema: FunctionSchema = function_schema(func, parameters_schema=explicit, localns=_caller_namespace())
         self._explicit_schema = explicit
+        name = options.get("name")
         self._configure(
+            **{k: v for k, v in options.items() if k in _CONFIGURED and k != "name"},  # type: ignore[arg-type]
             name=_callable_name(func) if name is None else name,
-            description=description,
-            return_schema=return_schema,
-            metadata=metadata,
-            strict=strict,
-            sequential=sequential,
-            timeout_ms=timeout_ms,
-            max_retries=max_retries,
-            dependencies=dependencies,
-            tags=tags,
-            hidden_by_tags=hidden_by_tags,
-            available=available,
-            prepare=prepare,
         )
+        hooks = options.get("hooks", ())
         self._hooks: tuple[Hook, ...] = _hooks(hooks)
         self._validators: tuple[ArgumentValidator, ...] = ()
         self.__wrapped__ = func
@@ -244,13 +210,13 @@ class Tool(Generic[P, R]):
         self,
         *,
         name: str,
-        description: str | None,
-        return_schema: Mapping[str, Any] | None,
-        metadata: Mapping[str, Any] | None,
-        strict: bool | None,
-        sequential: bool,
-        timeout_ms: int | None,
-        max_retries: int | None,
+        description: str | None = None,
+        return_schema: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        strict: bool | None = None,
+        sequential: bool = False,
+        timeout_ms: int | None = None,
+        max_retries: int | None = None,
         dependencies: ToolDependencies | None = None,
         tags: Iterable[str] | None = None,
         hidden_by_tags: Iterable[str] | None = None,
@@ -282,8 +248,8 @@ class Tool(Generic[P, R]):
         self._dependencies = ToolDependencies.from_metadata(self._metadata)
         self._strict = strict
         self._sequential = sequential
-        self._timeout_ms = _optional_int(timeout_ms, "timeout_ms", 1)
-        self._max_retries = _optional_int(max_retries, "max_retries", 0)
+        self._timeout_ms = _optional_int(timeout_ms, "timeout_ms")
+        self._max_retries = _optional_int(max_retries, "max_retries")
         self._tags = _tag_list(tags, "tags")
         self._hidden_by_tags = _tag_list(hidden_by_tags, "hidden_by_tags")
         for option, cb in (("available", available), ("prepare", prepare)):
@@ -451,10 +417,6 @@ class Tool(Generic[P, R]):
     def has_user_input_preprocessor(self) -> bool:
         return self._user_input_preprocessor is not None
 
-    @property
-    def _preprocessor_is_async(self) -> bool:
-        return inspect.iscoroutinefunction(self._user_input_preprocessor)
-
     def _preprocess_outcome(self, value: Any) -> dict[str, Any]:
         if value is None:
             value = {}
@@ -481,7 +443,7 @@ class Tool(Generic[P, R]):
                 value = await value
             return self._preprocess_outcome(value)
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return self._async_failure(exc)
+            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
 
     def _run_preprocessor_sync(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
         """The preprocessor's outcome, from a worker thread; never raises
@@ -489,39 +451,24 @@ class Tool(Generic[P, R]):
         try:
             value = self._call_preprocessor(ctx, user_input)
             if inspect.isawaitable(value):
-                value = asyncio.run(_await(value))
+                value = run_awaitable(value)
             return self._preprocess_outcome(value)
         except BaseException as exc:  # noqa: BLE001
-            return self._sync_failure(exc)
+            return outcome_of_failure(exc, on_loop=False, timeout_ms=self._timeout_ms)
 
     def _call_preprocessor(self, ctx: ToolContext, user_input: Any) -> Any:
         if self._user_input_preprocessor is None:
             raise UserError(f"tool {self._name!r} has no user-input preprocessor")
         return self._user_input_preprocessor(ctx, user_input)
 
-    def _async_failure(self, exc: BaseException) -> dict[str, Any]:
-        """The outcome of exc raised by user code on the loop, or exc again
-        when it is not the call's failure: a cancellation from outside,
-        KeyboardInterrupt/SystemExit, or the coroutine being closed."""
-        if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
-            raise exc
-        if isinstance(exc, GeneratorExit) and _closing():
-            raise exc
-        return self._sync_failure(exc)
-
-    def _sync_failure(self, exc: BaseException) -> dict[str, Any]:
-        """The outcome of exc raised by user code; KeyboardInterrupt and
-        SystemExit are raised again."""
-        if isinstance(exc, _PASS_THROUGH):
-            raise exc
-        return failure_outcome(exc, timeout_ms=self._timeout_ms)
-
-    def replace(self, **changes: Any) -> Tool[P, R]:
-        """A copy with some constructor options changed (name, description,
-        parameters_schema, return_schema, metadata, strict, sequential,
-        timeout_ms, max_retries, tags, hidden_by_tags, available, prepare), validated like the constructor. The function
-        is not read again (its argument binding is reused) unless
-        parameters_schema is reset to None/{} to infer it anew."""
+    def replace(self, **changes: Unpack[ToolOptions]) -> Tool[P, R]:
+        """A copy with some options (``ToolOptions``) changed, validated like
+        the constructor; ``hooks`` replaces the tool's own hooks and
+        ``dependencies`` its profile. The function is not read again (its
+        argument binding is reused) unless parameters_schema is reset to
+        None/{} to infer it anew."""
+        if unknown := set(changes) - set(ToolOptions.__annotations__):
+            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
         options: dict[str, Any] = {
             "name": self._name,
             "description": self._description,
@@ -536,31 +483,32 @@ class Tool(Generic[P, R]):
             "available": self._available,
             "prepare": self._prepare,
         }
-        if "dependencies" in changes:
-            deps = changes.pop("dependencies")
-            metadata = {k: v for k, v in (changes.get("metadata", self._metadata) or {}).items() if k != METADATA_KEY}
+        new: dict[str, Any] = dict(changes)
+        if "dependencies" in new:
+            deps = new.pop("dependencies")
+            metadata = {k: v for k, v in (new.get("metadata", self._metadata) or {}).items() if k != METADATA_KEY}
             if deps is not None:
                 if not isinstance(deps, ToolDependencies):
                     raise TypeError(f"dependencies must be a ToolDependencies, got {type(deps).__name__}")
                 metadata[METADATA_KEY] = deps.to_metadata_value()
-            changes["metadata"] = metadata
-        if unknown := set(changes) - set(options) - {"parameters_schema"}:
-            raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
+            new["metadata"] = metadata
+        hooks = _hooks(new.pop("hooks")) if "hooks" in new else self._hooks
         explicit = self._explicit_schema
-        if "parameters_schema" in changes:
-            new_schema = changes.pop("parameters_schema")
+        if "parameters_schema" in new:
+            new_schema = new.pop("parameters_schema")
             if not new_schema:  # back to inference: read the function again
-                fresh = Tool(self._func, **{**options, **changes})
-                fresh._hooks, fresh._validators = self._hooks, self._validators
+                fresh = Tool(self._func, **{**options, **new})
+                fresh._hooks, fresh._validators = hooks, self._validators
                 return fresh
             explicit = validate_parameters_schema(new_schema)
-        options.update(changes)
+        options.update(new)
         clone = copy.copy(self)
         if explicit is not None and explicit is not self._explicit_schema:
             # The binding does not depend on the schema text, so only the schema changes.
             clone._schema = dataclasses.replace(self._schema, json_schema=explicit)
             clone._explicit_schema = explicit
         clone._configure(**options)
+        clone._hooks = hooks
         return clone
 
     # -------------------------------------------------------------- calling
@@ -589,7 +537,7 @@ class Tool(Generic[P, R]):
             if inspect.isawaitable(value):
                 value = await value
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return self._async_failure(exc)
+            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
         return encode_outcome(value)
 
     def _run_sync(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
@@ -600,9 +548,39 @@ class Tool(Generic[P, R]):
             args, kwargs = self._bind(ctx, args_json)
             value: Any = self._func(*args, **kwargs)
             if inspect.isawaitable(value):
-                value = asyncio.run(_await(value))
+                value = run_awaitable(value)
         except BaseException as exc:  # noqa: BLE001
-            return self._sync_failure(exc)
+            return outcome_of_failure(exc, on_loop=False, timeout_ms=self._timeout_ms)
+        return encode_outcome(value)
+
+    # The protocol the run driver (``_bridge``) uses, all of it: how to run
+    # a call (``_runner``) or a preprocessing (``_preprocessor_runner``),
+    # what a call sees of the run's dependencies (``_grant``), and whether it
+    # takes a context (``takes_ctx``). It never reads the function or its
+    # schema itself.
+
+    def _runner(self, ctx: ToolContext | None, args: Mapping[str, Any]) -> Runner:
+        """How to run one call with its decoded arguments (see ``Runner``).
+        Async functions of plain keyword arguments (already validated by Go)
+        and no context are called directly, without the binding layer."""
+        if self._plain_func is not None and self._schema.plain_call(args):
+            return self._run_plain(self._plain_func, args)
+        if self._schema.is_async:
+            return self._run_async(ctx, args)
+        return partial(self._run_sync, ctx, args)
+
+    def _preprocessor_runner(self, ctx: ToolContext, user_input: Any) -> Runner:
+        """How to run the user-input preprocessor on user_input (see ``Runner``)."""
+        if inspect.iscoroutinefunction(self._user_input_preprocessor):
+            return self._run_preprocessor(ctx, user_input)
+        return partial(self._run_preprocessor_sync, ctx, user_input)
+
+    async def _run_plain(self, func: Callable[..., Awaitable[Any]], args: Mapping[str, Any]) -> dict[str, Any]:
+        """``_run_async`` for the common call: no binding, no context."""
+        try:
+            value = await func(**args)
+        except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
         return encode_outcome(value)
 
     def __repr__(self) -> str:
@@ -611,94 +589,21 @@ class Tool(Generic[P, R]):
 
 
 @overload
-def tool(
-    func: Callable[P, R],
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters_schema: Mapping[str, Any] | None = None,
-    return_schema: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    strict: bool | None = None,
-    sequential: bool = False,
-    timeout_ms: int | None = None,
-    max_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    dependencies: ToolDependencies | None = None,
-    tags: Iterable[str] | None = None,
-    hidden_by_tags: Iterable[str] | None = None,
-    available: AvailableFunc | None = None,
-    prepare: PrepareFunc | None = None,
-) -> Tool[P, R]: ...
+def tool(func: Callable[P, R], /, **options: Unpack[ToolOptions]) -> Tool[P, R]: ...
 
 
 @overload
-def tool(
-    func: None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters_schema: Mapping[str, Any] | None = None,
-    return_schema: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    strict: bool | None = None,
-    sequential: bool = False,
-    timeout_ms: int | None = None,
-    max_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    dependencies: ToolDependencies | None = None,
-    tags: Iterable[str] | None = None,
-    hidden_by_tags: Iterable[str] | None = None,
-    available: AvailableFunc | None = None,
-    prepare: PrepareFunc | None = None,
-) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+def tool(func: None = None, /, **options: Unpack[ToolOptions]) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
-def tool(
-    func: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    parameters_schema: Mapping[str, Any] | None = None,
-    return_schema: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    strict: bool | None = None,
-    sequential: bool = False,
-    timeout_ms: int | None = None,
-    max_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    dependencies: ToolDependencies | None = None,
-    tags: Iterable[str] | None = None,
-    hidden_by_tags: Iterable[str] | None = None,
-    available: AvailableFunc | None = None,
-    prepare: PrepareFunc | None = None,
-) -> Any:
+def tool(func: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]) -> Any:
     """Makes a function a ``Tool``; use bare (``@tool``) or with options
-    (``@tool(sequential=True)``). The options are those of ``Tool``. The
-    returned Tool stays directly callable like the function."""
+    (``@tool(sequential=True)``). The options are those of ``Tool``
+    (``ToolOptions``). The returned Tool stays directly callable like the
+    function."""
 
     def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
-        return Tool(
-            f,
-            name=name,
-            description=description,
-            parameters_schema=parameters_schema,
-            return_schema=return_schema,
-            metadata=metadata,
-            strict=strict,
-            sequential=sequential,
-            timeout_ms=timeout_ms,
-            max_retries=max_retries,
-            hooks=hooks,
-            dependencies=dependencies,
-            tags=tags,
-            hidden_by_tags=hidden_by_tags,
-            available=available,
-            prepare=prepare,
-        )
+        return Tool(f, **options)
 
     return decorate if func is None else decorate(func)
 
@@ -760,30 +665,9 @@ class BaseTool:
     #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
     dependencies: ToolDependencies | None = None
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        parameters_schema: Mapping[str, Any] | None = None,
-        return_schema: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        sequential: bool | None = None,
-        timeout_ms: int | None = None,
-        max_retries: int | None = None,
-    ) -> None:
-        overrides = {
-            "name": name,
-            "description": description,
-            "parameters_schema": parameters_schema,
-            "return_schema": return_schema,
-            "metadata": metadata,
-            "strict": strict,
-            "sequential": sequential,
-            "timeout_ms": timeout_ms,
-            "max_retries": max_retries,
-        }
+    def __init__(self, **overrides: Unpack[DefinitionOptions]) -> None:
+        if unknown := set(overrides) - set(DefinitionOptions.__annotations__):
+            raise TypeError(f"unknown BaseTool option(s): {', '.join(sorted(unknown))}")
         for key, value in overrides.items():
             if value is not None:
                 setattr(self, key, value)
