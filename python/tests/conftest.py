@@ -16,8 +16,7 @@ from starweaver import Tool, ToolContext, _capi
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "keeps_handles: the test keeps native handles alive past its end on purpose "
-        "(skips the handle leak check)",
+        "keeps_handles: the test keeps native handles alive past its end on purpose (skips the handle leak check)",
     )
 
 
