@@ -7,7 +7,29 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
+
+// abiErrorTypes is the one list of the slugs an abiError's type may hold
+// (sw_error_kinds exports it; the Python package maps each to an exception).
+// "forked" is written by forkguard.c without entering Go. A new slug joins
+// this list; TestABIErrorTypesListed fails for one written only in code.
+var abiErrorTypes = []string{
+	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "busy", "config",
+	"unavailable_tools", "cancelled", "output", "model", "retry_limit", "usage_limit_exceeded",
+	"bridge", "unsupported", "forked",
+}
+
+// errorKindsJSON is what sw_error_kinds returns: the tool error kinds
+// (tool.ErrorKinds) and the C-ABI error slugs, each in its list's order.
+func errorKindsJSON() []byte {
+	v := struct {
+		ErrorKinds []tool.ErrorKind `json:"error_kinds"`
+		ErrorTypes []string         `json:"error_types"`
+	}{tool.ErrorKinds(), abiErrorTypes}
+	b, _ := json.Marshal(v) // strings only: cannot fail
+	return b
+}
 
 // abiError is the JSON error object given to the host: a stable slug plus
 // a message, and details for the errors that have them.

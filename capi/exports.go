@@ -97,6 +97,13 @@ func create[S any, T any](spec *C.char, specLen C.longlong, out *C.longlong, err
 	return v, 0
 }
 
+//export swgo_error_kinds
+func swgo_error_kinds(out **C.char, outLen *C.longlong) (rc C.int) {
+	defer guard(&rc, nil)
+	setOut(out, outLen, errorKindsJSON())
+	return 0
+}
+
 //export swgo_model_new
 func swgo_model_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -51,6 +51,11 @@ int sw_version(char **out, long long *out_len) {
 	return swgo_version(out, out_len);
 }
 
+int sw_error_kinds(char **out, long long *out_len) {
+	if (sw_forked) return -1;
+	return swgo_error_kinds(out, out_len);
+}
+
 int sw_model_new(const char *spec, long long spec_len, sw_handle *out, char **err) {
 	if (sw_forked) return sw_refuse(err);
 	return swgo_model_new((char *)spec, spec_len, out, err);

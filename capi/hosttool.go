@@ -146,17 +146,16 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 		return tool.Result{}, tool.UserError("the host returned a malformed outcome: %v", err)
 	}
 	if !o.OK {
-		e := &tool.Error{Kind: tool.ErrorKind(o.Kind), Message: o.Message, PrivateMetadata: o.PrivateMetadata, TimeoutMS: o.TimeoutMS}
-		switch e.Kind {
-		case tool.ErrApprovalRequired, tool.ErrCallDeferred:
+		kind, err := tool.ParseErrorKind(o.Kind)
+		if err != nil || !kind.ToolRaisable() {
+			kind = tool.ErrExecution
+		}
+		e := &tool.Error{Kind: kind, Message: o.Message, PrivateMetadata: o.PrivateMetadata, TimeoutMS: o.TimeoutMS}
+		if kind == tool.ErrApprovalRequired || kind == tool.ErrCallDeferred {
 			e.Metadata = o.Metadata
 			if e.Metadata == nil {
 				e.Metadata = map[string]any{}
 			}
-		case tool.ErrInvalidArguments, tool.ErrModelRetry, tool.ErrFeedback, tool.ErrUserError,
-			tool.ErrExecution, tool.ErrTimeout, tool.ErrCancelled:
-		default:
-			e.Kind = tool.ErrExecution
 		}
 		return tool.Result{}, e
 	}

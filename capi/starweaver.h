@@ -12,8 +12,9 @@
  *   - Fork: the Go runtime does not survive fork(). In a child forked
  *     after the library was loaded no function enters Go: sw_release and
  *     sw_shutdown do nothing and return 0 (so a child may drop inherited
- *     objects), sw_free works, sw_version and sw_handle_count return -1,
- *     and every other function returns -1 with *err of type "forked".
+ *     objects), sw_free works, sw_version, sw_error_kinds and
+ *     sw_handle_count return -1, and every other function returns -1 with
+ *     *err of type "forked".
  *     Load the library after forking, or start workers with spawn.
  *   - The library never calls back into the host. A run writes the work
  *     for its host to a pipe (fd from sw_run_start), one JSON item per
@@ -79,6 +80,14 @@ void sw_free(void *p);
 /* sw_version writes the library version as a JSON string.
  * Returns: 0 (-1 in a forked child). */
 int sw_version(char **out, long long *out_len);
+
+/* sw_error_kinds writes the library's error vocabulary as JSON:
+ * {"error_kinds": [...], "error_types": [...]}. error_kinds are the "kind"
+ * slugs of failed tool returns (and of host tool outcomes); error_types are
+ * the "type" slugs of the error objects written to *err. Hosts check their
+ * exception maps against both lists.
+ * Returns: 0 (-1 in a forked child). */
+int sw_error_kinds(char **out, long long *out_len);
 
 /* sw_model_new builds a model from a JSON spec:
  *   {"kind": "test", "responses": [...]}, {"kind": "function"}, or a

@@ -287,57 +287,63 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 	return g.Wait()
 }
 
+// deniedReturn is the return of a denied call: an approval_denied error
+// built like every other tool error (tool.ErrorReturn), plus the approval's
+// state and the call's identity.
 func deniedReturn(call tool.Call, p Pending, d ApprovalDecision) tool.Return {
 	msg := d.Reason
 	if msg == "" {
 		msg = "User denied the tool call."
 	}
-	md := map[string]any{
-		"error_kind":     "approval_denied",
-		"approval_state": "denied",
-		"hitl_state":     "resolved",
-		"approval_id":    p.ID,
-	}
+	ret := tool.ErrorReturn(call, &tool.Error{Kind: tool.ErrApprovalDenied, Message: msg})
+	md := ret.Metadata
+	md["approval_state"] = "denied"
+	md["hitl_state"] = "resolved"
+	md["approval_id"] = p.ID
 	if d.DecidedBy != "" {
 		md["decided_by"] = d.DecidedBy
 	}
 	if len(d.Metadata) > 0 {
 		md["approval_metadata"] = maps.Clone(d.Metadata)
 	}
-	return tool.Return{
-		ToolCallID: call.ID,
-		Name:       call.Name,
-		IsError:    true,
-		Content: map[string]any{
-			"kind": "approval_denied", "message": msg, "tool_call_id": call.ID, "tool_name": call.Name, "success": false,
-		},
-		Metadata: md,
-	}
+	content := ret.Content.(map[string]any)
+	content["tool_call_id"] = call.ID
+	content["tool_name"] = call.Name
+	return ret
 }
 
+// deferredReturn is the return of a resolved deferred call: its response
+// when it completed, otherwise a deferred_failed or deferred_cancelled
+// error built like every other tool error.
 func deferredReturn(call tool.Call, p Pending, d DeferredResult) tool.Return {
-	md := map[string]any{"hitl_state": "resolved", "deferred_id": p.ID, "deferred_status": d.Status}
-	if len(d.Metadata) > 0 {
-		md["deferred_metadata"] = maps.Clone(d.Metadata)
-	}
 	var response any
 	if len(d.Response) > 0 {
 		response = d.Response
 	}
+	var ret tool.Return
 	if d.Status == DeferredCompleted {
 		if response == nil {
 			response = json.RawMessage("null")
 		}
-		return tool.Return{ToolCallID: call.ID, Name: call.Name, Content: response, Metadata: md}
+		ret = tool.Return{ToolCallID: call.ID, Name: call.Name, Content: response, Metadata: map[string]any{}}
+	} else {
+		e := &tool.Error{Kind: tool.ErrDeferredFailed, Message: "the deferred work failed"}
+		if d.Status == DeferredCancelled {
+			e = &tool.Error{Kind: tool.ErrDeferredCancelled, Message: "the deferred work was cancelled"}
+		}
+		ret = tool.ErrorReturn(call, e)
+		content := ret.Content.(map[string]any)
+		content["status"] = d.Status
+		content["response"] = response
 	}
-	md["error_kind"] = "deferred_" + d.Status
-	return tool.Return{
-		ToolCallID: call.ID,
-		Name:       call.Name,
-		IsError:    true,
-		Content:    map[string]any{"kind": "deferred_" + d.Status, "status": d.Status, "response": response, "success": false},
-		Metadata:   md,
+	md := ret.Metadata
+	md["hitl_state"] = "resolved"
+	md["deferred_id"] = p.ID
+	md["deferred_status"] = d.Status
+	if len(d.Metadata) > 0 {
+		md["deferred_metadata"] = maps.Clone(d.Metadata)
 	}
+	return ret
 }
 
 // resolvedReturn marks the return of an approved call.

@@ -112,6 +112,12 @@ func TestResumeDeniedByToolCallID(t *testing.T) {
 	if !ret.IsError || c["kind"] != "approval_denied" || c["message"] != "not today" || ret.Metadata["approval_state"] != "denied" || ret.Metadata["decided_by"] != "ops" {
 		t.Fatalf("denied return %+v", ret)
 	}
+	// Built like every tool error: guidance, flags, the kind in metadata.
+	want := (&tool.Error{Kind: tool.ErrApprovalDenied}).HowToFix()
+	if c["how_to_fix"] != want || c["retryable"] != false || c["success"] != false || c["tool_call_id"] != "call_deploy" ||
+		ret.Metadata["error_kind"] != "approval_denied" {
+		t.Fatalf("denied return %+v", ret)
+	}
 }
 
 func TestResumeRejectsBadResolutionsAndStaysWaiting(t *testing.T) {
@@ -178,6 +184,14 @@ func TestDeferredCallsResume(t *testing.T) {
 			c := contentMap(t, ret.Content)
 			if tc.wantKind == "" && c["url"] != "https://x/y.png" || tc.wantKind != "" && c["kind"] != tc.wantKind {
 				t.Fatalf("content %+v", c)
+			}
+			if tc.wantKind != "" {
+				// Built like every tool error: guidance, flags, the kind in metadata.
+				e := &tool.Error{Kind: tool.ErrorKind(tc.wantKind)}
+				if c["how_to_fix"] != e.HowToFix() || c["retryable"] != false || c["success"] != false ||
+					ret.Metadata["error_kind"] != tc.wantKind || c["status"] != tc.status {
+					t.Fatalf("content %+v metadata %+v", c, ret.Metadata)
+				}
 			}
 		})
 	}

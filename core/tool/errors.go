@@ -22,12 +22,53 @@ const (
 	ErrCancelled        ErrorKind = "cancelled"
 	ErrApprovalRequired ErrorKind = "approval_required"
 	ErrCallDeferred     ErrorKind = "call_deferred"
+
+	// The outcomes of resolving a paused call (core/agent's resume): a
+	// person denied the call, or the deferred work failed or was cancelled.
+	// Only the runtime produces them; a tool cannot return them.
+	ErrApprovalDenied    ErrorKind = "approval_denied"
+	ErrDeferredFailed    ErrorKind = "deferred_failed"
+	ErrDeferredCancelled ErrorKind = "deferred_cancelled"
 )
 
-// ErrorKinds lists every kind, for parity checks with other languages.
+// errorKinds is the one list of kinds; ErrorKinds and ParseErrorKind read it.
+var errorKinds = [...]ErrorKind{ErrNotFound, ErrInvalidArguments, ErrModelRetry, ErrFeedback, ErrUserError,
+	ErrExecution, ErrTimeout, ErrCancelled, ErrApprovalRequired, ErrCallDeferred,
+	ErrApprovalDenied, ErrDeferredFailed, ErrDeferredCancelled}
+
+// ErrorKinds lists every kind, for parity checks with other languages. The
+// caller owns the returned slice.
 func ErrorKinds() []ErrorKind {
-	return []ErrorKind{ErrNotFound, ErrInvalidArguments, ErrModelRetry, ErrFeedback, ErrUserError,
-		ErrExecution, ErrTimeout, ErrCancelled, ErrApprovalRequired, ErrCallDeferred}
+	return append([]ErrorKind(nil), errorKinds[:]...)
+}
+
+// ErrUnknownErrorKind is returned by ParseErrorKind for a slug that is not
+// one of ErrorKinds.
+var ErrUnknownErrorKind = errors.New("tool: unknown error kind")
+
+// ParseErrorKind returns the kind whose slug is s, or an error wrapping
+// ErrUnknownErrorKind.
+func ParseErrorKind(s string) (ErrorKind, error) {
+	for _, k := range errorKinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q", ErrUnknownErrorKind, s)
+}
+
+// ToolRaisable reports whether a tool may fail with kind k. The kinds only
+// the runtime decides (not_found and the outcomes of resolving a paused
+// call) are not; a host that reports one has misbehaved, and its outcome
+// is treated as an execution failure.
+func (k ErrorKind) ToolRaisable() bool {
+	switch k {
+	case ErrInvalidArguments, ErrModelRetry, ErrFeedback, ErrUserError, ErrExecution,
+		ErrTimeout, ErrCancelled, ErrApprovalRequired, ErrCallDeferred:
+		return true
+	default:
+		return false
+	}
 }
 
 // Flags are the retry properties every error return carries.
@@ -54,7 +95,8 @@ func FlagsOf(k ErrorKind) Flags {
 		return Flags{IsError: true, Retryable: true, CorrectedInput: true, ModelRetryable: true}
 	case ErrFeedback:
 		return Flags{Retryable: true}
-	case ErrUserError, ErrCancelled, ErrApprovalRequired, ErrCallDeferred:
+	case ErrUserError, ErrCancelled, ErrApprovalRequired, ErrCallDeferred,
+		ErrApprovalDenied, ErrDeferredFailed, ErrDeferredCancelled:
 		return Flags{IsError: true}
 	case ErrTimeout:
 		return Flags{IsError: true, Retryable: true, CorrectedInput: true}
@@ -108,6 +150,12 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("tool %s call requires approval before execution", name)
 	case ErrCallDeferred:
 		return fmt.Sprintf("tool %s call was deferred to an external worker or later run", name)
+	case ErrApprovalDenied:
+		return fmt.Sprintf("tool %s call was denied: %s", name, e.Message)
+	case ErrDeferredFailed:
+		return fmt.Sprintf("tool %s deferred call failed: %s", name, e.Message)
+	case ErrDeferredCancelled:
+		return fmt.Sprintf("tool %s deferred call was cancelled: %s", name, e.Message)
 	default:
 		return fmt.Sprintf("tool %s execution failed: %s", name, e.Message)
 	}
@@ -141,6 +189,12 @@ func (e *Error) HowToFix() string {
 		return "Wait for a person to approve or deny this call."
 	case ErrCallDeferred:
 		return "Wait for the deferred result to be supplied."
+	case ErrApprovalDenied:
+		return "A person denied this call; do not call it again with the same arguments, continue without it."
+	case ErrDeferredFailed:
+		return "The deferred work failed; continue without its result or take another approach."
+	case ErrDeferredCancelled:
+		return "The deferred work was cancelled; do not retry, continue without its result."
 	default:
 		return "The tool failed unexpectedly; retry later or continue without it."
 	}

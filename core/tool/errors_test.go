@@ -57,13 +57,55 @@ func kindCases() map[tool.ErrorKind]kindCase {
 		tool.ErrCallDeferred: {err: tool.CallDeferred("", map[string]any{"worker": "w1"}),
 			isError: true,
 			message: "call deferred", errorText: "tool t call was deferred to an external worker or later run"},
+		tool.ErrApprovalDenied: {err: &tool.Error{Kind: tool.ErrApprovalDenied, Message: "too risky"},
+			isError: true,
+			message: "too risky", errorText: "tool t call was denied: too risky"},
+		tool.ErrDeferredFailed: {err: &tool.Error{Kind: tool.ErrDeferredFailed, Message: "worker crashed"},
+			isError: true,
+			message: "worker crashed", errorText: "tool t deferred call failed: worker crashed"},
+		tool.ErrDeferredCancelled: {err: &tool.Error{Kind: tool.ErrDeferredCancelled, Message: "withdrawn"},
+			isError: true,
+			message: "withdrawn", errorText: "tool t deferred call was cancelled: withdrawn"},
+	}
+}
+
+func TestParseErrorKind(t *testing.T) {
+	for _, k := range tool.ErrorKinds() {
+		got, err := tool.ParseErrorKind(string(k))
+		if err != nil || got != k {
+			t.Fatalf("ParseErrorKind(%q) = %q, %v", k, got, err)
+		}
+	}
+	for _, s := range []string{"", "Execution", "approval_denied ", "bogus"} {
+		if got, err := tool.ParseErrorKind(s); !errors.Is(err, tool.ErrUnknownErrorKind) || got != "" {
+			t.Fatalf("ParseErrorKind(%q) = %q, %v; want ErrUnknownErrorKind", s, got, err)
+		}
+	}
+	// The caller owns the list: changing it changes nothing.
+	tool.ErrorKinds()[0] = "changed"
+	if tool.ErrorKinds()[0] != tool.ErrNotFound {
+		t.Fatal("ErrorKinds shares its backing array")
+	}
+}
+
+// Tools raise every kind except those only the runtime decides.
+func TestToolRaisable(t *testing.T) {
+	runtimeOnly := []tool.ErrorKind{tool.ErrNotFound, tool.ErrApprovalDenied, tool.ErrDeferredFailed, tool.ErrDeferredCancelled}
+	for _, k := range tool.ErrorKinds() {
+		if want := !slices.Contains(runtimeOnly, k); k.ToolRaisable() != want {
+			t.Fatalf("%s.ToolRaisable() = %v, want %v", k, !want, want)
+		}
+	}
+	if tool.ErrorKind("bogus").ToolRaisable() {
+		t.Fatal("an unknown kind is raisable")
 	}
 }
 
 func TestErrorKindsParity(t *testing.T) {
 	kinds := tool.ErrorKinds()
 	want := []string{"not_found", "invalid_arguments", "model_retry", "feedback", "user_error", "execution",
-		"timeout", "cancelled", "approval_required", "call_deferred"}
+		"timeout", "cancelled", "approval_required", "call_deferred",
+		"approval_denied", "deferred_failed", "deferred_cancelled"}
 	var got []string
 	for _, k := range kinds {
 		got = append(got, string(k))

@@ -32,9 +32,12 @@ from starweaver.errors import (
 )
 
 __all__ = [
+    "ERROR_TYPES",
     "NativeError",
     "agent_new",
     "check_process",
+    "error_from",
+    "error_kinds",
     "handle_count",
     "model_captured",
     "model_new",
@@ -104,10 +107,35 @@ def _raise(err: Any) -> NoReturn:
     raise error_from(data)
 
 
+ERROR_TYPES: dict[str, type[BaseException]] = {
+    "internal": NativeError,
+    "invalid_argument": ValueError,
+    "invalid_spec": ValueError,
+    "bad_handle": StateError,
+    "state": StateError,
+    "busy": StateError,
+    "config": AgentError,
+    "unavailable_tools": AgentError,
+    "cancelled": AgentError,
+    "output": AgentError,
+    "model": ModelError,
+    "retry_limit": ToolRetryLimitExceeded,
+    "usage_limit_exceeded": UsageLimitExceeded,
+    "bridge": NativeError,
+    "unsupported": NativeError,
+    "forked": NativeError,
+}
+"""The library's error ``type`` slug -> the exception ``error_from`` raises
+(``retry_limit`` of the output budget raises ``OutputRetryLimitExceeded``).
+Equal to the library's list (``error_kinds()["error_types"]``), which a test
+checks; an unknown slug becomes a ``NativeError``."""
+
+
 def error_from(data: dict[str, Any]) -> BaseException:
     """Map an error object ``{"type", "message", ...}`` to an exception."""
     slug = str(data.get("type", "internal"))
     message = str(data.get("message", ""))
+    cls = ERROR_TYPES.get(slug, NativeError)
     if slug == "retry_limit":
         # The runtime's message says whether the tool is unknown.
         cls = OutputRetryLimitExceeded if data.get("output") else ToolRetryLimitExceeded
@@ -125,13 +153,11 @@ def error_from(data: dict[str, Any]) -> BaseException:
             status_code=int(status) if status else None,
             code=data.get("code") or None,
         )
-    if slug in ("busy", "state", "bad_handle"):
+    if cls is StateError:
         return StateError(message, code=slug)
-    if slug in ("config", "unavailable_tools", "cancelled", "output"):
-        return AgentError(message)
-    if slug in ("invalid_spec", "invalid_argument"):
-        return ValueError(message)
-    return NativeError(message, type=slug)
+    if cls is NativeError:
+        return NativeError(message, type=slug)
+    return cls(message)
 
 
 def _take(out: Any, out_len: Any) -> bytes:
@@ -147,6 +173,20 @@ def version() -> str:
     out, out_len = _ffi.new("char **"), _ffi.new("long long *")
     _lib.sw_version(out, out_len)
     return str(json.loads(_take(out, out_len)))
+
+
+def error_kinds() -> dict[str, list[str]]:
+    """The library's error vocabulary: ``{"error_kinds": [...], "error_types":
+    [...]}``, the tool error kinds and the error object slugs, in Go's order.
+
+    Raises:
+        RuntimeError: in a forked child.
+    """
+    check_process()
+    out, out_len = _ffi.new("char **"), _ffi.new("long long *")
+    _lib.sw_error_kinds(out, out_len)
+    result: dict[str, list[str]] = json.loads(_take(out, out_len))
+    return result
 
 
 def _new(fn: Any, spec: dict[str, Any]) -> int:

@@ -147,6 +147,9 @@ class SyncPool:
                         self._counted -= 1
                     self._idle += 1
                     self._cv.notify_all()
+                    # An idle worker must not keep its last work (and the
+                    # run objects its function holds) alive until the next.
+                    del work
 
     def _uncount(self, work: Work) -> None:
         # With the lock held: work's thread no longer counts as a worker.

@@ -248,8 +248,12 @@ ERROR_SLUGS: tuple[str, ...] = (
     "cancelled",
     "approval_required",
     "call_deferred",
+    "approval_denied",
+    "deferred_failed",
+    "deferred_cancelled",
 )
-"""Every Go tool error slug, in Go's order (``core/tool.ErrorKinds``)."""
+"""Every Go tool error slug, in Go's order (``core/tool.ErrorKinds``, exported
+by ``sw_error_kinds``)."""
 
 ERROR_KINDS: dict[str, type[BaseException]] = {
     "invalid_arguments": InvalidArguments,
@@ -262,8 +266,10 @@ ERROR_KINDS: dict[str, type[BaseException]] = {
     "approval_required": ApprovalRequired,
     "call_deferred": CallDeferred,
 }
-"""Go error slug -> exception class, for the slugs that have one (``not_found``
-has none: it is the runtime's, for calls of unknown tools)."""
+"""Go error slug -> exception class, for the slugs a tool may raise. The
+runtime's own have none: ``not_found`` (a call of an unknown tool) and the
+outcomes of resolving a paused call (``approval_denied``, ``deferred_failed``,
+``deferred_cancelled``)."""
 
 # Checked in this order; subclasses count.
 _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], str], ...] = (

@@ -1,13 +1,38 @@
-"""Shared helpers for the pure-Python tool layer tests."""
+"""Shared helpers for the pure-Python tool layer tests, and the native
+handle leak check every test runs under."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from starweaver import Tool, ToolContext
+from starweaver import Tool, ToolContext, _capi
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "keeps_handles: the test keeps native handles alive past its end on purpose (skips the handle leak check)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_handles(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every native handle a test creates (agent, session, model, run) is
+    released by the time the test's objects are collected."""
+    if request.node.get_closest_marker("keeps_handles"):
+        yield
+        return
+    gc.collect()
+    before = _capi.handle_count()
+    yield
+    gc.collect()
+    after = _capi.handle_count()
+    assert after == before, f"native handles leaked: {before} live before the test, {after} after"
 
 
 def make_ctx(**overrides: Any) -> ToolContext:

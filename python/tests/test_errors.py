@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 import starweaver
 from pydantic import BaseModel, ValidationError
+from starweaver import _capi
 from starweaver.errors import (
     ERROR_KINDS,
     ERROR_SLUGS,
@@ -24,6 +23,7 @@ from starweaver.errors import (
     InvalidArguments,
     ModelError,
     ModelRetry,
+    OutputRetryLimitExceeded,
     StarweaverError,
     StateError,
     Timeout,
@@ -32,8 +32,6 @@ from starweaver.errors import (
     UserError,
     exception_to_outcome,
 )
-
-GO_ERRORS = Path(__file__).resolve().parents[2] / "core" / "tool" / "errors.go"
 
 
 def raised(exc: BaseException) -> BaseException:
@@ -115,19 +113,37 @@ def test_error_kinds_table() -> None:
         "call_deferred": CallDeferred,
     }
     assert set(ERROR_KINDS) <= set(ERROR_SLUGS)
-    # not_found is the runtime's own: no tool raises it.
-    assert set(ERROR_SLUGS) - set(ERROR_KINDS) == {"not_found"}
+    # The runtime's own kinds: no tool raises them.
+    assert set(ERROR_SLUGS) - set(ERROR_KINDS) == {
+        "not_found",
+        "approval_denied",
+        "deferred_failed",
+        "deferred_cancelled",
+    }
 
 
-@pytest.mark.skipif(not GO_ERRORS.exists(), reason="Go sources not present")
-def test_slugs_match_go() -> None:
-    """Parity: Python knows exactly Go's error slugs, in Go's order."""
-    src = GO_ERRORS.read_text()
-    consts = dict(re.findall(r'(Err\w+)\s+ErrorKind = "(\w+)"', src))
-    listed = re.search(r"return \[\]ErrorKind\{([^}]*)\}", src)
-    assert listed is not None
-    order = [consts[name] for name in re.findall(r"Err\w+", listed.group(1))]
-    assert tuple(order) == ERROR_SLUGS
+def test_error_kinds_match_the_library() -> None:
+    """Parity: Python knows exactly the library's tool error kinds, in Go's
+    order, and maps every error object slug it can return to an exception."""
+    exported = _capi.error_kinds()
+    assert tuple(exported["error_kinds"]) == ERROR_SLUGS
+    assert list(_capi.ERROR_TYPES) == exported["error_types"]
+
+
+@pytest.mark.parametrize("slug", list(_capi.ERROR_TYPES))
+def test_every_error_type_maps_to_its_exception(slug: str) -> None:
+    exc = _capi.error_from({"type": slug, "message": "m"})
+    assert type(exc) is _capi.ERROR_TYPES[slug]
+
+
+def test_output_retry_limit_has_its_own_exception() -> None:
+    exc = _capi.error_from({"type": "retry_limit", "output": True, "message": "m"})
+    assert isinstance(exc, OutputRetryLimitExceeded)
+
+
+def test_unknown_error_type_is_a_native_error() -> None:
+    exc = _capi.error_from({"type": "no_such_slug", "message": "m"})
+    assert isinstance(exc, _capi.NativeError) and exc.type == "no_such_slug"
 
 
 class _Ticket(BaseModel):

@@ -165,6 +165,9 @@ def test_keyboard_interrupt_and_system_exit_reach_the_caller(exc_type: type[Base
 # -- 2. event callbacks -------------------------------------------------------
 
 
+# The logged tracebacks, which pytest keeps until the test is reported, hold
+# the run's objects.
+@pytest.mark.keeps_handles
 def test_raising_event_callback_never_breaks_a_run(caplog: pytest.LogCaptureFixture) -> None:
     seen: list[str] = []
 
@@ -185,6 +188,9 @@ def test_raising_event_callback_never_breaks_a_run(caplog: pytest.LogCaptureFixt
     assert any("on_event callback raised" in r.getMessage() for r in caplog.records)
 
 
+# The logged tracebacks, which pytest keeps until the test is reported, hold
+# the run's objects.
+@pytest.mark.keeps_handles
 def test_async_event_callbacks_are_awaited_in_order() -> None:
     seen: list[str] = []
 

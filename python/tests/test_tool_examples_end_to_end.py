@@ -1,4 +1,4 @@
-"""The Python examples of the seed, run end to end through agents."""
+"""Every tool example of seed 001 runs end to end through an agent."""
 
 from __future__ import annotations
 
@@ -6,11 +6,7 @@ import asyncio
 from typing import Any
 
 from helpers import call, tool_returns
-from starweaver import create_agent
-from starweaver.testing import TestModel
-
-# The seed's tool definitions, as written there, live in test_tools.
-from test_tools import (
+from seed_tools import (
     DeployTool,
     append_audit_line,
     deploy,
@@ -20,6 +16,8 @@ from test_tools import (
     inspect_release,
     lookup,
 )
+from starweaver import create_agent
+from starweaver.testing import TestModel
 
 
 def test_seed_examples_run_through_an_agent() -> None:

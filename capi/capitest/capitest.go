@@ -1,0 +1,214 @@
+// Package capitest calls the C functions of starweaver.h directly, as a C
+// host would, for the tests of package main (capi).
+//
+// It exists because a _test.go file cannot import "C". The sw_* symbols
+// it calls are defined by package main (forkguard.c); they resolve only
+// when this package is linked into capi's test binary, so nothing but
+// capi's tests may import it.
+package capitest
+
+/*
+#include <stdlib.h>
+#include "../starweaver.h"
+*/
+import "C"
+
+import "unsafe"
+
+// Status is what one C call reported: its return code, the error object
+// written to *err (empty when none), the bytes written to *out and the
+// handle written to *out for the functions that create one.
+type Status struct {
+	RC     int
+	Err    string
+	Out    string
+	Handle int64
+}
+
+// Opts chooses which pointer arguments are passed as NULL.
+type Opts struct {
+	NullOut bool // the out pointer (handle or buffer)
+	NullErr bool // the err pointer
+}
+
+func errPtr(o Opts, err **C.char) **C.char {
+	if o.NullErr {
+		return nil
+	}
+	return err
+}
+
+// finish frees what the library returned and fills in s.
+func finish(s *Status, err *C.char, out *C.char, outLen C.longlong) {
+	if err != nil {
+		s.Err = C.GoString(err)
+		C.sw_free(unsafe.Pointer(err))
+	}
+	if out != nil {
+		s.Out = C.GoStringN(out, C.int(outLen))
+		C.sw_free(unsafe.Pointer(out))
+	}
+}
+
+// cbytes copies b into C memory; nil stays NULL. The caller frees it.
+func cbytes(b []byte) (*C.char, C.longlong) {
+	if b == nil {
+		return nil, 0
+	}
+	return (*C.char)(C.CBytes(b)), C.longlong(len(b))
+}
+
+// ModelNew calls sw_model_new with spec (nil passes NULL).
+func ModelNew(spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var h C.sw_handle
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_model_new(p, n, hp, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// AgentNew calls sw_agent_new with spec (nil passes NULL).
+func AgentNew(spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var h C.sw_handle
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_agent_new(p, n, hp, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// SessionNew calls sw_session_new on agent.
+func SessionNew(agent int64, o Opts) Status {
+	var h C.sw_handle
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_session_new(C.sw_handle(agent), hp, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// SessionMessages calls sw_session_messages on session.
+func SessionMessages(session int64, o Opts) Status {
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_session_messages(C.sw_handle(session), op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}
+
+// ModelCaptured calls sw_model_captured on model.
+func ModelCaptured(model int64, o Opts) Status {
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_model_captured(C.sw_handle(model), op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}
+
+// RunStart calls sw_run_start on session with req (nil passes NULL); with
+// NullOut the run handle pointer is NULL.
+func RunStart(session int64, req []byte, o Opts) Status {
+	p, n := cbytes(req)
+	defer C.free(unsafe.Pointer(p))
+	var h C.sw_handle
+	var fdOut, fdIn C.int
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_run_start(C.sw_handle(session), p, n, hp, &fdOut, &fdIn, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// RunComplete calls sw_run_complete on run with outcome (nil passes NULL).
+func RunComplete(run, token int64, outcome []byte, o Opts) Status {
+	p, n := cbytes(outcome)
+	defer C.free(unsafe.Pointer(p))
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_run_complete(C.sw_handle(run), C.longlong(token), p, n, errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// RunCancel calls sw_run_cancel on run.
+func RunCancel(run int64, o Opts) Status {
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_run_cancel(C.sw_handle(run), errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// Release calls sw_release on h.
+func Release(h int64, o Opts) Status {
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_release(C.sw_handle(h), errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// ErrorKinds calls sw_error_kinds.
+func ErrorKinds(o Opts) Status {
+	var out *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_error_kinds(op, &outLen))
+	finish(&s, nil, out, outLen)
+	return s
+}
+
+// Version calls sw_version.
+func Version() Status {
+	var out *C.char
+	var outLen C.longlong
+	var s Status
+	s.RC = int(C.sw_version(&out, &outLen))
+	finish(&s, nil, out, outLen)
+	return s
+}
+
+// HandleCount calls sw_handle_count.
+func HandleCount() int64 { return int64(C.sw_handle_count()) }
+
+// Free calls sw_free with NULL, which must be ignored.
+func FreeNull() { C.sw_free(nil) }
