@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // hostRun is one run driven by the host. Work for the host (tool calls,
@@ -19,6 +20,9 @@ import (
 // goroutine, so posting never blocks on a slow reader.
 type hostRun struct {
 	cancel context.CancelFunc
+	// finished is closed when the run's goroutine has returned (its session
+	// is free again); nil for runs without one (tests).
+	finished chan struct{}
 	// fail cancels the run with a cause that its done item reports.
 	fail func(error)
 	rfd  int      // read end of the items pipe, for the host
@@ -279,9 +283,26 @@ func (r *hostRun) complete(token int64, data []byte) bool {
 }
 
 // close cancels the run and releases the pipe. Unwritten items are
-// dropped.
+// dropped. It waits (at most closeWait) for the run to return, so that its
+// session takes a new run as soon as close returns; the run returns at
+// once, since it never waits on the host after cancellation.
 func (r *hostRun) close() {
 	r.cancel()
+	r.closePipes()
+	if r.finished != nil {
+		t := time.NewTimer(closeWait)
+		defer t.Stop()
+		select {
+		case <-r.finished:
+		case <-t.C:
+		}
+	}
+}
+
+// closeWait bounds how long close waits for a cancelled run to return.
+const closeWait = 2 * time.Second
+
+func (r *hostRun) closePipes() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

@@ -102,7 +102,9 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		}))
 	}
 	h := handles.add(run)
+	run.finished = make(chan struct{})
 	go func() {
+		defer close(run.finished)
 		defer func() {
 			if p := recover(); p != nil {
 				run.post(mustDone(doneItem{Kind: "done", Error: &abiError{Type: "internal", Message: "run panicked"}}))
