@@ -129,6 +129,9 @@ def test_base_exception_from_function_model_is_a_model_error(is_async: bool) -> 
         bounded(create_agent(model=model).run("go"))
 
 
+# The re-raised exception keeps its traceback, and with it the run, until
+# pytest reports the test.
+@pytest.mark.keeps_handles
 @pytest.mark.parametrize("exc_type", [KeyboardInterrupt, SystemExit])
 @pytest.mark.parametrize("kind", ["async", "sync", "model"])
 def test_keyboard_interrupt_and_system_exit_reach_the_caller(exc_type: type[BaseException], kind: str) -> None:
