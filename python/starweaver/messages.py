@@ -57,7 +57,8 @@ _MISSING = object()
 class _Wire(BaseModel):
     """A JSON object of the runtime, typed, that still reads like a dict."""
 
-    model_config = ConfigDict(extra="allow")
+    # ``model_name`` is a wire field; older pydantic warns about the prefix.
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
 
     #: Fields left out of the dump when None (the runtime omits them).
     _omit_none: ClassVar[frozenset[str]] = frozenset()
