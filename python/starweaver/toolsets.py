@@ -20,7 +20,7 @@ from starweaver._prepare import (
     toolset_preparer,
 )
 from starweaver._schema import validate_parameters_schema
-from starweaver.tools import BaseTool, Tool, ensure_tool
+from starweaver.tools import BaseTool, Tool, _optional_int, ensure_tool
 
 __all__ = ["ClientTool", "CombinedToolset", "FunctionToolset", "Toolset", "ToolsetContext"]
 
@@ -85,12 +85,9 @@ class Toolset:
         if isinstance(instructions, str):
             instructions = [instructions]
         self.instructions: list[str] = [i for i in (instructions or []) if i.strip()]
-        if max_retries is not None and max_retries < 0:
-            raise ValueError("max_retries must not be negative")
-        if timeout_ms is not None and timeout_ms <= 0:
-            raise ValueError("timeout_ms must be positive")
-        self.max_retries = max_retries
-        self.timeout_ms = timeout_ms
+        # Types are checked here; ranges by the runtime when an agent is built.
+        self.max_retries = _optional_int(max_retries, "max_retries")
+        self.timeout_ms = _optional_int(timeout_ms, "timeout_ms")
         self.approval_selectors: list[str] = []
         self.deferred_selectors: list[str] = []
         # Combinators wrapped around the toolset, innermost first; each is

@@ -148,6 +148,24 @@ def test_tool_ranges_are_checked_once_by_the_runtime(option: str, value: int, me
         Tool(f, **{option: "1"})  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("max_retries", -1, r"toolset \"ts\": .*max_retries must not be negative, got -1"),
+        ("timeout_ms", 0, r"toolset \"ts\": .*timeout(_ms)? must be positive"),
+    ],
+)
+def test_toolset_ranges_are_checked_once_by_the_runtime(option: str, value: int, message: str) -> None:
+    from starweaver import Toolset, create_agent
+    from starweaver.testing import TestModel
+
+    ts = Toolset("ts", **{option: value})  # type: ignore[arg-type]  # Python checks only the type
+    with pytest.raises(ValueError, match=message):
+        create_agent(model=TestModel(), toolsets=[ts])
+    with pytest.raises(TypeError, match=f"{option} must be an int or None"):
+        Toolset("ts", **{option: 1.5})  # type: ignore[arg-type]
+
+
 def test_base_tool_takes_the_definition_options() -> None:
     from starweaver import BaseTool
 
