@@ -15,7 +15,7 @@ import (
 // "forked" is written by forkguard.c without entering Go. A new slug joins
 // this list; TestABIErrorTypesListed fails for one written only in code.
 var abiErrorTypes = []string{
-	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "busy", "config",
+	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "invalid_decision", "invalid_result", "busy", "config",
 	"unavailable_tools", "cancelled", "output", "model", "retry_limit", "usage_limit_exceeded",
 	"bridge", "unsupported", "forked",
 }
@@ -81,6 +81,10 @@ func toABIError(err error) *abiError {
 		e.Type = "output"
 	case errors.Is(err, agent.ErrSessionBusy):
 		e.Type = "busy"
+	case errors.Is(err, agent.ErrInvalidDecision):
+		e.Type = "invalid_decision"
+	case errors.Is(err, agent.ErrInvalidResult):
+		e.Type = "invalid_result"
 	case errors.Is(err, agent.ErrState):
 		e.Type = "state"
 	case errors.Is(err, agent.ErrConfig):

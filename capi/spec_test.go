@@ -127,11 +127,12 @@ func TestHostToolOptionsReachTheDefinition(t *testing.T) {
 	}
 }
 
-// A decision without "approved" is refused by core with one error type.
+// A decision without "approved" is refused by core with the type Python's
+// own check reports (invalid_decision, a state error).
 func TestResumeDecisionNeedsApproved(t *testing.T) {
 	var rs runSpec
 	err := decodeStrict([]byte(`{"resume":{"approvals":[{"id":"a1"}]}}`), &rs)
-	if ae := toABIError(err); ae.Type != "state" || !strings.Contains(ae.Message, `approval decision "a1" needs an explicit approved: bool`) {
+	if ae := toABIError(err); ae.Type != "invalid_decision" || !strings.Contains(ae.Message, `approval decision "a1" needs an explicit approved: bool`) {
 		t.Fatalf("missing approved: %+v", ae)
 	}
 	if !errors.Is(err, agent.ErrState) {

@@ -182,7 +182,8 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * taking completions as JSON lines [token, outcome] (the same outcomes as
  * sw_run_complete). Both stay valid until the run handle is released.
  * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec", "busy",
- * "state", "config"). */
+ * "state", "invalid_decision" or "invalid_result" for a malformed answer of
+ * a waiting run, "config"). */
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out, int *fd_in, char **err);
 
 /* sw_run_complete delivers the outcome of a call or model item.

@@ -22,7 +22,7 @@ func TestApprovalDecisionJSON(t *testing.T) {
 	} {
 		d := agent.ApprovalDecision{ID: "kept"}
 		err := json.Unmarshal([]byte(text), &d)
-		if !errors.Is(err, agent.ErrState) || !strings.Contains(err.Error(), want) || d.ID != "kept" {
+		if !errors.Is(err, agent.ErrInvalidDecision) || !errors.Is(err, agent.ErrState) || !strings.Contains(err.Error(), want) || d.ID != "kept" {
 			t.Errorf("%s: err = %v, decision %+v; want %q", text, err, d, want)
 		}
 	}

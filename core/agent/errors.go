@@ -33,6 +33,14 @@ var (
 	ErrInvalidLimit = fmt.Errorf("%w: usage limits must be positive", ErrConfig)
 	// ErrState: an operation does not fit the session's state.
 	ErrState = errors.New("agent: invalid state")
+	// ErrInvalidDecision: an approval decision is malformed (no explicit
+	// approved, override arguments that are not JSON, unknown fields). It
+	// matches ErrState too; hosts that check decisions themselves report
+	// the same kind.
+	ErrInvalidDecision = fmt.Errorf("%w: invalid approval decision", ErrState)
+	// ErrInvalidResult: a deferred result is malformed (an unknown status,
+	// a response that is not JSON). It matches ErrState too.
+	ErrInvalidResult = fmt.Errorf("%w: invalid deferred result", ErrState)
 	// ErrInvalidSettings: model settings are out of range (a temperature
 	// above 2, a negative token limit...). It matches ErrConfig too.
 	ErrInvalidSettings = fmt.Errorf("%w: invalid model settings", ErrConfig)

@@ -126,28 +126,29 @@ func planResolution(w *waitState, res Resolution) ([]resolved, error) {
 	}
 	for k := range res.Approvals {
 		d := res.Approvals[k]
+		// A malformed answer is reported as such before its id is looked up.
+		if d.Approved && len(d.OverrideArguments) > 0 && !json.Valid(d.OverrideArguments) {
+			return nil, fmt.Errorf("%w: override arguments of %q are not JSON", ErrInvalidDecision, d.ID)
+		}
 		i, err := take(d.ID, PendingApproval)
 		if err != nil {
 			return nil, err
-		}
-		if d.Approved && len(d.OverrideArguments) > 0 && !json.Valid(d.OverrideArguments) {
-			return nil, fmt.Errorf("%w: override arguments of %q are not JSON", ErrState, d.ID)
 		}
 		answers[i].approval = &d
 	}
 	for k := range res.Deferred {
 		d := res.Deferred[k]
-		i, err := take(d.ID, PendingDeferred)
-		if err != nil {
-			return nil, err
-		}
 		switch d.Status {
 		case DeferredCompleted, DeferredFailed, DeferredCancelled:
 		default:
-			return nil, fmt.Errorf("%w: deferred status must be completed, failed or cancelled, got %q", ErrState, d.Status)
+			return nil, fmt.Errorf("%w: deferred status must be completed, failed or cancelled, got %q", ErrInvalidResult, d.Status)
 		}
 		if len(d.Response) > 0 && !json.Valid(d.Response) {
-			return nil, fmt.Errorf("%w: deferred response of %q is not JSON", ErrState, d.ID)
+			return nil, fmt.Errorf("%w: deferred response of %q is not JSON", ErrInvalidResult, d.ID)
+		}
+		i, err := take(d.ID, PendingDeferred)
+		if err != nil {
+			return nil, err
 		}
 		answers[i].deferred = &d
 	}

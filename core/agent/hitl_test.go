@@ -130,10 +130,18 @@ func TestResumeRejectsBadResolutionsAndStaysWaiting(t *testing.T) {
 		"duplicate":    {Approvals: []agent.ApprovalDecision{{ID: id, Approved: true}, {ID: "call_deploy", Approved: false}}},
 		"wrong kind":   {Deferred: []agent.DeferredResult{{ID: id, Status: "completed"}}},
 		"bad override": {Approvals: []agent.ApprovalDecision{{ID: id, Approved: true, OverrideArguments: json.RawMessage(`{`)}}},
+		"bad status":   {Approvals: []agent.ApprovalDecision{{ID: id, Approved: true}}, Deferred: []agent.DeferredResult{{ID: "x", Status: "done"}}},
 	}
+	// Malformed answers have their own kinds (hosts checking them first
+	// report the same); all of them are state errors.
+	kinds := map[string]error{"bad override": agent.ErrInvalidDecision, "bad status": agent.ErrInvalidResult}
 	for name, r := range bad {
-		if _, err := s.Resume(context.Background(), r); !errors.Is(err, agent.ErrState) {
+		_, err := s.Resume(context.Background(), r)
+		if !errors.Is(err, agent.ErrState) {
 			t.Fatalf("%s: err = %v", name, err)
+		}
+		if want := kinds[name]; want != nil && !errors.Is(err, want) {
+			t.Fatalf("%s: err = %v, want %v", name, err, want)
 		}
 		if !s.Waiting() || d.calls.Load() != 1 {
 			t.Fatalf("%s changed the session", name)

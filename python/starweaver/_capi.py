@@ -113,6 +113,8 @@ ERROR_TYPES: dict[str, type[BaseException]] = {
     "invalid_spec": ValueError,
     "bad_handle": StateError,
     "state": StateError,
+    "invalid_decision": StateError,
+    "invalid_result": StateError,
     "busy": StateError,
     "config": AgentError,
     "unavailable_tools": AgentError,

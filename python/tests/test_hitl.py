@@ -162,17 +162,20 @@ def test_invalid_resumes_are_state_errors_and_change_nothing() -> None:
         session = create_agent(model=model, tools=[deploy]).session()
         waiting = await session.run("go")
         pid = waiting.approvals[0].id
-        bad: list[dict[str, Any]] = [
-            {"approvals": {"nope": {"approved": True}}},
-            {"approvals": {pid: {"decided_by": "x"}}},  # no approved bool
-            {"approvals": [{"id": pid, "approved": True}, {"id": "call_deploy", "approved": False}]},
-            {},
-            {"deferred_results": {pid: {"status": "completed"}}},
-            {"approvals": {pid: {"approved": True}}, "deferred_results": {"x": {"status": "done"}}},
+        # Each failure has one code, whichever layer finds it (the runtime
+        # reports the same codes: capi/spec_test.go, core/agent/hitl_test.go).
+        bad: list[tuple[dict[str, Any], str]] = [
+            ({"approvals": {"nope": {"approved": True}}}, "state"),
+            ({"approvals": {pid: {"decided_by": "x"}}}, "invalid_decision"),  # no approved bool
+            ({"approvals": [{"id": pid, "approved": True}, {"id": "call_deploy", "approved": False}]}, "state"),
+            ({}, "state"),
+            ({"deferred_results": {pid: {"status": "completed"}}}, "state"),
+            ({"approvals": {pid: {"approved": True}}, "deferred_results": {"x": {"status": "done"}}}, "invalid_result"),
         ]
-        for kwargs in bad:
-            with pytest.raises(StateError):
+        for kwargs, code in bad:
+            with pytest.raises(StateError) as info:
                 await session.resume_after_hitl(**kwargs)
+            assert info.value.code == code, (kwargs, info.value)
             assert [a.id for a in (await session.hitl.snapshot()).approvals] == [pid]
         result = await session.resume_after_hitl(approvals={pid: {"approved": True}})
         assert result.output == "finally"
