@@ -127,7 +127,7 @@ func awaitHook(ctx context.Context, item hookItem) (hookAnswer, error) {
 	item.Kind = "hook"
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
 		item.Token = token
-		return mustJSON(item)
+		return encodeItem(item)
 	})
 	if err != nil {
 		return hookAnswer{}, err

@@ -10,7 +10,7 @@ import (
 
 // TestHookItemEncoding pins the hook item's wire shape (starweaver.h).
 func TestHookItemEncoding(t *testing.T) {
-	b, err := mustJSON(hookItem{Kind: "hook", Token: 7, Hook: 3, Phase: phaseBefore,
+	b, err := encodeItem(hookItem{Kind: "hook", Token: 7, Hook: 3, Phase: phaseBefore,
 		Context: wireContext{RunID: "r", ToolName: "t"}, Arguments: json.RawMessage(`{"a":1}`)})
 	if err != nil {
 		t.Fatal(err)

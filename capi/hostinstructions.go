@@ -56,7 +56,7 @@ func (h *hostInstructions) ask(rc *tool.RunContext) string {
 		return ""
 	}
 	data, err := run.await(rc.Ctx, func(token int64) ([]byte, error) {
-		return mustJSON(instructionsItem{Kind: "instructions", Token: token, Callback: h.callback, Context: prepareContext{
+		return encodeItem(instructionsItem{Kind: "instructions", Token: token, Callback: h.callback, Context: prepareContext{
 			RunID: rc.RunID, ConversationID: rc.ConversationID, RunStep: rc.RunStep, Metadata: rc.Metadata, ActiveTags: rc.ActiveTags,
 		}})
 	})

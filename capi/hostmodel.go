@@ -33,7 +33,7 @@ func (m *hostModel) Request(ctx context.Context, messages []model.Message, param
 		return model.Message{}, fmt.Errorf("%w: host model used outside a host run", model.ErrModel)
 	}
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
-		return mustJSON(modelItem{Kind: "model", Token: token, Model: m.handle, Messages: messages, Params: params})
+		return encodeItem(modelItem{Kind: "model", Token: token, Model: m.handle, Messages: messages, Params: params})
 	})
 	if err != nil {
 		return model.Message{}, err

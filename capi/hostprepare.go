@@ -56,7 +56,7 @@ func hostPrepare(rc *tool.RunContext, callback int64, defs []tool.Definition) []
 		return nil
 	}
 	data, err := run.await(rc.Ctx, func(token int64) ([]byte, error) {
-		return mustJSON(prepareItem{Kind: "prepare", Token: token, Callback: callback, Definitions: defs, Context: prepareContext{
+		return encodeItem(prepareItem{Kind: "prepare", Token: token, Callback: callback, Definitions: defs, Context: prepareContext{
 			RunID: rc.RunID, ConversationID: rc.ConversationID, RunStep: rc.RunStep, Metadata: rc.Metadata, ActiveTags: rc.ActiveTags,
 		}})
 	})

@@ -328,7 +328,8 @@ func runFrom(ctx context.Context) *hostRun {
 	return r
 }
 
-func mustJSON(v any) ([]byte, error) {
+// encodeItem encodes a work item for the host, with the error wrapped.
+func encodeItem(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encoding host item: %w", err)

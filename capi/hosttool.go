@@ -102,7 +102,7 @@ func (t *hostTool) preprocess(ctx context.Context, tc *tool.Context, input json.
 		return tool.PreprocessResult{}, tool.UserError("host tool %q preprocessed outside a host run", t.def.Name)
 	}
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
-		return mustJSON(preprocessItem{Kind: "preprocess", Token: token, Tool: t.id, Input: input, Context: wireContextOf(tc)})
+		return encodeItem(preprocessItem{Kind: "preprocess", Token: token, Tool: t.id, Input: input, Context: wireContextOf(tc)})
 	})
 	if err != nil {
 		return tool.PreprocessResult{}, err

@@ -372,6 +372,20 @@ type modelHandle struct {
 	m model.Model
 }
 
+// capturedJSON is what sw_model_captured reports: the requests a test
+// model received.
+func capturedJSON(m *modelHandle) ([]byte, error) {
+	tm, ok := m.m.(*model.TestModel)
+	if !ok {
+		return nil, &abiError{Type: "unsupported", Message: "only test models capture requests"}
+	}
+	reqs := tm.Requests()
+	if len(reqs) == 0 {
+		return []byte("[]"), nil // a model never asked: an empty list, not null
+	}
+	return json.Marshal(reqs)
+}
+
 func buildModel(s modelSpec) (*modelHandle, error) {
 	switch s.Kind {
 	case "test":

@@ -34,4 +34,4 @@ type Model interface {
 
 // ErrModel wraps failures of a model (a script running out, a callback
 // failing, a malformed response).
-var ErrModel = errors.New("model")
+var ErrModel = errors.New("model: request failed")

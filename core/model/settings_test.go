@@ -54,7 +54,7 @@ func TestProviderErrorIsAModelError(t *testing.T) {
 	if !errors.Is(err, model.ErrModel) {
 		t.Fatal("not a model error")
 	}
-	if got, want := err.Error(), "model: openai returned HTTP 401 (invalid_api_key): Incorrect API key provided"; got != want {
+	if got, want := err.Error(), "model: request failed: openai returned HTTP 401 (invalid_api_key): Incorrect API key provided"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }

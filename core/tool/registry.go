@@ -34,7 +34,6 @@ type entry struct {
 	cfg    *Config
 	schema *Schema
 	deps   Dependencies
-	hooks  [2][]Hook // filled at execution: global, tool
 }
 
 // Registry holds tools by name and executes calls to them. Build it first,

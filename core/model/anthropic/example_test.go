@@ -85,7 +85,7 @@ func ExampleErrMissingAPIKey() {
 	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
 	fmt.Println(err)
 	// Output:
-	// model: anthropic: no API key: set the ANTHROPIC_API_KEY environment variable or pass an API key
+	// model: request failed: anthropic: no API key: set the ANTHROPIC_API_KEY environment variable or pass an API key
 }
 
 // restoreEnv returns a function that restores the variables as they are now.

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// sessionInfo is what sw_session_info reports.
+type sessionInfo struct {
+	ID      string          `json:"id"`
+	Waiting bool            `json:"waiting"`
+	Pending []agent.Pending `json:"pending"`
+	// Usage sums what the session's runs consumed.
+	Usage model.Usage `json:"usage"`
+}
+
+func infoOf(s *agent.Session) sessionInfo {
+	p := s.Pending()
+	if p == nil {
+		p = []agent.Pending{}
+	}
+	return sessionInfo{ID: s.ID(), Waiting: s.Waiting(), Pending: p, Usage: s.Usage()}
+}
