@@ -7,7 +7,6 @@ import (
 	"maps"
 
 	"github.com/starweaver-go/starweaver/core/tool"
-	"golang.org/x/sync/errgroup"
 )
 
 // ApprovalDecision answers a pending approval.
@@ -192,9 +191,7 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 			approved = append(approved, p)
 		}
 	}
-	if err := r.runApproved(ctx, prepared, w, step, approved, returns); err != nil {
-		return r.fail(step, err)
-	}
+	r.runApproved(ctx, prepared, w, step, approved, returns)
 	for _, p := range plan {
 		ret := returns[p.index]
 		r.emit(Event{Kind: EventHITLResolved, Step: step, Return: &ret, Custom: &CustomEvent{Kind: EventHITLResolved, Payload: map[string]any{
@@ -215,19 +212,18 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 	return r.loop(ctx, next, step+1)
 }
 
-// runApproved re-executes approved calls with their approval attached,
-// in parallel unless the batch must be sequential.
-func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitState, step int, approved []resolved, returns []tool.Return) error {
-	if len(approved) == 0 {
-		return nil
-	}
-	calls := make([]tool.Call, len(approved))
-	for i, p := range approved {
-		calls[i] = w.Calls[p.index]
-	}
-	exec := func(i int) error {
-		p := approved[i]
-		call := calls[i]
+// runApproved re-executes approved calls with their approval attached, as
+// one batch: ExecuteBatch's rules decide whether they run in parallel, as
+// for any other batch of the run. User-input preprocessing runs first, in
+// model order: it only turns what a person typed into arguments, and a
+// call whose preprocessing fails does not run.
+func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitState, step int, approved []resolved, returns []tool.Return) {
+	calls := make([]tool.Call, 0, len(approved))
+	bases := make([]*tool.Context, 0, len(approved))
+	at := make([]int, 0, len(approved)) // position of each call in returns
+	overridden := make([]bool, 0, len(approved))
+	for _, p := range approved {
+		call := w.Calls[p.index]
 		d := p.approval
 		md := maps.Clone(d.Metadata)
 		if md == nil {
@@ -249,7 +245,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 					out, err := pre(ctx, &tc, d.UserInput)
 					if err != nil {
 						returns[p.index] = resolvedReturn(tool.ErrorReturn(call, err))
-						return nil
+						continue
 					}
 					if len(out.OverrideArguments) > 0 {
 						approval.OverrideArguments = out.OverrideArguments
@@ -258,34 +254,30 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 				}
 			}
 		}
-		overridden := len(approval.OverrideArguments) > 0
-		if overridden {
+		over := len(approval.OverrideArguments) > 0
+		if over {
 			call.Arguments = approval.OverrideArguments
 		}
-		ret := reg.Execute(ctx, base, call)
-		if overridden && ret.ErrorKind() == tool.ErrInvalidArguments {
+		calls = append(calls, call)
+		bases = append(bases, base)
+		at = append(at, p.index)
+		overridden = append(overridden, over)
+	}
+	if len(calls) == 0 {
+		return
+	}
+	rets := reg.ExecuteBatch(ctx, nil, calls, tool.BatchOptions{
+		Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
+	})
+	for i, ret := range rets {
+		if overridden[i] && ret.ErrorKind() == tool.ErrInvalidArguments {
 			// A person wrote these arguments: the model cannot correct them,
 			// so they must not spend its correction budget.
 			msg, _ := ret.Metadata["message"].(string)
-			ret = tool.ErrorReturn(call, tool.UserError("override arguments rejected: %s", msg))
+			ret = tool.ErrorReturn(calls[i], tool.UserError("override arguments rejected: %s", msg))
 		}
-		returns[p.index] = resolvedReturn(ret)
-		return nil
+		returns[at[i]] = resolvedReturn(ret)
 	}
-	if reg.SequentialReason(calls, r.a.sequential) != "" {
-		for i := range approved {
-			_ = exec(i)
-		}
-		return nil
-	}
-	var g errgroup.Group
-	if r.a.maxConcurrency > 0 {
-		g.SetLimit(r.a.maxConcurrency)
-	}
-	for i := range approved {
-		g.Go(func() error { return exec(i) })
-	}
-	return g.Wait()
 }
 
 // deniedReturn is the return of a denied call: an approval_denied error

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
@@ -382,5 +385,136 @@ func TestRejectedOverrideIsUserError(t *testing.T) {
 	}
 	if !strings.Contains(ret.Metadata["message"].(string), "/env") || d.calls.Load() != 1 {
 		t.Fatalf("message %v calls %d", ret.Metadata["message"], d.calls.Load())
+	}
+}
+
+// gatedStarter is a Starter that asks for approval until it has one; its
+// blocking Call must not be used.
+type gatedStarter struct {
+	name   string
+	starts atomic.Int32
+	answer func(done func(tool.Result, error))
+}
+
+func (g *gatedStarter) Definition() tool.Definition {
+	return tool.Definition{Name: g.name, Parameters: map[string]any{"type": "object"}}
+}
+
+func (g *gatedStarter) Call(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Result{}, tool.UserError("the blocking path was used")
+}
+
+func (g *gatedStarter) Start(_ context.Context, tc *tool.Context, _ json.RawMessage, done func(tool.Result, error)) {
+	if tc.Approval == nil {
+		done(tool.Result{}, tool.ApprovalRequired("check", nil))
+		return
+	}
+	g.starts.Add(1)
+	g.answer(done)
+}
+
+// Approved calls run as one batch under the batch rules: in parallel,
+// Starters are started together from one goroutine. Each call here is
+// answered only once both have started, so running them one at a time
+// (or each through a blocking call) would not complete.
+func TestResumedStartersRunAsOneParallelBatch(t *testing.T) {
+	var both sync.WaitGroup
+	both.Add(2)
+	answer := func(done func(tool.Result, error)) {
+		both.Done()
+		go func() {
+			both.Wait()
+			done(tool.Text("ok"), nil)
+		}()
+	}
+	h1, h2 := &gatedStarter{name: "h1", answer: answer}, &gatedStarter{name: "h2", answer: answer}
+	m := model.NewTestModel(calls(model.Call("c1", "h1", map[string]any{}), model.Call("c2", "h2", map[string]any{})), text("done"))
+	s := agent.NewBuilder(m).Tool(h1, h2).MustBuild().NewSession()
+	if res, err := s.Run(context.Background(), "go"); err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{
+		{ID: "c1", Approved: true}, {ID: "c2", Approved: true},
+	}})
+	if err != nil || res.Output != "done" {
+		t.Fatalf("resume: %v %v", res, err)
+	}
+	for i, ret := range res.Returns() {
+		if ret.IsError || ret.Metadata["approval_state"] != "approved" {
+			t.Fatalf("return %d: %+v", i, ret)
+		}
+	}
+	if h1.starts.Load() != 1 || h2.starts.Load() != 1 {
+		t.Fatalf("starts %d %d", h1.starts.Load(), h2.starts.Load())
+	}
+}
+
+// A resumed batch with a sequential tool runs in model order, each call
+// after the previous one finished, as any batch with that tool does.
+func TestResumedBatchWithSequentialToolRunsInModelOrder(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	var running, overlapped atomic.Int32
+	gated := func(name string) *tool.Function {
+		return tool.New(name, "", map[string]any{"type": "object"}, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+			if tc.Approval == nil {
+				return tool.Result{}, tool.ApprovalRequired("check", nil)
+			}
+			if running.Add(1) > 1 {
+				overlapped.Add(1)
+			}
+			defer running.Add(-1)
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			time.Sleep(5 * time.Millisecond) // leaves room for an overlap to show
+			return tool.Text("ok"), nil
+		})
+	}
+	m := model.NewTestModel(calls(model.Call("c1", "first", map[string]any{}), model.Call("c2", "second", map[string]any{})), text("done"))
+	s := agent.NewBuilder(m).Tool(gated("first").WithSequential(true), gated("second")).MustBuild().NewSession()
+	if res, err := s.Run(context.Background(), "go"); err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{
+		{ID: "c2", Approved: true}, {ID: "c1", Approved: true},
+	}})
+	if err != nil || res.Output != "done" {
+		t.Fatalf("resume: %v %v", res, err)
+	}
+	if strings.Join(order, ",") != "first,second" || overlapped.Load() != 0 {
+		t.Fatalf("order %v, overlapped %d", order, overlapped.Load())
+	}
+}
+
+// A resumed call sees the run's correction count for its tool as its
+// retry number, as the same call did before the pause and as every call
+// of a batch does.
+func TestResumedCallSeesTheRunsRetryCount(t *testing.T) {
+	var seen []int
+	var mu sync.Mutex
+	flaky := tool.New("flaky", "", map[string]any{"type": "object"}, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+		mu.Lock()
+		seen = append(seen, tc.Retry)
+		n := len(seen)
+		mu.Unlock()
+		switch {
+		case n == 1:
+			return tool.Result{}, tool.ModelRetry("try again")
+		case tc.Approval == nil:
+			return tool.Result{}, tool.ApprovalRequired("check", nil)
+		}
+		return tool.Text("ok"), nil
+	})
+	m := model.NewTestModel(calls(model.Call("c1", "flaky", map[string]any{})), calls(model.Call("c2", "flaky", map[string]any{})), text("done"))
+	s := agent.NewBuilder(m).Tool(flaky).MustBuild().NewSession()
+	if res, err := s.Run(context.Background(), "go"); err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	if _, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: "c2", Approved: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[0 1 1]" {
+		t.Fatalf("retries seen %v, want [0 1 1]", seen)
 	}
 }

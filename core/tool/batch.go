@@ -16,6 +16,10 @@ type BatchOptions struct {
 	// Retries holds the model-correction count of each tool name so far in
 	// the run; it becomes the base of Context.Retry.
 	Retries map[string]int
+	// Bases, when set, holds one base context per call, in model order,
+	// used instead of ExecuteBatch's base (a nil entry keeps it): a resumed
+	// batch attaches each call's approval this way.
+	Bases []*Context
 }
 
 // Why a batch runs sequentially; "" means in parallel.
@@ -84,34 +88,43 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 // Returns in model order. Calls run in parallel unless SequentialReason
 // says otherwise; sequential calls run in model order, each after the
 // previous one finished.
+//
+// In parallel, this goroutine prepares and starts every Starter call
+// itself and waits for the outcomes, without a goroutine per call; other
+// calls each get a goroutine (their tool is user code that blocks).
 func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call, opts BatchOptions) []Return {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	out := make([]Return, len(calls))
-	contextFor := func(c Call) *Context {
+	contextFor := func(i int, c Call) *Context {
+		b := base
+		if i < len(opts.Bases) && opts.Bases[i] != nil {
+			b = opts.Bases[i]
+		}
 		if len(opts.Retries) == 0 {
-			return base
+			return b
 		}
 		tc := &Context{}
-		if base != nil {
-			*tc = *base
+		if b != nil {
+			*tc = *b
 		}
 		tc.Retry = opts.Retries[c.Name]
 		return tc
 	}
 	if r.SequentialReason(calls, opts.Sequential) != "" || len(calls) == 1 {
 		for i, c := range calls {
-			out[i] = r.Execute(ctx, contextFor(c), c)
+			out[i] = r.Execute(ctx, contextFor(i, c), c)
 		}
 		return out
 	}
 	if opts.MaxConcurrency > 0 {
+		// The limit counts calls in flight, so each waits for its call.
 		var g errgroup.Group
 		g.SetLimit(opts.MaxConcurrency)
 		for i, c := range calls {
 			g.Go(func() error {
-				r.executeInto(ctx, contextFor(c), c, &out[i], nil)
+				r.executeInto(ctx, contextFor(i, c), c, &out[i])
 				return nil
 			})
 		}
@@ -122,20 +135,17 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	wg.Add(len(calls))
 	for i, c := range calls {
 		if e, ok := r.entries[c.Name]; ok && r.startable(e) {
-			r.startInto(ctx, e, contextFor(c), c, &out[i], &wg)
+			r.startInto(ctx, contextFor(i, c), c, &out[i], &wg)
 			continue
 		}
-		go r.executeInto(ctx, contextFor(c), c, &out[i], &wg)
+		go r.startInto(ctx, contextFor(i, c), c, &out[i], &wg)
 	}
 	wg.Wait()
 	return out
 }
 
-// executeInto stores the Return of call in dst and marks wg done. Keeping
-// the goroutine's first frame small spares it a stack growth.
-func (r *Registry) executeInto(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
-	if wg != nil {
-		defer wg.Done()
-	}
+// executeInto stores the Return of call in dst. Keeping the goroutine's
+// first frame small spares it a stack growth.
+func (r *Registry) executeInto(ctx context.Context, base *Context, call Call, dst *Return) {
 	*dst = r.Execute(ctx, base, call)
 }
