@@ -142,8 +142,10 @@ func (s *Scanner) setErr(err error, at int) {
 
 func (s *Scanner) space() {
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\r', '\n':
+		switch c := s.b[s.i]; {
+		case c > ' ':
+			return // tested first: compact text has no space between tokens
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			s.i++
 		default:
 			return
@@ -333,6 +335,10 @@ func (s *Scanner) String() (raw []byte, plain bool) {
 	escaped, ascii := false, true
 	for i := start; i < len(s.b); {
 		c := s.b[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++ // the common byte, tested first: strings are mostly ASCII text
+			continue
+		}
 		switch {
 		case c == '"':
 			s.i = i + 1
