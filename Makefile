@@ -53,11 +53,16 @@ vet: ## go vet ./...
 go-test: ## go test -race ./...
 	$(GO) test -race ./...
 
-fuzz: ## Short fuzz run of FuzzExecuteArguments (FUZZTIME=100000x inputs)
-	@echo "==> fuzz FuzzExecuteArguments ($(FUZZTIME))"
-	@if grep -qs 'func FuzzExecuteArguments' core/tool/*_test.go; then \
-		$(GO) test -run='^$$' -fuzz='^FuzzExecuteArguments$$' -fuzztime=$(FUZZTIME) ./core/tool/; \
-	else echo "FuzzExecuteArguments not found in core/tool; skipping"; fi
+fuzz: ## Short fuzz run of every Fuzz test in the module, one after another (FUZZTIME=100000x inputs each)
+	@# go test runs one -fuzz target per invocation, so each is found and run alone.
+	@set -e; n=0; for dir in $$($(GO) list -f '{{.Dir}}' ./...); do \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$dir/*_test.go 2>/dev/null); do \
+			echo "==> fuzz $$name in $${dir#$(CURDIR)/} ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$dir; \
+			n=$$((n+1)); \
+		done; \
+	done; \
+	if [ $$n -eq 0 ]; then echo "no Fuzz tests found"; exit 1; fi
 
 py-test: ## pip install '.[test]' quietly (the package, pytest), then pytest python/tests against it
 	@echo "==> pip install '.[test]'"

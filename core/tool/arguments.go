@@ -3,36 +3,66 @@ package tool
 import (
 	"encoding/json"
 	"errors"
-	"unicode/utf8"
+
+	"github.com/starweaver-go/starweaver/core/internal/jsonscan"
 )
 
 var emptyObject = json.RawMessage(`{}`)
 
+// argumentLimits are MaxArgumentDepth, MaxNumberLength and UTF-8, checked
+// in the same pass as the JSON grammar.
+func argumentLimits() jsonscan.Limits {
+	return jsonscan.Limits{MaxDepth: MaxArgumentDepth, MaxNumberLength: MaxNumberLength, RequireUTF8: true}
+}
+
 // checkArguments checks that a call's arguments are a JSON object within
-// the argument limits (see MaxArgumentDepth) and returns the text to hand to the tool: empty and null arguments mean {}.
+// the argument limits (see MaxArgumentDepth) and returns the text to hand
+// to the tool: empty and null arguments mean {}. It reads the text once
+// and allocates nothing unless it refuses it.
 func checkArguments(raw json.RawMessage) (json.RawMessage, error) {
-	first := skipSpace(raw, 0)
-	if first == len(raw) {
+	if len(raw) > MaxArgumentBytes {
+		// Refused before reading, so the size bounds the work too.
+		return nil, InvalidArguments("tool arguments are %d bytes; the limit is %d", len(raw), MaxArgumentBytes)
+	}
+	s := jsonscan.New(raw, argumentLimits())
+	if s.AtEnd() {
 		return emptyObject, nil
 	}
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		if err == nil { // unreachable: Valid and Unmarshal agree
-			err = errors.New("invalid JSON")
-		}
-		return nil, InvalidArguments("tool arguments must be valid JSON before execution: %v", err)
+	kind := s.Peek()
+	s.Skip()
+	if !s.End() {
+		return nil, argumentsError(raw, s.Err())
 	}
-	if err := checkLimits(raw); err != nil {
-		return nil, err
-	}
-	switch raw[first] {
-	case '{':
+	switch kind {
+	case jsonscan.Object:
 		return raw, nil
-	case 'n': // null, the only valid text starting with n
+	case jsonscan.Null:
 		return emptyObject, nil
 	}
-	return nil, InvalidArguments("tool arguments must be a JSON object, got %s", jsonKind(raw[first]))
+	return nil, InvalidArguments("tool arguments must be a JSON object, got %s", jsonKind(kind))
+}
+
+// argumentsError explains why the scanner refused raw. Broken JSON is
+// reported as such even where a limit was met first, with encoding/json's
+// message, which says what it expected.
+func argumentsError(raw []byte, err error) error {
+	if errors.Is(err, jsonscan.ErrSyntax) || !json.Valid(raw) {
+		var v any
+		uerr := json.Unmarshal(raw, &v)
+		if uerr == nil { // unreachable: the scanner and encoding/json agree (FuzzScan)
+			uerr = err
+		}
+		return InvalidArguments("tool arguments must be valid JSON before execution: %v", uerr)
+	}
+	switch {
+	case errors.Is(err, jsonscan.ErrTooDeep):
+		return InvalidArguments("tool arguments nest deeper than %d levels", MaxArgumentDepth)
+	case errors.Is(err, jsonscan.ErrNumberTooLong):
+		return InvalidArguments("tool arguments hold a number longer than %d characters", MaxNumberLength)
+	case errors.Is(err, jsonscan.ErrInvalidUTF8):
+		return InvalidArguments("tool arguments are not valid UTF-8")
+	}
+	return InvalidArguments("tool arguments are refused: %v", err)
 }
 
 // decodeArguments is checkArguments followed by parseValidObject.
@@ -44,151 +74,67 @@ func decodeArguments(raw json.RawMessage) (map[string]any, json.RawMessage, erro
 	return parseValidObject(raw), raw, nil
 }
 
-// parseValidObject decodes a JSON object text that json.Valid accepted,
-// numbers as json.Number, exactly as encoding/json with UseNumber would.
-func parseValidObject(raw []byte) map[string]any {
-	p := validParser{b: raw, i: skipSpace(raw, 0)}
-	return p.object()
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// jsonKind names the JSON type of a value that starts with c.
-func jsonKind(c byte) string {
-	switch c {
-	case '[':
+// jsonKind names a JSON type for a message.
+func jsonKind(k jsonscan.Kind) string {
+	switch k {
+	case jsonscan.Array:
 		return "an array"
-	case '"':
+	case jsonscan.String:
 		return "a string"
-	case 't', 'f':
+	case jsonscan.Bool:
 		return "a boolean"
-	default:
+	case jsonscan.Number:
 		return "a number"
 	}
+	return k.String()
 }
 
-// validParser decodes JSON text that json.Valid accepted, so it never meets
-// a syntax error. It is several times cheaper than encoding/json's decoder
-// for the small objects tool arguments are, and produces the same values:
+// parseValidObject decodes a JSON object text that checkArguments accepted,
+// numbers as json.Number, exactly as encoding/json with UseNumber would:
 // map[string]any, []any, string, json.Number, bool and nil; the last of
-// duplicate keys wins; invalid UTF-8 becomes U+FFFD.
-// FuzzDecodeArgumentsMatchesEncodingJSON checks the equivalence.
-type validParser struct {
-	b []byte
-	i int
+// duplicate keys wins; invalid UTF-8 becomes U+FFFD. It is several times
+// cheaper than encoding/json's decoder for the small objects tool
+// arguments are. FuzzDecodeArgumentsMatchesEncodingJSON checks the
+// equivalence. Text that is not a JSON object gives nil.
+func parseValidObject(raw []byte) map[string]any {
+	s := jsonscan.New(raw, jsonscan.Limits{})
+	m, _ := decodeValue(&s).(map[string]any)
+	return m
 }
 
-func (p *validParser) value() any {
-	p.i = skipSpace(p.b, p.i)
-	switch p.b[p.i] {
-	case '{':
-		return p.object()
-	case '[':
-		return p.array()
-	case '"':
-		return p.string()
-	case 't':
-		p.i += len("true")
-		return true
-	case 'f':
-		p.i += len("false")
-		return false
-	case 'n':
-		p.i += len("null")
-		return nil
-	default:
-		return p.number()
-	}
-}
-
-func (p *validParser) object() map[string]any {
-	p.i++ // {
-	m := map[string]any{}
-	p.i = skipSpace(p.b, p.i)
-	if p.b[p.i] == '}' {
-		p.i++
-		return m
-	}
-	for {
-		p.i = skipSpace(p.b, p.i)
-		k := p.string()
-		p.i = skipSpace(p.b, p.i) + 1 // :
-		m[k] = p.value()
-		p.i = skipSpace(p.b, p.i)
-		c := p.b[p.i]
-		p.i++ // , or }
-		if c == '}' {
-			return m
-		}
-	}
-}
-
-func (p *validParser) array() []any {
-	p.i++ // [
-	a := []any{}
-	p.i = skipSpace(p.b, p.i)
-	if p.b[p.i] == ']' {
-		p.i++
-		return a
-	}
-	for {
-		a = append(a, p.value())
-		p.i = skipSpace(p.b, p.i)
-		c := p.b[p.i]
-		p.i++ // , or ]
-		if c == ']' {
-			return a
-		}
-	}
-}
-
-func (p *validParser) string() string {
-	start := p.i // the opening quote
-	p.i++
-	escaped, nonASCII := false, false
-	for {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			s := p.b[start+1 : p.i-1]
-			if !escaped && (!nonASCII || utf8.Valid(s)) {
-				return string(s)
+func decodeValue(s *jsonscan.Scanner) any {
+	switch s.Peek() {
+	case jsonscan.Object:
+		m := map[string]any{}
+		s.BeginObject()
+		for {
+			key, plain, ok := s.NextKey()
+			if !ok {
+				return m
 			}
-			// Escapes or invalid UTF-8: let encoding/json apply its rules.
-			var out string
-			_ = json.Unmarshal(p.b[start:p.i], &out)
-			return out
-		case c == '\\':
-			escaped = true
-			p.i += 2
-		case c >= utf8.RuneSelf:
-			nonASCII = true
-			p.i++
-		default:
-			p.i++
+			m[decodeString(key, plain)] = decodeValue(s)
 		}
+	case jsonscan.Array:
+		a := []any{}
+		s.BeginArray()
+		for s.NextElement() {
+			a = append(a, decodeValue(s))
+		}
+		return a
+	case jsonscan.String:
+		return decodeString(s.String())
+	case jsonscan.Number:
+		return json.Number(s.Number())
+	case jsonscan.Bool:
+		return s.Bool()
 	}
+	s.Skip() // null, or nothing on text the scanner refused
+	return nil
 }
 
-func (p *validParser) number() json.Number {
-	start := p.i
-	for p.i < len(p.b) && isNumberByte(p.b[p.i]) {
-		p.i++
+func decodeString(raw []byte, plain bool) string {
+	if plain {
+		return string(raw)
 	}
-	return json.Number(p.b[start:p.i])
-}
-
-func isNumberByte(c byte) bool {
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+	return string(jsonscan.AppendUnquote(make([]byte, 0, len(raw)), raw))
 }

@@ -111,3 +111,31 @@ func BenchmarkExecuteBatchWait(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/batch")
 }
+
+// BenchmarkValidate times the schema check of one call's arguments on the
+// quick path (the text read in place, what calls take when the schema and
+// the arguments allow it) against decoding them for the full validator
+// alone, which is what the quick path saves.
+func BenchmarkValidate(b *testing.B) {
+	norm, err := tool.NormalizeSchema(benchSchema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := tool.CompileSchema("bench", norm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []struct {
+		name     string
+		validate func([]byte) error
+	}{{"quick", s.ValidateQuick}, {"full", s.ValidateFull}} {
+		b.Run(path.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := path.validate(benchArgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/starweaver-go/starweaver/core/internal/jsonscan"
 )
 
 // quickSchema is a fast acceptor for the subset of JSON Schema that tool
@@ -333,115 +335,49 @@ func simpleValue(v any) bool {
 	return false
 }
 
-// acceptsJSON reports whether b, a JSON text that json.Valid accepted,
-// certainly satisfies the schema. It reads b in place, without decoding it
-// into Go values, and so allocates nothing.
+// acceptsJSON reports whether b is a JSON text, within the argument
+// limits, that certainly satisfies the schema. It reads b in place,
+// without decoding it into Go values, and so allocates nothing. Any text
+// is safe to pass: one that is not valid JSON is never accepted.
 func (q *quickSchema) acceptsJSON(b []byte) bool {
-	w := walker{b: b}
-	return q.accept(&w)
+	s := jsonscan.New(b, argumentLimits())
+	// The scanner records every problem in the text, including in values
+	// the schema let through unread (s.Skip), so End has the last word.
+	return q.accept(&s) && s.End()
 }
-
-// walker is a cursor over valid JSON text.
-type walker struct {
-	b []byte
-	i int
-}
-
-func (w *walker) space() { w.i = skipSpace(w.b, w.i) }
-
-// simpleString reads a string token, returning its content when it has no
-// escapes and is valid UTF-8 (so that its bytes are its decoded value).
-func (w *walker) simpleString() ([]byte, bool) {
-	start := w.i + 1
-	nonASCII := false
-	for i := start; ; i++ {
-		switch c := w.b[i]; {
-		case c == '"':
-			w.i = i + 1
-			s := w.b[start:i]
-			return s, !nonASCII || utf8.Valid(s)
-		case c == '\\':
-			return nil, false
-		case c >= utf8.RuneSelf:
-			nonASCII = true
-		}
-	}
-}
-
-// skipValue moves past one value of any shape.
-func (w *walker) skipValue() {
-	w.space()
-	depth := 0
-	for {
-		switch c := w.b[w.i]; c {
-		case '{', '[':
-			depth++
-			w.i++
-		case '}', ']':
-			depth--
-			w.i++
-		case '"':
-			w.i++
-			for w.b[w.i] != '"' {
-				if w.b[w.i] == '\\' {
-					w.i++
-				}
-				w.i++
-			}
-			w.i++
-		default:
-			w.i++
-		}
-		if depth == 0 {
-			// A scalar at depth 0 ends at the next delimiter.
-			for w.i < len(w.b) && isScalarByte(w.b[w.i]) {
-				w.i++
-			}
-			return
-		}
-	}
-}
-
-// isScalarByte reports whether c can continue a number or literal.
-func isScalarByte(c byte) bool { return isNumberByte(c) || (c >= 'a' && c <= 'z') }
 
 // accept consumes one value and reports whether it certainly satisfies q.
-func (q *quickSchema) accept(w *walker) bool {
+// A false answer may leave the value partly read.
+func (q *quickSchema) accept(s *jsonscan.Scanner) bool {
 	if q.unsupported || q.never {
 		return false
 	}
-	w.space()
 	if q.ref != nil {
-		start := w.i
-		if !q.ref.accept(w) {
+		saved := *s // a copy of a Scanner is a cursor at the same place
+		if !q.ref.accept(s) {
 			return false
 		}
-		w.i = start // read the value again for this schema's own keywords
+		*s = saved // read the value again for this schema's own keywords
 	}
-	switch w.b[w.i] {
-	case '{':
-		return !q.hasEnum && q.allows(tObject) && q.acceptObject(w)
-	case '[':
-		return !q.hasEnum && q.allows(tArray) && q.acceptArray(w)
-	case '"':
-		s, ok := w.simpleString()
-		return ok && q.allows(tString) && (!q.hasEnum || q.inEnum(s)) && q.acceptString(s)
-	case 't':
-		w.i += len("true")
-		return q.allows(tBoolean) && (!q.hasEnum || q.inEnumValue(true))
-	case 'f':
-		w.i += len("false")
-		return q.allows(tBoolean) && (!q.hasEnum || q.inEnumValue(false))
-	case 'n':
-		w.i += len("null")
-		return q.allows(tNull) && (!q.hasEnum || q.inEnumValue(nil))
-	default:
-		start := w.i
-		for w.i < len(w.b) && isNumberByte(w.b[w.i]) {
-			w.i++
-		}
-		return !q.hasEnum && q.acceptNumber(w.b[start:w.i])
+	switch s.Peek() {
+	case jsonscan.Object:
+		return !q.hasEnum && q.allows(tObject) && q.acceptObject(s)
+	case jsonscan.Array:
+		return !q.hasEnum && q.allows(tArray) && q.acceptArray(s)
+	case jsonscan.String:
+		// A plain string's bytes are its value; escapes go to the full path.
+		str, plain := s.String()
+		return plain && q.allows(tString) && (!q.hasEnum || q.inEnum(str)) && q.acceptString(str)
+	case jsonscan.Bool:
+		v := s.Bool()
+		return q.allows(tBoolean) && (!q.hasEnum || q.inEnumValue(v))
+	case jsonscan.Null:
+		return s.Null() && q.allows(tNull) && (!q.hasEnum || q.inEnumValue(nil))
+	case jsonscan.Number:
+		n := s.Number()
+		return n != nil && !q.hasEnum && q.acceptNumber(n)
 	}
+	return false
 }
 
 func (q *quickSchema) allows(t typeSet) bool { return q.types == 0 || q.types&t != 0 }
@@ -517,48 +453,39 @@ func smallInteger(b []byte) (int64, bool) {
 	return n, true
 }
 
-func (q *quickSchema) acceptObject(w *walker) bool {
+func (q *quickSchema) acceptObject(s *jsonscan.Scanner) bool {
 	if q.minProps >= 0 || len(q.required) > 64 {
 		return false // duplicate keys make counts uncertain; rare anyway
 	}
 	var seen uint64 // bit i: required[i] is present
 	props := 0
-	w.i++ // {
-	w.space()
-	if w.b[w.i] == '}' {
-		w.i++
-	} else {
-		for {
-			w.space()
-			key, ok := w.simpleString()
-			if !ok {
+	if !s.BeginObject() {
+		return false
+	}
+	for {
+		key, plain, ok := s.NextKey()
+		if !ok {
+			break
+		}
+		if !plain {
+			return false
+		}
+		props++
+		for i, r := range q.required {
+			if r == string(key) {
+				seen |= 1 << i
+			}
+		}
+		if p, ok := q.props[string(key)]; ok {
+			if !p.accept(s) {
 				return false
 			}
-			props++
-			for i, r := range q.required {
-				if r == string(key) {
-					seen |= 1 << i
-				}
+		} else if q.additional != nil {
+			if !q.additional.accept(s) {
+				return false
 			}
-			w.space()
-			w.i++ // :
-			if p, ok := q.props[string(key)]; ok {
-				if !p.accept(w) {
-					return false
-				}
-			} else if q.additional != nil {
-				if !q.additional.accept(w) {
-					return false
-				}
-			} else {
-				w.skipValue()
-			}
-			w.space()
-			c := w.b[w.i]
-			w.i++ // , or }
-			if c == '}' {
-				break
-			}
+		} else {
+			s.Skip()
 		}
 	}
 	if q.maxProps >= 0 && props > q.maxProps {
@@ -567,31 +494,22 @@ func (q *quickSchema) acceptObject(w *walker) bool {
 	return seen == 1<<len(q.required)-1
 }
 
-func (q *quickSchema) acceptArray(w *walker) bool {
+func (q *quickSchema) acceptArray(s *jsonscan.Scanner) bool {
 	if q.uniqueItems {
 		return false // equality of JSON values is the full validator's job
 	}
 	n := 0
-	w.i++ // [
-	w.space()
-	if w.b[w.i] == ']' {
-		w.i++
-	} else {
-		for {
-			n++
-			if q.items != nil {
-				if !q.items.accept(w) {
-					return false
-				}
-			} else {
-				w.skipValue()
+	if !s.BeginArray() {
+		return false
+	}
+	for s.NextElement() {
+		n++
+		if q.items != nil {
+			if !q.items.accept(s) {
+				return false
 			}
-			w.space()
-			c := w.b[w.i]
-			w.i++ // , or ]
-			if c == ']' {
-				break
-			}
+		} else {
+			s.Skip()
 		}
 	}
 	return (q.minItems < 0 || n >= q.minItems) && (q.maxItems < 0 || n <= q.maxItems)

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // quickTestSchema uses every keyword quickSchema handles, and some it does
@@ -150,7 +153,9 @@ func TestQuickSchemaUnsupportedDocuments(t *testing.T) {
 }
 
 // FuzzQuickSchemaAgrees checks that the quick path only accepts what the
-// full validator accepts.
+// full validator accepts, and never accepts a text that is not JSON within
+// the argument limits. Any text goes in: the quick path must not panic on
+// malformed or truncated input.
 func FuzzQuickSchemaAgrees(f *testing.F) {
 	for _, seed := range []string{
 		`{"name":"abc"}`, `{"name":"é","count":100,"ex":null}`, `{"name":"a","tags":["a","b"]}`,
@@ -163,11 +168,18 @@ func FuzzQuickSchemaAgrees(f *testing.F) {
 	}
 	s := compileTestSchema(f, quickTestSchema)
 	f.Fuzz(func(t *testing.T, text string) {
+		accepted := s.quick.acceptsJSON([]byte(text))
 		if !json.Valid([]byte(text)) {
+			if accepted {
+				t.Fatalf("quick path accepted invalid JSON %q", text)
+			}
 			return
 		}
+		if accepted && withinLimits(t, []byte(text)) != nil {
+			t.Fatalf("quick path accepted %q, beyond the argument limits", text)
+		}
 		v, _ := decodeAny(t, text)
-		if s.quick.acceptsJSON([]byte(text)) {
+		if accepted {
 			if err := s.compiled.Validate(v); err != nil {
 				t.Fatalf("quick path accepted %s, full validator rejects: %v", text, err)
 			}
@@ -211,7 +223,7 @@ func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
 				t.Fatalf("null %q: %v %v %s", raw, got, err, rawOut)
 			}
 		case map[string]any:
-			if lerr := checkLimits(raw); lerr != nil {
+			if lerr := withinLimits(t, raw); lerr != nil {
 				// Beyond the argument limits (see MaxArgumentDepth) or not UTF-8.
 				if KindOf(err) != ErrInvalidArguments {
 					t.Fatalf("%q is beyond the limits (%v) but got %v", raw, lerr, err)
@@ -234,6 +246,49 @@ func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// withinLimits checks a text json.Valid accepted against MaxArgumentDepth,
+// MaxNumberLength and UTF-8 with encoding/json's tokenizer, independently
+// of the scanner checkArguments uses.
+func withinLimits(t testing.TB, raw []byte) error {
+	t.Helper()
+	if !utf8.Valid(raw) {
+		return errors.New("not valid UTF-8")
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	depth := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			t.Fatalf("tokenizing valid %q: %v", raw, err)
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '{' || tok == '[' {
+				if depth++; depth > MaxArgumentDepth {
+					return errors.New("too deep")
+				}
+			} else {
+				depth--
+			}
+		case json.Number:
+			if len(tok) > MaxNumberLength {
+				return errors.New("number too long")
+			}
+		}
+	}
+}
+
+// ValidateQuick and ValidateFull let BenchmarkValidate (package tool_test)
+// time the two paths over the same arguments text: the quick path as calls
+// take it, and the decoding plus full validator it saves.
+func (s *Schema) ValidateQuick(raw []byte) error { return s.validateJSON(raw) }
+
+func (s *Schema) ValidateFull(raw []byte) error { return s.Validate(parseValidObject(raw)) }
 
 type quickTypedInner struct {
 	Owner string `json:"owner"`

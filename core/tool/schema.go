@@ -190,8 +190,8 @@ func (s *Schema) Validate(args any) error {
 	return InvalidArguments("arguments do not match the schema: %s", strings.Join(msgs, "; "))
 }
 
-// validateJSON checks arguments given as a JSON object text that json.Valid
-// accepted. Most valid arguments are accepted in place by the quick path;
+// validateJSON checks arguments given as a JSON object text that
+// checkArguments accepted. Most valid arguments are accepted in place by the quick path;
 // the others are decoded and go through Validate.
 func (s *Schema) validateJSON(raw []byte) error {
 	if s.quick != nil && s.quick.acceptsJSON(raw) {
