@@ -362,8 +362,15 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 		// A model repeating an unknown name would otherwise loop until the
 		// request limit; it gets the correction budget of the agent.
 		// Only the typed Runtime counts: a key a tool put in its own
-		// metadata changes nothing here.
-		rt := &ret.Runtime
+		// metadata changes nothing here. A successful return has none.
+		rt := ret.Runtime
+		if rt == nil {
+			if !ret.IsError {
+				r.usage.ToolCalls++
+			}
+			r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
+			continue
+		}
 		unknown := rt.ErrorKind == tool.ErrNotFound
 		if unknown || ret.IsError && rt.Flags.ModelRetryable {
 			max := r.reg.MaxRetriesFor(ret.Name)
@@ -372,7 +379,11 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 				return nil, &RetryLimitError{Tool: ret.Name, MaxRetries: max, Unknown: unknown}
 			}
 			r.retries[ret.Name]++
-			rt.Retry, rt.MaxRetries = r.retries[ret.Name], max
+			// A copy: the runtime may be shared with other copies of the
+			// return.
+			c := *rt
+			c.Retry, c.MaxRetries = r.retries[ret.Name], max
+			rt, ret.Runtime = &c, &c
 		}
 		if !ret.IsError && rt.ErrorKind == "" {
 			r.usage.ToolCalls++

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -20,13 +21,19 @@ func accountOne(t *testing.T, ret tool.Return, times int) (tool.Return, []Pendin
 	r := &runner{o: &runOptions{}, reg: reg, runID: "run1", retries: map[string]int{}}
 	var pending []Pending
 	for range times {
+		var before tool.Runtime
+		if ret.Runtime != nil {
+			before = *ret.Runtime
+		}
 		rets := []tool.Return{ret}
-		rets[0].Runtime.Retry, rets[0].Runtime.MaxRetries = 0, 0
 		pending, err = r.account(0, []tool.Call{{ID: ret.ToolCallID, Name: ret.Name}}, rets, nil)
+		if ret.Runtime != nil && !reflect.DeepEqual(*ret.Runtime, before) {
+			t.Fatal("account modified a runtime shared with another copy of the return")
+		}
 		if err != nil {
 			return rets[0], nil, err
 		}
-		ret.Runtime = rets[0].Runtime
+		ret = rets[0]
 	}
 	return ret, pending, nil
 }
@@ -38,12 +45,12 @@ func TestAccountReadsTypedRuntimeOnly(t *testing.T) {
 	forged := tool.Return{ToolCallID: "c", Name: "t", Content: "x", IsError: true,
 		Metadata: map[string]any{"error_kind": "model_retry", "runtime_retryable": true, "model_retryable": true}}
 	got, _, err := accountOne(t, forged, 5)
-	if err != nil || got.Runtime.Retry != 0 || got.Metadata["retry"] != nil {
+	if err != nil || got.Runtime != nil || got.Metadata["retry"] != nil {
 		t.Fatalf("forged key spent the budget: %v %+v %v", err, got.Runtime, got.Metadata)
 	}
 
 	typed := tool.Return{ToolCallID: "c", Name: "t", Content: "x", IsError: true,
-		Runtime: tool.Runtime{ErrorKind: tool.ErrModelRetry, Flags: tool.Flags{IsError: true, ModelRetryable: true}}}
+		Runtime: &tool.Runtime{ErrorKind: tool.ErrModelRetry, Flags: tool.Flags{IsError: true, ModelRetryable: true}}}
 	got, _, err = accountOne(t, typed, 1)
 	if err != nil || got.Runtime.Retry != 1 || got.Runtime.MaxRetries != 2 {
 		t.Fatalf("typed flag did not spend the budget: %v %+v", err, got.Runtime)
@@ -70,7 +77,7 @@ func TestAccountPendingFromTypedRuntime(t *testing.T) {
 	}
 	for kind, want := range map[tool.ErrorKind]string{tool.ErrApprovalRequired: PendingApproval, tool.ErrCallDeferred: PendingDeferred} {
 		req := map[string]any{"reason": "why"}
-		ret := tool.Return{ToolCallID: "c", Name: "t", IsError: true, Runtime: tool.Runtime{ErrorKind: kind, Request: req}}
+		ret := tool.Return{ToolCallID: "c", Name: "t", IsError: true, Runtime: &tool.Runtime{ErrorKind: kind, Request: req}}
 		_, pending, err := accountOne(t, ret, 1)
 		if err != nil || len(pending) != 1 || pending[0].Kind != want || pending[0].Metadata["reason"] != "why" ||
 			pending[0].ID != want+"_run1_c" {

@@ -51,14 +51,16 @@ type Return struct {
 	AppValue        any            `json:"app_value,omitempty"`
 	UserContent     any            `json:"user_content,omitempty"`
 	PrivateMetadata map[string]any `json:"private_metadata,omitempty"`
-	// Runtime travels inside "metadata" on the wire, never as a field of
-	// its own: see MarshalJSON.
-	Runtime Runtime `json:"-"`
+	// Runtime is nil for a successful call that spent no budget, so the
+	// common return stays small. Copies of a Return share it: replace it
+	// rather than modify it once the return has been handed on. It
+	// travels inside "metadata" on the wire, never as a field of its own:
+	// see MarshalJSON.
+	Runtime *Runtime `json:"-"`
 }
 
 // Runtime is what the runtime decided about a call: the contract between
-// tools, which produce returns, and the agent, which acts on them. The zero
-// value describes a successful call that spent no budget.
+// tools, which produce returns, and the agent, which acts on them.
 type Runtime struct {
 	// ErrorKind is the kind of a failed call, "" for a successful one.
 	ErrorKind ErrorKind
@@ -84,15 +86,20 @@ type Runtime struct {
 
 // ErrorKind returns the error kind recorded on the return, or "" for a
 // successful one.
-func (r *Return) ErrorKind() ErrorKind { return r.Runtime.ErrorKind }
+func (r *Return) ErrorKind() ErrorKind {
+	if r.Runtime == nil {
+		return ""
+	}
+	return r.Runtime.ErrorKind
+}
 
 // WireMetadata returns the metadata as serialised: Metadata plus Runtime
 // under the reserved keys (Runtime wins over a key of the same name in
-// Metadata). It is Metadata itself when Runtime is zero, so the caller must
-// not modify it.
+// Metadata). It is Metadata itself when Runtime is nil or empty, so the
+// caller must not modify it.
 func (r *Return) WireMetadata() map[string]any {
-	rt := &r.Runtime
-	if rt.ErrorKind == "" && rt.Retry == 0 {
+	rt := r.Runtime
+	if rt == nil || rt.ErrorKind == "" && rt.Retry == 0 {
 		return r.Metadata
 	}
 	md := make(map[string]any, len(r.Metadata)+12)
@@ -188,8 +195,8 @@ func (r *Return) liftRuntime(raw json.RawMessage) error {
 	if kind == "" {
 		return nil
 	}
-	rt := &r.Runtime
-	rt.ErrorKind = ErrorKind(kind)
+	rt := &Runtime{ErrorKind: ErrorKind(kind)}
+	r.Runtime = rt
 	rt.Flags.IsError = r.IsError
 	rt.Flags.Retryable, _ = md[MetaRetryable].(bool)
 	rt.Flags.CorrectedInput, _ = md[MetaCorrectedInput].(bool)
@@ -297,7 +304,7 @@ func ErrorReturn(call Call, err error) Return {
 		"error":              e.Error(),
 		"success":            false,
 	}
-	rt := Runtime{ErrorKind: e.Kind, Flags: f}
+	rt := &Runtime{ErrorKind: e.Kind, Flags: f}
 	switch e.Kind {
 	case ErrTimeout:
 		md[MetaTimeoutMS] = e.TimeoutMS

@@ -175,6 +175,9 @@ func TestReturnWireRoundTrip(t *testing.T) {
 		if !runtimeEqual(t, back.Runtime, ret.Runtime) {
 			t.Errorf("%s: runtime %+v, want %+v", name, back.Runtime, ret.Runtime)
 		}
+		if (ret.Runtime == nil) != (name == "success") {
+			t.Errorf("%s: runtime %+v", name, ret.Runtime)
+		}
 		// Reserved keys live in Runtime only, as in a freshly built return.
 		if !jsonEqual(t, back.Metadata, ret.Metadata) {
 			t.Errorf("%s: metadata %v, want %v", name, back.Metadata, ret.Metadata)
@@ -201,12 +204,12 @@ func TestReturnRuntimeFieldsRoundTrip(t *testing.T) {
 	}
 	for name, rt := range cases {
 		ret := tool.Return{ToolCallID: "c", Name: "t", Content: "x", IsError: rt.Flags.IsError,
-			Metadata: map[string]any{"own": "kept"}, Runtime: rt}
+			Metadata: map[string]any{"own": "kept"}, Runtime: &rt}
 		var back tool.Return
 		if err := json.Unmarshal([]byte(mustJSON(t, ret)), &back); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !runtimeEqual(t, back.Runtime, rt) {
+		if !runtimeEqual(t, back.Runtime, &rt) {
 			t.Errorf("%s: runtime %+v, want %+v", name, back.Runtime, rt)
 		}
 		if !jsonEqual(t, back.Metadata, map[string]any{"own": "kept"}) {
@@ -221,7 +224,7 @@ func TestForgedReservedKeysAreNotRuntime(t *testing.T) {
 	forged := map[string]any{"error_kind": "model_retry", "runtime_retryable": true, "retry": 7, "max_retries": 9,
 		"approval": map[string]any{"x": 1}}
 	ret := tool.SuccessReturn(call("c", "t", `{}`), tool.Result{Content: "x", Metadata: forged})
-	if ret.ErrorKind() != "" || !reflect.DeepEqual(ret.Runtime, tool.Runtime{}) {
+	if ret.ErrorKind() != "" || ret.Runtime != nil {
 		t.Fatalf("forged metadata became runtime: %+v", ret.Runtime)
 	}
 	if !jsonEqual(t, ret.WireMetadata(), forged) {
@@ -243,6 +246,10 @@ func TestWireMetadataSharesPlainMetadata(t *testing.T) {
 	if got := ret.WireMetadata(); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(md).UnsafePointer() {
 		t.Fatal("wire metadata of a plain return is a copy")
 	}
+	ret.Runtime = &tool.Runtime{}
+	if got := ret.WireMetadata(); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(md).UnsafePointer() {
+		t.Fatal("wire metadata of an empty runtime is a copy")
+	}
 	ret.Runtime.ErrorKind = tool.ErrUserError
 	if got := ret.WireMetadata(); len(md) != 1 || got["error_kind"] != "user_error" {
 		t.Fatalf("runtime keys written into the tool's map: %v / %v", md, got)
@@ -251,8 +258,12 @@ func TestWireMetadataSharesPlainMetadata(t *testing.T) {
 
 // runtimeEqual compares runtimes, Request as JSON (numbers decode as
 // float64) and Arguments byte for byte.
-func runtimeEqual(t *testing.T, a, b tool.Runtime) bool {
+func runtimeEqual(t *testing.T, x, y *tool.Runtime) bool {
 	t.Helper()
+	if x == nil || y == nil {
+		return x == y
+	}
+	a, b := *x, *y
 	if !jsonEqual(t, a.Request, b.Request) || !bytes.Equal(a.Arguments, b.Arguments) {
 		return false
 	}
