@@ -166,8 +166,8 @@ func TestModelRetryBudget(t *testing.T) {
 	// The model saw two corrections with retry metadata.
 	reqs := m.Requests()
 	ret := reqs[1].Messages[len(reqs[1].Messages)-1].Returns()[0]
-	if ret.Metadata["retry"] != 1 || ret.Metadata["max_retries"] != 2 || ret.ErrorKind() != tool.ErrModelRetry {
-		t.Fatalf("metadata %+v", ret.Metadata)
+	if ret.Runtime.Retry != 1 || ret.Runtime.MaxRetries != 2 || ret.ErrorKind() != tool.ErrModelRetry {
+		t.Fatalf("runtime %+v", ret.Runtime)
 	}
 }
 

@@ -118,7 +118,7 @@ func TestResumeDeniedByToolCallID(t *testing.T) {
 	// Built like every tool error: guidance, flags, the kind in metadata.
 	want := (&tool.Error{Kind: tool.ErrApprovalDenied}).HowToFix()
 	if c["how_to_fix"] != want || c["retryable"] != false || c["success"] != false || c["tool_call_id"] != "call_deploy" ||
-		ret.Metadata["error_kind"] != "approval_denied" {
+		ret.WireMetadata()["error_kind"] != "approval_denied" {
 		t.Fatalf("denied return %+v", ret)
 	}
 }
@@ -200,7 +200,7 @@ func TestDeferredCallsResume(t *testing.T) {
 				// Built like every tool error: guidance, flags, the kind in metadata.
 				e := &tool.Error{Kind: tool.ErrorKind(tc.wantKind)}
 				if c["how_to_fix"] != e.HowToFix() || c["retryable"] != false || c["success"] != false ||
-					ret.Metadata["error_kind"] != tc.wantKind || c["status"] != tc.status {
+					ret.WireMetadata()["error_kind"] != tc.wantKind || c["status"] != tc.status {
 					t.Fatalf("content %+v metadata %+v", c, ret.Metadata)
 				}
 			}

@@ -58,8 +58,8 @@ func TestUnknownToolSpendsTheRetryBudget(t *testing.T) {
 	if res.Output != "sorry" {
 		t.Fatalf("output %q", res.Output)
 	}
-	if md := res.Returns()[2].Metadata; md["retry"] != 2 || md["max_retries"] != 2 {
-		t.Fatalf("metadata %+v", md)
+	if rt := res.Returns()[2].Runtime; rt.Retry != 2 || rt.MaxRetries != 2 {
+		t.Fatalf("runtime %+v", rt)
 	}
 }
 

@@ -361,29 +361,40 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 		ret := &returns[i]
 		// A model repeating an unknown name would otherwise loop until the
 		// request limit; it gets the correction budget of the agent.
-		unknown := ret.ErrorKind() == tool.ErrNotFound
-		if unknown || ret.IsError && metaBool(ret.Metadata, "runtime_retryable") {
+		// Only the typed Runtime counts: a key a tool put in its own
+		// metadata changes nothing here. A successful return has none.
+		rt := ret.Runtime
+		if rt == nil {
+			if !ret.IsError {
+				r.usage.ToolCalls++
+			}
+			r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
+			continue
+		}
+		unknown := rt.ErrorKind == tool.ErrNotFound
+		if unknown || ret.IsError && rt.Flags.ModelRetryable {
 			max := r.reg.MaxRetriesFor(ret.Name)
 			if r.retries[ret.Name] >= max {
 				r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
 				return nil, &RetryLimitError{Tool: ret.Name, MaxRetries: max, Unknown: unknown}
 			}
 			r.retries[ret.Name]++
-			ret.Metadata["retry"] = r.retries[ret.Name]
-			ret.Metadata["max_retries"] = max
+			// A copy: the runtime may be shared with other copies of the
+			// return.
+			c := *rt
+			c.Retry, c.MaxRetries = r.retries[ret.Name], max
+			rt, ret.Runtime = &c, &c
 		}
-		if !ret.IsError && ret.ErrorKind() == "" {
+		if !ret.IsError && rt.ErrorKind == "" {
 			r.usage.ToolCalls++
 		}
-		switch ret.ErrorKind() {
+		switch rt.ErrorKind {
 		case tool.ErrApprovalRequired:
-			md, _ := ret.Metadata["approval"].(map[string]any)
 			pending = append(pending, Pending{Kind: PendingApproval, ID: "approval_" + r.runID + "_" + ret.ToolCallID,
-				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: md})
+				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
 		case tool.ErrCallDeferred:
-			md, _ := ret.Metadata["deferred"].(map[string]any)
 			pending = append(pending, Pending{Kind: PendingDeferred, ID: "deferred_" + r.runID + "_" + ret.ToolCallID,
-				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: md})
+				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
 		}
 		r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
 	}
@@ -506,11 +517,6 @@ func checkResponse(m *model.Message, step int) error {
 		}
 	}
 	return nil
-}
-
-func metaBool(md map[string]any, key string) bool {
-	b, _ := md[key].(bool)
-	return b
 }
 
 func nonNil(s []string) []string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // exportWaiting runs the deploy scenario on an agent with key (none when
@@ -208,4 +209,56 @@ func ExampleAgent_SessionFromState() {
 	// signed: <nil>
 	// unsigned: true
 	// unsigned, allowed: <nil>
+}
+
+// Exported state keeps what the runtime decided about each return (kind,
+// flags, the agent's retry count, the paused call's request) under the
+// metadata keys hosts read, and restoring it gives the typed fields back:
+// a restored session exports the very same state.
+func TestStateRoundTripsReturnRuntime(t *testing.T) {
+	n := 0
+	flaky := tool.New("flaky", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		if n++; n == 1 {
+			return tool.Result{}, tool.ModelRetry("again")
+		}
+		return tool.Text("ok"), nil
+	})
+	m := model.NewTestModel(calls(model.Call("a", "flaky", nil)),
+		calls(model.Call("b", "flaky", nil), model.Call("d", "deploy", map[string]string{"env": "prod"})))
+	a := agent.NewBuilder(m).Tool(flaky, (&deployTool{}).tool()).MustBuild()
+	s := a.NewSession()
+	res, err := s.Run(context.Background(), "go")
+	if err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	state, err := s.ExportState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"error_kind":"model_retry"`, `"retry":1`, `"runtime_retryable":true`,
+		`"control_flow":"approval_required"`, `"approval":{"reason":"deploy production","risk":"high"}`,
+		`"starweaver.approval_tool_arguments":{"env":"prod"}`} {
+		if !strings.Contains(string(state), key) {
+			t.Errorf("exported state lacks %s", key)
+		}
+	}
+	restored, err := a.SessionFromState(state, agent.AllowUnsigned())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := restored.ExportState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, state) {
+		t.Fatalf("restored session exports other state:\n%s\nwant\n%s", again, state)
+	}
+	var rets []tool.Return
+	for _, msg := range restored.Messages() {
+		rets = append(rets, msg.Returns()...)
+	}
+	if len(rets) != 1 || rets[0].Runtime.ErrorKind != tool.ErrModelRetry || !rets[0].Runtime.Flags.ModelRetryable ||
+		rets[0].Runtime.Retry != 1 || rets[0].Runtime.MaxRetries != 3 || rets[0].Metadata["retry"] != nil {
+		t.Fatalf("restored history returns %+v", rets)
+	}
 }

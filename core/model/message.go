@@ -158,16 +158,19 @@ func (p Part) MarshalJSON() ([]byte, error) {
 		if p.Return == nil {
 			return nil, fmt.Errorf("model: tool_return part without a return")
 		}
-		r := *p.Return
-		if r.Metadata == nil {
+		md := p.Return.WireMetadata()
+		if md == nil {
 			// Hosts read metadata unconditionally; send {} rather than omit it.
-			r.Metadata = map[string]any{}
+			md = map[string]any{}
 		}
+		// plainReturn drops Return's MarshalJSON, which embedding would
+		// promote (losing "kind"); its Runtime is in md.
+		type plainReturn tool.Return
 		return json.Marshal(struct {
 			Kind string `json:"kind"`
-			*tool.Return
+			*plainReturn
 			Metadata map[string]any `json:"metadata"`
-		}{p.Kind, &r, r.Metadata})
+		}{p.Kind, (*plainReturn)(p.Return), md})
 	}
 	return nil, fmt.Errorf("model: unknown part kind %q", p.Kind)
 }

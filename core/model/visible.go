@@ -37,7 +37,9 @@ func Visible(m Message) Message {
 
 // VisibleReturn returns the model-visible fields of r (see Visible). It
 // lists what is kept, so a surface added to tool.Return later stays hidden
-// until it is deliberately made visible here.
+// until it is deliberately made visible here. Runtime is kept: it is
+// written into the public metadata.
 func VisibleReturn(r tool.Return) tool.Return {
-	return tool.Return{ToolCallID: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Metadata: r.Metadata}
+	return tool.Return{ToolCallID: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Metadata: r.Metadata,
+		Runtime: r.Runtime}
 }

@@ -187,8 +187,8 @@ func TestErrorReturnForEveryKind(t *testing.T) {
 			if !jsonEqual(t, cont, wantContent) {
 				t.Errorf("content =\n%s\nwant\n%s", mustJSON(t, cont), mustJSON(t, wantContent))
 			}
-			if !jsonEqual(t, ret.Metadata, wantMeta) {
-				t.Errorf("metadata =\n%s\nwant\n%s", mustJSON(t, ret.Metadata), mustJSON(t, wantMeta))
+			if !jsonEqual(t, ret.WireMetadata(), wantMeta) {
+				t.Errorf("metadata =\n%s\nwant\n%s", mustJSON(t, ret.WireMetadata()), mustJSON(t, wantMeta))
 			}
 			if ret.PrivateMetadata != nil || ret.AppValue != nil || ret.UserContent != nil {
 				t.Errorf("unexpected private/app/user surfaces: %+v", ret)
@@ -375,11 +375,11 @@ func TestApprovalReturnWithoutMetadata(t *testing.T) {
 	if _, err := json.Marshal(ret); err != nil {
 		t.Fatal(err)
 	}
-	if ret.Metadata["control_flow"] != "approval_required" {
-		t.Fatalf("control_flow = %v", ret.Metadata["control_flow"])
+	if ret.WireMetadata()["control_flow"] != "approval_required" {
+		t.Fatalf("control_flow = %v", ret.WireMetadata()["control_flow"])
 	}
-	if !jsonEqual(t, ret.Metadata["approval"], map[string]any{}) {
-		t.Fatalf("approval = %v, want {}", ret.Metadata["approval"])
+	if !jsonEqual(t, ret.WireMetadata()["approval"], map[string]any{}) {
+		t.Fatalf("approval = %v, want {}", ret.WireMetadata()["approval"])
 	}
 	// Arguments that are not JSON never make the return unserialisable.
 	ret = tool.ErrorReturn(tool.Call{ID: "i", Name: "t", Arguments: json.RawMessage(`{oops`)}, tool.CallDeferred("", nil))

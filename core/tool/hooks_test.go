@@ -191,8 +191,8 @@ func TestAfterHooksCannotReplaceControlFlow(t *testing.T) {
 			}})
 			ret := r.Execute(context.Background(), nil, call("1", "t", `{"x":1}`))
 			wantKind(t, ret, cf.Kind)
-			if ret.Metadata["control_flow"] != string(cf.Kind) {
-				t.Fatalf("control_flow = %v", ret.Metadata["control_flow"])
+			if ret.WireMetadata()["control_flow"] != string(cf.Kind) {
+				t.Fatalf("control_flow = %v", ret.WireMetadata()["control_flow"])
 			}
 			if len(observed) != 2 || observed[0] != cf.Kind {
 				t.Fatalf("hooks observed %v", observed)

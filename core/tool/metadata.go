@@ -2,8 +2,19 @@ package tool
 
 import "strings"
 
-// Reserved metadata keys. They are plain JSON inside Definition.Metadata so
-// that hosts in any language can read them.
+// Reserved metadata keys: every key the runtime gives a meaning to, in
+// tool definitions (Definition.Metadata) and in tool returns (the
+// "metadata" of a serialised Return). They are plain JSON so that hosts in
+// any language can read them; a tool's own metadata should not use them.
+//
+// New reserved keys take the prefix "starweaver_" (as MetaKind and
+// MetaDependencies, which the published documentation shows). Keys that
+// were written before that rule keep their spelling, because hosts already
+// read them: the bare keys (error_kind, retry, approval, control_flow ...)
+// appear in docs/ and the spec, and the two "starweaver." keys of paused
+// calls have always been on the wire.
+
+// Reserved keys of definition metadata.
 const (
 	MetaKind             = "starweaver_tool_kind"
 	MetaTags             = "tags"
@@ -17,6 +28,49 @@ const (
 	MetaOriginalName     = "original_tool_name"
 	MetaSelfManagedHITL  = "starweaver_self_managed_hitl"
 	MetaResultIsError    = "starweaver_tool_result_is_error"
+)
+
+// Reserved keys of return metadata that the runtime decides. In memory
+// they are Return.Runtime, never Metadata entries: Return.MarshalJSON
+// writes them and Return.UnmarshalJSON reads them back (see Return). The
+// agent's retry count uses "retry" and MetaMaxRetries ("max_retries").
+const (
+	MetaErrorKind        = "error_kind"                     // Runtime.ErrorKind
+	MetaRetryable        = "retryable"                      // Runtime.Flags.Retryable
+	MetaCorrectedInput   = "retry_requires_corrected_input" // Runtime.Flags.CorrectedInput
+	MetaRuntimeRetryable = "runtime_retryable"              // Runtime.Flags.ModelRetryable
+	MetaModelRetryable   = "model_retryable"                // Runtime.Flags.ModelRetryable, for hosts
+	MetaUnexpected       = "unexpected"                     // Runtime.Flags.Unexpected
+	MetaRetry            = "retry"                          // Runtime.Retry, with MetaMaxRetries
+	// MetaControlFlow names the kind of a paused call (approval_required
+	// or call_deferred).
+	MetaControlFlow = "control_flow"
+	// MetaApproval and MetaDeferred hold Runtime.Request; the argument
+	// keys hold Runtime.Arguments.
+	MetaApproval          = "approval"
+	MetaDeferred          = "deferred"
+	MetaApprovalArguments = "starweaver.approval_tool_arguments"
+	MetaDeferredArguments = "starweaver.deferred_tool_arguments"
+)
+
+// Reserved keys of return metadata that describe an error or the
+// resolution of a paused call. They are ordinary Metadata entries, written
+// when the return is built; MetaTimeoutMS ("timeout_ms") is one too, and so
+// is MetaMaxRetries on an exhausted execution failure, with MetaToolRetry.
+const (
+	MetaTool      = "tool"
+	MetaMessage   = "message"
+	MetaHowToFix  = "how_to_fix"
+	MetaToolRetry = "tool_retry"
+	// Written when a paused call is resolved (core/agent's resume).
+	MetaHITLState        = "hitl_state"
+	MetaApprovalState    = "approval_state"
+	MetaApprovalID       = "approval_id"
+	MetaDecidedBy        = "decided_by"
+	MetaApprovalMetadata = "approval_metadata"
+	MetaDeferredID       = "deferred_id"
+	MetaDeferredStatus   = "deferred_status"
+	MetaDeferredMetadata = "deferred_metadata"
 )
 
 // Kind tells hosts and UIs what sort of tool a definition describes.

@@ -85,10 +85,10 @@ func TestApprovalGatesUntilApproved(t *testing.T) {
 	if p.count() != 0 {
 		t.Fatal("the tool ran without approval")
 	}
-	if ret.Metadata["control_flow"] != "approval_required" {
+	if ret.WireMetadata()["control_flow"] != "approval_required" {
 		t.Fatalf("metadata = %v", ret.Metadata)
 	}
-	req := ret.Metadata["approval"].(map[string]any)
+	req := ret.WireMetadata()["approval"].(map[string]any)
 	if req["reason"] != toolset.ApprovalReason || req["toolset"] != "files" {
 		t.Fatalf("request = %v", req)
 	}
@@ -106,7 +106,7 @@ func TestApprovalGatesUntilApproved(t *testing.T) {
 	denied := &tool.Context{Approval: &tool.Approval{Status: "denied", Metadata: map[string]any{"reason": "too risky"}}}
 	ret = execute(r, denied, "write", `{"value":"draft"}`)
 	wantKind(t, ret, tool.ErrApprovalRequired)
-	req = ret.Metadata["approval"].(map[string]any)
+	req = ret.WireMetadata()["approval"].(map[string]any)
 	if req["reason"] != "too risky" || req["metadata"].(map[string]any)["reason"] != "too risky" || p.count() != 0 {
 		t.Fatalf("denied request = %v, calls %d", req, p.count())
 	}

@@ -27,10 +27,10 @@ func TestDeferredDefinitionsAndCall(t *testing.T) {
 	if p.count() != 0 {
 		t.Fatal("a deferred tool ran")
 	}
-	if ret.Metadata["control_flow"] != "call_deferred" {
+	if ret.WireMetadata()["control_flow"] != "call_deferred" {
 		t.Fatalf("metadata = %v", ret.Metadata)
 	}
-	req := ret.Metadata["deferred"].(map[string]any)
+	req := ret.WireMetadata()["deferred"].(map[string]any)
 	want := map[string]any{
 		"kind": "client_tool_call", "deferred_id": "deferred_run9_call1", "tool_call_id": "call1",
 		"tool_name": "render", "toolset": "jobs", "reason": toolset.DeferredReason,
@@ -60,7 +60,7 @@ func TestClientToolIsAlwaysDeferred(t *testing.T) {
 	r := register(t, nil, toolset.New("client", ct))
 	ret := execute(r, &tool.Context{RunID: "r"}, "pick_file", `{"filter":"*.go"}`)
 	wantKind(t, ret, tool.ErrCallDeferred)
-	req := ret.Metadata["deferred"].(map[string]any)
+	req := ret.WireMetadata()["deferred"].(map[string]any)
 	if req["kind"] != "client_tool_call" || req["reason"] != toolset.ClientToolReason || req["tool_name"] != "pick_file" || req["deferred_id"] != "deferred_r_call1" {
 		t.Fatalf("request = %v", req)
 	}

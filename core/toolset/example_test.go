@@ -98,7 +98,7 @@ func ExampleDeferred() {
 	}
 	for _, name := range r.Names() {
 		ret := r.Execute(context.Background(), &tool.Context{RunID: "run1"}, tool.Call{ID: "c_" + name, Name: name, Arguments: json.RawMessage(`{"query":"x"}`)})
-		req := ret.Metadata["deferred"].(map[string]any)
+		req := ret.Runtime.Request
 		fmt.Println(name, ret.ErrorKind(), req["deferred_id"])
 	}
 	// Output:

@@ -71,7 +71,7 @@ func TestWrappersKeepAvailabilityAndHooks(t *testing.T) {
 			tc := &tool.Context{Approval: &tool.Approval{Status: "approved"}}
 			ret := execute(r, tc, w.name, `{"value":"raw"}`)
 			if ret.ErrorKind() == tool.ErrCallDeferred {
-				args := ret.Metadata["deferred"].(map[string]any)["arguments"].(map[string]any)
+				args := ret.Runtime.Request["arguments"].(map[string]any)
 				if args["value"] != "hooked" {
 					t.Fatalf("deferred arguments = %v", args)
 				}

@@ -122,7 +122,7 @@ func TestNotGatedByApprovalRequiredToolsets(t *testing.T) {
 		t.Fatalf("gated definition %v", def.Metadata)
 	}
 	ret := execute(t, r, validArgs(), nil)
-	approval, _ := ret.Metadata["approval"].(map[string]any)
+	approval, _ := ret.WireMetadata()["approval"].(map[string]any)
 	if ret.ErrorKind() != tool.ErrApprovalRequired || approval["kind"] != "clarifying_questions" {
 		t.Fatalf("return %+v", ret)
 	}
@@ -135,7 +135,7 @@ func TestFirstCallRequestsApproval(t *testing.T) {
 	if ret.ErrorKind() != tool.ErrApprovalRequired || !ret.IsError {
 		t.Fatalf("return %+v", ret)
 	}
-	approval := ret.Metadata["approval"].(map[string]any)
+	approval := ret.WireMetadata()["approval"].(map[string]any)
 	want := map[string]any{
 		"kind":      "clarifying_questions",
 		"tool":      "ask_user_question",
@@ -205,7 +205,7 @@ func TestSchemaAndValidatorRejections(t *testing.T) {
 					t.Errorf("message %q lacks %q", msg, w)
 				}
 			}
-			if ret.Metadata["approval"] != nil {
+			if ret.WireMetadata()["approval"] != nil {
 				t.Errorf("rejected call asked for approval: %v", ret.Metadata)
 			}
 		})
