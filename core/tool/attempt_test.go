@@ -120,7 +120,7 @@ func TestPausedCallRecordsArgumentsAlikeOnEveryPath(t *testing.T) {
 	})
 	ret := sameReturns(t, everyPath(t, plain, started, call("1", "t", `null`), 0))
 	wantKind(t, ret, tool.ErrCallDeferred)
-	if got := mustJSON(t, ret.Metadata["starweaver.deferred_tool_arguments"]); got != `{}` {
+	if got := string(ret.Runtime.Arguments); got != `{}` {
 		t.Fatalf("arguments = %s", got)
 	}
 }
@@ -142,7 +142,7 @@ func TestCallPausedByValidatorRecordsTheModelsArguments(t *testing.T) {
 	}
 	ret := sameReturns(t, rets)
 	wantKind(t, ret, tool.ErrApprovalRequired)
-	if got := mustJSON(t, ret.Metadata["starweaver.approval_tool_arguments"]); got != `{"n":1}` {
+	if got := string(ret.Runtime.Arguments); got != `{"n":1}` {
 		t.Fatalf("arguments = %s", got)
 	}
 }
