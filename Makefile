@@ -20,7 +20,7 @@ FUZZTIME ?= 100000x
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install test fmt-check vet go-test fuzz py-test py-test-min cgocheck bench lint clean
+.PHONY: help build install test fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -53,8 +53,23 @@ vet: ## go vet ./...
 go-test: ## go test -race ./...
 	$(GO) test -race ./...
 
-fuzz: ## Short fuzz run of every Fuzz test in the module, one after another (FUZZTIME=100000x inputs each)
-	@# go test runs one -fuzz target per invocation, so each is found and run alone.
+# The fuzz targets that guard what a model sends (arguments, the schema fast
+# path, the scanner under both); `make fuzz` runs them in `make test`. Every
+# other Fuzz test runs its seed corpus in `go test`, and `make fuzz-all` fuzzes
+# them all.
+FUZZ_TARGETS := core/tool:FuzzExecuteArguments core/tool:FuzzQuickSchemaAgrees \
+	core/tool:FuzzDecodeArgumentsMatchesEncodingJSON core/internal/jsonscan:FuzzScan
+
+fuzz: ## Short fuzz run of the argument-boundary fuzz tests (FUZZTIME=100000x inputs each)
+	@# go test runs one -fuzz target per invocation, so each runs alone.
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		dir=$${t%%:*}; name=$${t#*:}; \
+		grep -qs "^func $$name(" $$dir/*_test.go || { echo "$$name not found in $$dir"; exit 1; }; \
+		echo "==> fuzz $$name in $$dir ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) ./$$dir; \
+	done
+
+fuzz-all: ## Fuzz every Fuzz test in the module, one after another (FUZZTIME each)
 	@set -e; n=0; for dir in $$($(GO) list -f '{{.Dir}}' ./...); do \
 		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$dir/*_test.go 2>/dev/null); do \
 			echo "==> fuzz $$name in $${dir#$(CURDIR)/} ($(FUZZTIME))"; \

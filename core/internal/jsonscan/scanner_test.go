@@ -182,6 +182,7 @@ func TestAppendUnquoteMatchesEncodingJSON(t *testing.T) {
 	for _, text := range []string{
 		`""`, `"plain"`, `"\"\\\/\b\f\n\r\t"`, `"\u0000\u001f\u00e9\u20ac"`, `"\uD83D\uDE00"`, `"\ud83d\ude00x"`,
 		`"\ud800"`, `"\udc00"`, `"\ud800\u0041"`, `"\ud800\ud800\udc00"`, `"\udc00\ud800"`, `"\ud800\n"`,
+		`"\ud8000udC00"`, // a high half followed by text that only looks like an escape
 		"\"\xff\xfe\"", "\"a\xc3\"", "\"\xed\xa0\x80\"", "\"\xef\xbf\xbd\"", "\"\xf4\x90\x80\x80\"", `"é✓😀"`,
 	} {
 		s := jsonscan.New([]byte(text), jsonscan.Limits{})

@@ -28,7 +28,7 @@ func AppendUnquote(dst, raw []byte) []byte {
 			i += 6
 			if utf16.IsSurrogate(r) {
 				// Only a high half followed by a low half makes a pair.
-				if escapeLen(raw[i:]) == 6 && raw[i+1] == 'u' {
+				if i < len(raw) && raw[i] == '\\' && escapeLen(raw[i:]) == 6 {
 					if pair := utf16.DecodeRune(r, u4(raw[i+2:])); pair != utf8.RuneError {
 						dst = utf8.AppendRune(dst, pair)
 						i += 6
