@@ -166,7 +166,7 @@ func TestModelRetryBudget(t *testing.T) {
 	// The model saw two corrections with retry metadata.
 	reqs := m.Requests()
 	ret := reqs[1].Messages[len(reqs[1].Messages)-1].Returns()[0]
-	if ret.Runtime.Retry != 1 || ret.Runtime.MaxRetries != 2 || ret.ErrorKind() != tool.ErrModelRetry {
+	if ret.Runtime.Retry != 1 || ret.Runtime.MaxRetries != 2 || ret.ErrorKind() != tool.ErrorKindModelRetry {
 		t.Fatalf("runtime %+v", ret.Runtime)
 	}
 }
@@ -214,7 +214,7 @@ func TestRunScopedToolsDoNotChangeAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := res.Returns()[0].ErrorKind(); k != tool.ErrNotFound {
+	if k := res.Returns()[0].ErrorKind(); k != tool.ErrorKindNotFound {
 		t.Fatalf("second run kind %q", k)
 	}
 	reqs := m.Requests()
@@ -396,7 +396,7 @@ func TestCancellationCancelsRunningTools(t *testing.T) {
 		t.Fatalf("err %v status %s", err, res.Status)
 	}
 	rets := res.Returns()
-	if len(rets) != 2 || rets[0].ErrorKind() != tool.ErrCancelled || rets[1].ErrorKind() != tool.ErrCancelled {
+	if len(rets) != 2 || rets[0].ErrorKind() != tool.ErrorKindCancelled || rets[1].ErrorKind() != tool.ErrorKindCancelled {
 		t.Fatalf("returns %+v", rets)
 	}
 }
@@ -420,7 +420,7 @@ func TestGarbageModelResponses(t *testing.T) {
 	bad := model.Message{Kind: model.KindResponse, Parts: []model.Part{model.ToolCallPart("1", "add", json.RawMessage(`{"left":`))}}
 	m := model.NewTestModel(bad, text("fixed"))
 	res := mustRun(t, agent.NewBuilder(m).Tool(addTool()).MustBuild(), "go")
-	if k := res.Returns()[0].ErrorKind(); k != tool.ErrInvalidArguments {
+	if k := res.Returns()[0].ErrorKind(); k != tool.ErrorKindInvalidArguments {
 		t.Fatalf("kind %q", k)
 	}
 	// A script that runs out is a model error.
@@ -571,7 +571,7 @@ func TestBuilderRegistryAndRunToolsets(t *testing.T) {
 	}
 	m2 := model.NewTestModel(calls(model.Call("3", "echo", nil)), text("x"))
 	res = mustRun(t, agent.NewBuilder(m2).Registry(reg).MustBuild(), "again")
-	if res.Returns()[0].ErrorKind() != tool.ErrNotFound {
+	if res.Returns()[0].ErrorKind() != tool.ErrorKindNotFound {
 		t.Fatalf("run toolset leaked: %+v", res.Returns()[0])
 	}
 }

@@ -25,7 +25,7 @@ func boundaryTools() []tool.Tool {
 			AppValue: "APP-SECRET", UserContent: "USER-SECRET", PrivateMetadata: map[string]any{"evidence": "PRIVATE-SECRET"}}, nil
 	})
 	broken := tool.New("broken", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
-		return tool.Result{}, &tool.Error{Kind: tool.ErrUserError, Message: "misconfigured",
+		return tool.Result{}, &tool.Error{Kind: tool.ErrorKindUserError, Message: "misconfigured",
 			PrivateMetadata: map[string]any{"python_traceback": "File /home/me/tool.py, line 3"}}
 	})
 	return []tool.Tool{rich, broken}

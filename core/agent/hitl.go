@@ -270,7 +270,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 		Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
 	})
 	for i, ret := range rets {
-		if overridden[i] && ret.ErrorKind() == tool.ErrInvalidArguments {
+		if overridden[i] && ret.ErrorKind() == tool.ErrorKindInvalidArguments {
 			// A person wrote these arguments: the model cannot correct them,
 			// so they must not spend its correction budget.
 			msg, _ := ret.Metadata["message"].(string)
@@ -288,7 +288,7 @@ func deniedReturn(call tool.Call, p Pending, d ApprovalDecision) tool.Return {
 	if msg == "" {
 		msg = "User denied the tool call."
 	}
-	ret := tool.ErrorReturn(call, &tool.Error{Kind: tool.ErrApprovalDenied, Message: msg})
+	ret := tool.ErrorReturn(call, &tool.Error{Kind: tool.ErrorKindApprovalDenied, Message: msg})
 	md := ret.Metadata
 	md["approval_state"] = "denied"
 	md["hitl_state"] = "resolved"
@@ -320,9 +320,9 @@ func deferredReturn(call tool.Call, p Pending, d DeferredResult) tool.Return {
 		}
 		ret = tool.Return{ToolCallID: call.ID, Name: call.Name, Content: response, Metadata: map[string]any{}}
 	} else {
-		e := &tool.Error{Kind: tool.ErrDeferredFailed, Message: "the deferred work failed"}
+		e := &tool.Error{Kind: tool.ErrorKindDeferredFailed, Message: "the deferred work failed"}
 		if d.Status == DeferredCancelled {
-			e = &tool.Error{Kind: tool.ErrDeferredCancelled, Message: "the deferred work was cancelled"}
+			e = &tool.Error{Kind: tool.ErrorKindDeferredCancelled, Message: "the deferred work was cancelled"}
 		}
 		ret = tool.ErrorReturn(call, e)
 		content := ret.Content.(map[string]any)

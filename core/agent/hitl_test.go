@@ -116,7 +116,7 @@ func TestResumeDeniedByToolCallID(t *testing.T) {
 		t.Fatalf("denied return %+v", ret)
 	}
 	// Built like every tool error: guidance, flags, the kind in metadata.
-	want := (&tool.Error{Kind: tool.ErrApprovalDenied}).HowToFix()
+	want := (&tool.Error{Kind: tool.ErrorKindApprovalDenied}).HowToFix()
 	if c["how_to_fix"] != want || c["retryable"] != false || c["success"] != false || c["tool_call_id"] != "call_deploy" ||
 		ret.WireMetadata()["error_kind"] != "approval_denied" {
 		t.Fatalf("denied return %+v", ret)
@@ -341,7 +341,7 @@ func TestApprovalRequiredToolsPolicy(t *testing.T) {
 	if err != nil || res.Status != agent.StatusWaiting || len(res.Pending) != 1 || res.Pending[0].ToolName != "lookup" || ran.Load() != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if len(res.Batch) != 2 || res.Batch[0].ErrorKind() != tool.ErrApprovalRequired || res.Batch[1].ErrorKind() != "" {
+	if len(res.Batch) != 2 || res.Batch[0].ErrorKind() != tool.ErrorKindApprovalRequired || res.Batch[1].ErrorKind() != "" {
 		t.Fatalf("ungated tool did not run: %+v", res.Batch)
 	}
 	state, err := s.ExportState()
@@ -380,7 +380,7 @@ func TestRejectedOverrideIsUserError(t *testing.T) {
 		t.Fatal(err)
 	}
 	ret := res.Returns()[0]
-	if ret.ErrorKind() != tool.ErrUserError || ret.Metadata["retry"] != nil || ret.Metadata["approval_state"] != "approved" {
+	if ret.ErrorKind() != tool.ErrorKindUserError || ret.Metadata["retry"] != nil || ret.Metadata["approval_state"] != "approved" {
 		t.Fatalf("return %+v", ret)
 	}
 	if !strings.Contains(ret.Metadata["message"].(string), "/env") || d.calls.Load() != 1 {

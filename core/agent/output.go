@@ -211,11 +211,11 @@ func (r *runner) checkOutput(ctx context.Context, step int, call tool.Call) outp
 			value = b
 		}
 		return outputVerdict{value: value}
-	case tool.ErrInvalidArguments, tool.ErrModelRetry:
+	case tool.ErrorKindInvalidArguments, tool.ErrorKindModelRetry:
 		msg, _ := ret.Metadata["message"].(string)
 		p := model.RetryPrompt(msg, call.ID)
 		return outputVerdict{retry: &p}
-	case tool.ErrCancelled:
+	case tool.ErrorKindCancelled:
 		if ctx.Err() != nil {
 			return outputVerdict{err: ctx.Err()}
 		}

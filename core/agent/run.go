@@ -371,7 +371,7 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
 			continue
 		}
-		unknown := rt.ErrorKind == tool.ErrNotFound
+		unknown := rt.ErrorKind == tool.ErrorKindNotFound
 		if unknown || ret.IsError && rt.Flags.ModelRetryable {
 			max := r.reg.MaxRetriesFor(ret.Name)
 			if r.retries[ret.Name] >= max {
@@ -389,10 +389,10 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			r.usage.ToolCalls++
 		}
 		switch rt.ErrorKind {
-		case tool.ErrApprovalRequired:
+		case tool.ErrorKindApprovalRequired:
 			pending = append(pending, Pending{Kind: PendingApproval, ID: "approval_" + r.runID + "_" + ret.ToolCallID,
 				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
-		case tool.ErrCallDeferred:
+		case tool.ErrorKindCallDeferred:
 			pending = append(pending, Pending{Kind: PendingDeferred, ID: "deferred_" + r.runID + "_" + ret.ToolCallID,
 				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
 		}

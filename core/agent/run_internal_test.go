@@ -50,7 +50,7 @@ func TestAccountReadsTypedRuntimeOnly(t *testing.T) {
 	}
 
 	typed := tool.Return{ToolCallID: "c", Name: "t", Content: "x", IsError: true,
-		Runtime: &tool.Runtime{ErrorKind: tool.ErrModelRetry, Flags: tool.Flags{IsError: true, ModelRetryable: true}}}
+		Runtime: &tool.Runtime{ErrorKind: tool.ErrorKindModelRetry, Flags: tool.Flags{IsError: true, ModelRetryable: true}}}
 	got, _, err = accountOne(t, typed, 1)
 	if err != nil || got.Runtime.Retry != 1 || got.Runtime.MaxRetries != 2 {
 		t.Fatalf("typed flag did not spend the budget: %v %+v", err, got.Runtime)
@@ -75,7 +75,7 @@ func TestAccountPendingFromTypedRuntime(t *testing.T) {
 	if _, pending, err := accountOne(t, forged, 1); err != nil || len(pending) != 0 {
 		t.Fatalf("forged approval paused the run: %v %+v", err, pending)
 	}
-	for kind, want := range map[tool.ErrorKind]string{tool.ErrApprovalRequired: PendingApproval, tool.ErrCallDeferred: PendingDeferred} {
+	for kind, want := range map[tool.ErrorKind]string{tool.ErrorKindApprovalRequired: PendingApproval, tool.ErrorKindCallDeferred: PendingDeferred} {
 		req := map[string]any{"reason": "why"}
 		ret := tool.Return{ToolCallID: "c", Name: "t", IsError: true, Runtime: &tool.Runtime{ErrorKind: kind, Request: req}}
 		_, pending, err := accountOne(t, ret, 1)

@@ -257,7 +257,7 @@ func TestStateRoundTripsReturnRuntime(t *testing.T) {
 	for _, msg := range restored.Messages() {
 		rets = append(rets, msg.Returns()...)
 	}
-	if len(rets) != 1 || rets[0].Runtime.ErrorKind != tool.ErrModelRetry || !rets[0].Runtime.Flags.ModelRetryable ||
+	if len(rets) != 1 || rets[0].Runtime.ErrorKind != tool.ErrorKindModelRetry || !rets[0].Runtime.Flags.ModelRetryable ||
 		rets[0].Runtime.Retry != 1 || rets[0].Runtime.MaxRetries != 3 || rets[0].Metadata["retry"] != nil {
 		t.Fatalf("restored history returns %+v", rets)
 	}

@@ -23,7 +23,7 @@ func TestCheckArgumentsMessages(t *testing.T) {
 		{`-1`, "must be a JSON object, got a number"},
 	} {
 		_, err := checkArguments([]byte(tc.args))
-		if KindOf(err) != ErrInvalidArguments || !strings.Contains(err.Error(), tc.want) {
+		if KindOf(err) != ErrorKindInvalidArguments || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("checkArguments(%.30q) = %v, want %q", tc.args, err, tc.want)
 		}
 	}

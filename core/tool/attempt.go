@@ -255,10 +255,10 @@ func settle(parent, actx context.Context, timeout time.Duration, res Result, err
 	if err == nil {
 		return res, nil
 	}
-	if k := KindOf(err); actx.Err() != nil && (FlagsOf(k).Unexpected || k == ErrCancelled) {
+	if k := KindOf(err); actx.Err() != nil && (FlagsOf(k).Unexpected || k == ErrorKindCancelled) {
 		return Result{}, ctxError(parent, timeout)
 	}
-	if te := AsError(err); te.Kind == ErrTimeout && te.TimeoutMS == 0 {
+	if te := AsError(err); te.Kind == ErrorKindTimeout && te.TimeoutMS == 0 {
 		c := *te
 		c.TimeoutMS = timeout.Milliseconds()
 		return res, &c

@@ -68,7 +68,7 @@ func TestPanicReturnIsTheSameOnEveryPath(t *testing.T) {
 		panic("boom")
 	})
 	ret := sameReturns(t, everyPath(t, plain, started, call("1", "t", `{}`), 0))
-	wantKind(t, ret, tool.ErrExecution)
+	wantKind(t, ret, tool.ErrorKindExecution)
 	if c := content(t, ret); c["error"] != "tool t execution failed: tool panicked: boom" || !jsonEqual(t, c["tool_retry"], 1) {
 		t.Fatalf("content = %v", c)
 	}
@@ -88,7 +88,7 @@ func TestTimeoutReturnIsTheSameOnEveryPath(t *testing.T) {
 		}()
 	})
 	ret := sameReturns(t, everyPath(t, plain, started, call("1", "t", `{}`), 10*time.Millisecond))
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if c := content(t, ret); c["error"] != "tool t execution exceeded the 10ms timeout" || !jsonEqual(t, c["timeout_ms"], 10) {
 		t.Fatalf("content = %v", c)
 	}
@@ -102,7 +102,7 @@ func TestCooperativeToolTimesOutLikeOthers(t *testing.T) {
 		return tool.Result{}, tool.Cancelled("stopped")
 	}).WithTimeout(10 * time.Millisecond)}
 	ret := mustRegistry(t, f).Execute(context.Background(), nil, call("1", "t", `{}`))
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 }
 
 type cooperative struct{ *tool.Function }
@@ -119,7 +119,7 @@ func TestPausedCallRecordsArgumentsAlikeOnEveryPath(t *testing.T) {
 		done(tool.Result{}, tool.CallDeferred("later", nil))
 	})
 	ret := sameReturns(t, everyPath(t, plain, started, call("1", "t", `null`), 0))
-	wantKind(t, ret, tool.ErrCallDeferred)
+	wantKind(t, ret, tool.ErrorKindCallDeferred)
 	if got := string(ret.Runtime.Arguments); got != `{}` {
 		t.Fatalf("arguments = %s", got)
 	}
@@ -141,7 +141,7 @@ func TestCallPausedByValidatorRecordsTheModelsArguments(t *testing.T) {
 		"started in batch": mustRegistry(t, started, other).ExecuteBatch(context.Background(), nil, batch, tool.BatchOptions{})[0],
 	}
 	ret := sameReturns(t, rets)
-	wantKind(t, ret, tool.ErrApprovalRequired)
+	wantKind(t, ret, tool.ErrorKindApprovalRequired)
 	if got := string(ret.Runtime.Arguments); got != `{"n":1}` {
 		t.Fatalf("arguments = %s", got)
 	}

@@ -188,7 +188,7 @@ func TestBatchSequentialCases(t *testing.T) {
 					t.Fatalf("return %d is %q, want %q", i, rets[i].ToolCallID, c.ID)
 				}
 				if c.Name == "missing" {
-					wantKind(t, rets[i], tool.ErrNotFound)
+					wantKind(t, rets[i], tool.ErrorKindNotFound)
 					continue
 				}
 				wantSuccess(t, rets[i])
@@ -295,8 +295,8 @@ func TestExecuteBatchEdges(t *testing.T) {
 		t.Fatalf("empty batch returned %d", len(rets))
 	}
 	rets := r.ExecuteBatch(context.Background(), nil, []tool.Call{call("1", "zzz", `{}`), call("2", "a", `{`), call("3", "a", `{}`)}, tool.BatchOptions{})
-	wantKind(t, rets[0], tool.ErrNotFound)
-	wantKind(t, rets[1], tool.ErrInvalidArguments)
+	wantKind(t, rets[0], tool.ErrorKindNotFound)
+	wantKind(t, rets[1], tool.ErrorKindInvalidArguments)
 	wantSuccess(t, rets[2])
 	if rets[0].IsError {
 		t.Fatal("not_found must not be is_error")

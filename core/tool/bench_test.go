@@ -121,7 +121,7 @@ func BenchmarkValidate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := tool.CompileSchema("bench", norm)
+	s, err := tool.CompileSchema(norm)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,29 +12,29 @@ type ErrorKind string
 
 // The error kinds. Their returns are described on Error.
 const (
-	ErrNotFound         ErrorKind = "not_found"
-	ErrInvalidArguments ErrorKind = "invalid_arguments"
-	ErrModelRetry       ErrorKind = "model_retry"
-	ErrFeedback         ErrorKind = "feedback"
-	ErrUserError        ErrorKind = "user_error"
-	ErrExecution        ErrorKind = "execution"
-	ErrTimeout          ErrorKind = "timeout"
-	ErrCancelled        ErrorKind = "cancelled"
-	ErrApprovalRequired ErrorKind = "approval_required"
-	ErrCallDeferred     ErrorKind = "call_deferred"
+	ErrorKindNotFound         ErrorKind = "not_found"
+	ErrorKindInvalidArguments ErrorKind = "invalid_arguments"
+	ErrorKindModelRetry       ErrorKind = "model_retry"
+	ErrorKindFeedback         ErrorKind = "feedback"
+	ErrorKindUserError        ErrorKind = "user_error"
+	ErrorKindExecution        ErrorKind = "execution"
+	ErrorKindTimeout          ErrorKind = "timeout"
+	ErrorKindCancelled        ErrorKind = "cancelled"
+	ErrorKindApprovalRequired ErrorKind = "approval_required"
+	ErrorKindCallDeferred     ErrorKind = "call_deferred"
 
 	// The outcomes of resolving a paused call (core/agent's resume): a
 	// person denied the call, or the deferred work failed or was cancelled.
 	// Only the runtime produces them; a tool cannot return them.
-	ErrApprovalDenied    ErrorKind = "approval_denied"
-	ErrDeferredFailed    ErrorKind = "deferred_failed"
-	ErrDeferredCancelled ErrorKind = "deferred_cancelled"
+	ErrorKindApprovalDenied    ErrorKind = "approval_denied"
+	ErrorKindDeferredFailed    ErrorKind = "deferred_failed"
+	ErrorKindDeferredCancelled ErrorKind = "deferred_cancelled"
 )
 
 // errorKinds is the one list of kinds; ErrorKinds and ParseErrorKind read it.
-var errorKinds = [...]ErrorKind{ErrNotFound, ErrInvalidArguments, ErrModelRetry, ErrFeedback, ErrUserError,
-	ErrExecution, ErrTimeout, ErrCancelled, ErrApprovalRequired, ErrCallDeferred,
-	ErrApprovalDenied, ErrDeferredFailed, ErrDeferredCancelled}
+var errorKinds = [...]ErrorKind{ErrorKindNotFound, ErrorKindInvalidArguments, ErrorKindModelRetry, ErrorKindFeedback, ErrorKindUserError,
+	ErrorKindExecution, ErrorKindTimeout, ErrorKindCancelled, ErrorKindApprovalRequired, ErrorKindCallDeferred,
+	ErrorKindApprovalDenied, ErrorKindDeferredFailed, ErrorKindDeferredCancelled}
 
 // ErrorKinds lists every kind, for parity checks with other languages. The
 // caller owns the returned slice.
@@ -63,8 +63,8 @@ func ParseErrorKind(s string) (ErrorKind, error) {
 // is treated as an execution failure.
 func (k ErrorKind) ToolRaisable() bool {
 	switch k {
-	case ErrInvalidArguments, ErrModelRetry, ErrFeedback, ErrUserError, ErrExecution,
-		ErrTimeout, ErrCancelled, ErrApprovalRequired, ErrCallDeferred:
+	case ErrorKindInvalidArguments, ErrorKindModelRetry, ErrorKindFeedback, ErrorKindUserError, ErrorKindExecution,
+		ErrorKindTimeout, ErrorKindCancelled, ErrorKindApprovalRequired, ErrorKindCallDeferred:
 		return true
 	default:
 		return false
@@ -89,16 +89,16 @@ type Flags struct {
 // FlagsOf returns the flags of a kind. Unknown kinds behave like execution.
 func FlagsOf(k ErrorKind) Flags {
 	switch k {
-	case ErrNotFound:
+	case ErrorKindNotFound:
 		return Flags{Retryable: true, CorrectedInput: true}
-	case ErrInvalidArguments, ErrModelRetry:
+	case ErrorKindInvalidArguments, ErrorKindModelRetry:
 		return Flags{IsError: true, Retryable: true, CorrectedInput: true, ModelRetryable: true}
-	case ErrFeedback:
+	case ErrorKindFeedback:
 		return Flags{Retryable: true}
-	case ErrUserError, ErrCancelled, ErrApprovalRequired, ErrCallDeferred,
-		ErrApprovalDenied, ErrDeferredFailed, ErrDeferredCancelled:
+	case ErrorKindUserError, ErrorKindCancelled, ErrorKindApprovalRequired, ErrorKindCallDeferred,
+		ErrorKindApprovalDenied, ErrorKindDeferredFailed, ErrorKindDeferredCancelled:
 		return Flags{IsError: true}
-	case ErrTimeout:
+	case ErrorKindTimeout:
 		return Flags{IsError: true, Retryable: true, CorrectedInput: true}
 	default:
 		return Flags{IsError: true, Retryable: true, Unexpected: true}
@@ -132,29 +132,29 @@ func (e *Error) Error() string {
 		name = "?"
 	}
 	switch e.Kind {
-	case ErrNotFound:
+	case ErrorKindNotFound:
 		return fmt.Sprintf("tool %q is not registered for this run", name)
-	case ErrInvalidArguments:
+	case ErrorKindInvalidArguments:
 		return fmt.Sprintf("tool %s received invalid arguments: %s", name, e.Message)
-	case ErrModelRetry:
+	case ErrorKindModelRetry:
 		return fmt.Sprintf("tool %s requested model retry: %s", name, e.Message)
-	case ErrFeedback:
+	case ErrorKindFeedback:
 		return fmt.Sprintf("tool %s feedback: %s", name, e.Message)
-	case ErrUserError:
+	case ErrorKindUserError:
 		return fmt.Sprintf("tool %s user error: %s", name, e.Message)
-	case ErrTimeout:
+	case ErrorKindTimeout:
 		return fmt.Sprintf("tool %s execution exceeded the %dms timeout", name, e.TimeoutMS)
-	case ErrCancelled:
+	case ErrorKindCancelled:
 		return fmt.Sprintf("tool %s cancelled: %s", name, e.Message)
-	case ErrApprovalRequired:
+	case ErrorKindApprovalRequired:
 		return fmt.Sprintf("tool %s call requires approval before execution", name)
-	case ErrCallDeferred:
+	case ErrorKindCallDeferred:
 		return fmt.Sprintf("tool %s call was deferred to an external worker or later run", name)
-	case ErrApprovalDenied:
+	case ErrorKindApprovalDenied:
 		return fmt.Sprintf("tool %s call was denied: %s", name, e.Message)
-	case ErrDeferredFailed:
+	case ErrorKindDeferredFailed:
 		return fmt.Sprintf("tool %s deferred call failed: %s", name, e.Message)
-	case ErrDeferredCancelled:
+	case ErrorKindDeferredCancelled:
 		return fmt.Sprintf("tool %s deferred call was cancelled: %s", name, e.Message)
 	default:
 		return fmt.Sprintf("tool %s execution failed: %s", name, e.Message)
@@ -171,29 +171,29 @@ func (e *Error) Unwrap() error {
 // HowToFix is the fixed guidance sentence the model reads for each kind.
 func (e *Error) HowToFix() string {
 	switch e.Kind {
-	case ErrNotFound:
+	case ErrorKindNotFound:
 		return "Call one of the tools listed in the request; this name is not available."
-	case ErrInvalidArguments:
+	case ErrorKindInvalidArguments:
 		return "Correct the tool arguments so they match the tool's parameter schema, then call the tool again."
-	case ErrModelRetry:
+	case ErrorKindModelRetry:
 		return "Adjust the tool call as requested and try again: " + e.Message
-	case ErrFeedback:
+	case ErrorKindFeedback:
 		return "Read the feedback and decide how to continue: " + e.Message
-	case ErrUserError:
+	case ErrorKindUserError:
 		return "The tool was wired or used incorrectly by the application; do not retry the same call."
-	case ErrTimeout:
+	case ErrorKindTimeout:
 		return "The tool took too long; retry with a smaller request or continue without it."
-	case ErrCancelled:
+	case ErrorKindCancelled:
 		return "The run was cancelled; do not retry."
-	case ErrApprovalRequired:
+	case ErrorKindApprovalRequired:
 		return "Wait for a person to approve or deny this call."
-	case ErrCallDeferred:
+	case ErrorKindCallDeferred:
 		return "Wait for the deferred result to be supplied."
-	case ErrApprovalDenied:
+	case ErrorKindApprovalDenied:
 		return "A person denied this call; do not call it again with the same arguments, continue without it."
-	case ErrDeferredFailed:
+	case ErrorKindDeferredFailed:
 		return "The deferred work failed; continue without its result or take another approach."
-	case ErrDeferredCancelled:
+	case ErrorKindDeferredCancelled:
 		return "The deferred work was cancelled; do not retry, continue without its result."
 	default:
 		return "The tool failed unexpectedly; retry later or continue without it."
@@ -202,32 +202,32 @@ func (e *Error) HowToFix() string {
 
 // InvalidArguments rejects a call whose arguments the model must correct.
 func InvalidArguments(format string, a ...any) *Error {
-	return &Error{Kind: ErrInvalidArguments, Message: sprintf(format, a)}
+	return &Error{Kind: ErrorKindInvalidArguments, Message: sprintf(format, a)}
 }
 
 // ModelRetry asks the model to call the tool again, following msg.
 func ModelRetry(format string, a ...any) *Error {
-	return &Error{Kind: ErrModelRetry, Message: sprintf(format, a)}
+	return &Error{Kind: ErrorKindModelRetry, Message: sprintf(format, a)}
 }
 
 // Feedback returns agent-readable guidance for an expected condition (a
 // missing file, an HTTP 404). It is not an error and spends no budget.
 func Feedback(format string, a ...any) *Error {
-	return &Error{Kind: ErrFeedback, Message: sprintf(format, a)}
+	return &Error{Kind: ErrorKindFeedback, Message: sprintf(format, a)}
 }
 
 // UserError reports that the application used the tool incorrectly. It is
 // never retried.
 func UserError(format string, a ...any) *Error {
-	return &Error{Kind: ErrUserError, Message: sprintf(format, a)}
+	return &Error{Kind: ErrorKindUserError, Message: sprintf(format, a)}
 }
 
 // Cancelled reports a cancelled call.
-func Cancelled(reason string) *Error { return &Error{Kind: ErrCancelled, Message: reason} }
+func Cancelled(reason string) *Error { return &Error{Kind: ErrorKindCancelled, Message: reason} }
 
 // Timeout reports a call that exceeded its timeout.
 func Timeout(timeoutMS int64) *Error {
-	return &Error{Kind: ErrTimeout, TimeoutMS: timeoutMS, Message: fmt.Sprintf("exceeded %dms", timeoutMS)}
+	return &Error{Kind: ErrorKindTimeout, TimeoutMS: timeoutMS, Message: fmt.Sprintf("exceeded %dms", timeoutMS)}
 }
 
 // ApprovalRequired pauses the run until a person approves the call.
@@ -239,7 +239,7 @@ func ApprovalRequired(reason string, metadata map[string]any) *Error {
 	if reason != "" {
 		md["reason"] = reason
 	}
-	return &Error{Kind: ErrApprovalRequired, Message: reasonOr(reason, "approval required"), Metadata: md}
+	return &Error{Kind: ErrorKindApprovalRequired, Message: reasonOr(reason, "approval required"), Metadata: md}
 }
 
 // CallDeferred pauses the run until an external result is supplied.
@@ -251,7 +251,7 @@ func CallDeferred(reason string, metadata map[string]any) *Error {
 	if reason != "" {
 		md["reason"] = reason
 	}
-	return &Error{Kind: ErrCallDeferred, Message: reasonOr(reason, "call deferred"), Metadata: md}
+	return &Error{Kind: ErrorKindCallDeferred, Message: reasonOr(reason, "call deferred"), Metadata: md}
 }
 
 // WithPrivateMetadata attaches host-only detail to err, converting it to an
@@ -278,7 +278,7 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) && e != nil {
 		return e
 	}
-	return &Error{Kind: ErrExecution, Message: err.Error(), Err: err}
+	return &Error{Kind: ErrorKindExecution, Message: err.Error(), Err: err}
 }
 
 // toError is AsError that never returns nil: a missing error is reported as
@@ -287,7 +287,7 @@ func toError(err error) *Error {
 	if e := AsError(err); e != nil {
 		return e
 	}
-	return &Error{Kind: ErrExecution, Message: "tool failed without an error value"}
+	return &Error{Kind: ErrorKindExecution, Message: "tool failed without an error value"}
 }
 
 // KindOf returns the kind of err: execution for untyped errors, "" for nil.
@@ -299,7 +299,7 @@ func KindOf(err error) ErrorKind {
 	if errors.As(err, &e) && e != nil {
 		return e.Kind
 	}
-	return ErrExecution
+	return ErrorKindExecution
 }
 
 // isNil reports whether err is nil or a nil *Error stored in an error

@@ -27,43 +27,43 @@ type kindCase struct {
 
 func kindCases() map[tool.ErrorKind]kindCase {
 	return map[tool.ErrorKind]kindCase{
-		tool.ErrNotFound: {err: &tool.Error{Kind: tool.ErrNotFound, Message: `tool "t" is not registered for this run`},
+		tool.ErrorKindNotFound: {err: &tool.Error{Kind: tool.ErrorKindNotFound, Message: `tool "t" is not registered for this run`},
 			isError: false, retryable: true, correctedInput: true,
 			message: `tool "t" is not registered for this run`, errorText: `tool "t" is not registered for this run`},
-		tool.ErrInvalidArguments: {err: tool.InvalidArguments("bad %s", "limit"),
+		tool.ErrorKindInvalidArguments: {err: tool.InvalidArguments("bad %s", "limit"),
 			isError: true, retryable: true, correctedInput: true, modelRetryable: true,
 			message: "bad limit", errorText: "tool t received invalid arguments: bad limit"},
-		tool.ErrModelRetry: {err: tool.ModelRetry("use a smaller page"),
+		tool.ErrorKindModelRetry: {err: tool.ModelRetry("use a smaller page"),
 			isError: true, retryable: true, correctedInput: true, modelRetryable: true,
 			message: "use a smaller page", errorText: "tool t requested model retry: use a smaller page"},
-		tool.ErrFeedback: {err: tool.Feedback("file %q missing", "a.txt"),
+		tool.ErrorKindFeedback: {err: tool.Feedback("file %q missing", "a.txt"),
 			isError: false, retryable: true,
 			message: `file "a.txt" missing`, errorText: `tool t feedback: file "a.txt" missing`},
-		tool.ErrUserError: {err: tool.UserError("no database configured"),
+		tool.ErrorKindUserError: {err: tool.UserError("no database configured"),
 			isError: true,
 			message: "no database configured", errorText: "tool t user error: no database configured"},
-		tool.ErrExecution: {err: tool.AsError(errors.New("disk on fire")),
+		tool.ErrorKindExecution: {err: tool.AsError(errors.New("disk on fire")),
 			isError: true, retryable: true, unexpected: true,
 			message: "disk on fire", errorText: "tool t execution failed: disk on fire"},
-		tool.ErrTimeout: {err: tool.Timeout(1500),
+		tool.ErrorKindTimeout: {err: tool.Timeout(1500),
 			isError: true, retryable: true, correctedInput: true,
 			message: "exceeded 1500ms", errorText: "tool t execution exceeded the 1500ms timeout"},
-		tool.ErrCancelled: {err: tool.Cancelled("user pressed stop"),
+		tool.ErrorKindCancelled: {err: tool.Cancelled("user pressed stop"),
 			isError: true,
 			message: "user pressed stop", errorText: "tool t cancelled: user pressed stop"},
-		tool.ErrApprovalRequired: {err: tool.ApprovalRequired("dangerous", map[string]any{"risk": "high"}),
+		tool.ErrorKindApprovalRequired: {err: tool.ApprovalRequired("dangerous", map[string]any{"risk": "high"}),
 			isError: true,
 			message: "dangerous", errorText: "tool t call requires approval before execution"},
-		tool.ErrCallDeferred: {err: tool.CallDeferred("", map[string]any{"worker": "w1"}),
+		tool.ErrorKindCallDeferred: {err: tool.CallDeferred("", map[string]any{"worker": "w1"}),
 			isError: true,
 			message: "call deferred", errorText: "tool t call was deferred to an external worker or later run"},
-		tool.ErrApprovalDenied: {err: &tool.Error{Kind: tool.ErrApprovalDenied, Message: "too risky"},
+		tool.ErrorKindApprovalDenied: {err: &tool.Error{Kind: tool.ErrorKindApprovalDenied, Message: "too risky"},
 			isError: true,
 			message: "too risky", errorText: "tool t call was denied: too risky"},
-		tool.ErrDeferredFailed: {err: &tool.Error{Kind: tool.ErrDeferredFailed, Message: "worker crashed"},
+		tool.ErrorKindDeferredFailed: {err: &tool.Error{Kind: tool.ErrorKindDeferredFailed, Message: "worker crashed"},
 			isError: true,
 			message: "worker crashed", errorText: "tool t deferred call failed: worker crashed"},
-		tool.ErrDeferredCancelled: {err: &tool.Error{Kind: tool.ErrDeferredCancelled, Message: "withdrawn"},
+		tool.ErrorKindDeferredCancelled: {err: &tool.Error{Kind: tool.ErrorKindDeferredCancelled, Message: "withdrawn"},
 			isError: true,
 			message: "withdrawn", errorText: "tool t deferred call was cancelled: withdrawn"},
 	}
@@ -83,14 +83,14 @@ func TestParseErrorKind(t *testing.T) {
 	}
 	// The caller owns the list: changing it changes nothing.
 	tool.ErrorKinds()[0] = "changed"
-	if tool.ErrorKinds()[0] != tool.ErrNotFound {
+	if tool.ErrorKinds()[0] != tool.ErrorKindNotFound {
 		t.Fatal("ErrorKinds shares its backing array")
 	}
 }
 
 // Tools raise every kind except those only the runtime decides.
 func TestToolRaisable(t *testing.T) {
-	runtimeOnly := []tool.ErrorKind{tool.ErrNotFound, tool.ErrApprovalDenied, tool.ErrDeferredFailed, tool.ErrDeferredCancelled}
+	runtimeOnly := []tool.ErrorKind{tool.ErrorKindNotFound, tool.ErrorKindApprovalDenied, tool.ErrorKindDeferredFailed, tool.ErrorKindDeferredCancelled}
 	for _, k := range tool.ErrorKinds() {
 		if want := !slices.Contains(runtimeOnly, k); k.ToolRaisable() != want {
 			t.Fatalf("%s.ToolRaisable() = %v, want %v", k, !want, want)
@@ -172,14 +172,14 @@ func TestErrorReturnForEveryKind(t *testing.T) {
 				"unexpected":                     tc.unexpected,
 			}
 			switch k {
-			case tool.ErrTimeout:
+			case tool.ErrorKindTimeout:
 				wantContent["timeout_ms"] = 1500
 				wantMeta["timeout_ms"] = 1500
-			case tool.ErrApprovalRequired:
+			case tool.ErrorKindApprovalRequired:
 				wantMeta["control_flow"] = "approval_required"
 				wantMeta["approval"] = map[string]any{"risk": "high", "reason": "dangerous"}
 				wantMeta["starweaver.approval_tool_arguments"] = map[string]any{"path": "/tmp/x"}
-			case tool.ErrCallDeferred:
+			case tool.ErrorKindCallDeferred:
 				wantMeta["control_flow"] = "call_deferred"
 				wantMeta["deferred"] = map[string]any{"worker": "w1"}
 				wantMeta["starweaver.deferred_tool_arguments"] = map[string]any{"path": "/tmp/x"}
@@ -212,7 +212,7 @@ func TestRegistryReturnsEveryKind(t *testing.T) {
 			}).WithMaxRetries(0)
 			r := mustRegistry(t, f)
 			name := "t"
-			if k == tool.ErrNotFound {
+			if k == tool.ErrorKindNotFound {
 				name = "missing"
 			}
 			ret := r.Execute(context.Background(), nil, call("id", name, `{}`))
@@ -220,7 +220,7 @@ func TestRegistryReturnsEveryKind(t *testing.T) {
 			if ret.IsError != tc.isError {
 				t.Fatalf("is_error = %v, want %v", ret.IsError, tc.isError)
 			}
-			if k == tool.ErrNotFound {
+			if k == tool.ErrorKindNotFound {
 				if calls != 0 {
 					t.Fatal("a tool ran for an unknown name")
 				}
@@ -252,7 +252,7 @@ func TestErrorHowToFix(t *testing.T) {
 		}
 		seen[h] = k
 		endsWithMsg := strings.HasSuffix(h, "MSG")
-		if want := k == tool.ErrFeedback || k == tool.ErrModelRetry; endsWithMsg != want {
+		if want := k == tool.ErrorKindFeedback || k == tool.ErrorKindModelRetry; endsWithMsg != want {
 			t.Errorf("%s: how_to_fix %q ends with the message: %v, want %v", k, h, endsWithMsg, want)
 		}
 	}
@@ -279,12 +279,12 @@ func TestErrorConstructors(t *testing.T) {
 		t.Errorf("CallDeferred(\"\") = %+v", d)
 	}
 	cause := errors.New("root cause")
-	e := &tool.Error{Kind: tool.ErrExecution, Message: "m", Err: cause}
+	e := &tool.Error{Kind: tool.ErrorKindExecution, Message: "m", Err: cause}
 	if !errors.Is(e, cause) {
 		t.Error("Error does not unwrap to its cause")
 	}
-	if (&tool.Error{Kind: tool.ErrFeedback}).Error() != "tool ? feedback: " {
-		t.Errorf("unnamed tool error = %q", (&tool.Error{Kind: tool.ErrFeedback}).Error())
+	if (&tool.Error{Kind: tool.ErrorKindFeedback}).Error() != "tool ? feedback: " {
+		t.Errorf("unnamed tool error = %q", (&tool.Error{Kind: tool.ErrorKindFeedback}).Error())
 	}
 }
 
@@ -294,14 +294,14 @@ func TestAsErrorAndKindOf(t *testing.T) {
 	if tool.AsError(wrapped) != fb {
 		t.Error("AsError does not find a wrapped *Error")
 	}
-	if tool.KindOf(wrapped) != tool.ErrFeedback {
+	if tool.KindOf(wrapped) != tool.ErrorKindFeedback {
 		t.Errorf("KindOf(wrapped feedback) = %q", tool.KindOf(wrapped))
 	}
 	plain := errors.New("boom")
-	if e := tool.AsError(plain); e.Kind != tool.ErrExecution || e.Message != "boom" || !errors.Is(e, plain) {
+	if e := tool.AsError(plain); e.Kind != tool.ErrorKindExecution || e.Message != "boom" || !errors.Is(e, plain) {
 		t.Errorf("AsError(plain) = %+v", e)
 	}
-	if tool.KindOf(plain) != tool.ErrExecution {
+	if tool.KindOf(plain) != tool.ErrorKindExecution {
 		t.Errorf("KindOf(plain) = %q", tool.KindOf(plain))
 	}
 	// nil and typed-nil errors never panic.
@@ -318,16 +318,16 @@ func TestAsErrorAndKindOf(t *testing.T) {
 	_ = tool.KindOf(fmt.Errorf("w: %w", asErr))
 	_ = typedNil.Error()
 	ret := tool.ErrorReturn(call("i", "t", `{}`), nil)
-	wantKind(t, ret, tool.ErrExecution)
+	wantKind(t, ret, tool.ErrorKindExecution)
 	ret = tool.ErrorReturn(call("i", "t", `{}`), fmt.Errorf("w: %w", asErr))
-	wantKind(t, ret, tool.ErrExecution)
+	wantKind(t, ret, tool.ErrorKindExecution)
 }
 
 func TestWithPrivateMetadata(t *testing.T) {
 	base := tool.Feedback("not found")
 	e := tool.WithPrivateMetadata(base, map[string]any{"trace": "abc"})
 	e = tool.WithPrivateMetadata(e, map[string]any{"host": "h1"})
-	if e.Kind != tool.ErrFeedback {
+	if e.Kind != tool.ErrorKindFeedback {
 		t.Fatalf("kind = %q, want feedback", e.Kind)
 	}
 	if base.PrivateMetadata != nil {
@@ -345,7 +345,7 @@ func TestWithPrivateMetadata(t *testing.T) {
 		t.Fatal("feedback with private metadata became is_error")
 	}
 	// Plain errors become execution failures.
-	if e := tool.WithPrivateMetadata(errors.New("x"), map[string]any{"a": 1}); e.Kind != tool.ErrExecution {
+	if e := tool.WithPrivateMetadata(errors.New("x"), map[string]any{"a": 1}); e.Kind != tool.ErrorKindExecution {
 		t.Fatalf("kind = %q", e.Kind)
 	}
 	// nil does not panic.
@@ -361,7 +361,7 @@ func TestPrivateMetadataOnToolErrors(t *testing.T) {
 		return tool.Result{}, tool.WithPrivateMetadata(tool.UserError("misconfigured"), map[string]any{"dsn": "postgres://u:pw@h"})
 	})
 	ret := mustRegistry(t, f).Execute(context.Background(), nil, call("i", "t", `{}`))
-	wantKind(t, ret, tool.ErrUserError)
+	wantKind(t, ret, tool.ErrorKindUserError)
 	if ret.PrivateMetadata["dsn"] != "postgres://u:pw@h" {
 		t.Fatalf("private metadata = %v", ret.PrivateMetadata)
 	}
@@ -371,7 +371,7 @@ func TestPrivateMetadataOnToolErrors(t *testing.T) {
 }
 
 func TestApprovalReturnWithoutMetadata(t *testing.T) {
-	ret := tool.ErrorReturn(call("i", "t", `{"a":1}`), &tool.Error{Kind: tool.ErrApprovalRequired})
+	ret := tool.ErrorReturn(call("i", "t", `{"a":1}`), &tool.Error{Kind: tool.ErrorKindApprovalRequired})
 	if _, err := json.Marshal(ret); err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type waited struct {
 }
 
 func notFound(name string) *Error {
-	return &Error{Kind: ErrNotFound, Tool: name, Message: fmt.Sprintf("tool %q is not registered for this run", name)}
+	return &Error{Kind: ErrorKindNotFound, Tool: name, Message: fmt.Sprintf("tool %q is not registered for this run", name)}
 }
 
 // failedReturn is the Return of a call that failed with err; attempt is the
@@ -135,7 +135,7 @@ func safeCall(ctx context.Context, t Tool, tc *Context, args json.RawMessage) (r
 // to private metadata only.
 func panicError(what string, p any) *Error {
 	return &Error{
-		Kind:    ErrExecution,
+		Kind:    ErrorKindExecution,
 		Message: fmt.Sprintf("%s panicked: %v", what, p),
 		PrivateMetadata: map[string]any{
 			"panic": fmt.Sprint(p),

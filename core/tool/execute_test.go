@@ -40,15 +40,15 @@ func TestExecuteRejectsBadJSON(t *testing.T) {
 			if tt.want == "" {
 				// A number too large for float64 is still a JSON object:
 				// it must not be reported as "not an object".
-				if k := ret.ErrorKind(); k != "" && k != tool.ErrInvalidArguments {
+				if k := ret.ErrorKind(); k != "" && k != tool.ErrorKindInvalidArguments {
 					t.Fatalf("kind = %q", k)
 				}
-				if k := ret.ErrorKind(); k == tool.ErrInvalidArguments && strings.Contains(content(t, ret)["message"].(string), "must be a JSON object") {
+				if k := ret.ErrorKind(); k == tool.ErrorKindInvalidArguments && strings.Contains(content(t, ret)["message"].(string), "must be a JSON object") {
 					t.Fatalf("object reported as non-object: %v", content(t, ret)["message"])
 				}
 				return
 			}
-			wantKind(t, ret, tool.ErrInvalidArguments)
+			wantKind(t, ret, tool.ErrorKindInvalidArguments)
 			if msg := content(t, ret)["message"].(string); !strings.Contains(msg, tt.want) {
 				t.Fatalf("message %q does not contain %q", msg, tt.want)
 			}
@@ -67,8 +67,8 @@ func TestExecuteHooksDoNotRunOnBadJSON(t *testing.T) {
 		Before: func(context.Context, *tool.Context, map[string]any) error { hooks.Add(1); return nil },
 		After:  func(context.Context, *tool.Context, *tool.Outcome) error { hooks.Add(1); return nil },
 	})
-	wantKind(t, r.Execute(context.Background(), nil, call("1", "t", `{`)), tool.ErrInvalidArguments)
-	wantKind(t, r.Execute(context.Background(), nil, call("1", "nope", `{}`)), tool.ErrNotFound)
+	wantKind(t, r.Execute(context.Background(), nil, call("1", "t", `{`)), tool.ErrorKindInvalidArguments)
+	wantKind(t, r.Execute(context.Background(), nil, call("1", "nope", `{}`)), tool.ErrorKindNotFound)
 	if hooks.Load() != 0 {
 		t.Fatalf("hooks ran %d times", hooks.Load())
 	}
@@ -162,7 +162,7 @@ func TestArgumentValidators(t *testing.T) {
 
 	order = nil
 	ret = r.Execute(context.Background(), nil, call("2", "v", `{"allow":false}`))
-	wantKind(t, ret, tool.ErrInvalidArguments)
+	wantKind(t, ret, tool.ErrorKindInvalidArguments)
 	if content(t, ret)["message"] != "allow must be true" {
 		t.Fatalf("message = %v", content(t, ret)["message"])
 	}
@@ -173,7 +173,7 @@ func TestArgumentValidators(t *testing.T) {
 	// A plain error from a validator becomes invalid_arguments.
 	order = nil
 	ret = r.Execute(context.Background(), nil, call("3", "v", `{"allow":true,"path":"forbidden"}`))
-	wantKind(t, ret, tool.ErrInvalidArguments)
+	wantKind(t, ret, tool.ErrorKindInvalidArguments)
 	if content(t, ret)["message"] != "path is forbidden" {
 		t.Fatalf("message = %v", content(t, ret)["message"])
 	}
@@ -186,7 +186,7 @@ func TestValidatorKeepsErrorKind(t *testing.T) {
 	f := tool.New("v", "", nil, okHandler).WithArgumentValidator(func(*tool.Context, map[string]any) error {
 		return tool.UserError("not configured")
 	})
-	wantKind(t, mustRegistry(t, f).Execute(context.Background(), nil, call("1", "v", `{}`)), tool.ErrUserError)
+	wantKind(t, mustRegistry(t, f).Execute(context.Background(), nil, call("1", "v", `{}`)), tool.ErrorKindUserError)
 }
 
 func TestInternalRetryThenSuccess(t *testing.T) {
@@ -242,7 +242,7 @@ func TestInternalRetryExhausted(t *testing.T) {
 				t.Fatal(err)
 			}
 			ret := r.Execute(context.Background(), nil, call("1", "broken", `{}`))
-			wantKind(t, ret, tool.ErrExecution)
+			wantKind(t, ret, tool.ErrorKindExecution)
 			if calls != tc.max+1 {
 				t.Fatalf("calls = %d, want %d", calls, tc.max+1)
 			}
@@ -266,7 +266,7 @@ func TestInternalRetryExhausted(t *testing.T) {
 
 func TestNonExecutionErrorsAreNotRetried(t *testing.T) {
 	for _, k := range tool.ErrorKinds() {
-		if k == tool.ErrExecution || k == tool.ErrNotFound {
+		if k == tool.ErrorKindExecution || k == tool.ErrorKindNotFound {
 			continue
 		}
 		t.Run(string(k), func(t *testing.T) {
@@ -315,7 +315,7 @@ func TestTimeoutReturn(t *testing.T) {
 	}).WithTimeout(20 * time.Millisecond)
 	ret := mustRegistry(t, f).Execute(context.Background(), nil, call("1", "slow", `{}`))
 	<-started
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if !jsonEqual(t, ret.Metadata["timeout_ms"], 20) || !jsonEqual(t, content(t, ret)["timeout_ms"], 20) {
 		t.Fatalf("timeout_ms = %v / %v", ret.Metadata["timeout_ms"], content(t, ret)["timeout_ms"])
 	}
@@ -335,7 +335,7 @@ func TestTimeoutWinsOverErrorCausedByCancellation(t *testing.T) {
 			return tool.Result{}, errors.New("connection closed")
 		}).WithTimeout(time.Millisecond)
 		ret := mustRegistry(t, f).Execute(context.Background(), nil, call("1", "slow", `{}`))
-		wantKind(t, ret, tool.ErrTimeout)
+		wantKind(t, ret, tool.ErrorKindTimeout)
 		// Not retried; on a loaded machine the 1 ms deadline may even pass
 		// before the first attempt starts.
 		if calls.Load() > 1 {
@@ -364,7 +364,7 @@ func TestTimeoutPrecedenceAtExecution(t *testing.T) {
 	}
 	for name, want := range map[string]int{"own": 10, "set": 20, "reg": 30} {
 		ret := r.Execute(context.Background(), nil, call("1", name, `{}`))
-		wantKind(t, ret, tool.ErrTimeout)
+		wantKind(t, ret, tool.ErrorKindTimeout)
 		if !jsonEqual(t, ret.Metadata["timeout_ms"], want) {
 			t.Errorf("%s: timeout_ms = %v, want %d", name, ret.Metadata["timeout_ms"], want)
 		}
@@ -381,7 +381,7 @@ func TestTimeoutWithToolIgnoringContext(t *testing.T) {
 		return tool.Text("late"), nil
 	}).WithTimeout(10 * time.Millisecond)
 	ret := mustRegistry(t, f).Execute(context.Background(), nil, call("1", "stuck", `{}`))
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	close(release)
 	<-finished
 }
@@ -393,7 +393,7 @@ func TestToolReportedTimeout(t *testing.T) {
 		return tool.Result{}, tool.Timeout(0)
 	}).WithTimeout(time.Hour)
 	ret := mustRegistry(t, f).Execute(context.Background(), nil, call("1", "t", `{}`))
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if !jsonEqual(t, ret.Metadata["timeout_ms"], time.Hour.Milliseconds()) {
 		t.Fatalf("timeout_ms = %v", ret.Metadata["timeout_ms"])
 	}
@@ -434,7 +434,7 @@ func TestRunCancellation(t *testing.T) {
 	rets := r.ExecuteBatch(ctx, nil, calls, tool.BatchOptions{})
 	close(release)
 	for i, ret := range rets {
-		wantKind(t, ret, tool.ErrCancelled)
+		wantKind(t, ret, tool.ErrorKindCancelled)
 		if ret.ToolCallID != fmt.Sprint(i) {
 			t.Fatalf("return %d has id %q", i, ret.ToolCallID)
 		}
@@ -452,7 +452,7 @@ func TestAlreadyCancelledContext(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	wantKind(t, mustRegistry(t, f).Execute(ctx, nil, call("1", "t", `{}`)), tool.ErrCancelled)
+	wantKind(t, mustRegistry(t, f).Execute(ctx, nil, call("1", "t", `{}`)), tool.ErrorKindCancelled)
 	if ran {
 		t.Fatal("tool ran under a cancelled context")
 	}
@@ -467,7 +467,7 @@ func TestPanickingToolIsExecutionError(t *testing.T) {
 	for _, ctx := range []context.Context{context.Background(), withCancel(t)} {
 		calls = 0
 		ret := mustRegistry(t, f).Execute(ctx, nil, call("1", "boom", `{}`))
-		wantKind(t, ret, tool.ErrExecution)
+		wantKind(t, ret, tool.ErrorKindExecution)
 		if calls != 2 {
 			t.Fatalf("calls = %d, want 2 (panics are retried like execution failures)", calls)
 		}

@@ -142,7 +142,7 @@ func TestConfigOfBareTool(t *testing.T) {
 func TestNilHandlerIsUserError(t *testing.T) {
 	r := mustRegistry(t, tool.New("nohandler", "", nil, nil))
 	ret := r.Execute(context.Background(), nil, call("1", "nohandler", `{}`))
-	wantKind(t, ret, tool.ErrUserError)
+	wantKind(t, ret, tool.ErrorKindUserError)
 	if !strings.Contains(content(t, ret)["message"].(string), "no handler") {
 		t.Fatalf("message = %v", content(t, ret)["message"])
 	}

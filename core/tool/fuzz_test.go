@@ -83,7 +83,7 @@ func FuzzExecuteArguments(f *testing.F) {
 			if got.Name == "" || got.Count < 0 || got.Count > 1000 || len(got.Items) > 8 {
 				t.Fatalf("arguments %q passed validation as %+v", args, got)
 			}
-		case tool.ErrInvalidArguments:
+		case tool.ErrorKindInvalidArguments:
 			if !ret.IsError {
 				t.Fatalf("invalid_arguments without is_error for %q", args)
 			}

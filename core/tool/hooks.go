@@ -23,7 +23,7 @@ type Hook struct {
 
 func isControlFlow(err error) bool {
 	k := KindOf(err)
-	return k == ErrApprovalRequired || k == ErrCallDeferred
+	return k == ErrorKindApprovalRequired || k == ErrorKindCallDeferred
 }
 
 func runBefore(ctx context.Context, hooks [2][]Hook, tc *Context, args map[string]any) error {

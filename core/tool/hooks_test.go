@@ -84,7 +84,7 @@ func TestBeforeHookChangesContextAndArgs(t *testing.T) {
 		args["limit"] = 50
 		return nil
 	}})
-	wantKind(t, r2.Execute(context.Background(), nil, call("1", "t", `{"limit":1}`)), tool.ErrInvalidArguments)
+	wantKind(t, r2.Execute(context.Background(), nil, call("1", "t", `{"limit":1}`)), tool.ErrorKindInvalidArguments)
 }
 
 func TestBeforeHookErrorEndsCall(t *testing.T) {
@@ -92,9 +92,9 @@ func TestBeforeHookErrorEndsCall(t *testing.T) {
 		err  error
 		kind tool.ErrorKind
 	}{
-		{tool.UserError("blocked by policy"), tool.ErrUserError},
-		{errors.New("hook crashed"), tool.ErrExecution},
-		{tool.ApprovalRequired("needs review", nil), tool.ErrApprovalRequired},
+		{tool.UserError("blocked by policy"), tool.ErrorKindUserError},
+		{errors.New("hook crashed"), tool.ErrorKindExecution},
+		{tool.ApprovalRequired("needs review", nil), tool.ErrorKindApprovalRequired},
 	} {
 		var rec recorder
 		var ran int
@@ -140,7 +140,7 @@ func TestAfterHookChangesOutcome(t *testing.T) {
 	})
 	r = mustRegistry(t, failing)
 	r.AddHook(tool.Hook{After: func(_ context.Context, _ *tool.Context, out *tool.Outcome) error {
-		if tool.KindOf(out.Err) == tool.ErrFeedback {
+		if tool.KindOf(out.Err) == tool.ErrorKindFeedback {
 			out.Err = nil
 			out.Result = tool.Text("recovered")
 		}
@@ -158,11 +158,11 @@ func TestAfterHookChangesOutcome(t *testing.T) {
 		return tool.ModelRetry("result too large, narrow the query")
 	}}))
 	r2.AddHook(tool.Hook{After: func(_ context.Context, _ *tool.Context, out *tool.Outcome) error {
-		sawReplaced = tool.KindOf(out.Err) == tool.ErrModelRetry && out.Result.Content == nil
+		sawReplaced = tool.KindOf(out.Err) == tool.ErrorKindModelRetry && out.Result.Content == nil
 		return nil
 	}})
 	ret = r2.Execute(context.Background(), nil, call("1", "t", `{}`))
-	wantKind(t, ret, tool.ErrModelRetry)
+	wantKind(t, ret, tool.ErrorKindModelRetry)
 	if !sawReplaced {
 		t.Fatal("the global hook did not see the replaced outcome")
 	}
@@ -232,7 +232,7 @@ func TestAfterHookSeesEachAttempt(t *testing.T) {
 		attempts = append(attempts, tc.Retry)
 		return nil
 	}})
-	wantKind(t, r.Execute(context.Background(), nil, call("1", "t", `{}`)), tool.ErrExecution)
+	wantKind(t, r.Execute(context.Background(), nil, call("1", "t", `{}`)), tool.ErrorKindExecution)
 	if !slices.Equal(attempts, []int{0, 1, 2, 3}) {
 		t.Fatalf("after-hook attempts = %v", attempts)
 	}
@@ -272,5 +272,5 @@ func TestHookValuesAreValidatedAsJSON(t *testing.T) {
 		args["ch"] = make(chan int)
 		return nil
 	}})
-	wantKind(t, r2.Execute(context.Background(), nil, call("1", "t", `{}`)), tool.ErrUserError)
+	wantKind(t, r2.Execute(context.Background(), nil, call("1", "t", `{}`)), tool.ErrorKindUserError)
 }

@@ -43,7 +43,7 @@ func TestArgumentLimitsRefuseBeforeExecution(t *testing.T) {
 				}
 				return
 			}
-			wantKind(t, ret, tool.ErrInvalidArguments)
+			wantKind(t, ret, tool.ErrorKindInvalidArguments)
 			if msg := content(t, ret)["message"].(string); !strings.Contains(msg, tc.want) {
 				t.Fatalf("message %q does not say %q", msg, tc.want)
 			}

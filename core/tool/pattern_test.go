@@ -51,7 +51,7 @@ func TestPatternsUseECMAScriptSyntax(t *testing.T) {
 			if !ret.IsError {
 				t.Fatalf("pattern %q accepted %q", tc.pattern, v)
 			}
-			wantKind(t, ret, tool.ErrInvalidArguments)
+			wantKind(t, ret, tool.ErrorKindInvalidArguments)
 			if msg := content(t, ret)["message"].(string); !strings.Contains(msg, "does not match pattern") {
 				t.Errorf("pattern %q on %q: message %q", tc.pattern, v, msg)
 			}
@@ -68,7 +68,7 @@ func TestPatternPropertiesUseECMAScriptSyntax(t *testing.T) {
 		t.Fatalf("valid call rejected: %v", ret.Content)
 	}
 	for _, args := range []string{`{"abc":"x"}`, `{"1bc":1}`} {
-		wantKind(t, r.Execute(context.Background(), nil, call("1", "t", args)), tool.ErrInvalidArguments)
+		wantKind(t, r.Execute(context.Background(), nil, call("1", "t", args)), tool.ErrorKindInvalidArguments)
 	}
 }
 
@@ -117,7 +117,7 @@ func TestCatastrophicPatternIsBoundedByTimeout(t *testing.T) {
 				if d := time.Since(start); d > 20*tool.PatternMatchTimeout {
 					t.Fatalf("validation took %v", d)
 				}
-				wantKind(t, ret, tool.ErrInvalidArguments)
+				wantKind(t, ret, tool.ErrorKindInvalidArguments)
 				msg := content(t, ret)["message"].(string)
 				if !strings.Contains(msg, "took longer than") || !strings.Contains(msg, `^(a+)+$`) || strings.Contains(msg, evil) {
 					t.Fatalf("message %q", msg)

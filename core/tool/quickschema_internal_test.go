@@ -57,7 +57,7 @@ func compileTestSchema(t testing.TB, text string) *Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := CompileSchema("q", norm)
+	s, err := CompileSchema(norm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
 		case map[string]any:
 			if lerr := withinLimits(t, raw); lerr != nil {
 				// Beyond the argument limits (see MaxArgumentDepth) or not UTF-8.
-				if KindOf(err) != ErrInvalidArguments {
+				if KindOf(err) != ErrorKindInvalidArguments {
 					t.Fatalf("%q is beyond the limits (%v) but got %v", raw, lerr, err)
 				}
 				return
@@ -240,7 +240,7 @@ func FuzzDecodeArgumentsMatchesEncodingJSON(f *testing.F) {
 				t.Fatalf("arguments for the tool changed: %q", rawOut)
 			}
 		default:
-			if err == nil || KindOf(err) != ErrInvalidArguments {
+			if err == nil || KindOf(err) != ErrorKindInvalidArguments {
 				t.Fatalf("non-object %q: %v", raw, err)
 			}
 		}

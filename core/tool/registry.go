@@ -83,7 +83,7 @@ func (r *Registry) AddEntry(e Entry) error {
 	if _, dup := r.entries[def.Name]; dup {
 		return fmt.Errorf("%w %q", ErrDuplicateTool, def.Name)
 	}
-	params, schema, err := r.cache.compile(def.Name, def.Parameters)
+	params, schema, err := r.cache.compile(def.Parameters)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", def.Name, err)
 	}

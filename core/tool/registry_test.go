@@ -83,7 +83,7 @@ func TestRegistryLookups(t *testing.T) {
 	if z.Len() != 0 || len(z.Definitions()) != 0 {
 		t.Fatal("zero registry not empty")
 	}
-	wantKind(t, z.Execute(context.Background(), nil, call("1", "x", `{}`)), tool.ErrNotFound)
+	wantKind(t, z.Execute(context.Background(), nil, call("1", "x", `{}`)), tool.ErrorKindNotFound)
 }
 
 func TestRegistryDefinitionsAreCopies(t *testing.T) {
@@ -178,7 +178,7 @@ func TestSelect(t *testing.T) {
 	if s.MaxRetriesFor("a") != 2 || s.MaxRetriesFor("c") != 9 || s.TimeoutFor("c") != time.Minute {
 		t.Fatal("Select lost defaults")
 	}
-	wantKind(t, s.Execute(context.Background(), nil, call("1", "b", `{}`)), tool.ErrNotFound)
+	wantKind(t, s.Execute(context.Background(), nil, call("1", "b", `{}`)), tool.ErrorKindNotFound)
 	wantSuccess(t, s.Execute(context.Background(), nil, call("2", "a", `{}`)))
 	if !slices.Equal(hookRuns, []string{"a"}) {
 		t.Fatalf("global hook runs = %v", hookRuns)

@@ -74,8 +74,8 @@ type Runtime struct {
 	// return.
 	Retry      int
 	MaxRetries int
-	// Request is the metadata of an approval (ErrApprovalRequired) or a
-	// deferral (ErrCallDeferred) request, reason included; nil for other
+	// Request is the metadata of an approval (ErrorKindApprovalRequired) or a
+	// deferral (ErrorKindCallDeferred) request, reason included; nil for other
 	// kinds.
 	Request map[string]any
 	// Arguments are the arguments of a paused call (approval or deferral)
@@ -132,9 +132,9 @@ func (r *Return) WireMetadata() map[string]any {
 // arguments, or "" for kinds that do not pause.
 func requestKeys(k ErrorKind) (request, arguments string) {
 	switch k {
-	case ErrApprovalRequired:
+	case ErrorKindApprovalRequired:
 		return MetaApproval, MetaApprovalArguments
-	case ErrCallDeferred:
+	case ErrorKindCallDeferred:
 		return MetaDeferred, MetaDeferredArguments
 	}
 	return "", ""
@@ -306,10 +306,10 @@ func ErrorReturn(call Call, err error) Return {
 	}
 	rt := &Runtime{ErrorKind: e.Kind, Flags: f}
 	switch e.Kind {
-	case ErrTimeout:
+	case ErrorKindTimeout:
 		md[MetaTimeoutMS] = e.TimeoutMS
 		content[MetaTimeoutMS] = e.TimeoutMS
-	case ErrApprovalRequired, ErrCallDeferred:
+	case ErrorKindApprovalRequired, ErrorKindCallDeferred:
 		rt.Request = requestMetadata(e.Metadata)
 		rt.Arguments = argumentsValue(call.Arguments)
 	}

@@ -189,16 +189,16 @@ func TestReturnWireRoundTrip(t *testing.T) {
 // share a key by mistake.
 func TestReturnRuntimeFieldsRoundTrip(t *testing.T) {
 	cases := map[string]tool.Runtime{
-		"kind only":       {ErrorKind: tool.ErrUserError},
-		"retryable":       {ErrorKind: tool.ErrExecution, Flags: tool.Flags{Retryable: true}},
-		"corrected input": {ErrorKind: tool.ErrExecution, Flags: tool.Flags{CorrectedInput: true}},
-		"model retryable": {ErrorKind: tool.ErrExecution, Flags: tool.Flags{ModelRetryable: true}},
-		"unexpected":      {ErrorKind: tool.ErrExecution, Flags: tool.Flags{Unexpected: true}},
-		"is error":        {ErrorKind: tool.ErrExecution, Flags: tool.Flags{IsError: true}},
-		"retry":           {ErrorKind: tool.ErrModelRetry, Retry: 2, MaxRetries: 5},
-		"approval": {ErrorKind: tool.ErrApprovalRequired, Request: map[string]any{"risk": "high", "n": 1.5},
+		"kind only":       {ErrorKind: tool.ErrorKindUserError},
+		"retryable":       {ErrorKind: tool.ErrorKindExecution, Flags: tool.Flags{Retryable: true}},
+		"corrected input": {ErrorKind: tool.ErrorKindExecution, Flags: tool.Flags{CorrectedInput: true}},
+		"model retryable": {ErrorKind: tool.ErrorKindExecution, Flags: tool.Flags{ModelRetryable: true}},
+		"unexpected":      {ErrorKind: tool.ErrorKindExecution, Flags: tool.Flags{Unexpected: true}},
+		"is error":        {ErrorKind: tool.ErrorKindExecution, Flags: tool.Flags{IsError: true}},
+		"retry":           {ErrorKind: tool.ErrorKindModelRetry, Retry: 2, MaxRetries: 5},
+		"approval": {ErrorKind: tool.ErrorKindApprovalRequired, Request: map[string]any{"risk": "high", "n": 1.5},
 			Arguments: json.RawMessage(`{"env":"prod","n":1.50}`)},
-		"deferral": {ErrorKind: tool.ErrCallDeferred, Request: map[string]any{"queue": "gpu"},
+		"deferral": {ErrorKind: tool.ErrorKindCallDeferred, Request: map[string]any{"queue": "gpu"},
 			Arguments: json.RawMessage(`"not json"`)},
 		"unknown kind": {ErrorKind: "from_a_newer_runtime", Flags: tool.Flags{Retryable: true}},
 	}
@@ -250,7 +250,7 @@ func TestWireMetadataSharesPlainMetadata(t *testing.T) {
 	if got := ret.WireMetadata(); reflect.ValueOf(got).UnsafePointer() != reflect.ValueOf(md).UnsafePointer() {
 		t.Fatal("wire metadata of an empty runtime is a copy")
 	}
-	ret.Runtime.ErrorKind = tool.ErrUserError
+	ret.Runtime.ErrorKind = tool.ErrorKindUserError
 	if got := ret.WireMetadata(); len(md) != 1 || got["error_kind"] != "user_error" {
 		t.Fatalf("runtime keys written into the tool's map: %v / %v", md, got)
 	}

@@ -141,9 +141,9 @@ func (noLoader) Load(url string) (any, error) {
 // References to other documents are rejected. Patterns (pattern and
 // patternProperties keys) are ECMA-262 regular expressions, as JSON Schema
 // specifies; one that does not compile is an ErrSchema error, and each
-// match is bounded by PatternMatchTimeout. name identifies the tool for the
-// caller; the registry prefixes errors with it.
-func CompileSchema(name string, normalized map[string]any) (*Schema, error) {
+// match is bounded by PatternMatchTimeout. Errors do not name the tool:
+// the registry prefixes them with its name.
+func CompileSchema(normalized map[string]any) (*Schema, error) {
 	patterns := &patternSet{}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})

@@ -167,7 +167,7 @@ func TestSchemaValidateNamesPathsWithoutValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := tool.CompileSchema("v", norm)
+	s, err := tool.CompileSchema(norm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestSchemaValidateNamesPathsWithoutValues(t *testing.T) {
 		"nested": map[string]any{"a/b~c": secret},
 		"mode":   secret,
 	})
-	if KindOfErr := tool.KindOf(err); KindOfErr != tool.ErrInvalidArguments {
+	if KindOfErr := tool.KindOf(err); KindOfErr != tool.ErrorKindInvalidArguments {
 		t.Fatalf("kind = %q, want invalid_arguments (%v)", KindOfErr, err)
 	}
 	msg := err.Error()
@@ -225,7 +225,7 @@ func TestExecuteSchemaMismatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ret := r.Execute(context.Background(), nil, call("c1", "search", tt.args))
-			wantKind(t, ret, tool.ErrInvalidArguments)
+			wantKind(t, ret, tool.ErrorKindInvalidArguments)
 			if ran {
 				t.Fatal("the tool ran despite invalid arguments")
 			}

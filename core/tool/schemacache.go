@@ -50,9 +50,9 @@ func mapID(m map[string]any) uintptr {
 
 // compile normalises and compiles raw, reusing an earlier compilation of
 // the same map or of the same JSON text. Failures are not cached.
-func (c *SchemaCache) compile(name string, raw map[string]any) (map[string]any, *Schema, error) {
+func (c *SchemaCache) compile(raw map[string]any) (map[string]any, *Schema, error) {
 	if c == nil {
-		return compileSchema(name, raw)
+		return compileSchema(raw)
 	}
 	id := mapID(raw)
 	c.mu.Lock()
@@ -63,14 +63,14 @@ func (c *SchemaCache) compile(name string, raw map[string]any) (map[string]any, 
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return compileSchema(name, raw) // reports the encoding failure
+		return compileSchema(raw) // reports the encoding failure
 	}
 	key := string(b)
 	c.mu.Lock()
 	hit, ok = c.byText[key]
 	c.mu.Unlock()
 	if !ok {
-		params, schema, err := compileSchema(name, raw)
+		params, schema, err := compileSchema(raw)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -94,12 +94,12 @@ func (c *SchemaCache) compile(name string, raw map[string]any) (map[string]any, 
 	return hit.params, hit.schema, nil
 }
 
-func compileSchema(name string, raw map[string]any) (map[string]any, *Schema, error) {
+func compileSchema(raw map[string]any) (map[string]any, *Schema, error) {
 	params, err := NormalizeSchema(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	schema, err := CompileSchema(name, params)
+	schema, err := CompileSchema(params)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,7 +33,7 @@ func TestSchemaCache(t *testing.T) {
 	for _, r := range []*tool.Registry{r1, r2} {
 		for _, n := range r.Names() {
 			wantSuccess(t, r.Execute(context.Background(), nil, call("1", n, `{"n":2}`)))
-			wantKind(t, r.Execute(context.Background(), nil, call("2", n, `{"n":9}`)), tool.ErrInvalidArguments)
+			wantKind(t, r.Execute(context.Background(), nil, call("2", n, `{"n":9}`)), tool.ErrorKindInvalidArguments)
 			d, _ := r.Definition(n)
 			if d.Parameters["type"] != "object" {
 				t.Fatalf("cached parameters not normalised: %v", d.Parameters)
@@ -74,7 +74,7 @@ func TestSchemaCacheConcurrentUse(t *testing.T) {
 				return
 			}
 			ret := r.Execute(context.Background(), nil, call("1", fmt.Sprintf("t%d", i), `{"v":"abcdef"}`))
-			if ret.ErrorKind() != tool.ErrInvalidArguments {
+			if ret.ErrorKind() != tool.ErrorKindInvalidArguments {
 				errs <- fmt.Errorf("t%d: %v", i, ret.Content)
 			}
 		}()

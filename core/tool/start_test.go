@@ -119,16 +119,16 @@ func TestStartedCallsRetryTimeOutAndValidate(t *testing.T) {
 	if rets[0].IsError || rets[0].Content != "ok" || fmt.Sprint(flaky.retries) != "[0 1 2]" {
 		t.Fatalf("flaky: %+v retries %v", rets[0], flaky.retries)
 	}
-	if rets[1].ErrorKind() != tool.ErrExecution || rets[1].PrivateMetadata["stack"] == nil {
+	if rets[1].ErrorKind() != tool.ErrorKindExecution || rets[1].PrivateMetadata["stack"] == nil {
 		t.Fatalf("broken: %+v", rets[1])
 	}
-	if rets[2].ErrorKind() != tool.ErrTimeout || rets[2].Metadata["timeout_ms"] != int64(20) {
+	if rets[2].ErrorKind() != tool.ErrorKindTimeout || rets[2].Metadata["timeout_ms"] != int64(20) {
 		t.Fatalf("slow: %+v", rets[2])
 	}
-	if rets[3].ErrorKind() != tool.ErrExecution || rets[3].Metadata["tool_retry"] != 2 || failing.starts.Load() != 3 {
+	if rets[3].ErrorKind() != tool.ErrorKindExecution || rets[3].Metadata["tool_retry"] != 2 || failing.starts.Load() != 3 {
 		t.Fatalf("failing: %+v starts %d", rets[3], failing.starts.Load())
 	}
-	if rets[4].ErrorKind() != tool.ErrInvalidArguments {
+	if rets[4].ErrorKind() != tool.ErrorKindInvalidArguments {
 		t.Fatalf("invalid: %+v", rets[4])
 	}
 }
@@ -150,7 +150,7 @@ func TestStartedCallsAreCancelledWithTheRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { started.Wait(); cancel() }()
 	for _, ret := range r.ExecuteBatch(ctx, nil, batchOf("w1", "w2"), tool.BatchOptions{}) {
-		if ret.ErrorKind() != tool.ErrCancelled {
+		if ret.ErrorKind() != tool.ErrorKindCancelled {
 			t.Fatalf("return %+v", ret)
 		}
 	}
@@ -168,7 +168,7 @@ func TestAfterHooksKeepStartersOnTheBlockingPath(t *testing.T) {
 	var after atomic.Int32
 	r.AddHook(tool.Hook{After: func(context.Context, *tool.Context, *tool.Outcome) error { after.Add(1); return nil }})
 	rets := r.ExecuteBatch(context.Background(), nil, batchOf("a", "b"), tool.BatchOptions{})
-	if a.starts.Load() != 0 || rets[0].ErrorKind() != tool.ErrUserError || after.Load() != 2 {
+	if a.starts.Load() != 0 || rets[0].ErrorKind() != tool.ErrorKindUserError || after.Load() != 2 {
 		t.Fatalf("starts %d returns %+v after %d", a.starts.Load(), rets, after.Load())
 	}
 }

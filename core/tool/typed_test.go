@@ -175,7 +175,7 @@ func TestTypedTool(t *testing.T) {
 		`{"query":1}`,
 	} {
 		n := len(got)
-		wantKind(t, r.Execute(context.Background(), nil, call("3", "search", bad)), tool.ErrInvalidArguments)
+		wantKind(t, r.Execute(context.Background(), nil, call("3", "search", bad)), tool.ErrorKindInvalidArguments)
 		if len(got) != n {
 			t.Fatalf("function ran for %s", bad)
 		}
@@ -225,14 +225,14 @@ func TestTypedArgumentValidatorRunsBeforeDecoding(t *testing.T) {
 	if got.Query != "golang" {
 		t.Fatalf("query = %q", got.Query)
 	}
-	wantKind(t, r.Execute(context.Background(), nil, call("2", "s", `{"query":"   "}`)), tool.ErrInvalidArguments)
+	wantKind(t, r.Execute(context.Background(), nil, call("2", "s", `{"query":"   "}`)), tool.ErrorKindInvalidArguments)
 }
 
 func TestTypedEdgeCases(t *testing.T) {
 	// A nil function is a user error at call time, not a panic.
 	f := tool.Typed[SearchArgs]("nilfn", "", nil)
 	r := mustRegistry(t, f)
-	wantKind(t, r.Execute(context.Background(), nil, call("1", "nilfn", `{"query":"x"}`)), tool.ErrUserError)
+	wantKind(t, r.Execute(context.Background(), nil, call("1", "nilfn", `{"query":"x"}`)), tool.ErrorKindUserError)
 
 	// A non-object argument type cannot be registered.
 	s := tool.Typed("str", "", func(context.Context, *tool.Context, string) (tool.Result, error) { return tool.Text("x"), nil })
@@ -245,7 +245,7 @@ func TestTypedEdgeCases(t *testing.T) {
 	n := tool.Typed("none", "", func(context.Context, *tool.Context, none) (tool.Result, error) { return tool.Text("x"), nil })
 	r = mustRegistry(t, n)
 	wantSuccess(t, r.Execute(context.Background(), nil, call("1", "none", ``)))
-	wantKind(t, r.Execute(context.Background(), nil, call("2", "none", `{"x":1}`)), tool.ErrInvalidArguments)
+	wantKind(t, r.Execute(context.Background(), nil, call("2", "none", `{"x":1}`)), tool.ErrorKindInvalidArguments)
 
 	// A custom reflector is used as given.
 	loose := tool.Typed("loose", "", func(_ context.Context, _ *tool.Context, a SearchArgs) (tool.Result, error) {

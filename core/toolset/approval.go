@@ -162,7 +162,7 @@ func (g *approvalGate) checkOverride(tc *tool.Context, raw json.RawMessage) (jso
 	g.once.Do(func() {
 		var params map[string]any
 		if params, g.err = tool.NormalizeSchema(g.def.Parameters); g.err == nil {
-			g.schema, g.err = tool.CompileSchema(g.def.Name, params)
+			g.schema, g.err = tool.CompileSchema(params)
 		}
 	})
 	if g.err != nil {

@@ -81,7 +81,7 @@ func TestApprovalGatesUntilApproved(t *testing.T) {
 	r := register(t, nil, gatedSet(p))
 
 	ret := execute(r, &tool.Context{RunID: "run1"}, "write", `{"value":"draft"}`)
-	wantKind(t, ret, tool.ErrApprovalRequired)
+	wantKind(t, ret, tool.ErrorKindApprovalRequired)
 	if p.count() != 0 {
 		t.Fatal("the tool ran without approval")
 	}
@@ -105,7 +105,7 @@ func TestApprovalGatesUntilApproved(t *testing.T) {
 	// A denial asks again, with the decision's reason and metadata.
 	denied := &tool.Context{Approval: &tool.Approval{Status: "denied", Metadata: map[string]any{"reason": "too risky"}}}
 	ret = execute(r, denied, "write", `{"value":"draft"}`)
-	wantKind(t, ret, tool.ErrApprovalRequired)
+	wantKind(t, ret, tool.ErrorKindApprovalRequired)
 	req = ret.WireMetadata()["approval"].(map[string]any)
 	if req["reason"] != "too risky" || req["metadata"].(map[string]any)["reason"] != "too risky" || p.count() != 0 {
 		t.Fatalf("denied request = %v, calls %d", req, p.count())
@@ -165,7 +165,7 @@ func TestApprovedOverrideIsValidated(t *testing.T) {
 		`{"value":`:             "not valid JSON",
 	} {
 		ret := execute(r, override(raw), "write", `{"value":"ok"}`)
-		wantKind(t, ret, tool.ErrUserError)
+		wantKind(t, ret, tool.ErrorKindUserError)
 		if msg := content(t, ret)["message"].(string); !strings.Contains(msg, want) {
 			t.Errorf("override %s: message %q, want %q", raw, msg, want)
 		}
@@ -197,7 +197,7 @@ func TestApprovalKeepsConfiguration(t *testing.T) {
 	r := register(t, nil, ts)
 	approved := &tool.Context{Approval: &tool.Approval{Status: "approved"}}
 	ret := execute(r, approved, "p_slow", `{}`)
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if got := ret.Metadata["timeout_ms"]; got != shortTimeout.Milliseconds() {
 		t.Fatalf("timeout_ms = %v", got)
 	}

@@ -79,7 +79,7 @@ func TestCombinedKeepsEachMembersDefaults(t *testing.T) {
 		}
 	}
 	ret := execute(r, nil, "p_slow_inherits", `{}`)
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if got := ret.Metadata["timeout_ms"]; got != (shortTimeout * 2).Milliseconds() {
 		t.Fatalf("timeout_ms = %v", got)
 	}

@@ -23,7 +23,7 @@ func TestDeferredDefinitionsAndCall(t *testing.T) {
 
 	r := register(t, nil, ts)
 	ret := execute(r, &tool.Context{RunID: "run9"}, "render", `{"value":"page"}`)
-	wantKind(t, ret, tool.ErrCallDeferred)
+	wantKind(t, ret, tool.ErrorKindCallDeferred)
 	if p.count() != 0 {
 		t.Fatal("a deferred tool ran")
 	}
@@ -45,7 +45,7 @@ func TestDeferredDefinitionsAndCall(t *testing.T) {
 	}
 
 	// Arguments are still validated before deferral.
-	wantKind(t, execute(r, nil, "render", `{}`), tool.ErrInvalidArguments)
+	wantKind(t, execute(r, nil, "render", `{}`), tool.ErrorKindInvalidArguments)
 	wantSuccess(t, execute(r, nil, "status", `{"value":"x"}`))
 }
 
@@ -59,7 +59,7 @@ func TestClientToolIsAlwaysDeferred(t *testing.T) {
 	}
 	r := register(t, nil, toolset.New("client", ct))
 	ret := execute(r, &tool.Context{RunID: "r"}, "pick_file", `{"filter":"*.go"}`)
-	wantKind(t, ret, tool.ErrCallDeferred)
+	wantKind(t, ret, tool.ErrorKindCallDeferred)
 	req := ret.WireMetadata()["deferred"].(map[string]any)
 	if req["kind"] != "client_tool_call" || req["reason"] != toolset.ClientToolReason || req["tool_name"] != "pick_file" || req["deferred_id"] != "deferred_r_call1" {
 		t.Fatalf("request = %v", req)
@@ -67,5 +67,5 @@ func TestClientToolIsAlwaysDeferred(t *testing.T) {
 	if _, has := req["toolset"]; has {
 		t.Fatalf("a client tool has no toolset: %v", req)
 	}
-	wantKind(t, execute(r, nil, "pick_file", `{"filter":3}`), tool.ErrInvalidArguments)
+	wantKind(t, execute(r, nil, "pick_file", `{"filter":3}`), tool.ErrorKindInvalidArguments)
 }

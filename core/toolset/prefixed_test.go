@@ -59,12 +59,12 @@ func TestPrefixedKeepsTimeoutAndToolsetDefaults(t *testing.T) {
 	r := register(t, nil, ts)
 
 	ret := execute(r, nil, "p_own", `{}`)
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if got := content(t, ret)["timeout_ms"]; got != shortTimeout.Milliseconds() {
 		t.Fatalf("timeout_ms = %v, want the tool's own", got)
 	}
 	ret = execute(r, nil, "p_inherits", `{}`)
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if got := content(t, ret)["timeout_ms"]; got != (shortTimeout * 2).Milliseconds() {
 		t.Fatalf("timeout_ms = %v, want the toolset's", got)
 	}

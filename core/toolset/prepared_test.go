@@ -60,7 +60,7 @@ func TestPreparedHidesAndRewritesPerContext(t *testing.T) {
 	if ret.Metadata["ran"] != "c" {
 		t.Fatalf("a rewritten tool must run its own implementation: %v", ret.Metadata)
 	}
-	wantKind(t, execute(r, nil, "b", `{"value":"x"}`), tool.ErrNotFound)
+	wantKind(t, execute(r, nil, "b", `{"value":"x"}`), tool.ErrorKindNotFound)
 }
 
 func TestPreparedEmptyResultHidesEverything(t *testing.T) {

@@ -33,7 +33,7 @@ func TestRenamedDefinitionAndExecution(t *testing.T) {
 	if p.names[0] != "find" {
 		t.Fatalf("tc.ToolName = %q, want the called name", p.names[0])
 	}
-	wantKind(t, execute(r, nil, "lookup", `{"value":"v"}`), tool.ErrNotFound)
+	wantKind(t, execute(r, nil, "lookup", `{"value":"v"}`), tool.ErrorKindNotFound)
 }
 
 func TestRenamedTwiceKeepsTheFirstOriginalName(t *testing.T) {
@@ -56,18 +56,18 @@ func TestRenamedKeepsValidatorsAndTimeout(t *testing.T) {
 	r := register(t, nil, ts)
 
 	ret := execute(r, nil, "checked", `{"value":"bad"}`)
-	wantKind(t, ret, tool.ErrInvalidArguments)
+	wantKind(t, ret, tool.ErrorKindInvalidArguments)
 	if !strings.Contains(content(t, ret)["message"].(string), "must not be bad") || p.count() != 0 {
 		t.Fatalf("validator did not reject before running: %v, calls %d", ret.Content, p.count())
 	}
-	wantKind(t, execute(r, nil, "checked", `{}`), tool.ErrInvalidArguments) // schema still applies
+	wantKind(t, execute(r, nil, "checked", `{}`), tool.ErrorKindInvalidArguments) // schema still applies
 	wantSuccess(t, execute(r, nil, "checked", `{"value":"good"}`))
 	if p.count() != 1 {
 		t.Fatalf("calls = %d", p.count())
 	}
 
 	ret = execute(r, nil, "sluggish", `{}`)
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if got := ret.Metadata["timeout_ms"]; got != shortTimeout.Milliseconds() {
 		t.Fatalf("timeout_ms = %v", got)
 	}

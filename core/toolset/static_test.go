@@ -136,7 +136,7 @@ func TestStaticDefaultsReachTheRegistry(t *testing.T) {
 		t.Fatalf("MaxRetriesFor(own) = %d", got)
 	}
 	ret := execute(r, nil, "inherits", `{}`)
-	wantKind(t, ret, tool.ErrTimeout)
+	wantKind(t, ret, tool.ErrorKindTimeout)
 	if got := ret.Metadata["timeout_ms"]; got != (shortTimeout * 2).Milliseconds() {
 		t.Fatalf("timeout_ms = %v", got)
 	}

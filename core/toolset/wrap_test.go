@@ -70,7 +70,7 @@ func TestWrappersKeepAvailabilityAndHooks(t *testing.T) {
 			}
 			tc := &tool.Context{Approval: &tool.Approval{Status: "approved"}}
 			ret := execute(r, tc, w.name, `{"value":"raw"}`)
-			if ret.ErrorKind() == tool.ErrCallDeferred {
+			if ret.ErrorKind() == tool.ErrorKindCallDeferred {
 				args := ret.Runtime.Request["arguments"].(map[string]any)
 				if args["value"] != "hooked" {
 					t.Fatalf("deferred arguments = %v", args)

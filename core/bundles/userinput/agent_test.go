@@ -150,7 +150,7 @@ func TestAgentFlowRejectedInput(t *testing.T) {
 			s, m, _ := waiting(t, nil)
 			ret := resume(t, s, m, agent.ApprovalDecision{Approved: true, UserInput: json.RawMessage(c.input)})
 			content := contentOf(t, ret.Content)
-			if !ret.IsError || ret.ErrorKind() != tool.ErrUserError || content["kind"] != "user_error" ||
+			if !ret.IsError || ret.ErrorKind() != tool.ErrorKindUserError || content["kind"] != "user_error" ||
 				!strings.Contains(content["message"].(string), c.want) {
 				t.Fatalf("return %+v", ret)
 			}
@@ -232,7 +232,7 @@ func TestAgentFlowInvalidQuestions(t *testing.T) {
 		t.Fatalf("run %+v %v", res, err)
 	}
 	ret := res.Returns()[0]
-	if ret.ErrorKind() != tool.ErrInvalidArguments || !strings.Contains(contentOf(t, ret.Content)["message"].(string), "/questions/0/header") {
+	if ret.ErrorKind() != tool.ErrorKindInvalidArguments || !strings.Contains(contentOf(t, ret.Content)["message"].(string), "/questions/0/header") {
 		t.Fatalf("return %+v", ret)
 	}
 }

@@ -207,7 +207,7 @@ func checkText(what, s string, max int) (string, error) {
 
 func invalidAnswers(format string, a ...any) *tool.Error {
 	return &tool.Error{
-		Kind:    tool.ErrUserError,
+		Kind:    tool.ErrorKindUserError,
 		Message: "invalid clarifying answers: " + fmt.Sprintf(format, a...),
 		Err:     ErrInvalidAnswers,
 	}

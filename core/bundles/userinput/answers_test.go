@@ -61,7 +61,7 @@ func TestNormalizeAnswers(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
 			continue
 		}
-		if !errors.Is(err, userinput.ErrInvalidAnswers) || tool.KindOf(err) != tool.ErrUserError {
+		if !errors.Is(err, userinput.ErrInvalidAnswers) || tool.KindOf(err) != tool.ErrorKindUserError {
 			t.Errorf("%s: err %v is not a user_error wrapping ErrInvalidAnswers", c.name, err)
 		}
 	}
@@ -102,7 +102,7 @@ func TestParseQuestions(t *testing.T) {
 	}
 	for _, in := range []string{`{}`, `{"questions":[],"x":1}`, `[]`, `{"questions":[]}`, `{"questions":[{"question":"Q?","header":"H","options":[]}]}`} {
 		_, err := userinput.ParseQuestions(json.RawMessage(in))
-		if !errors.Is(err, userinput.ErrInvalidQuestions) || tool.KindOf(err) != tool.ErrInvalidArguments {
+		if !errors.Is(err, userinput.ErrInvalidQuestions) || tool.KindOf(err) != tool.ErrorKindInvalidArguments {
 			t.Errorf("%s: err %v", in, err)
 		}
 	}
@@ -125,7 +125,7 @@ func TestPreprocessUserInput(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(out.Metadata, want) {
 		t.Fatalf("got %+v, %v", out, err)
 	}
-	if _, err := userinput.PreprocessUserInput(context.Background(), &tool.Context{}, json.RawMessage(`1`)); tool.KindOf(err) != tool.ErrUserError {
+	if _, err := userinput.PreprocessUserInput(context.Background(), &tool.Context{}, json.RawMessage(`1`)); tool.KindOf(err) != tool.ErrorKindUserError {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -152,7 +152,7 @@ func ValidateQuestions(questions []Question) error {
 
 func invalidQuestions(problems []string) *tool.Error {
 	return &tool.Error{
-		Kind:    tool.ErrInvalidArguments,
+		Kind:    tool.ErrorKindInvalidArguments,
 		Message: "invalid clarifying questions: " + strings.Join(problems, "; "),
 		Err:     ErrInvalidQuestions,
 	}

@@ -123,7 +123,7 @@ func TestNotGatedByApprovalRequiredToolsets(t *testing.T) {
 	}
 	ret := execute(t, r, validArgs(), nil)
 	approval, _ := ret.WireMetadata()["approval"].(map[string]any)
-	if ret.ErrorKind() != tool.ErrApprovalRequired || approval["kind"] != "clarifying_questions" {
+	if ret.ErrorKind() != tool.ErrorKindApprovalRequired || approval["kind"] != "clarifying_questions" {
 		t.Fatalf("return %+v", ret)
 	}
 }
@@ -132,7 +132,7 @@ func TestFirstCallRequestsApproval(t *testing.T) {
 	r := registry(t)
 	args := validArgs()
 	ret := execute(t, r, args, nil)
-	if ret.ErrorKind() != tool.ErrApprovalRequired || !ret.IsError {
+	if ret.ErrorKind() != tool.ErrorKindApprovalRequired || !ret.IsError {
 		t.Fatalf("return %+v", ret)
 	}
 	approval := ret.WireMetadata()["approval"].(map[string]any)
@@ -196,7 +196,7 @@ func TestSchemaAndValidatorRejections(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ret := execute(t, r, c.args, nil)
-			if ret.ErrorKind() != tool.ErrInvalidArguments {
+			if ret.ErrorKind() != tool.ErrorKindInvalidArguments {
 				t.Fatalf("kind %q, return %+v", ret.ErrorKind(), ret)
 			}
 			msg := contentOf(t, ret.Content)["message"].(string)
@@ -215,7 +215,7 @@ func TestSchemaAndValidatorRejections(t *testing.T) {
 func TestHeaderLengthCountsCharacters(t *testing.T) {
 	r := registry(t)
 	args := map[string]any{"questions": []any{q("Which region?", strings.Repeat("é", 12), "eu", "us")}}
-	if ret := execute(t, r, args, nil); ret.ErrorKind() != tool.ErrApprovalRequired {
+	if ret := execute(t, r, args, nil); ret.ErrorKind() != tool.ErrorKindApprovalRequired {
 		t.Fatalf("12 two-byte characters rejected: %+v", ret)
 	}
 }
@@ -265,7 +265,7 @@ func TestApprovedCall(t *testing.T) {
 			userinput.MetaAnswers: map[string]any{"answers": map[string]any{"Which cloud?": "aws"}},
 		}))
 		c := contentOf(t, ret.Content)
-		if ret.ErrorKind() != tool.ErrUserError || !strings.Contains(c["message"].(string), `"Which cloud?" is not one of the questions asked`) {
+		if ret.ErrorKind() != tool.ErrorKindUserError || !strings.Contains(c["message"].(string), `"Which cloud?" is not one of the questions asked`) {
 			t.Fatalf("return %+v", ret)
 		}
 		if _, leaked := c["answers"]; leaked {
@@ -274,20 +274,20 @@ func TestApprovedCall(t *testing.T) {
 	})
 	t.Run("malformed stored answers", func(t *testing.T) {
 		ret := execute(t, r, args, approved(map[string]any{userinput.MetaAnswers: 42}))
-		if ret.ErrorKind() != tool.ErrUserError {
+		if ret.ErrorKind() != tool.ErrorKindUserError {
 			t.Fatalf("return %+v", ret)
 		}
 	})
 	t.Run("denied status", func(t *testing.T) {
 		ret := execute(t, r, args, &tool.Approval{Status: "denied", Metadata: map[string]any{"reason": "not now"}})
 		c := contentOf(t, ret.Content)
-		if ret.ErrorKind() != tool.ErrUserError || c["message"] != "not now" {
+		if ret.ErrorKind() != tool.ErrorKindUserError || c["message"] != "not now" {
 			t.Fatalf("return %+v", ret)
 		}
 	})
 	t.Run("invalid questions even when approved", func(t *testing.T) {
 		ret := execute(t, r, map[string]any{"questions": []any{}}, approved(nil))
-		if ret.ErrorKind() != tool.ErrInvalidArguments {
+		if ret.ErrorKind() != tool.ErrorKindInvalidArguments {
 			t.Fatalf("return %+v", ret)
 		}
 	})
@@ -297,11 +297,11 @@ func TestApprovedCall(t *testing.T) {
 func TestDirectCallValidates(t *testing.T) {
 	f := userinput.AskUserQuestion()
 	_, err := f.Call(context.Background(), &tool.Context{}, json.RawMessage(`{"questions":[{"question":"Q?","header":"H","options":[{"label":"a","description":"d"}],"multiSelect":false}]}`))
-	if tool.KindOf(err) != tool.ErrInvalidArguments || !strings.Contains(err.Error(), "/questions/0/options") {
+	if tool.KindOf(err) != tool.ErrorKindInvalidArguments || !strings.Contains(err.Error(), "/questions/0/options") {
 		t.Fatalf("err %v", err)
 	}
 	_, err = f.Call(context.Background(), &tool.Context{}, json.RawMessage(`{"questions":[],"extra":1}`))
-	if tool.KindOf(err) != tool.ErrInvalidArguments {
+	if tool.KindOf(err) != tool.ErrorKindInvalidArguments {
 		t.Fatalf("err %v", err)
 	}
 }
