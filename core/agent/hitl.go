@@ -230,7 +230,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 			md = map[string]any{}
 		}
 		if d.DecidedBy != "" {
-			md["decided_by"] = d.DecidedBy
+			md[tool.MetaDecidedBy] = d.DecidedBy
 		}
 		if d.Reason != "" {
 			md["reason"] = d.Reason
@@ -273,7 +273,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 		if overridden[i] && ret.ErrorKind() == tool.ErrorKindInvalidArguments {
 			// A person wrote these arguments: the model cannot correct them,
 			// so they must not spend its correction budget.
-			msg, _ := ret.Metadata["message"].(string)
+			msg, _ := ret.Metadata[tool.MetaMessage].(string)
 			ret = tool.ErrorReturn(calls[i], tool.UserError("override arguments rejected: %s", msg))
 		}
 		returns[at[i]] = resolvedReturn(ret)
@@ -290,14 +290,14 @@ func deniedReturn(call tool.Call, p Pending, d ApprovalDecision) tool.Return {
 	}
 	ret := tool.ErrorReturn(call, &tool.Error{Kind: tool.ErrorKindApprovalDenied, Message: msg})
 	md := ret.Metadata
-	md["approval_state"] = "denied"
-	md["hitl_state"] = "resolved"
-	md["approval_id"] = p.ID
+	md[tool.MetaApprovalState] = "denied"
+	md[tool.MetaHITLState] = "resolved"
+	md[tool.MetaApprovalID] = p.ID
 	if d.DecidedBy != "" {
-		md["decided_by"] = d.DecidedBy
+		md[tool.MetaDecidedBy] = d.DecidedBy
 	}
 	if len(d.Metadata) > 0 {
-		md["approval_metadata"] = maps.Clone(d.Metadata)
+		md[tool.MetaApprovalMetadata] = maps.Clone(d.Metadata)
 	}
 	content := ret.Content.(map[string]any)
 	content["tool_call_id"] = call.ID
@@ -330,11 +330,11 @@ func deferredReturn(call tool.Call, p Pending, d DeferredResult) tool.Return {
 		content["response"] = response
 	}
 	md := ret.Metadata
-	md["hitl_state"] = "resolved"
-	md["deferred_id"] = p.ID
-	md["deferred_status"] = d.Status
+	md[tool.MetaHITLState] = "resolved"
+	md[tool.MetaDeferredID] = p.ID
+	md[tool.MetaDeferredStatus] = d.Status
 	if len(d.Metadata) > 0 {
-		md["deferred_metadata"] = maps.Clone(d.Metadata)
+		md[tool.MetaDeferredMetadata] = maps.Clone(d.Metadata)
 	}
 	return ret
 }
@@ -346,7 +346,7 @@ func resolvedReturn(ret tool.Return) tool.Return {
 	} else {
 		ret.Metadata = maps.Clone(ret.Metadata)
 	}
-	ret.Metadata["hitl_state"] = "resolved"
-	ret.Metadata["approval_state"] = "approved"
+	ret.Metadata[tool.MetaHITLState] = "resolved"
+	ret.Metadata[tool.MetaApprovalState] = "approved"
 	return ret
 }

@@ -212,7 +212,7 @@ func (r *runner) checkOutput(ctx context.Context, step int, call tool.Call) outp
 		}
 		return outputVerdict{value: value}
 	case tool.ErrorKindInvalidArguments, tool.ErrorKindModelRetry:
-		msg, _ := ret.Metadata["message"].(string)
+		msg, _ := ret.Metadata[tool.MetaMessage].(string)
 		p := model.RetryPrompt(msg, call.ID)
 		return outputVerdict{retry: &p}
 	case tool.ErrorKindCancelled:
@@ -220,7 +220,7 @@ func (r *runner) checkOutput(ctx context.Context, step int, call tool.Call) outp
 			return outputVerdict{err: ctx.Err()}
 		}
 	}
-	msg, _ := ret.Metadata["message"].(string)
+	msg, _ := ret.Metadata[tool.MetaMessage].(string)
 	return outputVerdict{err: fmt.Errorf("%w: output validation of %q failed: %s", ErrOutput, o.spec.Name, msg)}
 }
 

@@ -50,10 +50,10 @@ func notFound(name string) *Error {
 func failedReturn(call Call, err error, attempt, maxRetries int) Return {
 	ret := ErrorReturn(call, err)
 	if attempt >= 0 && FlagsOf(KindOf(err)).Unexpected {
-		ret.Metadata["tool_retry"] = attempt
-		ret.Metadata["max_retries"] = maxRetries
-		ret.Content.(map[string]any)["tool_retry"] = attempt
-		ret.Content.(map[string]any)["max_retries"] = maxRetries
+		ret.Metadata[MetaToolRetry] = attempt
+		ret.Metadata[MetaMaxRetries] = maxRetries
+		ret.Content.(map[string]any)[MetaToolRetry] = attempt
+		ret.Content.(map[string]any)[MetaMaxRetries] = maxRetries
 	}
 	return ret
 }

@@ -15,12 +15,13 @@ import (
 // [ApprovalRequired].
 const ApprovalReason = "configured tool approval policy"
 
-// Metadata keys written by ApprovalRequired.
+// Metadata keys written by ApprovalRequired (the reserved keys of
+// core/tool, under the names this package has always given them).
 const (
 	// MetaApprovalState is set to "approved" on results of approved calls.
-	MetaApprovalState = "approval_state"
+	MetaApprovalState = tool.MetaApprovalState
 	// MetaApprovalMetadata holds the approval's metadata on those results.
-	MetaApprovalMetadata = "approval_metadata"
+	MetaApprovalMetadata = tool.MetaApprovalMetadata
 )
 
 // ApprovalRequired gates the selected tools of ts behind a human approval.
