@@ -41,7 +41,7 @@ func TestEncodeOutcomeRoundTrip(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	_, err = decodeOutcome(encodeOutcome(tool.Outcome{Err: tool.ModelRetry("again")}))
-	if te := tool.AsError(err); te.Kind != tool.ErrModelRetry || te.Message != "again" {
+	if te := tool.AsError(err); te.Kind != tool.ErrorKindModelRetry || te.Message != "again" {
 		t.Fatalf("err = %v", err)
 	}
 }

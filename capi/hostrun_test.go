@@ -203,15 +203,15 @@ func TestDecodeOutcome(t *testing.T) {
 	}
 	_, err = decodeOutcome([]byte(`{"ok":false,"kind":"approval_required","message":"deploy","metadata":{"risk":"high"}}`))
 	var te *tool.Error
-	if !errors.As(err, &te) || te.Kind != tool.ErrApprovalRequired || te.Metadata["risk"] != "high" {
+	if !errors.As(err, &te) || te.Kind != tool.ErrorKindApprovalRequired || te.Metadata["risk"] != "high" {
 		t.Fatalf("err = %v", err)
 	}
 	_, err = decodeOutcome([]byte(`{"ok":false,"kind":"no_such_kind","message":"x"}`))
-	if tool.KindOf(err) != tool.ErrExecution {
+	if tool.KindOf(err) != tool.ErrorKindExecution {
 		t.Fatalf("unknown kind became %v", tool.KindOf(err))
 	}
 	// A malformed outcome would be malformed again: a user error, not retried.
-	if _, err = decodeOutcome([]byte(`not json`)); tool.KindOf(err) != tool.ErrUserError {
+	if _, err = decodeOutcome([]byte(`not json`)); tool.KindOf(err) != tool.ErrorKindUserError {
 		t.Fatalf("garbage outcome: %v", err)
 	}
 }
@@ -400,7 +400,7 @@ func TestMalformedCompletionLineFailsItsCall(t *testing.T) {
 		t.Fatalf("done %+v", done)
 	}
 	rets := sess.Messages()[2].Returns()
-	if len(rets) != 1 || rets[0].ErrorKind() != tool.ErrUserError || !bytes.Contains(mustMarshal(t, rets[0].Content), []byte("malformed outcome")) {
+	if len(rets) != 1 || rets[0].ErrorKind() != tool.ErrorKindUserError || !bytes.Contains(mustMarshal(t, rets[0].Content), []byte("malformed outcome")) {
 		t.Fatalf("returns %+v", rets)
 	}
 }

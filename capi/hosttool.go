@@ -148,10 +148,10 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 	if !o.OK {
 		kind, err := tool.ParseErrorKind(o.Kind)
 		if err != nil || !kind.ToolRaisable() {
-			kind = tool.ErrExecution
+			kind = tool.ErrorKindExecution
 		}
 		e := &tool.Error{Kind: kind, Message: o.Message, PrivateMetadata: o.PrivateMetadata, TimeoutMS: o.TimeoutMS}
-		if kind == tool.ErrApprovalRequired || kind == tool.ErrCallDeferred {
+		if kind == tool.ErrorKindApprovalRequired || kind == tool.ErrorKindCallDeferred {
 			e.Metadata = o.Metadata
 			if e.Metadata == nil {
 				e.Metadata = map[string]any{}
