@@ -38,11 +38,13 @@ type Agent struct {
 	timeout        time.Duration
 	sequential     bool
 	maxConcurrency int
-	unavailable    UnavailablePolicy
-	limits         UsageLimits
-	settings       model.Settings
-	outputSpec     *OutputSpec
-	outputRetries  *int
+	// noEager turns eager dispatch off (see Builder.EagerDispatch).
+	noEager       bool
+	unavailable   UnavailablePolicy
+	limits        UsageLimits
+	settings      model.Settings
+	outputSpec    *OutputSpec
+	outputRetries *int
 	// output is the compiled outputSpec (nil for text runs).
 	output     *output
 	deps       *tool.Deps
@@ -139,6 +141,18 @@ func (b *Builder) Sequential(seq bool) *Builder { b.a.sequential = seq; return b
 
 // MaxConcurrency caps concurrent tool calls per batch (0: no cap).
 func (b *Builder) MaxConcurrency(n int) *Builder { b.a.maxConcurrency = n; return b }
+
+// EagerDispatch says whether calls start while the response that makes
+// them still streams (on by default). With a model that is a
+// [model.Streamer], a call starts once the model reports it complete, when
+// the batch rules would run it in parallel right away: a known, available
+// tool that is not sequential, asks for no mutable context capability and
+// is not gated behind approval, whose name no earlier call of the response
+// used, and every earlier call of the response started too. The other
+// calls wait for the response, as without eager dispatch. Agents that run
+// batches in model order (Sequential), cap concurrency or ask for output
+// through a tool never dispatch eagerly.
+func (b *Builder) EagerDispatch(on bool) *Builder { b.a.noEager = !on; return b }
 
 // UnavailableTools sets the policy for unavailable tools.
 func (b *Builder) UnavailableTools(p UnavailablePolicy) *Builder { b.a.unavailable = p; return b }

@@ -21,11 +21,32 @@ const (
 	EventRunComplete  = "run_complete"
 	EventRunFailed    = "run_failed"
 	EventRunCancelled = "run_cancelled"
+	// The live events below are emitted only by runs with WithDeltas, so
+	// observers of other runs see the same sequence as before them.
+	//
+	// EventTextDelta, EventThinkingDelta and EventToolCallDelta carry a
+	// response's pieces (Delta) while it streams, between model_request and
+	// model_response.
+	EventTextDelta     = "text_delta"
+	EventThinkingDelta = "thinking_delta"
+	EventToolCallDelta = "tool_call_delta"
+	// EventRetry follows the tool_return of a call that spent one unit of
+	// the model-correction budget (Return holds its retry count).
+	EventRetry = "retry"
+	// EventUsage follows each model_response with the run's usage so far.
+	EventUsage = "usage"
+	// EventSuspended announces that the run ends waiting for people or
+	// deferred work; run_waiting follows it. Custom's payload lists the
+	// pending items under "pending".
+	EventSuspended = "suspended"
 )
 
 // Custom event kinds published by the runtime.
 const (
 	CustomToolsUnavailable = "tools_unavailable"
+	// CustomInterrupt rides on the run_cancelled event of an interrupted
+	// run; its payload holds the "reason".
+	CustomInterrupt = "interrupt"
 )
 
 // Event is one step of a run as observers see it. Events of one run are
@@ -41,6 +62,7 @@ type Event struct {
 	Output   string          `json:"output,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Usage    *model.Usage    `json:"usage,omitempty"`
+	Delta    *model.Delta    `json:"delta,omitempty"`
 }
 
 // CustomEvent carries runtime notices such as tools_unavailable.

@@ -21,6 +21,8 @@ type runOptions struct {
 	limits       UsageLimits
 	settings     model.Settings
 	activeTags   []string
+	deltas       bool
+	steering     *Steering
 }
 
 // WithTools adds tools to this run only.
@@ -75,4 +77,21 @@ func WithUsageLimits(l UsageLimits) RunOption {
 // [FailOnUnavailable]).
 func WithActiveTags(tags ...string) RunOption {
 	return func(o *runOptions) { o.activeTags = append(o.activeTags, tags...) }
+}
+
+// WithDeltas makes the run report responses while they stream: the model
+// is asked through [model.StreamOrRequest] and every delta becomes a
+// text_delta, thinking_delta or tool_call_delta event. A model that does
+// not stream reports its whole response at once, in part order, once it
+// has arrived. The run also emits the other live events: usage after each
+// response, retry after each return that spent a correction, suspended
+// before run_waiting.
+func WithDeltas() RunOption {
+	return func(o *runOptions) { o.deltas = true }
+}
+
+// WithSteering lets s add prompts to the run while it runs (see
+// [Steering]). The run closes s when it ends.
+func WithSteering(s *Steering) RunOption {
+	return func(o *runOptions) { o.steering = s }
 }

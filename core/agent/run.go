@@ -125,18 +125,24 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 				return r.fail(step, fmt.Errorf("%w: %s", ErrUnavailableTools, strings.Join(avail.Unavailable, ", ")))
 			}
 		}
+		// Texts steered so far go with this request, after its returns.
+		req.Parts = append(req.Parts, r.o.steering.take()...)
 		r.history.append(r.request(req))
 		r.emit(Event{Kind: EventModelRequest, Step: step})
+		prepared := r.prepared(avail)
+		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps}
 		// Models receive the model-visible projection, shared (see
 		// model.Model): never the host surfaces of tool returns.
-		resp, err := r.a.model.Request(ctx, r.history.forModel(), r.params(avail.Definitions))
+		resp, early, err := r.ask(ctx, step, prepared, base, r.params(avail.Definitions))
 		if err != nil {
+			early.drop()
 			if ctx.Err() != nil {
 				return r.cancel(step, ctx.Err())
 			}
 			return r.fail(step, fmt.Errorf("%w: %w", ErrModel, err))
 		}
 		if err := checkResponse(&resp, step); err != nil {
+			early.drop()
 			return r.fail(step, err)
 		}
 		resp.RunID = r.runID
@@ -147,7 +153,12 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		}
 		r.usage.Add(used)
 		r.emit(Event{Kind: EventModelResponse, Step: step, Usage: &used})
+		if r.o.deltas {
+			total := r.usage
+			r.emit(Event{Kind: EventUsage, Step: step, Usage: &total})
+		}
 		if err := r.limits.afterResponse(r.usage); err != nil {
+			early.drop()
 			return r.fail(step, err)
 		}
 
@@ -156,9 +167,11 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		if r.a.output != nil {
 			res, err, next, handled := r.handleOutput(ctx, step, resp, calls)
 			if res != nil || err != nil {
+				early.drop()
 				return res, err
 			}
 			if handled {
+				early.drop()
 				req = next
 				continue
 			}
@@ -174,20 +187,24 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 				// A refusal is the answer of a plain text run.
 				text, _ = refusal(resp)
 			}
+			if steered := r.o.steering.takeOrClose(); len(steered) > 0 {
+				// Texts steered while the model answered are not lost: the
+				// model hears them before the run completes.
+				req = model.Request()
+				req.Parts = steered
+				continue
+			}
 			return r.complete(step, text, nil)
 		}
 		if err := r.limits.beforeToolCalls(r.usage.ToolCalls, len(calls)); err != nil {
+			early.drop()
 			return r.fail(step, err)
 		}
 		for i := range calls {
 			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
 		}
-		prepared := r.prepared(avail)
-		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps}
-		returns := prepared.ExecuteBatch(ctx, base, calls, tool.BatchOptions{
-			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
-		})
+		returns := r.execute(ctx, prepared, base, calls, early)
 		next, res, err := r.settle(ctx, step, calls, returns, nil)
 		if res != nil {
 			return res, err
@@ -372,7 +389,8 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			continue
 		}
 		unknown := rt.ErrorKind == tool.ErrorKindNotFound
-		if unknown || ret.IsError && rt.Flags.ModelRetryable {
+		spent := unknown || ret.IsError && rt.Flags.ModelRetryable
+		if spent {
 			max := r.reg.MaxRetriesFor(ret.Name)
 			if r.retries[ret.Name] >= max {
 				r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
@@ -397,6 +415,9 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
 		}
 		r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
+		if spent && r.o.deltas {
+			r.emit(Event{Kind: EventRetry, Step: step, Return: ret})
+		}
 	}
 	return pending, nil
 }
@@ -420,6 +441,7 @@ func (r *runner) request(m model.Message) model.Message {
 // RunResult.Messages): a copy per run would make a session's results cost
 // memory quadratic in its length.
 func (r *runner) result(status Status) *RunResult {
+	r.o.steering.close()
 	msgs := clip(r.history.full)
 	r.s.addUsage(r.usage, r.usageBase)
 	r.usageBase = r.usage
@@ -454,6 +476,11 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 			}}})
 		}
 	}
+	if r.o.deltas {
+		r.emit(Event{Kind: EventSuspended, Step: step, Usage: &res.Usage, Custom: &CustomEvent{Kind: EventSuspended, Payload: map[string]any{
+			"pending": pending,
+		}}})
+	}
 	r.emit(Event{Kind: EventRunWaiting, Step: step, Usage: &res.Usage})
 	return res, nil
 }
@@ -479,11 +506,20 @@ func (r *runner) fail(step int, err error) (*RunResult, error) {
 }
 
 func (r *runner) cancel(step int, cause error) (*RunResult, error) {
+	// An interrupt names its reason; a plain cancellation has none.
+	ie := interruptOf(r.rc.Ctx)
+	if ie != nil {
+		cause = ie
+	}
 	err := fmt.Errorf("%w: %w", ErrCancelled, cause)
 	r.end(err)
 	res := r.result(StatusCancelled)
 	res.Error = err.Error()
-	r.emit(Event{Kind: EventRunCancelled, Step: step, Error: err.Error()})
+	ev := Event{Kind: EventRunCancelled, Step: step, Error: err.Error()}
+	if ie != nil {
+		ev.Custom = &CustomEvent{Kind: CustomInterrupt, Payload: map[string]any{"reason": ie.Reason}}
+	}
+	r.emit(ev)
 	return res, err
 }
 

@@ -1,0 +1,248 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// ask sends one request. When the model streams, the response's deltas
+// become events (WithDeltas) and its calls may start before it ends (see
+// Builder.EagerDispatch): early holds them, and the caller must either
+// hand it to execute or drop it. early is nil when nothing may start.
+func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *tool.Context, params model.Params) (resp model.Message, early *eager, err error) {
+	msgs := r.history.forModel()
+	_, streams := r.a.model.(model.Streamer)
+	if !streams {
+		resp, err = r.a.model.Request(ctx, msgs, params)
+		if err == nil && r.o.deltas {
+			r.emitWhole(step, resp)
+		}
+		return resp, nil, err
+	}
+	if r.eagerAllowed() {
+		early = newEager(ctx, r, reg, base)
+	}
+	deltas := r.o.deltas
+	if !deltas && early == nil {
+		resp, err = r.a.model.Request(ctx, msgs, params)
+		return resp, nil, err
+	}
+	resp, err = model.StreamOrRequest(ctx, r.a.model, msgs, params, func(d model.Delta) {
+		if deltas {
+			r.emitDelta(step, d)
+		}
+		if early != nil && d.Kind == model.DeltaToolCallDone {
+			early.offer(d)
+		}
+	})
+	if early != nil && early.idle() {
+		early = nil
+	}
+	return resp, early, err
+}
+
+// eagerAllowed reports whether this run's agent may start calls while a
+// response streams: the batch rules that hold for every response
+// (model order, a concurrency cap, an output tool whose arrival means the
+// other calls never run) rule it out.
+func (r *runner) eagerAllowed() bool {
+	if r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 {
+		return false
+	}
+	return r.a.output == nil || r.a.output.spec.Mode != model.OutputTool
+}
+
+func (r *runner) emitDelta(step int, d model.Delta) {
+	kind := EventToolCallDelta
+	switch d.Kind {
+	case model.DeltaText:
+		kind = EventTextDelta
+	case model.DeltaThinking:
+		kind = EventThinkingDelta
+	case model.DeltaToolCallStart, model.DeltaToolCallArguments, model.DeltaToolCallDone:
+	default:
+		// A kind this runtime does not know yet: observers could not read
+		// it, and the response still carries the part.
+		return
+	}
+	if d.Call != nil {
+		// The handler must not keep the call past its return.
+		c := *d.Call
+		c.Arguments = bytes.Clone(c.Arguments)
+		d.Call = &c
+	}
+	r.emit(Event{Kind: kind, Step: step, Delta: &d})
+}
+
+// emitWhole reports the response of a model that does not stream as the
+// deltas of one piece each, in part order.
+func (r *runner) emitWhole(step int, resp model.Message) {
+	i := 0
+	for _, p := range resp.Parts {
+		switch p.Kind {
+		case model.KindText:
+			r.emitDelta(step, model.Delta{Kind: model.DeltaText, Text: p.Text})
+		case model.KindThinking:
+			r.emitDelta(step, model.Delta{Kind: model.DeltaThinking, Text: p.Text})
+		case model.KindToolCall:
+			if p.ToolCall != nil {
+				r.emitDelta(step, model.Delta{Kind: model.DeltaToolCallDone, Index: i, Call: p.ToolCall})
+				i++
+			}
+		}
+	}
+}
+
+// eager is the calls of one response started while it streams: always a
+// prefix of the response's calls, each run through the registry's normal
+// path (Execute) on its own goroutine under a context the loop cancels
+// when the response fails.
+type eager struct {
+	r      *runner
+	reg    *tool.Registry
+	base   *tool.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	calls  []tool.Call
+	rets   []*tool.Return
+	wg     sync.WaitGroup
+	// stopped is set at the first call that may not start early: later
+	// calls wait for the response too, so that none overtakes it.
+	stopped bool
+}
+
+func newEager(ctx context.Context, r *runner, reg *tool.Registry, base *tool.Context) *eager {
+	e := &eager{r: r, reg: reg, base: base}
+	e.ctx, e.cancel = context.WithCancel(ctx)
+	return e
+}
+
+// idle reports whether no call started; it releases the context then.
+func (e *eager) idle() bool {
+	if len(e.calls) > 0 {
+		return false
+	}
+	e.cancel()
+	return true
+}
+
+// offer starts the call of a tool_call_done delta when the batch rules
+// would run it in parallel right away (see Builder.EagerDispatch).
+func (e *eager) offer(d model.Delta) {
+	if e.stopped {
+		return
+	}
+	// A call without an id gets its id from the whole response (see
+	// checkResponse), so it cannot be matched before; a gap in the indexes
+	// means the stream is not one this loop can follow.
+	if d.Call == nil || d.Call.ID == "" || d.Index != len(e.calls) {
+		e.stopped = true
+		return
+	}
+	c := tool.Call{ID: d.Call.ID, Name: d.Call.Name, Arguments: bytes.Clone(d.Call.Arguments)}
+	if !e.admits(c) {
+		e.stopped = true
+		return
+	}
+	tc := &tool.Context{}
+	if e.base != nil {
+		*tc = *e.base
+	}
+	tc.Retry = e.r.retries[c.Name]
+	ret := &tool.Return{}
+	e.calls = append(e.calls, c)
+	e.rets = append(e.rets, ret)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		*ret = e.reg.Execute(e.ctx, tc, c)
+	}()
+}
+
+// admits applies the batch rules to c following the calls started so far.
+func (e *eager) admits(c tool.Call) bool {
+	def, ok := e.reg.Definition(c.Name)
+	if !ok {
+		return false // unknown or unavailable: answered after the response
+	}
+	if gated, _ := def.Metadata[tool.MetaApprovalRequired].(bool); gated || def.Metadata[tool.MetaKind] == string(tool.KindUnapproved) {
+		return false
+	}
+	if slices.ContainsFunc(e.calls, func(p tool.Call) bool { return p.Name == c.Name }) {
+		return false
+	}
+	if e.r.limits.beforeToolCalls(e.r.usage.ToolCalls, len(e.calls)+1) != nil {
+		return false
+	}
+	// SequentialReason judges a batch, not one call: c twice makes it look
+	// at c's own rules (a sequential tool, a context capability) and then
+	// stop at the repeated name; the calls so far plus c add the profile
+	// mix. A helper in the tool package would say this more directly.
+	with := append(slices.Clip(e.calls), c)
+	if e.reg.SequentialReason(append(slices.Clip(with), c), false) != tool.SeqRepeatedName {
+		return false
+	}
+	return len(e.calls) == 0 || e.reg.SequentialReason(with, false) == ""
+}
+
+// drop cancels the started calls, waits for them and forgets their
+// returns: the response that made them failed. drop on nil does nothing.
+func (e *eager) drop() {
+	if e == nil {
+		return
+	}
+	e.cancel()
+	e.wg.Wait()
+}
+
+// matches reports whether the started calls are the first calls of the
+// response, as the Streamer contract promises.
+func (e *eager) matches(calls []tool.Call) bool {
+	if len(e.calls) > len(calls) {
+		return false
+	}
+	for i, c := range e.calls {
+		if c.ID != calls[i].ID || c.Name != calls[i].Name || !bytes.Equal(c.Arguments, calls[i].Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+// execute runs a response's calls and returns their returns in model
+// order. Calls started early (early, maybe nil) are the batch's first
+// calls; the others run as a batch of their own, at once when the whole
+// response may run in parallel, otherwise in model order once the early
+// ones have finished.
+func (r *runner) execute(ctx context.Context, reg *tool.Registry, base *tool.Context, calls []tool.Call, early *eager) []tool.Return {
+	opts := tool.BatchOptions{Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries}
+	if early != nil && !early.matches(calls) {
+		// The stream broke its contract: nothing of what it started can
+		// stand for the response's calls.
+		early.drop()
+		early = nil
+	}
+	if early == nil {
+		return reg.ExecuteBatch(ctx, base, calls, opts)
+	}
+	defer early.cancel()
+	k := len(early.calls)
+	out := make([]tool.Return, len(calls))
+	if rest := calls[k:]; len(rest) > 0 {
+		if reg.SequentialReason(calls, false) != "" {
+			early.wg.Wait()
+			opts.Sequential = true
+		}
+		copy(out[k:], reg.ExecuteBatch(ctx, base, rest, opts))
+	}
+	early.wg.Wait()
+	for i, ret := range early.rets {
+		out[i] = *ret
+	}
+	return out
+}
