@@ -85,6 +85,7 @@ func TestABINullPointers(t *testing.T) {
 	if s := capitest.ErrorKinds(nullOut); s.RC != 0 {
 		t.Fatalf("sw_error_kinds with NULL out = %+v", s)
 	}
+	wantError(t, capitest.RunSteer(1, nil, none), "invalid_argument", "text must not be NULL")
 	capitest.FreeNull()
 }
 
@@ -98,6 +99,8 @@ func TestABIBadHandles(t *testing.T) {
 		wantError(t, capitest.RunStart(h, []byte(`{"prompt":"x"}`), none), "bad_handle", "unknown handle")
 		wantError(t, capitest.RunComplete(h, 1, []byte(`{"ok":true}`), none), "bad_handle", "unknown handle")
 		wantError(t, capitest.RunCancel(h, none), "bad_handle", "unknown handle")
+		wantError(t, capitest.RunSteer(h, []byte("x"), none), "bad_handle", "unknown handle")
+		wantError(t, capitest.RunInterrupt(h, []byte("x"), none), "bad_handle", "unknown handle")
 		wantError(t, capitest.Release(h, none), "bad_handle", "unknown handle")
 		// Without an err pointer the status alone says it failed.
 		if s := capitest.RunCancel(h, nullErr); s.RC != -1 || s.Err != "" {
@@ -109,6 +112,8 @@ func TestABIBadHandles(t *testing.T) {
 	wantError(t, capitest.SessionNew(m, none), "bad_handle", "not a")
 	wantError(t, capitest.SessionMessages(m, none), "bad_handle", "not a")
 	wantError(t, capitest.RunCancel(m, none), "bad_handle", "not a")
+	wantError(t, capitest.RunSteer(m, []byte("x"), none), "bad_handle", "not a")
+	wantError(t, capitest.RunInterrupt(m, nil, none), "bad_handle", "not a")
 	if s := capitest.ModelCaptured(m, none); s.RC != 0 || s.Out != "[]" {
 		t.Fatalf("sw_model_captured after misuse = %+v", s)
 	}

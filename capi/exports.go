@@ -252,6 +252,33 @@ func swgo_run_cancel(h C.longlong, errOut **C.char) (rc C.int) {
 	return 0
 }
 
+//export swgo_run_steer
+func swgo_run_steer(h C.longlong, text *C.char, textLen C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if text == nil {
+		return setErr(errOut, nilArg("text"))
+	}
+	r, err := lookup[*hostRun](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	if r.steering == nil || !r.steering.Steer(string(goBytes(text, textLen))) {
+		return 1
+	}
+	return 0
+}
+
+//export swgo_run_interrupt
+func swgo_run_interrupt(h C.longlong, reason *C.char, reasonLen C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	r, err := lookup[*hostRun](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	r.fail(agent.Interrupt(string(goBytes(reason, reasonLen))))
+	return 0
+}
+
 //export swgo_release
 func swgo_release(h C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -118,6 +118,16 @@ int sw_run_cancel(sw_handle run, char **err) {
 	return swgo_run_cancel(run, err);
 }
 
+int sw_run_steer(sw_handle run, const char *text, long long text_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_run_steer(run, (char *)text, text_len, err);
+}
+
+int sw_run_interrupt(sw_handle run, const char *reason, long long reason_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_run_interrupt(run, (char *)reason, reason_len, err);
+}
+
 int sw_release(sw_handle h, char **err) {
 	if (sw_forked) return 0;
 	return swgo_release(h, err);

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/agent"
 )
 
 // hostRun is one run driven by the host. Work for the host (tool calls,
@@ -23,8 +25,11 @@ type hostRun struct {
 	// finished is closed when the run's goroutine has returned (its session
 	// is free again); nil for runs without one (tests).
 	finished chan struct{}
-	// fail cancels the run with a cause that its done item reports.
+	// fail cancels the run with a cause that its done item reports; an
+	// agent.Interrupt cause interrupts it instead.
 	fail func(error)
+	// steering carries sw_run_steer's texts into the run.
+	steering *agent.Steering
 	rfd  int      // read end of the items pipe, for the host
 	w    *os.File // write end of the items pipe, driven by Go's poller
 	// The host writes completions to a second pipe as JSON lines

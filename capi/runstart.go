@@ -64,6 +64,8 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	ctx, cancel := context.WithCancelCause(root)
 	run.cancel = func() { cancel(nil) }
 	run.fail = cancel
+	run.steering = agent.NewSteering()
+	opts = append(opts, agent.WithSteering(run.steering))
 	if spec.Events {
 		opts = append(opts, agent.WithEvents(func(ev agent.Event) {
 			if b, err := json.Marshal(eventItem{Kind: "event", Event: ev}); err == nil {

@@ -82,6 +82,8 @@ type agentSpec struct {
 	MaxRetries       *int                    `json:"max_retries"`
 	TimeoutMS        *int64                  `json:"timeout_ms"`
 	Sequential       bool                    `json:"sequential"`
+	// EagerDispatch, when false, turns eager dispatch off (default on).
+	EagerDispatch *bool `json:"eager_dispatch"`
 	MaxConcurrency   int                     `json:"max_concurrency"`
 	UnavailableTools agent.UnavailablePolicy `json:"unavailable_tools"`
 	// ActiveTags are capability tags active in every run (hidden_by_tags).
@@ -147,6 +149,8 @@ type runSpec struct {
 	Instructions []string       `json:"instructions"`
 	Metadata     map[string]any `json:"metadata"`
 	Events       bool           `json:"events"`
+	// Deltas asks for the live events (agent.WithDeltas).
+	Deltas bool `json:"deltas"`
 	// ActiveTags add capability tags to the agent's for this run.
 	ActiveTags []string `json:"active_tags"`
 	// UsageLimits override the agent's for this run.
@@ -325,6 +329,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b.Tool(tools...).Toolset(sets...).Sequential(s.Sequential).MaxConcurrency(s.MaxConcurrency).Metadata(s.Metadata)
+	if s.EagerDispatch != nil {
+		b.EagerDispatch(*s.EagerDispatch)
+	}
 	for _, hs := range s.Hooks {
 		h, err := hs.build()
 		if err != nil {
@@ -425,6 +432,9 @@ func (s runSpec) options() ([]agent.RunOption, error) {
 	}
 	if s.Settings != nil {
 		opts = append(opts, agent.WithSettings(*s.Settings))
+	}
+	if s.Deltas {
+		opts = append(opts, agent.WithDeltas())
 	}
 	return opts, nil
 }

@@ -195,6 +195,22 @@ int sw_run_complete(sw_handle run, long long token, const char *outcome, long lo
  * Returns: 0, or -1 with *err. */
 int sw_run_cancel(sw_handle run, char **err);
 
+/* sw_run_steer queues text (UTF-8, text_len bytes) as a user prompt for
+ * the run's next model request (after the returns it carries). A text
+ * steered while the model gives a plain-text final answer makes the run ask
+ * once more rather than drop it.
+ * Returns: 0 when queued, 1 when the run has ended (nothing is queued), -1
+ * with *err (type "invalid_argument" for a NULL text, "bad_handle"). */
+int sw_run_steer(sw_handle run, const char *text, long long text_len, char **err);
+
+/* sw_run_interrupt stops a run on purpose: running calls receive
+ * cancellation and the run ends "cancelled" with its messages kept. Its
+ * run_cancelled event's "error" contains reason (UTF-8, reason_len bytes;
+ * NULL means none) and its "custom" is {"kind":"interrupt","payload":
+ * {"reason":...}}; the done item's error has type "cancelled".
+ * Returns: 0, or -1 with *err (type "bad_handle"). */
+int sw_run_interrupt(sw_handle run, const char *reason, long long reason_len, char **err);
+
 /* sw_release releases a handle of any kind (a run's pipe is closed).
  * Returns: 0, or -1 with *err (type "bad_handle"); 0 in a forked child,
  * where it does nothing. */

@@ -174,6 +174,28 @@ func RunCancel(run int64, o Opts) Status {
 	return s
 }
 
+// RunSteer calls sw_run_steer on run with text (nil passes NULL).
+func RunSteer(run int64, text []byte, o Opts) Status {
+	p, n := cbytes(text)
+	defer C.free(unsafe.Pointer(p))
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_run_steer(C.sw_handle(run), p, n, errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// RunInterrupt calls sw_run_interrupt on run with reason (nil passes NULL).
+func RunInterrupt(run int64, reason []byte, o Opts) Status {
+	p, n := cbytes(reason)
+	defer C.free(unsafe.Pointer(p))
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_run_interrupt(C.sw_handle(run), p, n, errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}
+
 // Release calls sw_release on h.
 func Release(h int64, o Opts) Status {
 	var err *C.char
