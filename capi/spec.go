@@ -73,17 +73,17 @@ type toolsetSpec struct {
 
 // agentSpec is the JSON given to sw_agent_new.
 type agentSpec struct {
-	Model            int64                   `json:"model"`
-	Name             string                  `json:"name"`
-	SystemPrompt     string                  `json:"system_prompt"`
-	Instructions     []string                `json:"instructions"`
-	Tools            []toolSpec              `json:"tools"`
-	Toolsets         []toolsetSpec           `json:"toolsets"`
-	MaxRetries       *int                    `json:"max_retries"`
-	TimeoutMS        *int64                  `json:"timeout_ms"`
-	Sequential       bool                    `json:"sequential"`
+	Model        int64         `json:"model"`
+	Name         string        `json:"name"`
+	SystemPrompt string        `json:"system_prompt"`
+	Instructions []string      `json:"instructions"`
+	Tools        []toolSpec    `json:"tools"`
+	Toolsets     []toolsetSpec `json:"toolsets"`
+	MaxRetries   *int          `json:"max_retries"`
+	TimeoutMS    *int64        `json:"timeout_ms"`
+	Sequential   bool          `json:"sequential"`
 	// EagerDispatch, when false, turns eager dispatch off (default on).
-	EagerDispatch *bool `json:"eager_dispatch"`
+	EagerDispatch    *bool                   `json:"eager_dispatch"`
 	MaxConcurrency   int                     `json:"max_concurrency"`
 	UnavailableTools agent.UnavailablePolicy `json:"unavailable_tools"`
 	// ActiveTags are capability tags active in every run (hidden_by_tags).
