@@ -498,4 +498,3 @@ class RunHitl:
         return await run._agent._resume_on(
             run._session, approvals, deferred_results, None, deps if deps is not None else run._deps
         )
-
