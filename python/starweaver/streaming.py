@@ -97,7 +97,8 @@ class StreamEvent:
     sequence: int
     run_id: str
     step: int
-    #: The text piece of a ``text_delta`` event.
+    #: The text piece of a ``text_delta`` event (``delta`` holds the piece
+    #: as sent).
     text_delta: str | None = None
     #: The piece of a ``tool_call_delta`` event: ``{"kind":
     #: "tool_call_start" | "tool_call_arguments" | "tool_call_done",
@@ -130,7 +131,7 @@ class StreamEvent:
         if kind == "run_cancelled":
             error = _with_reason(str(error or ""), reason) or None
         text = None
-        if kind == "text_delta" and delta is not None:
+        if kind == "text_delta" and delta is not None and delta.get("kind", "text") == "text":
             text = str(delta.get("text", ""))
         return cls(
             kind=kind,
