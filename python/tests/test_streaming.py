@@ -179,6 +179,24 @@ def test_run_stream_needs_a_running_loop() -> None:
         agent.run_stream("hi")
 
 
+def test_a_busy_session_refuses_a_second_live_run_at_once() -> None:
+    async def main() -> None:
+        blockers = Blockers(1)
+        session = create_agent(model=blockers.model(), tools=blockers.tools).session()
+        async with session.run_stream("go"):
+            await blockers.all_started.wait()
+            second = session.run_stream("again")
+            # Refused before it starts: no event, and the error from both ends.
+            with pytest.raises(StateError, match="busy"):
+                await second.recv()
+            assert await second.recv() is None
+            with pytest.raises(StateError, match="busy"):
+                await second.result()
+            assert second.status().live_state == "failed"
+
+    run(main())
+
+
 def test_agent_stream_is_agent_run() -> None:
     assert AgentStream is AgentRun
 
