@@ -62,6 +62,12 @@ _EXPORTS: dict[str, str] = {
     "TestModel": "testing",
     "FunctionModel": "testing",
     "UsageLimits": "usage",
+    "AgentRun": "streaming",
+    "AgentStream": "streaming",
+    "RunHitl": "streaming",
+    "RunStatus": "streaming",
+    "StreamEvent": "streaming",
+    "StreamRunResult": "streaming",
     "ModelSettings": "settings",
     "Hook": "hooks",
     "ToolOutcome": "hooks",
@@ -71,8 +77,10 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Agent",
     "AgentError",
+    "AgentRun",
     "AgentRuntime",
     "AgentSession",
+    "AgentStream",
     "ApprovalDecision",
     "ApprovalRequired",
     "BaseTool",
@@ -97,11 +105,15 @@ __all__ = [
     "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
+    "RunHitl",
     "RunResult",
+    "RunStatus",
     "RuntimeSession",
     "SessionHitl",
     "StarweaverError",
     "StateError",
+    "StreamEvent",
+    "StreamRunResult",
     "TestModel",
     "Timeout",
     "Tool",
@@ -179,6 +191,7 @@ if _TYPE_CHECKING:
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
+    from starweaver.streaming import AgentRun, AgentStream, RunHitl, RunStatus, StreamEvent, StreamRunResult
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
     from starweaver.toolsets import (

@@ -30,12 +30,22 @@ from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, escapes
 from starweaver._pool import SyncPool, Work
 from starweaver.context import ToolContext
-from starweaver.errors import StarweaverError, exception_to_outcome
+from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
 from starweaver.hooks import _runner as _hook_runner
 from starweaver.tools import Tool
 
-__all__ = ["EXIT_GRACE", "SYNC_MAX_THREADS", "SYNC_WORKERS", "HostModel", "RunDriver", "drive", "sync_pool"]
+__all__ = [
+    "EXIT_GRACE",
+    "SYNC_MAX_THREADS",
+    "SYNC_WORKERS",
+    "HostModel",
+    "RunDriver",
+    "drive",
+    "finish",
+    "start",
+    "sync_pool",
+]
 
 _log = logging.getLogger("starweaver")
 
@@ -576,11 +586,36 @@ class RunDriver:
 
     # -- lifecycle ---------------------------------------------------------
 
-    def cancel(self) -> None:
-        """Ask the native run to stop; its done item still arrives."""
+    @property
+    def handle(self) -> int:
+        """The native run handle (released once the run has ended)."""
+        return self._handle
+
+    @property
+    def ended(self) -> bool:
+        """True once the run's done item (or a failure to read it) arrived."""
+        return self._closed
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Ask the native run to stop; its done item still arrives. A
+        runtime with ``sw_run_interrupt`` records ``reason`` on the run."""
         if not self._closed:
             with contextlib.suppress(StarweaverError, RuntimeError):
-                _capi.run_cancel(self._handle)
+                if reason is not None and _capi.supports("sw_run_interrupt"):
+                    _capi.run_interrupt(self._handle, reason)
+                else:
+                    _capi.run_cancel(self._handle)
+
+    def steer(self, text: str) -> None:
+        """Add a user message the run's next model request sees.
+
+        Raises:
+            NotImplementedError: the loaded runtime has no ``sw_run_steer``.
+            StateError: the run has ended.
+        """
+        if self._closed:
+            raise StateError("the run has already completed", code="state")
+        _capi.run_steer(self._handle, text)
 
     def _close(self, *, done: Mapping[str, Any] | None = None, error: BaseException | None = None) -> None:
         if self._closed:
@@ -637,6 +672,57 @@ def _model_failure(exc: BaseException) -> dict[str, Any]:
     return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
 
 
+def start(
+    session: int,
+    request: dict[str, Any],
+    tools: Mapping[int, Tool],
+    models: Mapping[int, HostModel],
+    deps: Any = None,
+    on_event: EventCallback | None = None,
+    hooks: Mapping[int, Hook] | None = None,
+) -> RunDriver:
+    """Start ``request`` on a native session and serve it on the running loop.
+
+    Raises:
+        RuntimeError: no event loop is running in this thread.
+        StateError: the session is busy, waits for HITL, or the runtime is
+            shut down.
+        ValueError: an invalid request.
+    """
+    loop = asyncio.get_running_loop()
+    handle, fd, fd_in = _capi.run_start(session, request)
+    _log.debug("starweaver: run started (handle %d)", handle)
+    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks)
+
+
+async def finish(driver: RunDriver) -> dict[str, Any]:
+    """Wait for a started run's done item (see ``drive``)."""
+    # A sync tool driving this nested run does not count as a busy worker
+    # meanwhile, so nested runs cannot use up the pool.
+    with _pool.park():
+        try:
+            done = await asyncio.shield(driver.future)
+            await driver.events_done()
+        except asyncio.CancelledError:
+            _log.debug("starweaver: run cancelled by its caller (handle %d)", driver.handle)
+            driver.cancel()
+            driver.cancel_events()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(driver.closed), CANCEL_GRACE)
+            raise
+        except BaseException as exc:
+            _log.debug("starweaver: run ended with %s (handle %d)", type(exc).__name__, driver.handle)
+            raise
+    result = done.get("result") or {}
+    _log.debug(
+        "starweaver: run %s ended: %s (handle %d)",
+        result.get("run_id") or "?",
+        result.get("status") or (done.get("error") or {}).get("type") or "?",
+        driver.handle,
+    )
+    return done
+
+
 async def drive(
     session: int,
     request: dict[str, Any],
@@ -654,19 +740,4 @@ async def drive(
     ``KeyboardInterrupt`` or ``SystemExit`` raised by user code ends the run
     and is re-raised here.
     """
-    loop = asyncio.get_running_loop()
-    handle, fd, fd_in = _capi.run_start(session, request)
-    driver = RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks)
-    # A sync tool driving this nested run does not count as a busy worker
-    # meanwhile, so nested runs cannot use up the pool.
-    with _pool.park():
-        try:
-            done = await asyncio.shield(driver.future)
-            await driver.events_done()
-            return done
-        except asyncio.CancelledError:
-            driver.cancel()
-            driver.cancel_events()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(driver.closed), CANCEL_GRACE)
-            raise
+    return await finish(start(session, request, tools, models, deps, on_event, hooks))

@@ -28,6 +28,7 @@ from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, 
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
+from starweaver.streaming import AgentRun
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
@@ -372,15 +373,15 @@ class Agent:
             request["active_tags"] = _tags(active_tags)
         return request, self._catalog.merged(run_catalog)
 
-    async def _drive(
+    def _start_run(
         self,
         session: _SessionRef,
         request: dict[str, Any],
         catalog: _Catalog,
         on_event: EventCallback | None,
         deps: Any = None,
-    ) -> RunResult:
-        done = await _bridge.drive(
+    ) -> _bridge.RunDriver:
+        return _bridge.start(
             session.handle,
             request,
             catalog.tools,
@@ -389,6 +390,19 @@ class Agent:
             on_event,
             hooks=catalog.hooks,
         )
+
+    async def _drive(
+        self,
+        session: _SessionRef,
+        request: dict[str, Any],
+        catalog: _Catalog,
+        on_event: EventCallback | None,
+        deps: Any = None,
+    ) -> RunResult:
+        return await self._finish_run(session, self._start_run(session, request, catalog, on_event, deps))
+
+    async def _finish_run(self, session: _SessionRef, driver: _bridge.RunDriver) -> RunResult:
+        done = await _bridge.finish(driver)
         error = done.get("error")
         # A run the runtime cancelled (at shutdown) still reports its result.
         if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
@@ -413,6 +427,22 @@ class Agent:
         }
         request = {"resume": resume, "events": on_event is not None}
         return await self._drive(session, request, self._catalog, on_event, deps)
+
+    def _stream(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog, deps: Any) -> AgentRun:
+        request["events"] = True
+        # Only a runtime that knows deltas accepts the key (specs are strict).
+        if _capi.supports("sw_run_steer"):
+            request["deltas"] = True
+        return AgentRun(self, session, request, catalog, deps)
+
+    def _resume_stream(
+        self, session: _SessionRef, approvals: ApprovalsInput, deferred_results: DeferredInput, deps: Any
+    ) -> AgentRun:
+        resume = {
+            "approvals": normalize_approvals(approvals),
+            "deferred_results": normalize_deferred_results(deferred_results),
+        }
+        return self._stream(session, {"resume": resume}, self._catalog, deps)
 
     def session_from_state(
         self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
@@ -551,6 +581,34 @@ class Agent:
             active_tags=active_tags,
         )
 
+    def run_stream(
+        self,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
+        message_history: MessageHistory | None = None,
+        deps: Any = None,
+        active_tags: Iterable[str] | None = None,
+    ) -> AgentRun:
+        """Start ``prompt`` in a fresh session as a live run (options as in
+        ``run``) and return at once; see ``starweaver.streaming``. Call it
+        with an event loop running.
+
+        Raises:
+            RuntimeError: no event loop is running.
+            ValueError: as ``run``, for an invalid option or history.
+        """
+        session = self._new_session(message_history)
+        request, catalog = self._run_request(
+            prompt, tools, toolsets, instructions, metadata, True, usage_limits, model_settings, active_tags
+        )
+        return self._stream(session, request, catalog, deps)
+
     def output_validator(self, func: Any) -> Any:
         """Register a function that checks (and may change) each structured
         answer after pydantic validated it, as pydantic-ai's
@@ -633,6 +691,40 @@ class AgentSession:
             deps=deps,
             active_tags=active_tags,
         )
+
+    def run_stream(
+        self,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
+        deps: Any = None,
+        active_tags: Iterable[str] | None = None,
+    ) -> AgentRun:
+        """Continue the conversation with ``prompt`` as a live run; see
+        ``Agent.run_stream``.
+
+        Raises:
+            StateError: the session is already running or waits for HITL.
+        """
+        request, catalog = self.agent._run_request(
+            prompt, tools, toolsets, instructions, metadata, True, usage_limits, model_settings, active_tags
+        )
+        return self.agent._stream(self._ref, request, catalog, deps)
+
+    async def resume_after_hitl_stream(
+        self, *, approvals: ApprovalsInput = None, deferred_results: DeferredInput = None, deps: Any = None
+    ) -> AgentRun:
+        """As ``resume_after_hitl``, continuing as a live run.
+
+        Raises:
+            StateError: as ``resume_after_hitl``.
+        """
+        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps)
 
     async def resume_after_hitl(
         self,
@@ -721,6 +813,14 @@ class SessionHitl:
         )
 
     resume_collected = resume
+
+    async def resume_stream(
+        self, *, approvals: ApprovalsInput = None, deferred_results: DeferredInput = None, deps: Any = None
+    ) -> AgentRun:
+        """Same as ``AgentSession.resume_after_hitl_stream``."""
+        return await self._session.resume_after_hitl_stream(
+            approvals=approvals, deferred_results=deferred_results, deps=deps
+        )
 
 
 def create_agent(
