@@ -43,21 +43,9 @@ def read_cdef(header: str = HEADER) -> str:
     return "\n".join(kept) + "\n"
 
 
-# Run controls declared here until the header carries them, so the module
-# knows them; a library without them reports them missing (hasattr on lib is
-# False) and the Python side falls back.
-_PENDING = {
-    "sw_run_steer": "int sw_run_steer(sw_handle run, const char *text, long long text_len, char **err);",
-    "sw_run_interrupt": "int sw_run_interrupt(sw_handle run, const char *reason, long long reason_len, char **err);",
-}
-
-
 def make_ffi(header: str = HEADER) -> FFI:
     ffi = FFI()
-    cdef = read_cdef(header)
-    # Declared once: cffi refuses a second declaration of a name.
-    extra = [decl for name, decl in _PENDING.items() if not re.search(rf"\b{name}\s*\(", cdef)]
-    ffi.cdef(cdef + "\n".join(extra) + "\n")
+    ffi.cdef(read_cdef(header))
     ffi.set_source(MODULE_NAME, None)
     return ffi
 

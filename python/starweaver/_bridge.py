@@ -597,11 +597,11 @@ class RunDriver:
         return self._closed
 
     def cancel(self, reason: str | None = None) -> None:
-        """Ask the native run to stop; its done item still arrives. A
-        runtime with ``sw_run_interrupt`` records ``reason`` on the run."""
+        """Ask the native run to stop; its done item still arrives, with
+        ``reason`` (when given) on the run's cancellation."""
         if not self._closed:
             with contextlib.suppress(StarweaverError, RuntimeError):
-                if reason is not None and _capi.supports("sw_run_interrupt"):
+                if reason is not None:
                     _capi.run_interrupt(self._handle, reason)
                 else:
                     _capi.run_cancel(self._handle)
@@ -610,7 +610,6 @@ class RunDriver:
         """Add a user message the run's next model request sees.
 
         Raises:
-            NotImplementedError: the loaded runtime has no ``sw_run_steer``.
             StateError: the run has ended.
         """
         if self._closed:

@@ -54,7 +54,6 @@ __all__ = [
     "session_new",
     "session_restore",
     "shutdown",
-    "supports",
     "version",
 ]
 
@@ -329,55 +328,31 @@ def run_cancel(run: int) -> None:
         _raise(err)
 
 
-def supports(name: str) -> bool:
-    """Whether the loaded library exports the C function ``name``: newer
-    functions are declared to cffi before every library has them, and cffi
-    raises ``ffi.error`` (not AttributeError, so ``hasattr`` would raise)
-    when the library lacks it."""
-    known = _supported.get(name)
-    if known is None:
-        try:
-            getattr(_lib, name)
-            known = True
-        except (AttributeError, _ffi.error):
-            known = False
-        _supported[name] = known
-    return known
-
-
-_supported: dict[str, bool] = {}
-
-
 def run_steer(run: int, text: str) -> None:
     """Queue a user message for the run's next model request.
 
     Raises:
-        NotImplementedError: the loaded library has no ``sw_run_steer``.
-        StateError: a bad handle, or a run that has ended.
+        StateError: a bad handle, or a run that has ended (nothing queued).
         RuntimeError: in a forked child.
     """
     check_process()
-    if not supports("sw_run_steer"):
-        raise NotImplementedError("steering needs a starweaver runtime that exports sw_run_steer")
     data = text.encode()
     err = _ffi.new("char **")
-    if _lib.sw_run_steer(run, data, len(data), err) != 0:
+    rc = _lib.sw_run_steer(run, data, len(data), err)
+    if rc == 1:
+        raise StateError("the run has already completed", code="state")
+    if rc != 0:
         _raise(err)
 
 
 def run_interrupt(run: int, reason: str) -> None:
-    """Ask a run to stop, recording ``reason`` on its cancellation; without
-    ``sw_run_interrupt`` in the library this is ``run_cancel`` (the reason
-    then stays Python-side).
+    """Ask a run to stop, recording ``reason`` on its cancellation.
 
     Raises:
         StateError: a bad handle.
         RuntimeError: in a forked child.
     """
     check_process()
-    if not supports("sw_run_interrupt"):
-        run_cancel(run)
-        return
     data = reason.encode()
     err = _ffi.new("char **")
     if _lib.sw_run_interrupt(run, data, len(data), err) != 0:

@@ -430,9 +430,7 @@ class Agent:
 
     def _stream(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog, deps: Any) -> AgentRun:
         request["events"] = True
-        # Only a runtime that knows deltas accepts the key (specs are strict).
-        if _capi.supports("sw_run_steer"):
-            request["deltas"] = True
+        request["deltas"] = True
         return AgentRun(self, session, request, catalog, deps)
 
     def _resume_stream(

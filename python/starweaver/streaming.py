@@ -402,14 +402,11 @@ class AgentRun:
         Raises:
             TypeError: text is not a string.
             StateError: the run has already completed.
-            NotImplementedError: the loaded runtime cannot steer runs.
         """
         if not isinstance(text, str):
             raise TypeError("text must be a string")
         if self._ended.is_set() or self._driver.ended:
             raise StateError("the run has already completed", code="state")
-        if not _capi.supports("sw_run_steer"):
-            raise NotImplementedError("steering needs a starweaver runtime that exports sw_run_steer")
         self._driver.steer(text)
 
     def status(self) -> RunStatus:

@@ -6,10 +6,7 @@ fence and is compiled, not run (keep those rare). A block that talks to a
 real model is marked with ``<!-- fixtures: name.json ... -->`` on the line
 before its fence: it runs against a local server replaying those provider
 replies (fixture_server.py), whose address and a key are in the usual
-environment variables. A block that needs a runtime function not every
-library has is marked with ``<!-- requires: name ... -->`` (names in
-``REQUIREMENTS``): it is type-checked always and skipped where the loaded
-library lacks the function. Go blocks (docs/go.md) are run by the Go test
+environment variables. Go blocks (docs/go.md) are run by the Go test
 docs/go_test.go; sh and text blocks are not code.
 """
 
@@ -24,15 +21,11 @@ from pathlib import Path
 
 import pytest
 from fixture_server import serving
-from starweaver import _capi
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FRAGMENT = "<!-- fragment -->"
 FIXTURES = re.compile(r"^<!-- fixtures: (.+) -->$")
-REQUIRES = re.compile(r"^<!-- requires: (.+) -->$")
-#: A requirement's name -> the C function the loaded library must export.
-REQUIREMENTS = {"steer": "sw_run_steer"}
 LANGUAGES = {"python", "go", "sh", "text"}
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", flags=re.S | re.M)
 
@@ -45,7 +38,6 @@ class Block:
     code: str
     fragment: bool
     fixtures: tuple[str, ...] = ()
-    requires: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line}"
@@ -59,9 +51,7 @@ def blocks(path: Path, text: str | None = None) -> list[Block]:
         line = text.count("\n", 0, m.start()) + 1
         fixtures = FIXTURES.match(before)
         names = tuple(fixtures.group(1).split()) if fixtures else ()
-        requires = REQUIRES.match(before)
-        needs = tuple(requires.group(1).split()) if requires else ()
-        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT, names, needs))
+        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT, names))
     return out
 
 
@@ -85,9 +75,6 @@ def test_every_block_names_a_known_language(block: Block) -> None:
 
 @pytest.mark.parametrize("block", PYTHON, ids=str)
 def test_python_block_runs(block: Block) -> None:
-    missing = [name for name in block.requires if not _capi.supports(REQUIREMENTS[name])]
-    if missing:
-        pytest.skip(f"the loaded library lacks {', '.join(REQUIREMENTS[name] for name in missing)}")
     if block.fragment:
         compile(block.code, str(block), "exec")
         return
@@ -128,14 +115,6 @@ def test_fragment_marker_compiles_only() -> None:
     first, second = blocks(ROOT / "docs" / "probe.md", doc)
     assert first.fragment and not second.fragment
     compile(first.code, str(first), "exec")  # what test_python_block_runs does with it
-
-
-def test_requires_marker_names_known_requirements() -> None:
-    doc = "text\n\n<!-- requires: steer -->\n```python\nprint('steers')\n```\n"
-    (block,) = blocks(ROOT / "docs" / "probe.md", doc)
-    assert block.requires == ("steer",) and not block.fragment
-    for b in PYTHON:
-        assert set(b.requires) <= set(REQUIREMENTS), f"{b}: unknown requirement in {b.requires}"
 
 
 def test_readme_quickstart_runs() -> None:
