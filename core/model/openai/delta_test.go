@@ -322,3 +322,26 @@ func TestStreamNilHandlerIsRequest(t *testing.T) {
 		t.Fatalf("Stream = %+v, %v", msg, err)
 	}
 }
+
+// A call whose item arrives only whole (no output_item.added, no argument
+// events) is still started and done.
+func TestResponsesStreamCallWithoutAddedEvent(t *testing.T) {
+	full := fixture(t, "responses_stream_tool_calls.sse")
+	var kept []string
+	for _, ev := range strings.Split(full, "\n\n") {
+		if strings.Contains(ev, `"call_s2"`) && !strings.Contains(ev, "output_item.done") || strings.Contains(ev, `"fc_s2"`) && !strings.Contains(ev, "output_item.done") {
+			continue
+		}
+		kept = append(kept, ev)
+	}
+	srv := newServer(t, reply{body: strings.Join(kept, "\n\n"), sse: true})
+	msg, got := streamWith(t, responsesModel(srv), model.Params{})
+	n := len(got)
+	if n < 2 || got[n-2].Kind != model.DeltaToolCallStart || got[n-2].Index != 1 ||
+		got[n-1].Kind != model.DeltaToolCallDone || got[n-1].Index != 1 || string(got[n-1].Call.Arguments) != `{"timezone":"UTC"}` {
+		t.Fatalf("deltas\n%s", deltaLines(t, got))
+	}
+	if len(msg.ToolCalls()) != 2 {
+		t.Fatalf("calls = %+v", msg.ToolCalls())
+	}
+}

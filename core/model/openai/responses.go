@@ -382,15 +382,9 @@ func (r *responsesReporter) report(ev *streamEvent) {
 			r.deltas(model.Delta{Kind: model.DeltaThinking, Text: "\n\n"})
 		}
 	case "response.output_item.added":
-		if ev.Item.Type != "function_call" {
-			return
+		if ev.Item.Type == "function_call" {
+			r.start(ev.OutputIndex, &ev.Item)
 		}
-		if r.calls == nil {
-			r.calls = make(map[int]*streamedCall)
-		}
-		c := &streamedCall{index: len(r.calls), id: ev.Item.CallID, name: ev.Item.Name}
-		r.calls[ev.OutputIndex] = c
-		r.deltas(model.Delta{Kind: model.DeltaToolCallStart, Index: c.index, Call: &model.ToolCall{ID: c.id, Name: c.name}})
 	case "response.function_call_arguments.delta":
 		if c := r.calls[ev.OutputIndex]; c != nil && ev.Delta != "" {
 			r.deltas(model.Delta{Kind: model.DeltaToolCallArguments, Index: c.index, Text: ev.Delta})
@@ -400,11 +394,30 @@ func (r *responsesReporter) report(ev *streamEvent) {
 			r.done(c, ev.Arguments)
 		}
 	case "response.output_item.done":
-		if c := r.calls[ev.OutputIndex]; c != nil && ev.Item.Type == "function_call" {
-			c.id, c.name = ev.Item.CallID, ev.Item.Name
-			r.done(c, ev.Item.Arguments)
+		if ev.Item.Type != "function_call" {
+			return
 		}
+		c := r.calls[ev.OutputIndex]
+		if c == nil {
+			// A server that skipped output_item.added: the call still
+			// starts before it is done.
+			c = r.start(ev.OutputIndex, &ev.Item)
+		}
+		c.id, c.name = ev.Item.CallID, ev.Item.Name
+		r.done(c, ev.Item.Arguments)
 	}
+}
+
+// start registers the function_call item at output index i and reports
+// its start.
+func (r *responsesReporter) start(i int, it *outputItem) *streamedCall {
+	if r.calls == nil {
+		r.calls = make(map[int]*streamedCall)
+	}
+	c := &streamedCall{index: len(r.calls), id: it.CallID, name: it.Name}
+	r.calls[i] = c
+	r.deltas(model.Delta{Kind: model.DeltaToolCallStart, Index: c.index, Call: &model.ToolCall{ID: c.id, Name: c.name}})
+	return c
 }
 
 // done reports c done with its whole arguments text, once.
