@@ -345,3 +345,15 @@ func TestResponsesStreamCallWithoutAddedEvent(t *testing.T) {
 		t.Fatalf("calls = %+v", msg.ToolCalls())
 	}
 }
+
+// Retries happen before the first byte only: the failed attempt reports
+// nothing, the retried stream reports its deltas once.
+func TestStreamRetriesBeforeTheStream(t *testing.T) {
+	srv := newServer(t,
+		reply{status: http.StatusInternalServerError, body: fixture(t, "error_500.json"), headers: map[string]string{"Retry-After-Ms": "1"}},
+		sse(t, "chat_stream_text.sse"))
+	msg, got := streamWith(t, chatModel(srv), model.Params{})
+	if len(srv.requests()) != 2 || len(got) != 3 || msg.Text() != "Hello! How can I assist you today?" {
+		t.Fatalf("%d requests, %d deltas, %+v", len(srv.requests()), len(got), msg)
+	}
+}
