@@ -11,11 +11,12 @@ import (
 // A model that cannot stream reports its calls once the response is whole,
 // in order, so callers have one path for both kinds of models.
 func TestStreamOrRequestReportsCallsOfAWholeResponse(t *testing.T) {
-	m := model.NewTestModel(model.Message{Kind: model.KindResponse, Parts: []model.Part{
+	// Embedding the interface hides TestModel's own Stream.
+	m := struct{ model.Model }{model.NewTestModel(model.Message{Kind: model.KindResponse, Parts: []model.Part{
 		model.TextPart("two calls"),
 		model.ToolCallPart("c1", "a", json.RawMessage(`{"x":1}`)),
 		model.ToolCallPart("c2", "b", nil),
-	}})
+	}})}
 	var got []model.Delta
 	msg, err := model.StreamOrRequest(context.Background(), m, nil, model.Params{}, func(d model.Delta) { got = append(got, d) })
 	if err != nil || len(msg.Parts) != 3 {

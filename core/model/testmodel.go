@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // TestModel answers with scripted responses, in order, and records every
@@ -92,6 +94,72 @@ func (m *TestModel) Request(ctx context.Context, messages []Message, params Para
 		r.Usage = &Usage{Requests: 1}
 	}
 	return r, nil
+}
+
+var _ Streamer = (*TestModel)(nil)
+
+// Stream is Request reporting the response as deltas, deterministically:
+// text and thinking split after each space, each tool call as a start, its
+// arguments in two fragments (split at the middle rune) and a done. The
+// deltas are reported after the response is taken from the script, so a
+// failed request reports none.
+func (m *TestModel) Stream(ctx context.Context, messages []Message, params Params, deltas DeltaHandler) (Message, error) {
+	r, err := m.Request(ctx, messages, params)
+	if err != nil || deltas == nil {
+		return r, err
+	}
+	calls := 0
+	for _, p := range r.Parts {
+		switch p.Kind {
+		case KindText, KindThinking:
+			kind := DeltaText
+			if p.Kind == KindThinking {
+				kind = DeltaThinking
+			}
+			for _, f := range splitAfterSpaces(p.Text) {
+				deltas(Delta{Kind: kind, Text: f})
+			}
+		case KindToolCall:
+			if p.ToolCall == nil {
+				continue
+			}
+			c := *p.ToolCall
+			deltas(Delta{Kind: DeltaToolCallStart, Index: calls, Call: &ToolCall{ID: c.ID, Name: c.Name}})
+			a, b := splitMiddle(string(c.Arguments))
+			deltas(Delta{Kind: DeltaToolCallArguments, Index: calls, Text: a})
+			deltas(Delta{Kind: DeltaToolCallArguments, Index: calls, Text: b})
+			deltas(Delta{Kind: DeltaToolCallDone, Index: calls, Call: &c})
+			calls++
+		}
+	}
+	return r, nil
+}
+
+// splitAfterSpaces cuts s after each run of spaces; "" gives no fragment.
+func splitAfterSpaces(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexByte(s, ' ')
+		if i < 0 {
+			return append(out, s)
+		}
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
+
+// splitMiddle cuts s in two at the rune boundary nearest its middle, so
+// that each half stays valid UTF-8.
+func splitMiddle(s string) (string, string) {
+	i := len(s) / 2
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i], s[i:]
 }
 
 // Requests returns every request received so far.

@@ -145,3 +145,101 @@ func BenchmarkMessagesRequest(b *testing.B) {
 		b.ReportMetric(float64(prov-raw)/float64(b.N), "extra-cpu-ns/op")
 	})
 }
+
+// BenchmarkStream puts the cost of streaming beside a plain request of the
+// same response (tool_use_parallel.json, and the same message as events in
+// stream_tool_use_parallel.sse) against the same local server: "request"
+// is Request on the JSON, "stream" Stream on the events with a handler
+// that counts the deltas, "streaming-request" Request with WithStreaming
+// (the SDK's accumulator, no deltas) and "raw-sse" a bare POST of the same
+// request reading the events undecoded. Each reports cpu-ns/op as
+// BenchmarkMessagesRequest does.
+func BenchmarkStream(b *testing.B) {
+	history, params := benchHistory()
+	ctx := context.Background()
+	// serve starts a server answering body; recorded returns the first
+	// request it received.
+	serve := func(b *testing.B, body []byte, ctype string) (srv *httptest.Server, m *anthropic.Model, recorded func() ([]byte, http.Header)) {
+		var (
+			mu      sync.Mutex
+			reqBody []byte
+			reqHdr  http.Header
+		)
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			raw, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			if reqBody == nil {
+				reqBody, reqHdr = raw, r.Header.Clone()
+			}
+			mu.Unlock()
+			w.Header().Set("Content-Type", ctype)
+			_, _ = w.Write(body)
+		}))
+		b.Cleanup(srv.Close)
+		client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
+			option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
+		m = anthropic.New(client, "claude-sonnet-4-5", anthropic.WithStreaming(ctype == "text/event-stream"))
+		return srv, m, func() ([]byte, http.Header) {
+			mu.Lock()
+			defer mu.Unlock()
+			return reqBody, reqHdr.Clone()
+		}
+	}
+	measure := func(b *testing.B, do func()) {
+		b.ReportAllocs()
+		start := cpuTime(b)
+		for b.Loop() {
+			do()
+		}
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	}
+	jsonBody, sseBody := fixture(b, "tool_use_parallel.json"), fixture(b, "stream_tool_use_parallel.sse")
+	b.Run("request", func(b *testing.B) {
+		_, m, _ := serve(b, jsonBody, "application/json")
+		measure(b, func() {
+			if _, err := m.Request(ctx, history, params); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("stream", func(b *testing.B) {
+		_, m, _ := serve(b, sseBody, "text/event-stream")
+		n := 0
+		count := func(model.Delta) { n++ }
+		measure(b, func() {
+			if _, err := m.Stream(ctx, history, params, count); err != nil {
+				b.Fatal(err)
+			}
+		})
+		if n == 0 {
+			b.Fatal("no deltas")
+		}
+	})
+	b.Run("streaming-request", func(b *testing.B) {
+		_, m, _ := serve(b, sseBody, "text/event-stream")
+		measure(b, func() {
+			if _, err := m.Request(ctx, history, params); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("raw-sse", func(b *testing.B) {
+		srv, m, recorded := serve(b, sseBody, "text/event-stream")
+		if _, err := m.Request(ctx, history, params); err != nil {
+			b.Fatal(err)
+		}
+		reqBody, hdr := recorded()
+		hdr.Del("Content-Length")
+		hc := srv.Client()
+		measure(b, func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", bytes.NewReader(reqBody))
+			req.Header = hdr.Clone()
+			res, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		})
+	})
+}

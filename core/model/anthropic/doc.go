@@ -41,6 +41,16 @@
 // content block type, or a response without content blocks, fails the
 // request.
 //
+// # Streaming
+//
+// A Model is a [model.Streamer]: Stream always streams the response and
+// reports it as it arrives (text_delta and thinking_delta as text and
+// thinking fragments, a tool_use block as a call start, its
+// input_json_delta events as argument fragments, and its
+// content_block_stop as the call done, before the response ends). It
+// returns the message Request returns for the same response. Request
+// streams only with [WithStreaming], reporting nothing.
+//
 // # Settings
 //
 // Temperature, TopP, MaxTokens, Stop (stop_sequences), ToolChoice ("auto",

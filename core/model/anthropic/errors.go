@@ -17,7 +17,7 @@ import (
 // "connection_error" or "stream_error" for transport failures. The SDK's
 // error text is not used as is for API errors: it quotes the whole
 // response body; the message is the API's own.
-func (m *Model) requestError(ctx context.Context, err error) error {
+func (m *Model) requestError(ctx context.Context, err error, streamed bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %s: request ended: %w", model.ErrModel, m.provider, context.Cause(ctx))
 	}
@@ -35,7 +35,7 @@ func (m *Model) requestError(ctx context.Context, err error) error {
 		return &model.ProviderError{Provider: m.provider, StatusCode: status, Code: string(apiErr.Type()), Message: msg}
 	}
 	code := "connection_error"
-	if m.streaming {
+	if streamed {
 		code = "stream_error"
 	}
 	return &model.ProviderError{Provider: m.provider, Code: code, Message: err.Error()}

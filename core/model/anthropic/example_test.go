@@ -108,3 +108,34 @@ func restoreEnv(names ...string) func() {
 		}
 	}
 }
+
+// Stream reports the response while it arrives; each tool call is done
+// (its arguments whole) before the response ends, so it can start early.
+func ExampleModel_Stream() {
+	srv := exampleServer("stream_tool_use_parallel.sse", true)
+	defer srv.Close()
+
+	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: "sk-ant-...", BaseURL: srv.URL})
+	resp, err := m.Stream(context.Background(),
+		[]model.Message{model.Request(model.UserPrompt("Weather and time in San Francisco?"))},
+		model.Params{},
+		func(d model.Delta) {
+			switch d.Kind {
+			case model.DeltaText:
+				fmt.Printf("text %q\n", d.Text)
+			case model.DeltaToolCallDone:
+				fmt.Println("call", d.Index, d.Call.Name, string(d.Call.Arguments))
+			}
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.FinishReason, len(resp.ToolCalls()))
+	// Output:
+	// text "I'll check the weather "
+	// text "and the time in San Francisco."
+	// call 0 get_weather {"location": "San Francisco, CA"}
+	// call 1 get_time {"timezone": "America/Los_Angeles"}
+	// tool_calls 2
+}

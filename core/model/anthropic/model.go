@@ -30,7 +30,7 @@ type Model struct {
 	initErr error
 }
 
-var _ model.Model = (*Model)(nil)
+var _ model.Streamer = (*Model)(nil)
 
 // New returns a Model named name (for example "claude-sonnet-4-5") that
 // sends its requests through client; the caller owns the client's auth,
@@ -50,6 +50,27 @@ func (m *Model) Name() string { return m.name }
 // the new request) and returns the response. It does not modify messages.
 // See the package documentation for the mapping and the failures.
 func (m *Model) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
+	return m.send(ctx, messages, params, m.streaming, nil)
+}
+
+// Stream is Request over a streamed response, whatever [WithStreaming]
+// says, reporting text, thinking and tool-call deltas to deltas as the
+// events arrive; a tool call is reported done at the content_block_stop of
+// its tool_use block, before the response ends. The returned message is
+// the one Request returns for the same response. Failures are Request's:
+// the SDK retries only before the stream's first byte, and a stream that
+// breaks fails with Code "stream_error" after the deltas already reported.
+// With a nil deltas, Stream behaves as Request.
+func (m *Model) Stream(ctx context.Context, messages []model.Message, params model.Params, deltas model.DeltaHandler) (model.Message, error) {
+	if deltas == nil {
+		return m.Request(ctx, messages, params)
+	}
+	return m.send(ctx, messages, params, true, deltas)
+}
+
+// send makes one request, streamed when streamed is set, reporting deltas
+// (which may be nil) while it streams.
+func (m *Model) send(ctx context.Context, messages []model.Message, params model.Params, streamed bool, deltas model.DeltaHandler) (model.Message, error) {
 	if m.initErr != nil {
 		return model.Message{}, m.initErr
 	}
@@ -57,6 +78,7 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 	if err != nil {
 		return model.Message{}, err
 	}
+	body.Stream = streamed
 	raw, err := m.appendRequest(make([]byte, 0, 4096), body)
 	if err != nil {
 		return model.Message{}, fmt.Errorf("%w: anthropic: encoding the request: %w", model.ErrModel, err)
@@ -73,8 +95,8 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 		defer cancel()
 	}
 	var resp wireResponse
-	if m.streaming {
-		err = m.stream(ctx, raw, ropts, &resp)
+	if streamed {
+		err = m.stream(ctx, raw, ropts, &resp, deltas)
 	} else {
 		var out []byte
 		if err = m.client.Post(ctx, messagesPath, json.RawMessage(raw), &out, ropts...); err == nil {
@@ -84,7 +106,7 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 		}
 	}
 	if err != nil {
-		return model.Message{}, m.requestError(ctx, err)
+		return model.Message{}, m.requestError(ctx, err, streamed)
 	}
 	return m.parseResponse(&resp)
 }

@@ -15,7 +15,7 @@ type Option func(*Model)
 // and assemble it: text and thinking deltas, signature deltas, tool-call
 // arguments split across input_json_delta events, and the usage of
 // message_start and message_delta. A stream that ends before message_stop
-// fails the request.
+// fails the request. Stream streams whether or not this is set.
 func WithStreaming(on bool) Option { return func(m *Model) { m.streaming = on } }
 
 // WithMaxTokens sets the max_tokens sent when Settings.MaxTokens is unset

@@ -10,14 +10,17 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
+
+	"github.com/starweaver-go/starweaver/core/model"
 )
 
 // errStreamCut is returned when a stream ends cleanly before message_stop.
 var errStreamCut = errors.New("the response stream ended before message_stop")
 
 // stream sends a streaming request (body has stream: true) and assembles
-// its events into out with the SDK's event decoder and accumulator.
-func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestOption, out *wireResponse) error {
+// its events into out with the SDK's event decoder and accumulator,
+// reporting each event's delta to deltas when it is not nil.
+func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestOption, out *wireResponse, deltas model.DeltaHandler) error {
 	var res *http.Response
 	err := m.client.Post(ctx, messagesPath, json.RawMessage(body), &res, ropts...)
 	s := ssestream.NewStream[sdk.MessageStreamEventUnion](ssestream.NewDecoder(res), err)
@@ -25,6 +28,7 @@ func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestO
 	var (
 		acc              sdk.Message
 		started, stopped bool
+		rep              = reporter{deltas: deltas}
 	)
 	for s.Next() {
 		started = true
@@ -34,6 +38,9 @@ func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestO
 		}
 		if ev.Type == "message_stop" {
 			stopped = true
+		}
+		if deltas != nil {
+			rep.report(&ev, &acc)
 		}
 	}
 	if err := s.Err(); err != nil {
@@ -48,6 +55,58 @@ func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestO
 	}
 	fromAccumulated(&acc, out)
 	return nil
+}
+
+// reporter turns stream events, once accumulated, into deltas. Tool calls
+// are numbered among the response's calls, which are its tool_use blocks in
+// order (see parseResponse).
+type reporter struct {
+	deltas model.DeltaHandler
+	// calls maps the content block index of each tool_use block seen so
+	// far to its call index.
+	calls map[int64]int
+}
+
+func (r *reporter) report(ev *sdk.MessageStreamEventUnion, acc *sdk.Message) {
+	switch ev.Type {
+	case "content_block_start":
+		if b := &ev.ContentBlock; b.Type == "tool_use" {
+			if r.calls == nil {
+				r.calls = make(map[int64]int)
+			}
+			i := len(r.calls)
+			r.calls[ev.Index] = i
+			r.deltas(model.Delta{Kind: model.DeltaToolCallStart, Index: i, Call: &model.ToolCall{ID: b.ID, Name: b.Name}})
+		}
+	case "content_block_delta":
+		d := &ev.Delta
+		switch d.Type {
+		case "text_delta":
+			if d.Text != "" {
+				r.deltas(model.Delta{Kind: model.DeltaText, Text: d.Text})
+			}
+		case "thinking_delta":
+			if d.Thinking != "" {
+				r.deltas(model.Delta{Kind: model.DeltaThinking, Text: d.Thinking})
+			}
+		case "input_json_delta":
+			if i, ok := r.calls[ev.Index]; ok && d.PartialJSON != "" {
+				r.deltas(model.Delta{Kind: model.DeltaToolCallArguments, Index: i, Text: d.PartialJSON})
+			}
+		}
+	case "content_block_stop":
+		i, ok := r.calls[ev.Index]
+		if !ok || ev.Index >= int64(len(acc.Content)) {
+			return
+		}
+		b := &acc.Content[ev.Index]
+		if len(b.Input) > 0 && !json.Valid(b.Input) {
+			// parseResponse fails the response: no call to start.
+			return
+		}
+		p := model.ToolCallPart(b.ID, b.Name, b.Input)
+		r.deltas(model.Delta{Kind: model.DeltaToolCallDone, Index: i, Call: p.ToolCall})
+	}
 }
 
 // fromAccumulated copies what the package reads from an assembled message.

@@ -191,3 +191,104 @@ func BenchmarkResponsesMapping(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStream puts the cost of streaming beside a plain request of the
+// same response (the JSON fixture, and the same response as server-sent
+// events), against the same local server: "request" is Request on the
+// JSON, "stream" Stream on the events with a handler that counts the
+// deltas, "streaming-request" Request with WithStreaming (assembly without
+// deltas) and "raw-sse" a bare POST reading the events undecoded.
+func BenchmarkStream(b *testing.B) {
+	type api struct {
+		name, json, sse, path string
+		newModel              func(c sdkClient, opts ...Option) model.Model
+	}
+	for _, a := range []api{
+		{"chat", "chat_tool_calls.json", "chat_stream_parallel.sse", "/chat/completions",
+			func(c sdkClient, opts ...Option) model.Model { return New(c, "gpt-4o-mini", opts...) }},
+		{"responses", "responses_reasoning_tools.json", "responses_stream_reasoning_tools.sse", "/responses",
+			func(c sdkClient, opts ...Option) model.Model { return NewResponses(c, "o4-mini", opts...) }},
+	} {
+		msgs, params := benchHistory()
+		ctx := context.Background()
+		client := func(srv *httptest.Server) sdkClient {
+			return newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client()))
+		}
+		measure := func(b *testing.B, do func()) {
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := cpuTime()
+			for b.Loop() {
+				do()
+			}
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+		}
+		b.Run(a.name+"/request", func(b *testing.B) {
+			srv, _ := benchServer(b, []byte(fixture(b, a.json)))
+			m := a.newModel(client(srv))
+			measure(b, func() {
+				if _, err := m.Request(ctx, msgs, params); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		sseBody := []byte(fixture(b, a.sse))
+		b.Run(a.name+"/stream", func(b *testing.B) {
+			srv, _ := benchSSEServer(b, sseBody)
+			m := a.newModel(client(srv)).(model.Streamer)
+			n := 0
+			count := func(model.Delta) { n++ }
+			measure(b, func() {
+				if _, err := m.Stream(ctx, msgs, params, count); err != nil {
+					b.Fatal(err)
+				}
+			})
+			if n == 0 {
+				b.Fatal("no deltas")
+			}
+		})
+		b.Run(a.name+"/streaming-request", func(b *testing.B) {
+			srv, _ := benchSSEServer(b, sseBody)
+			m := a.newModel(client(srv), WithStreaming(true))
+			measure(b, func() {
+				if _, err := m.Request(ctx, msgs, params); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run(a.name+"/raw-sse", func(b *testing.B) {
+			srv, rec := benchSSEServer(b, sseBody)
+			if _, err := a.newModel(client(srv), WithStreaming(true)).Request(ctx, msgs, params); err != nil {
+				b.Fatal(err)
+			}
+			reqBytes := rec.body
+			rec.header.Del("Content-Length")
+			hc, url := srv.Client(), srv.URL+a.path
+			measure(b, func() {
+				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reqBytes))
+				req.Header = rec.header.Clone()
+				res, err := hc.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			})
+		})
+	}
+}
+
+// benchSSEServer is benchServer answering with body as an event stream.
+func benchSSEServer(b *testing.B, body []byte) (*httptest.Server, *recorded) {
+	rec := &recorded{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if rec.body == nil {
+			rec.body, rec.header = raw, r.Header.Clone()
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	return srv, rec
+}

@@ -22,7 +22,7 @@ type Chat struct {
 	o      options
 }
 
-var _ model.Model = (*Chat)(nil)
+var _ model.Streamer = (*Chat)(nil)
 
 // New returns a Chat Completions model named name over client; the caller
 // owns the client's authentication, base URL, retries and HTTP client.
@@ -44,6 +44,27 @@ func NewChatFromConfig(name string, cfg Config, opts ...Option) *Chat {
 // is a *model.ProviderError (the provider's status, code and message) or an
 // error wrapping model.ErrModel; both satisfy errors.Is(err, model.ErrModel).
 func (m *Chat) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
+	return m.send(ctx, messages, params, m.o.streaming, nil)
+}
+
+// Stream is Request over a streamed completion, whatever [WithStreaming]
+// says, reporting content and reasoning fragments, tool-call starts and
+// argument fragments to deltas as the chunks arrive. A call is reported
+// done once the next call starts and its arguments are a complete JSON
+// object (servers may interleave calls' arguments), or else when the
+// choice finishes, before the usage chunk. The returned message and the
+// failures are Request's; the SDK retries only before the first chunk.
+// With a nil deltas, Stream behaves as Request.
+func (m *Chat) Stream(ctx context.Context, messages []model.Message, params model.Params, deltas model.DeltaHandler) (model.Message, error) {
+	if deltas == nil {
+		return m.Request(ctx, messages, params)
+	}
+	return m.send(ctx, messages, params, true, deltas)
+}
+
+// send makes one request, streamed when streamed is set, reporting deltas
+// (which may be nil) while it streams.
+func (m *Chat) send(ctx context.Context, messages []model.Message, params model.Params, streamed bool, deltas model.DeltaHandler) (model.Message, error) {
 	ctx, cancel, ropts, err := m.o.begin(ctx, params.Settings)
 	if err != nil {
 		return model.Message{}, err
@@ -53,7 +74,7 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 	if err != nil {
 		return model.Message{}, err
 	}
-	if m.o.streaming {
+	if streamed {
 		body.Stream, body.StreamOptions = true, &streamOptions{IncludeUsage: true}
 	}
 	raw, err := encodeBody(body, tools)
@@ -61,10 +82,10 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
 	}
 	rd := newReader(m.o, params)
-	if m.o.streaming {
+	if streamed {
 		var res *http.Response
 		err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...)
-		return m.stream(ssestream.NewStream[chatCompletion](ssestream.NewDecoder(res), err), rd)
+		return m.stream(ssestream.NewStream[chatCompletion](ssestream.NewDecoder(res), err), rd, deltas)
 	}
 	var res []byte
 	if err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...); err != nil {
@@ -341,12 +362,15 @@ func usageOf(u *chatUsage) *model.Usage {
 // stream assembles the chunks of a streamed completion into the message a
 // plain request would return: text and reasoning deltas are concatenated,
 // tool calls gathered by index (their arguments arrive in pieces, several
-// calls interleaved), the usage read from the last chunk.
-func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Message, error) {
+// calls interleaved), the usage read from the last chunk. It reports the
+// chunks' deltas to deltas when it is not nil.
+func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader, deltas model.DeltaHandler) (model.Message, error) {
 	defer s.Close()
 	type call struct {
 		id, name string
 		args     strings.Builder
+		index    int
+		done     bool
 	}
 	var (
 		id, name, reason        string
@@ -355,6 +379,22 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Mes
 		byIndex                 = map[int]*call{}
 		usage                   = &model.Usage{Requests: 1}
 	)
+	// finishCalls reports done every call not yet done before calls[n]
+	// whose arguments are complete (all of them when all is set).
+	finishCalls := func(n int, all bool) {
+		for i, c := range calls[:n] {
+			if c.done {
+				continue
+			}
+			a := strings.TrimSpace(c.args.String())
+			if !all && (a == "" || a[0] != '{' || !json.Valid([]byte(a))) {
+				continue
+			}
+			c.done = true
+			p := toolCallPart(c.id, c.name, c.args.String(), rd.strict)
+			deltas(model.Delta{Kind: model.DeltaToolCallDone, Index: i, Call: p.ToolCall})
+		}
+	}
 	for s.Next() {
 		ch := s.Current()
 		if ch.ID != "" {
@@ -374,10 +414,19 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Mes
 			text.WriteString(d.Content)
 			refusal.WriteString(d.Refusal)
 			thinking.WriteString(d.Reasoning)
+			if deltas != nil {
+				if d.Reasoning != "" {
+					deltas(model.Delta{Kind: model.DeltaThinking, Text: d.Reasoning})
+				}
+				if d.Content != "" {
+					deltas(model.Delta{Kind: model.DeltaText, Text: d.Content})
+				}
+			}
 			for _, tc := range d.ToolCalls {
 				cl := byIndex[tc.Index]
-				if cl == nil {
-					cl = &call{}
+				first := cl == nil
+				if first {
+					cl = &call{index: len(calls)}
 					byIndex[tc.Index] = cl
 					calls = append(calls, cl)
 				}
@@ -386,9 +435,26 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader) (model.Mes
 				}
 				cl.name += tc.Name
 				cl.args.WriteString(tc.Arguments)
+				if deltas == nil {
+					continue
+				}
+				if first {
+					// A call starts: the earlier ones whose arguments are
+					// a whole object are done (a valid object cannot grow
+					// into another valid one, so no later fragment of a
+					// well-formed stream changes them).
+					finishCalls(cl.index, false)
+					deltas(model.Delta{Kind: model.DeltaToolCallStart, Index: cl.index, Call: &model.ToolCall{ID: cl.id, Name: cl.name}})
+				}
+				if tc.Arguments != "" {
+					deltas(model.Delta{Kind: model.DeltaToolCallArguments, Index: cl.index, Text: tc.Arguments})
+				}
 			}
 			if c.FinishReason != "" {
 				reason = c.FinishReason
+				if deltas != nil {
+					finishCalls(len(calls), true)
+				}
 			}
 		}
 	}

@@ -229,6 +229,14 @@ func (e *streamEvent) UnmarshalJSON(b []byte) error {
 			e.Code = v.String()
 		case "message":
 			e.Message = v.String()
+		case "delta":
+			e.Delta = str(v)
+		case "arguments":
+			e.Arguments = text(v)
+		case "output_index":
+			e.OutputIndex = int(v.Int())
+		case "summary_index":
+			e.SummaryIndex = int(v.Int())
 		}
 		return true
 	})

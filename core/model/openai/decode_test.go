@@ -160,6 +160,8 @@ func FuzzDecodeResponses(f *testing.F) {
 		b, _ := os.ReadFile(name)
 		f.Add(b)
 	}
+	f.Add([]byte(`{"type":"response.function_call_arguments.delta","output_index":1,"delta":"{\"a\":"}`))
+	f.Add([]byte(`{"type":"response.function_call_arguments.done","output_index":1,"arguments":{"a":1},"summary_index":"x"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var r responsesResponse
 		err := decodeResponses(b, &r)

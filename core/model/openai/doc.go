@@ -25,6 +25,12 @@
 // ends before the provider said the response was complete is one too
 // (code "stream_incomplete").
 //
+// Both models are [model.Streamer]s: Stream always streams and reports
+// text, reasoning, tool-call starts and argument fragments as they arrive,
+// and each call as done as soon as its arguments are complete in the
+// stream, so a caller can start it before the response ends. Request
+// streams only with [WithStreaming], and reports nothing.
+//
 // Requests go through the SDK client (client.Post), so its authentication,
 // base URL, headers, retries, error decoding and SSE decoder apply; the
 // bodies themselves are encoded and decoded by this package, following the

@@ -112,3 +112,38 @@ func ExampleWithStreaming() {
 	// call_s2 get_time {"timezone": "UTC"}
 	// 82 64
 }
+
+// Stream reports the response while it arrives: here each call is done
+// (its arguments whole) as soon as the next one starts, before the
+// response ends, so a caller can start it early.
+func ExampleChat_Stream() {
+	body, _ := os.ReadFile("testdata/chat_stream_parallel.sse")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL})
+	resp, err := m.Stream(context.Background(), []model.Message{model.Request(model.UserPrompt("Weather and time?"))}, model.Params{},
+		func(d model.Delta) {
+			switch d.Kind {
+			case model.DeltaToolCallStart:
+				fmt.Println("start", d.Index, d.Call.Name)
+			case model.DeltaToolCallDone:
+				fmt.Println("done", d.Index, d.Call.ID)
+			}
+		})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.FinishReason, len(resp.ToolCalls()))
+	// Output:
+	// start 0 get_current_weather
+	// done 0 call_abc123
+	// start 1 get_current_weather
+	// done 1 call_def456
+	// start 2 get_time
+	// done 2 call_ghi789
+	// tool_calls 3
+}

@@ -53,7 +53,7 @@ type options struct {
 // WithStreaming makes the model stream each response and assemble it into
 // one message (arguments split across chunks, several parallel calls, the
 // usage of the last chunk). The result is the same message a non-streamed
-// request returns.
+// request returns. Stream streams whether or not this is set.
 func WithStreaming(on bool) Option { return func(o *options) { o.streaming = on } }
 
 // WithProviderName sets what Message.Provider and Thinking.Provider say

@@ -24,7 +24,7 @@ type Responses struct {
 	o      options
 }
 
-var _ model.Model = (*Responses)(nil)
+var _ model.Streamer = (*Responses)(nil)
 
 // NewResponses returns a Responses API model named name over client; the
 // caller owns the client's authentication, base URL, retries and HTTP
@@ -45,6 +45,27 @@ func NewResponsesFromConfig(name string, cfg Config, opts ...Option) *Responses 
 // Request sends the conversation and returns the model's response; failures
 // are as for Chat.Request.
 func (m *Responses) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
+	return m.send(ctx, messages, params, m.o.streaming, nil)
+}
+
+// Stream is Request over a streamed response, whatever [WithStreaming]
+// says, reporting output text and reasoning summary fragments, function
+// call starts (output_item.added) and argument fragments to deltas as the
+// events arrive; a call is reported done at its
+// function_call_arguments.done (or, failing that, its output_item.done),
+// before the response ends. The returned message and the failures are
+// Request's; the SDK retries only before the first event. With a nil
+// deltas, Stream behaves as Request.
+func (m *Responses) Stream(ctx context.Context, messages []model.Message, params model.Params, deltas model.DeltaHandler) (model.Message, error) {
+	if deltas == nil {
+		return m.Request(ctx, messages, params)
+	}
+	return m.send(ctx, messages, params, true, deltas)
+}
+
+// send makes one request, streamed when streamed is set, reporting deltas
+// (which may be nil) while it streams.
+func (m *Responses) send(ctx context.Context, messages []model.Message, params model.Params, streamed bool, deltas model.DeltaHandler) (model.Message, error) {
 	ctx, cancel, ropts, err := m.o.begin(ctx, params.Settings)
 	if err != nil {
 		return model.Message{}, err
@@ -54,16 +75,16 @@ func (m *Responses) Request(ctx context.Context, messages []model.Message, param
 	if err != nil {
 		return model.Message{}, err
 	}
-	body.Stream = m.o.streaming
+	body.Stream = streamed
 	raw, err := encodeBody(body, tools)
 	if err != nil {
 		return model.Message{}, fmt.Errorf("%w: encoding the request: %w", model.ErrModel, err)
 	}
 	rd := newReader(m.o, params)
-	if m.o.streaming {
+	if streamed {
 		var res *http.Response
 		err := m.client.Post(ctx, "responses", raw, &res, ropts...)
-		return m.stream(ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), err), rd)
+		return m.stream(ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), err), rd, deltas)
 	}
 	var res []byte
 	if err := m.client.Post(ctx, "responses", raw, &res, ropts...); err != nil {
@@ -293,12 +314,14 @@ func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader
 // plain request would return: the items come from the output_item.done
 // events (arguments arrive as deltas and are complete there), the id,
 // status and usage from the final response.completed (or .incomplete,
-// .failed) event.
-func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader) (model.Message, error) {
+// .failed) event. It reports the events' deltas to deltas when it is not
+// nil.
+func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader, deltas model.DeltaHandler) (model.Message, error) {
 	defer s.Close()
 	var (
 		items []outputItem
 		final *responsesResponse
+		rep   = responsesReporter{deltas: deltas, rd: rd}
 	)
 	for s.Next() {
 		ev := s.Current()
@@ -311,6 +334,9 @@ func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader) (model.M
 		case "error":
 			return model.Message{}, &model.ProviderError{Provider: m.o.provider, Code: ev.Code, Message: redact(ev.Message)}
 		}
+		if deltas != nil {
+			rep.report(&ev)
+		}
 	}
 	if err := s.Err(); err != nil {
 		return model.Message{}, m.o.streamError(err)
@@ -322,4 +348,84 @@ func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader) (model.M
 		items = final.Output
 	}
 	return m.response(final, items, rd)
+}
+
+// responsesReporter turns Responses stream events into deltas. Calls are
+// numbered among the response's function_call items, in output order, as
+// response maps them to parts.
+type responsesReporter struct {
+	deltas model.DeltaHandler
+	rd     reader
+	// calls maps the output index of each function_call item to its call.
+	calls map[int]*streamedCall
+}
+
+type streamedCall struct {
+	index    int
+	id, name string
+	done     bool
+}
+
+func (r *responsesReporter) report(ev *streamEvent) {
+	switch ev.Type {
+	case "response.output_text.delta":
+		if ev.Delta != "" {
+			r.deltas(model.Delta{Kind: model.DeltaText, Text: ev.Delta})
+		}
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		if ev.Delta != "" {
+			r.deltas(model.Delta{Kind: model.DeltaThinking, Text: ev.Delta})
+		}
+	case "response.reasoning_summary_part.added":
+		if ev.SummaryIndex > 0 {
+			// response joins an item's summary parts with a blank line.
+			r.deltas(model.Delta{Kind: model.DeltaThinking, Text: "\n\n"})
+		}
+	case "response.output_item.added":
+		if ev.Item.Type == "function_call" {
+			r.start(ev.OutputIndex, &ev.Item)
+		}
+	case "response.function_call_arguments.delta":
+		if c := r.calls[ev.OutputIndex]; c != nil && ev.Delta != "" {
+			r.deltas(model.Delta{Kind: model.DeltaToolCallArguments, Index: c.index, Text: ev.Delta})
+		}
+	case "response.function_call_arguments.done":
+		if c := r.calls[ev.OutputIndex]; c != nil {
+			r.done(c, ev.Arguments)
+		}
+	case "response.output_item.done":
+		if ev.Item.Type != "function_call" {
+			return
+		}
+		c := r.calls[ev.OutputIndex]
+		if c == nil {
+			// A server that skipped output_item.added: the call still
+			// starts before it is done.
+			c = r.start(ev.OutputIndex, &ev.Item)
+		}
+		c.id, c.name = ev.Item.CallID, ev.Item.Name
+		r.done(c, ev.Item.Arguments)
+	}
+}
+
+// start registers the function_call item at output index i and reports
+// its start.
+func (r *responsesReporter) start(i int, it *outputItem) *streamedCall {
+	if r.calls == nil {
+		r.calls = make(map[int]*streamedCall)
+	}
+	c := &streamedCall{index: len(r.calls), id: it.CallID, name: it.Name}
+	r.calls[i] = c
+	r.deltas(model.Delta{Kind: model.DeltaToolCallStart, Index: c.index, Call: &model.ToolCall{ID: c.id, Name: c.name}})
+	return c
+}
+
+// done reports c done with its whole arguments text, once.
+func (r *responsesReporter) done(c *streamedCall, args string) {
+	if c.done {
+		return
+	}
+	c.done = true
+	p := toolCallPart(c.id, c.name, args, r.rd.strict)
+	r.deltas(model.Delta{Kind: model.DeltaToolCallDone, Index: c.index, Call: p.ToolCall})
 }

@@ -243,6 +243,12 @@ type streamEvent struct {
 	Response responsesResponse
 	Code     string
 	Message  string
+	// Delta is a text, reasoning or arguments fragment; Arguments a
+	// call's whole arguments (function_call_arguments.done).
+	Delta, Arguments string
+	// OutputIndex is the position of the event's item in the output;
+	// SummaryIndex that of a reasoning summary part in its item.
+	OutputIndex, SummaryIndex int
 }
 
 // encodeBody encodes body with the already-encoded tools appended as its
