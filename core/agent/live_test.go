@@ -279,10 +279,12 @@ func TestEagerDispatchFailedStreamCancelsCalls(t *testing.T) {
 	if !errors.Is(err, agent.ErrModel) || res.Status != agent.StatusFailed {
 		t.Fatalf("err %v", err)
 	}
+	// The engine does not wait for a cancelled tool's goroutine (a tool may
+	// ignore cancellation), so the tool's own exit is awaited, bounded.
 	select {
 	case <-cancelled:
-	default:
-		t.Fatal("the early call was not cancelled before the run ended")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the early call was never cancelled")
 	}
 	for _, k := range kinds {
 		if k == agent.EventToolReturn || k == agent.EventToolCall {

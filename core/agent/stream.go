@@ -24,7 +24,7 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 		}
 		return resp, nil, err
 	}
-	if r.eagerAllowed() {
+	if r.eagerAllowed() && model.StreamsByDefault(r.a.model) {
 		early = newEager(ctx, r, reg, base)
 	}
 	deltas := r.o.deltas

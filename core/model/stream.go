@@ -43,6 +43,21 @@ type Streamer interface {
 	Stream(ctx context.Context, messages []Message, params Params, deltas DeltaHandler) (Message, error)
 }
 
+// StreamsByDefault reports whether m streams its responses when nobody
+// asks for deltas: a Streamer does, unless it has a Streaming method that
+// says it is not configured to (providers, by their WithStreaming option),
+// so a server that answers only whole responses keeps working. The agent
+// streams for eager dispatch only from such models.
+func StreamsByDefault(m Model) bool {
+	if _, ok := m.(Streamer); !ok {
+		return false
+	}
+	if c, ok := m.(interface{ Streaming() bool }); ok {
+		return c.Streaming()
+	}
+	return true
+}
+
 // StreamOrRequest streams from m when it is a Streamer and otherwise
 // makes one request, reporting nothing until the response is whole: then
 // every tool call of the response is reported as DeltaToolCallDone, so a

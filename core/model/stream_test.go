@@ -46,3 +46,31 @@ func TestStreamOrRequestStreamsFromAStreamer(t *testing.T) {
 		t.Fatalf("deltas = %+v", got)
 	}
 }
+
+type configured struct {
+	streamer
+	on bool
+}
+
+func (c configured) Streaming() bool { return c.on }
+
+// Only models that stream anyway are streamed from for eager dispatch: a
+// provider not configured to stream may sit behind a server that cannot.
+func TestStreamsByDefault(t *testing.T) {
+	tm := model.NewTestModel()
+	plain := struct{ model.Model }{tm}
+	for name, tc := range map[string]struct {
+		m    model.Model
+		want bool
+	}{
+		"plain model":           {plain, false},
+		"streamer":              {streamer{plain}, true},
+		"configured to stream":  {configured{streamer{plain}, true}, true},
+		"configured not to":     {configured{streamer{plain}, false}, false},
+		"test model (streamer)": {tm, true},
+	} {
+		if got := model.StreamsByDefault(tc.m); got != tc.want {
+			t.Errorf("%s: StreamsByDefault = %v, want %v", name, got, tc.want)
+		}
+	}
+}

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from starweaver import _capi
 from starweaver.errors import StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput, HitlSnapshot
 

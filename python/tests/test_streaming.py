@@ -29,7 +29,7 @@ from starweaver import (
 from starweaver.agent import create_agent
 from starweaver.models import OpenAIModel
 from starweaver.streaming import _EventBuffer
-from starweaver.testing import TestModel
+from starweaver.testing import FunctionModel, TestModel
 
 T = TypeVar("T")
 
@@ -435,8 +435,13 @@ def test_a_10000_event_run_never_waits_for_a_slow_consumer() -> None:
     async def tick(i: int) -> int:
         return i
 
-    model = TestModel.responses([calls_response(*(call("tick", f"t{i}", i=i) for i in range(n_calls))), "done"])
-    agent = create_agent(model=model, tools=[tick])
+    def respond(messages: list[Any], info: dict[str, Any]) -> dict[str, Any]:
+        if len(messages) == 1:
+            return {"tool_calls": [{"id": f"t{i}", "name": "tick", "arguments": {"i": i}} for i in range(n_calls)]}
+        return {"text": "done"}
+
+    # A FunctionModel answers whole responses, so no event is a delta.
+    agent = create_agent(model=FunctionModel(respond), tools=[tick])
 
     async def main() -> None:
         stream = agent.run_stream("go")

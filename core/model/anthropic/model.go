@@ -53,6 +53,11 @@ func (m *Model) Request(ctx context.Context, messages []model.Message, params mo
 	return m.send(ctx, messages, params, m.streaming, nil)
 }
 
+// Streaming reports whether the model was configured to stream
+// (WithStreaming): Stream always streams, but an agent starts calls while
+// a response streams (eager dispatch) only from a model that streams anyway.
+func (m *Model) Streaming() bool { return m.streaming }
+
 // Stream is Request over a streamed response, whatever [WithStreaming]
 // says, reporting text, thinking and tool-call deltas to deltas as the
 // events arrive; a tool call is reported done at the content_block_stop of

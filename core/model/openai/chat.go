@@ -47,6 +47,11 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 	return m.send(ctx, messages, params, m.o.streaming, nil)
 }
 
+// Streaming reports whether the model was configured to stream
+// (WithStreaming): Stream always streams, but an agent starts calls while
+// a response streams (eager dispatch) only from a model that streams anyway.
+func (m *Chat) Streaming() bool { return m.o.streaming }
+
 // Stream is Request over a streamed completion, whatever [WithStreaming]
 // says, reporting content and reasoning fragments, tool-call starts and
 // argument fragments to deltas as the chunks arrive. A call is reported

@@ -48,6 +48,10 @@ func (m *Responses) Request(ctx context.Context, messages []model.Message, param
 	return m.send(ctx, messages, params, m.o.streaming, nil)
 }
 
+// Streaming reports whether the model was configured to stream (see
+// Chat.Streaming).
+func (m *Responses) Streaming() bool { return m.o.streaming }
+
 // Stream is Request over a streamed response, whatever [WithStreaming]
 // says, reporting output text and reasoning summary fragments, function
 // call starts (output_item.added) and argument fragments to deltas as the
