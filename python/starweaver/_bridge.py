@@ -555,7 +555,12 @@ class RunDriver:
             self._interrupted(exc)
             return
         except Exception:
-            _log.exception("starweaver: the on_event callback raised on a %r event; the run goes on", event.get("kind"))
+            # Swallowed by design (callbacks never break a run), so a warning.
+            _log.warning(
+                "starweaver: the on_event callback raised on a %r event; the run goes on",
+                event.get("kind"),
+                exc_info=True,
+            )
             return
         if inspect.isawaitable(value):
             self._events = self._loop.create_task(self._await_event(self._events, value, event.get("kind")))
@@ -570,7 +575,7 @@ class RunDriver:
         except (KeyboardInterrupt, SystemExit) as exc:
             self._interrupted(exc)
         except Exception:
-            _log.exception("starweaver: the on_event callback raised on a %r event; the run goes on", kind)
+            _log.warning("starweaver: the on_event callback raised on a %r event; the run goes on", kind, exc_info=True)
 
     async def events_done(self) -> None:
         """Wait until every async event callback has finished."""
