@@ -1,0 +1,98 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model/openai"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// chunk is one Chat Completions stream chunk with a delta.
+func chunk(delta string, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = fmt.Sprintf("%q", finish)
+	}
+	return fmt.Sprintf(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, f)
+}
+
+// A local OpenAI-compatible server streams a response of two calls and
+// pauses after the first call's arguments (the second call has begun, so
+// the first is complete) until the first tool has started: the run ends
+// only if the agent started that tool while the response was streaming.
+func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
+	firstStarted := make(chan struct{})
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Stream bool `json:"stream"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || !body.Stream {
+			http.Error(w, "want a streamed request", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		send := func(s string) { _, _ = w.Write([]byte(s)); fl.Flush() }
+		if requests.Add(1) > 1 {
+			send(chunk(`{"role":"assistant","content":"both done"}`, ""))
+			send(chunk(`{}`, "stop"))
+			send("data: [DONE]\n\n")
+			return
+		}
+		send(chunk(`{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"first","arguments":""}}]}`, ""))
+		send(chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"n\":1}"}}]}`, ""))
+		send(chunk(`{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"second","arguments":""}}]}`, ""))
+		select {
+		case <-firstStarted:
+		case <-time.After(10 * time.Second):
+			return // the test fails: the first tool never started mid-response
+		case <-r.Context().Done():
+			return
+		}
+		send(chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"{\"n\":2}"}}]}`, ""))
+		send(chunk(`{}`, "tool_calls"))
+		send("data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+
+	var bodyDone atomic.Bool
+	first := tool.New("first", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		if bodyDone.Load() {
+			return tool.Result{}, fmt.Errorf("started after the response ended")
+		}
+		close(firstStarted)
+		return tool.Text("one"), nil
+	})
+	second := tool.New("second", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		return tool.Text("two"), nil
+	})
+	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL}, openai.WithStreaming(true))
+	a := agent.NewBuilder(m).Tool(first, second).MustBuild()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var order []string
+	res, err := a.Run(ctx, "go", agent.WithEvents(func(ev agent.Event) {
+		if ev.Kind == agent.EventModelResponse {
+			bodyDone.Store(true)
+		}
+		if ev.Kind == agent.EventToolReturn {
+			order = append(order, ev.Return.ToolCallID+"="+fmt.Sprint(ev.Return.Content))
+		}
+	}))
+	if err != nil || res.Output != "both done" {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if strings.Join(order, ",") != "call_a=one,call_b=two" {
+		t.Fatalf("returns in model order: %v", order)
+	}
+}
