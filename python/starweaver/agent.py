@@ -285,6 +285,7 @@ class Agent:
         output_mode: OutputMode = "tool",
         output_retries: int | None = None,
         hooks: Iterable[Hook] = (),
+        eager_dispatch: bool = True,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -317,6 +318,8 @@ class Agent:
             "sequential": bool(sequential),
             "unavailable_tools": unavailable_tools,
         }
+        if not eager_dispatch:
+            spec["eager_dispatch"] = False
         for key, value in (
             ("name", name),
             ("system_prompt", system_prompt),
@@ -846,6 +849,7 @@ def create_agent(
     output_mode: OutputMode = "tool",
     output_retries: int | None = None,
     hooks: Iterable[Hook] = (),
+    eager_dispatch: bool = True,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -890,6 +894,12 @@ def create_agent(
     dependencies or one typed object (``ToolContext[MyDeps]``); see
     ``ToolDependencies`` for what each tool receives.
 
+    ``eager_dispatch`` (on by default) starts a tool call as soon as its
+    arguments have streamed, while a streaming model is still answering;
+    returns still reach history in model order, and sequential tools,
+    repeated names and tools needing approval wait for the whole response.
+    ``False`` waits for every response to end first.
+
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
@@ -918,4 +928,5 @@ def create_agent(
         output_mode=output_mode,
         output_retries=output_retries,
         hooks=hooks,
+        eager_dispatch=eager_dispatch,
     )

@@ -694,3 +694,22 @@ def test_a_slow_consumer_of_10000_deltas_keeps_the_buffer_bounded(monkeypatch: p
         assert "".join(ev.text_delta or "" for ev in events) == result.output == "".join(pieces)
 
     run(main())
+
+
+def test_eager_dispatch_can_be_turned_off() -> None:
+    """The runtime reads the agent's choice (core/agent and capi test what
+    it changes); either way the returns reach history in model order."""
+
+    @tool
+    async def echo(n: int) -> int:
+        return n
+
+    for eager in (True, False):
+        model = TestModel.responses([calls_response(call("echo", "e1", n=1), call("echo", "e2", n=2)), "done"])
+        agent = create_agent(model=model, tools=[echo], eager_dispatch=eager)
+
+        async def main(agent: Any = agent) -> list[Any]:
+            async with agent.run_stream("go") as stream:
+                return [ev.tool_return["tool_call_id"] for ev in await collect(stream) if ev.kind == "tool_return"]
+
+        assert run(main()) == ["e1", "e2"]
