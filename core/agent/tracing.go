@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // Attribute keys of the OpenTelemetry GenAI semantic conventions, plus the
@@ -29,6 +30,7 @@ const (
 	attrToolResult    = "gen_ai.tool.call.result"
 	attrRunID         = "starweaver.run_id"
 	attrToolRetry     = "starweaver.tool.retry"
+	attrToolPaused    = "starweaver.tool.paused"
 	attrErrorType     = "error.type"
 )
 
@@ -47,6 +49,12 @@ const tracerScope = "github.com/starweaver-go/starweaver/core/agent"
 // run creates no spans and pays nothing. Spans created inside models and
 // tools parent to the caller's span, not to these: the run hands its
 // context to them unchanged.
+//
+// The spans are made from the run's events. The calls of one response
+// report their returns together, so the execute_tool spans of parallel
+// calls end together. A tool.Hook could time each call, but a hook makes
+// the registry re-encode every call's arguments and turns off the Starter
+// path, so tracing would change what tools receive and how they start.
 func WithTracer(tp trace.TracerProvider) RunOption {
 	return func(o *runOptions) { o.tracer = tp }
 }
@@ -69,6 +77,8 @@ type runTrace struct {
 	run     trace.Span
 	chat    trace.Span
 	tools   map[string]trace.Span
+	// runID is set from the first event: a resumed run has no run_start.
+	runID bool
 }
 
 // newRunTrace starts the run span, or returns nil when o has no tracer.
@@ -118,9 +128,11 @@ func (t *runTrace) response(resp model.Message) {
 
 // handle is the run's EventHandler.
 func (t *runTrace) handle(ev Event) {
-	switch ev.Kind {
-	case EventRunStart:
+	if !t.runID {
 		t.run.SetAttributes(attribute.String(attrRunID, ev.RunID))
+		t.runID = true
+	}
+	switch ev.Kind {
 	case EventModelRequest:
 		t.endChat(nil)
 		name := "chat"
@@ -170,7 +182,11 @@ func (t *runTrace) endTool(ev Event) {
 	delete(t.tools, ret.ToolCallID)
 	if rt := ret.Runtime; rt != nil {
 		s.SetAttributes(attribute.Int(attrToolRetry, rt.Retry))
-		if ret.IsError && rt.ErrorKind != "" {
+		switch {
+		case rt.ErrorKind == tool.ErrorKindApprovalRequired || rt.ErrorKind == tool.ErrorKindCallDeferred:
+			// A paused call waits for people or deferred work: not a failure.
+			s.SetAttributes(attribute.String(attrToolPaused, string(rt.ErrorKind)))
+		case ret.IsError && rt.ErrorKind != "":
 			s.SetAttributes(attribute.String(attrErrorType, string(rt.ErrorKind)))
 			s.SetStatus(codes.Error, string(rt.ErrorKind))
 		}

@@ -154,3 +154,51 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 	}
 	return out
 }
+
+func TestTracingResumedRun(t *testing.T) {
+	sr, tp := recorder()
+	d := &deployTool{}
+	s, _ := waitingSession(t, d, text("deployed"))
+	// The paused run was not traced; the resume is.
+	p := s.Pending()[0]
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: p.ID, Approved: true}}},
+		agent.WithTracer(tp))
+	if err != nil || res.Status != agent.StatusCompleted {
+		t.Fatalf("resume: %v %v", res, err)
+	}
+	var run, deploy sdktrace.ReadOnlySpan
+	for _, s := range sr.Ended() {
+		switch s.Name() {
+		case "invoke_agent":
+			run = s
+		case "execute_tool deploy":
+			deploy = s
+		}
+	}
+	if run == nil || deploy == nil {
+		t.Fatalf("spans: %v", names(sr.Ended()))
+	}
+	if attrs(run)["starweaver.run_id"].AsString() != res.RunID || deploy.Parent().SpanID() != run.SpanContext().SpanID() ||
+		attrs(deploy)["gen_ai.tool.call.id"].AsString() != "call_deploy" {
+		t.Fatalf("resumed run: %v, deploy: %v", attrs(run), attrs(deploy))
+	}
+}
+
+func TestTracingPausedCallIsNotAFailure(t *testing.T) {
+	sr, tp := recorder()
+	d := &deployTool{}
+	m := model.NewTestModel(calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})))
+	a := agent.NewBuilder(m).Tool(d.tool()).MustBuild()
+	res := mustRun(t, a, "deploy", agent.WithTracer(tp))
+	if res.Status != agent.StatusWaiting {
+		t.Fatalf("status %s", res.Status)
+	}
+	for _, s := range sr.Ended() {
+		if s.Status().Code == codes.Error {
+			t.Fatalf("%s marked failed: %v", s.Name(), attrs(s))
+		}
+		if s.Name() == "execute_tool deploy" && attrs(s)["starweaver.tool.paused"].AsString() != string(tool.ErrorKindApprovalRequired) {
+			t.Fatalf("paused call attributes: %v", attrs(s))
+		}
+	}
+}

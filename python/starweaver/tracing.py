@@ -81,6 +81,7 @@ class RunTrace:
         self._ctx: Context = trace.set_span_in_context(self._run)
         self._chat: Span | None = None
         self._tools: dict[str, Span] = {}
+        self._run_id = False
 
     def wrap(self, on_event: EventCallback | None) -> EventCallback:
         """Return a callback that records each event, then hands it to
@@ -103,9 +104,11 @@ class RunTrace:
         from opentelemetry import trace
 
         kind = event.get("kind")
-        if kind == "run_start" and self._run is not None:
+        if not self._run_id and self._run is not None:
+            # From the first event: a resumed run has no run_start.
             self._run.set_attribute("starweaver.run_id", str(event.get("run_id", "")))
-        elif kind == "model_request":
+            self._run_id = True
+        if kind == "model_request":
             self._end_chat(None)
             attrs: dict[str, Any] = {"gen_ai.operation.name": "chat"}
             if self._model:
@@ -147,12 +150,17 @@ class RunTrace:
         call_id = str(ret.get("tool_call_id", ""))
         # A call re-run by a resume had its tool_call event in the run that
         # paused: its span here covers only the return.
-        span = self._tools.pop(call_id, None) or self._start_tool(call_id, str(ret.get("name", "")), None)
-        self._tools.pop(call_id, None)
+        span = self._tools.pop(call_id, None)
+        if span is None:
+            span = self._start_tool(call_id, str(ret.get("name", "")), None)
+            del self._tools[call_id]
         metadata = ret.get("metadata") or {}
         span.set_attribute("starweaver.tool.retry", int(metadata.get("retry", 0)))
         kind = metadata.get("error_kind")
-        if ret.get("is_error") and kind:
+        if kind in ("approval_required", "call_deferred"):
+            # A paused call waits for people or deferred work: not a failure.
+            span.set_attribute("starweaver.tool.paused", str(kind))
+        elif ret.get("is_error") and kind:
             span.set_attribute("error.type", str(kind))
             self._fail(span, None, str(metadata.get("message") or kind))
         if self._content:

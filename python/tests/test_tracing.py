@@ -236,3 +236,36 @@ def test_imports_and_runs_without_opentelemetry() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "ok"
+
+
+def test_resumed_run_has_its_own_span(exporter: InMemorySpanExporter) -> None:
+    ran: list[str] = []
+
+    @tool
+    async def lookup(q: str) -> str:
+        ran.append(q)
+        return q.upper()
+
+    async def main() -> str:
+        model = TestModel.responses(
+            [TestModel.tool_call_response([{"id": "l1", "name": "lookup", "arguments": {"q": "x"}}]), "ok"]
+        )
+        agent = create_agent(model=model, tools=[lookup], approval_required_tools=["lookup"], name="ops")
+        session = agent.session()
+        waiting = await session.run("go")
+        assert waiting.is_waiting
+        return str((await session.resume_after_hitl(approvals={"l1": {"approved": True}})).output)
+
+    assert run(main()) == "ok" and ran == ["x"]
+    roots = by_name(exporter.get_finished_spans())["invoke_agent ops"]
+    assert len(roots) == 2
+    run_ids = {dict(r.attributes or {})["starweaver.run_id"] for r in roots}
+    assert len(run_ids) == 1  # a resume continues the same run
+    resumed = max(roots, key=lambda s: s.start_time or 0)
+    calls = [s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if parent_id(s) == span_id(resumed)]
+    assert [dict(s.attributes or {})["gen_ai.tool.call.id"] for s in calls] == ["l1"]
+    assert "error.type" not in dict(calls[0].attributes or {})
+    # The call that paused the first run is not a failure.
+    (paused,) = [s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if s not in calls]
+    assert dict(paused.attributes or {})["starweaver.tool.paused"] == "approval_required"
+    assert "error.type" not in dict(paused.attributes or {}) and paused.status.status_code != StatusCode.ERROR
