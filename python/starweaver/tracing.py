@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Awaitable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from starweaver._bridge import EventCallback
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, Tracer
 
 __all__ = ["RunTrace", "start_run"]
-
-EventCallback = Callable[[dict[str, Any]], Union[None, Awaitable[None]]]
 
 _SCOPE = "starweaver"
 _TERMINAL = frozenset({"run_complete", "run_failed", "run_cancelled", "run_waiting"})
