@@ -3,6 +3,8 @@ package agent
 import (
 	"maps"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
@@ -23,6 +25,8 @@ type runOptions struct {
 	activeTags   []string
 	deltas       bool
 	steering     *Steering
+	tracer       trace.TracerProvider
+	traceContent bool
 }
 
 // WithTools adds tools to this run only.

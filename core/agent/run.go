@@ -48,6 +48,8 @@ type runner struct {
 	// keepOnFail makes a failed or cancelled run commit what it added
 	// (see Session.Run); a resumed run leaves the session waiting instead.
 	keepOnFail bool
+	// trace is nil when the run is not traced (see WithTracer).
+	trace *runTrace
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -84,6 +86,9 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		instr = append(instr, rendered)
 	}
 	r.instructions = strings.Join(instr, "\n\n")
+	if r.trace = newRunTrace(ctx, a, o); r.trace != nil {
+		o.events = append(slices.Clip(o.events), r.trace.handle)
+	}
 	return r, nil
 }
 
@@ -146,6 +151,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			return r.fail(step, err)
 		}
 		resp.RunID = r.runID
+		r.trace.response(resp)
 		r.history.append(resp)
 		used := model.Usage{Requests: 1}
 		if resp.Usage != nil {

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Union
 
-from starweaver import _bridge, _capi, _prepare
+from starweaver import _bridge, _capi, _prepare, tracing
 from starweaver._bridge import EventCallback
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError
@@ -286,6 +286,7 @@ class Agent:
         output_retries: int | None = None,
         hooks: Iterable[Hook] = (),
         eager_dispatch: bool = True,
+        trace_content: bool = False,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -296,6 +297,9 @@ class Agent:
             )
         self.model = model
         self.name = name
+        self._trace_content = bool(trace_content)
+        # The spans of runs started and not yet finished (see tracing.py).
+        self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
         # A mapping holds named dependencies; any other object is the typed one.
         self.deps: Any = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
         self._catalog = _Catalog()
@@ -384,15 +388,28 @@ class Agent:
         on_event: EventCallback | None,
         deps: Any = None,
     ) -> _bridge.RunDriver:
-        return _bridge.start(
-            session.handle,
-            request,
-            catalog.tools,
-            catalog.models,
-            merge_deps(self.deps, deps),
-            on_event,
-            hooks=catalog.hooks,
-        )
+        trace = tracing.start_run(self.name, self.model, self._trace_content)
+        if trace is not None:
+            # Spans are made from the events, so a traced run asks for them.
+            request["events"] = True
+            on_event = trace.wrap(on_event)
+        try:
+            driver = _bridge.start(
+                session.handle,
+                request,
+                catalog.tools,
+                catalog.models,
+                merge_deps(self.deps, deps),
+                on_event,
+                hooks=catalog.hooks,
+            )
+        except BaseException as exc:
+            if trace is not None:
+                trace.close(repr(exc))
+            raise
+        if trace is not None:
+            self._traces[driver] = trace
+        return driver
 
     async def _drive(
         self,
@@ -405,7 +422,14 @@ class Agent:
         return await self._finish_run(session, self._start_run(session, request, catalog, on_event, deps))
 
     async def _finish_run(self, session: _SessionRef, driver: _bridge.RunDriver) -> RunResult:
-        done = await _bridge.finish(driver)
+        trace = self._traces.pop(driver, None)
+        try:
+            done = await _bridge.finish(driver)
+        finally:
+            if trace is not None:
+                # A no-op after the run's last event; it ends the spans of a
+                # run whose host failed before that.
+                trace.close("the run ended without reporting its end")
         error = done.get("error")
         # A run the runtime cancelled (at shutdown) still reports its result.
         if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
@@ -850,6 +874,7 @@ def create_agent(
     output_retries: int | None = None,
     hooks: Iterable[Hook] = (),
     eager_dispatch: bool = True,
+    trace_content: bool = False,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -900,6 +925,10 @@ def create_agent(
     repeated names and tools needing approval wait for the whole response.
     ``False`` waits for every response to end first.
 
+    Runs are traced with OpenTelemetry when a global tracer provider is set
+    (see ``starweaver.tracing``); ``trace_content=True`` adds tool arguments
+    and results to the ``execute_tool`` spans.
+
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
@@ -929,4 +958,5 @@ def create_agent(
         output_retries=output_retries,
         hooks=hooks,
         eager_dispatch=eager_dispatch,
+        trace_content=trace_content,
     )

@@ -1,0 +1,216 @@
+"""OpenTelemetry spans for runs, made in Python from the run's events.
+
+The Go runtime cannot hand spans to Python's exporters, so Python makes
+them: one ``invoke_agent {agent}`` span per run, parented under the span
+current when the run starts, with a child ``chat {model}`` per model request
+and a child ``execute_tool {tool}`` per tool call (OpenTelemetry GenAI
+semantic conventions). Each span starts and ends when its event arrives;
+the calls of one response report their returns together once all have
+finished, so parallel calls end at the same time.
+
+Tracing is on when ``opentelemetry`` has been imported and a global tracer
+provider is set (``trace.set_tracer_provider``, which ``logfire.configure``
+and the SDK's auto-instrumentation do). Otherwise a run pays one dict
+lookup and asks the runtime for no events. ``opentelemetry-api`` is an
+optional dependency (``pip install 'starweaver[otel]'``) and is never
+imported here: a process that uses OpenTelemetry has imported it already.
+
+Tool arguments and results are recorded only with
+``create_agent(..., trace_content=True)``: they may hold personal or secret
+data.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from starweaver._bridge import EventCallback
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+    from opentelemetry.trace import Span, Tracer
+
+__all__ = ["RunTrace", "start_run"]
+
+_SCOPE = "starweaver"
+_TERMINAL = frozenset({"run_complete", "run_failed", "run_cancelled", "run_waiting"})
+
+
+def start_run(agent_name: str | None, model: object, content: bool) -> RunTrace | None:
+    """Start a run's ``invoke_agent`` span under the current span, or
+    return None when tracing is off (see the module's docstring)."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return None
+    provider = trace.get_tracer_provider()
+    # The API's defaults make spans nobody records: skip the events too.
+    if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
+        return None
+    tracer: Tracer = provider.get_tracer(_SCOPE)
+    return RunTrace(tracer, agent_name, _model_name(model), content)
+
+
+def _model_name(model: object) -> str | None:
+    for attr in ("model_name", "name"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+class RunTrace:
+    """The spans of one run. Events arrive in order on the event loop, so
+    it keeps no lock."""
+
+    def __init__(self, tracer: Tracer, agent_name: str | None, model_name: str | None, content: bool) -> None:
+        from opentelemetry import trace
+
+        self._tracer = tracer
+        self._content = content
+        self._model = model_name
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent"}
+        if agent_name:
+            attrs["gen_ai.agent.name"] = agent_name
+        if model_name:
+            attrs["gen_ai.request.model"] = model_name
+        name = f"invoke_agent {agent_name}" if agent_name else "invoke_agent"
+        self._run: Span | None = tracer.start_span(name, kind=trace.SpanKind.INTERNAL, attributes=attrs)
+        self._ctx: Context = trace.set_span_in_context(self._run)
+        self._chat: Span | None = None
+        self._tools: dict[str, Span] = {}
+        self._run_id = False
+
+    def wrap(self, on_event: EventCallback | None) -> EventCallback:
+        """Return a callback that records each event, then hands it to
+        ``on_event`` (whose result, awaitable or not, it returns)."""
+
+        def callback(event: dict[str, Any]) -> None | Awaitable[None]:
+            self.on_event(event)
+            return None if on_event is None else on_event(event)
+
+        return callback
+
+    def on_event(self, event: Mapping[str, Any]) -> None:
+        """Record one run event. It never raises into the run."""
+        try:
+            self._record(event)
+        except Exception as exc:  # a tracing fault must not break the run
+            self.close(f"tracing failed: {exc!r}", "tracing_error")
+
+    def _record(self, event: Mapping[str, Any]) -> None:
+        from opentelemetry import trace
+
+        kind = event.get("kind")
+        if not self._run_id and self._run is not None:
+            # From the first event: a resumed run has no run_start.
+            self._run.set_attribute("starweaver.run_id", str(event.get("run_id", "")))
+            self._run_id = True
+        if kind == "model_request":
+            self._end_chat(None)
+            attrs: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+            if self._model:
+                attrs["gen_ai.request.model"] = self._model
+            name = f"chat {self._model}" if self._model else "chat"
+            self._chat = self._tracer.start_span(name, self._ctx, kind=trace.SpanKind.CLIENT, attributes=attrs)
+        elif kind == "model_response":
+            if self._chat is not None:
+                self._chat.set_attributes(_usage(event.get("usage")))
+            self._end_chat(None)
+        elif kind == "tool_call":
+            call = event.get("tool_call") or {}
+            self._start_tool(str(call.get("id", "")), str(call.get("name", "")), call.get("arguments"))
+        elif kind == "tool_return":
+            self._end_tool(event.get("tool_return") or {})
+        elif kind in _TERMINAL:
+            if self._run is not None:
+                self._run.set_attributes(_usage(event.get("usage")))
+            failed = kind in ("run_failed", "run_cancelled")
+            self.close(str(event.get("error", "")) if failed else None, str(kind))
+
+    def _start_tool(self, call_id: str, name: str, arguments: Any) -> Span:
+        from opentelemetry import trace
+
+        attrs: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+        }
+        if self._content and arguments is not None:
+            attrs["gen_ai.tool.call.arguments"] = _json(arguments)
+        span = self._tracer.start_span(
+            f"execute_tool {name}", self._ctx, kind=trace.SpanKind.INTERNAL, attributes=attrs
+        )
+        self._tools[call_id] = span
+        return span
+
+    def _end_tool(self, ret: Mapping[str, Any]) -> None:
+        call_id = str(ret.get("tool_call_id", ""))
+        # A call re-run by a resume had its tool_call event in the run that
+        # paused: its span here covers only the return.
+        span = self._tools.pop(call_id, None)
+        if span is None:
+            span = self._start_tool(call_id, str(ret.get("name", "")), None)
+            del self._tools[call_id]
+        metadata = ret.get("metadata") or {}
+        span.set_attribute("starweaver.tool.retry", int(metadata.get("retry", 0)))
+        kind = metadata.get("error_kind")
+        if kind in ("approval_required", "call_deferred"):
+            # A paused call waits for people or deferred work: not a failure.
+            span.set_attribute("starweaver.tool.paused", str(kind))
+        elif ret.get("is_error") and kind:
+            span.set_attribute("error.type", str(kind))
+            self._fail(span, None, str(metadata.get("message") or kind))
+        if self._content:
+            span.set_attribute("gen_ai.tool.call.result", _json(ret.get("content")))
+        span.end()
+
+    def _end_chat(self, error: str | None) -> None:
+        if self._chat is None:
+            return
+        if error is not None:
+            self._fail(self._chat, None, error)
+        self._chat.end()
+        self._chat = None
+
+    @staticmethod
+    def _fail(span: Span, error_type: str | None, message: str) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        if error_type is not None:
+            span.set_attribute("error.type", error_type)
+        span.set_status(Status(StatusCode.ERROR, message))
+
+    def close(self, error: str | None, error_type: str = "run_failed") -> None:
+        """End every open span; ``error`` marks the open ones failed, the
+        run's with ``error_type``. A run that never reported its end (the
+        host failed) is closed this way too. Closing twice does nothing."""
+        self._end_chat(error)
+        for span in self._tools.values():
+            if error is not None:
+                self._fail(span, None, error)
+            span.end()
+        self._tools.clear()
+        if self._run is not None:
+            if error is not None:
+                self._fail(self._run, error_type, error)
+            self._run.end()
+            self._run = None
+
+
+def _usage(usage: Any) -> dict[str, Any]:
+    if not isinstance(usage, Mapping):
+        return {}
+    return {
+        "gen_ai.usage.input_tokens": int(usage.get("input_tokens", 0)),
+        "gen_ai.usage.output_tokens": int(usage.get("output_tokens", 0)),
+    }
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return repr(value)

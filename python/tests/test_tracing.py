@@ -1,0 +1,271 @@
+"""OpenTelemetry spans made from a run's events (starweaver.tracing), read
+back through the SDK's in-memory exporter. The handle leak check of
+conftest.py runs around every test."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Awaitable, Iterator
+from typing import Any, TypeVar
+
+import pytest
+from starweaver import create_agent, tool
+from starweaver.testing import FunctionModel, TestModel
+
+otel_trace = pytest.importorskip("opentelemetry.trace")
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace import StatusCode  # noqa: E402
+
+T = TypeVar("T")
+
+
+def run(coro: Awaitable[T]) -> T:
+    async def bounded() -> T:
+        return await asyncio.wait_for(coro, 30)
+
+    return asyncio.run(bounded())
+
+
+@pytest.fixture
+def exporter(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
+    """A global SDK provider for one test. The API sets its global provider
+    only once per process, so the test replaces the module's variable and
+    monkeypatch restores it."""
+    exp = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exp))
+    monkeypatch.setattr(otel_trace, "_TRACER_PROVIDER", provider)
+    yield exp
+    provider.shutdown()
+
+
+@tool
+async def add(a: int, b: int) -> int:
+    return a + b
+
+
+@tool
+async def boom() -> int:
+    raise RuntimeError("the tool broke")
+
+
+def two_calls(second: str = "add") -> TestModel:
+    args = {"a": 1, "b": 2} if second == "add" else {}
+    return TestModel(
+        responses=[
+            {
+                "tool_calls": [
+                    {"id": "c1", "name": "add", "arguments": {"a": 1, "b": 2}},
+                    {"id": "c2", "name": second, "arguments": args},
+                ],
+                "usage": {"input_tokens": 10, "output_tokens": 4},
+            },
+            {"text": "done", "usage": {"input_tokens": 20, "output_tokens": 1}},
+        ]
+    )
+
+
+def by_name(spans: tuple[ReadableSpan, ...]) -> dict[str, list[ReadableSpan]]:
+    out: dict[str, list[ReadableSpan]] = {}
+    for s in spans:
+        out.setdefault(s.name, []).append(s)
+    return out
+
+
+def parent_id(span: ReadableSpan) -> int | None:
+    return span.parent.span_id if span.parent is not None else None
+
+
+def span_id(span: ReadableSpan) -> int:
+    ctx = span.context
+    assert ctx is not None
+    return ctx.span_id
+
+
+def test_span_tree_of_two_parallel_calls(exporter: InMemorySpanExporter) -> None:
+    agent = create_agent(model=two_calls(), tools=[add], name="calc")
+    result = run(agent.run("add twice"))
+    assert result.output == "done"
+
+    spans = by_name(exporter.get_finished_spans())
+    assert sorted(spans) == ["chat", "execute_tool add", "invoke_agent calc"]
+    (root,) = spans["invoke_agent calc"]
+    assert len(spans["chat"]) == 2 and len(spans["execute_tool add"]) == 2
+    assert root.parent is None
+    for child in spans["chat"] + spans["execute_tool add"]:
+        assert parent_id(child) == span_id(root)
+    attrs = dict(root.attributes or {})
+    assert attrs["gen_ai.operation.name"] == "invoke_agent"
+    assert attrs["gen_ai.agent.name"] == "calc"
+    assert attrs["gen_ai.usage.input_tokens"] == 30 and attrs["gen_ai.usage.output_tokens"] == 5
+    assert str(attrs["starweaver.run_id"]).startswith("run_")
+
+    first_chat = min(spans["chat"], key=lambda s: s.start_time or 0)
+    chat = dict(first_chat.attributes or {})
+    assert chat["gen_ai.operation.name"] == "chat"
+    assert (chat["gen_ai.usage.input_tokens"], chat["gen_ai.usage.output_tokens"]) == (10, 4)
+
+    tools = {dict(s.attributes or {})["gen_ai.tool.call.id"]: s for s in spans["execute_tool add"]}
+    assert sorted(tools) == ["c1", "c2"]
+    for s in tools.values():
+        a = dict(s.attributes or {})
+        assert a["gen_ai.operation.name"] == "execute_tool" and a["gen_ai.tool.name"] == "add"
+        assert a["starweaver.tool.retry"] == 0
+        assert "error.type" not in a and s.status.status_code != StatusCode.ERROR
+        # Content is opt-in.
+        assert "gen_ai.tool.call.arguments" not in a and "gen_ai.tool.call.result" not in a
+        # The tool ran between the response that asked for it and the next request.
+        assert (first_chat.end_time or 0) <= (s.start_time or 0)
+
+
+def test_failed_tool_has_error_type(exporter: InMemorySpanExporter) -> None:
+    agent = create_agent(model=two_calls("boom"), tools=[add, boom], name="calc")
+    run(agent.run("go"))
+    (failed,) = by_name(exporter.get_finished_spans())["execute_tool boom"]
+    attrs = dict(failed.attributes or {})
+    assert attrs["error.type"] == "execution"
+    assert attrs["gen_ai.tool.call.id"] == "c2"
+    assert failed.status.status_code == StatusCode.ERROR
+
+
+def test_content_is_recorded_with_the_opt_in(exporter: InMemorySpanExporter) -> None:
+    agent = create_agent(model=two_calls(), tools=[add], trace_content=True)
+    run(agent.run("go"))
+    spans = by_name(exporter.get_finished_spans())
+    assert "invoke_agent" in spans  # an agent without a name
+    for s in spans["execute_tool add"]:
+        attrs = dict(s.attributes or {})
+        assert attrs["gen_ai.tool.call.arguments"] == '{"a":1,"b":2}'
+        assert attrs["gen_ai.tool.call.result"] == "3"
+
+
+def test_failed_run_marks_the_run_span(exporter: InMemorySpanExporter) -> None:
+    def respond(messages: list[Any], info: dict[str, Any]) -> Any:
+        raise RuntimeError("no answer")
+
+    agent = create_agent(model=FunctionModel(respond, model_name="fn"))
+    with pytest.raises(Exception):  # noqa: B017 - the run's own error class is not the point
+        run(agent.run("go"))
+    spans = by_name(exporter.get_finished_spans())
+    (root,) = spans["invoke_agent"]
+    (chat,) = spans["chat fn"]
+    assert dict(root.attributes or {})["error.type"] == "run_failed"
+    assert root.status.status_code == StatusCode.ERROR
+    assert dict(chat.attributes or {})["gen_ai.request.model"] == "fn"
+
+
+def test_user_callback_still_receives_events(exporter: InMemorySpanExporter) -> None:
+    seen: list[str] = []
+
+    async def on_event(event: dict[str, Any]) -> None:
+        seen.append(event["kind"])
+
+    agent = create_agent(model=two_calls(), tools=[add])
+    run(agent.run("go", on_event=on_event))
+    assert seen[0] == "run_start" and seen[-1] == "run_complete"
+    assert len(exporter.get_finished_spans()) == 5
+
+
+def test_parent_is_the_callers_current_span(exporter: InMemorySpanExporter) -> None:
+    """What logfire.span(...) does: a current span from the global provider's
+    tracer, opened with the plain API, around the run."""
+    tracer = otel_trace.get_tracer("app")
+    agent = create_agent(model=two_calls(), tools=[add], name="calc")
+
+    async def main() -> None:
+        with tracer.start_as_current_span("request handler"):
+            await agent.run("go")
+
+    run(main())
+    spans = by_name(exporter.get_finished_spans())
+    (outer,) = spans["request handler"]
+    (root,) = spans["invoke_agent calc"]
+    assert parent_id(root) == span_id(outer)
+    assert root.context is not None and outer.context is not None
+    assert root.context.trace_id == outer.context.trace_id
+
+
+def test_streamed_run_is_traced(exporter: InMemorySpanExporter) -> None:
+    agent = create_agent(model=two_calls(), tools=[add], name="calc")
+
+    async def main() -> str:
+        async with agent.run_stream("go") as live:
+            async for _ in live:
+                pass
+            return str((await live.result()).output)
+
+    assert run(main()) == "done"
+    assert sorted(by_name(exporter.get_finished_spans())) == ["chat", "execute_tool add", "invoke_agent calc"]
+
+
+def test_nothing_is_recorded_without_a_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the API's default provider the run asks for no events and no
+    span reaches an SDK provider that is not the global one."""
+    exp = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exp))
+    monkeypatch.setattr(otel_trace, "_TRACER_PROVIDER", None)
+    agent = create_agent(model=two_calls(), tools=[add])
+    requests: list[dict[str, Any]] = []
+    start = agent._start_run
+
+    def spy(session: Any, request: dict[str, Any], *rest: Any) -> Any:
+        requests.append(dict(request))
+        return start(session, request, *rest)
+
+    monkeypatch.setattr(agent, "_start_run", spy)
+    assert run(agent.run("go")).output == "done"
+    assert requests and requests[0]["events"] is False
+    assert exp.get_finished_spans() == ()
+    provider.shutdown()
+
+
+def test_imports_and_runs_without_opentelemetry() -> None:
+    """The package never imports opentelemetry: a process that blocks it
+    still imports starweaver and runs an agent."""
+    code = (
+        "import sys, asyncio\n"
+        "sys.modules['opentelemetry'] = None\n"
+        "from starweaver import create_agent\n"
+        "from starweaver.testing import TestModel\n"
+        "print(asyncio.run(create_agent(model=TestModel('ok')).run('hi')).output)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "ok"
+
+
+def test_resumed_run_has_its_own_span(exporter: InMemorySpanExporter) -> None:
+    ran: list[str] = []
+
+    @tool
+    async def lookup(q: str) -> str:
+        ran.append(q)
+        return q.upper()
+
+    async def main() -> str:
+        model = TestModel.responses(
+            [TestModel.tool_call_response([{"id": "l1", "name": "lookup", "arguments": {"q": "x"}}]), "ok"]
+        )
+        agent = create_agent(model=model, tools=[lookup], approval_required_tools=["lookup"], name="ops")
+        session = agent.session()
+        waiting = await session.run("go")
+        assert waiting.is_waiting
+        return str((await session.resume_after_hitl(approvals={"l1": {"approved": True}})).output)
+
+    assert run(main()) == "ok" and ran == ["x"]
+    roots = by_name(exporter.get_finished_spans())["invoke_agent ops"]
+    assert len(roots) == 2
+    run_ids = {dict(r.attributes or {})["starweaver.run_id"] for r in roots}
+    assert len(run_ids) == 1  # a resume continues the same run
+    resumed = max(roots, key=lambda s: s.start_time or 0)
+    calls = [s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if parent_id(s) == span_id(resumed)]
+    assert [dict(s.attributes or {})["gen_ai.tool.call.id"] for s in calls] == ["l1"]
+    assert "error.type" not in dict(calls[0].attributes or {})
+    # The call that paused the first run is not a failure.
+    (paused,) = [s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if s not in calls]
+    assert dict(paused.attributes or {})["starweaver.tool.paused"] == "approval_required"
+    assert "error.type" not in dict(paused.attributes or {}) and paused.status.status_code != StatusCode.ERROR
