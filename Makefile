@@ -101,9 +101,10 @@ py-test-min: build ## pytest with the lowest dependency versions pyproject.toml 
 	rm -rf $(MIN_VENV) $(MIN_DIR) && mkdir -p $(MIN_DIR)
 	$(PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-		$$($(PYTHON) .ci/lower_bounds.py) pytest "setuptools>=70.1"
+		$$($(PYTHON) .ci/lower_bounds.py) pytest "setuptools>=70.1" \
+		opentelemetry-api==1.20.0 opentelemetry-sdk==1.20.0
 	$(MIN_VENV)/bin/python -c "from importlib.metadata import version as v; \
-		print('  ', *(f'{n} {v(n)}' for n in ('pydantic', 'cffi')))"
+		print('  ', *(f'{n} {v(n)}' for n in ('pydantic', 'cffi', 'opentelemetry-sdk')))"
 	cp -r $(PKG_DIR) $(MIN_DIR)/starweaver
 	$(MIN_VENV)/bin/python ffi_build.py $(MIN_DIR)/starweaver/_cffi.py
 	cd python/tests && PYTHONPATH=$(CURDIR)/$(MIN_DIR) $(CURDIR)/$(MIN_VENV)/bin/python -m pytest -q -p no:cacheprovider --import-mode=importlib .
