@@ -13,7 +13,7 @@ from typing import Any, Union
 from starweaver import _bridge, _capi, _prepare, tracing
 from starweaver._bridge import EventCallback
 from starweaver.dependencies import merge_deps
-from starweaver.errors import StarweaverError
+from starweaver.errors import StarweaverError, StateError
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -153,6 +153,8 @@ class _SessionRef:
 
     def __init__(self, handle: int) -> None:
         self.handle = handle
+        # The run in progress, for steer and interrupt at the session level.
+        self.active: _bridge.RunDriver | None = None
         weakref.finalize(self, _capi.release, handle)
 
 
@@ -409,6 +411,7 @@ class Agent:
             raise
         if trace is not None:
             self._traces[driver] = trace
+        session.active = driver
         return driver
 
     async def _drive(
@@ -426,6 +429,8 @@ class Agent:
         try:
             done = await _bridge.finish(driver)
         finally:
+            if session.active is driver:
+                session.active = None
             if trace is not None:
                 # A no-op after the run's last event; it ends the spans of a
                 # run whose host failed before that.
@@ -683,6 +688,33 @@ class AgentSession:
         self._ref = _ref if _ref is not None else _SessionRef(_capi.session_new(agent._handle))
         self._handle = self._ref.handle
         self.hitl = SessionHitl(self)
+
+    def steer(self, text: str) -> None:
+        """Add a user message that the session's running run sees in its next
+        model request (queued while a batch of tools runs), whether the run
+        was started with ``run`` or ``run_stream``.
+
+        Raises:
+            TypeError: text is not a string.
+            StateError: no run is in progress.
+        """
+        if not isinstance(text, str):
+            raise TypeError("text must be a string")
+        driver = self._ref.active
+        if driver is None or driver.ended:
+            raise StateError("the session has no run in progress", code="state")
+        driver.steer(text)
+
+    def interrupt(self, reason: str | None = None) -> bool:
+        """Stop the session's running run: its tools are cancelled and it
+        ends ``cancelled`` with its messages kept (``run`` raises, a live
+        run yields ``run_cancelled``). Returns False when no run is in
+        progress."""
+        driver = self._ref.active
+        if driver is None or driver.ended:
+            return False
+        driver.cancel(reason)
+        return True
 
     async def run(
         self,

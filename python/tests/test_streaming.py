@@ -713,3 +713,49 @@ def test_eager_dispatch_can_be_turned_off() -> None:
                 return [ev.tool_return["tool_call_id"] for ev in await collect(stream) if ev.kind == "tool_return"]
 
         assert run(main()) == ["e1", "e2"]
+
+
+def test_a_session_steers_and_interrupts_its_running_run() -> None:
+    """session.steer and session.interrupt reach the run in progress, also
+    one started with the plain ``run``."""
+
+    async def main() -> None:
+        release = asyncio.Event()
+        started = asyncio.Event()
+
+        @tool
+        async def slow() -> str:
+            started.set()
+            await release.wait()
+            return "slow done"
+
+        model = TestModel.responses([calls_response(call("slow", "s1")), "steered"])
+        session = create_agent(model=model, tools=[slow]).session()
+        with pytest.raises(StateError, match="no run in progress"):
+            session.steer("too early")
+        assert session.interrupt() is False
+        task = asyncio.ensure_future(session.run("go"))
+        await asyncio.wait_for(started.wait(), 10)
+        session.steer("also this")
+        release.set()
+        result = await asyncio.wait_for(task, 10)
+        assert result.output == "steered"
+        prompts = [
+            [c.text for c in p.content]
+            for m in model.captured_messages()[-1]
+            if m.kind == "request"
+            for p in m.parts
+            if p.kind == "user_prompt"
+        ]
+        assert prompts == [["go"], ["also this"]]
+
+        blockers = Blockers(2)
+        session = create_agent(model=blockers.model(), tools=blockers.tools).session()
+        task = asyncio.ensure_future(session.run("go"))
+        await asyncio.wait_for(blockers.all_started.wait(), 10)
+        assert session.interrupt("stop now") is True
+        cancelled = await asyncio.wait_for(task, 10)
+        assert cancelled.status == "cancelled" and "stop now" in str(cancelled.error)
+        assert session.interrupt() is False
+
+    run(main())
