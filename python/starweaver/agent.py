@@ -153,9 +153,20 @@ class _SessionRef:
 
     def __init__(self, handle: int) -> None:
         self.handle = handle
-        # The run in progress, for steer and interrupt at the session level.
-        self.active: _bridge.RunDriver | None = None
+        # The run in progress, for steer and interrupt at the session level;
+        # weak, so a run whose loop was dropped is still collected (and
+        # cancelled by its finalizer).
+        self._active: weakref.ref[_bridge.RunDriver] | None = None
         weakref.finalize(self, _capi.release, handle)
+
+    @property
+    def active(self) -> _bridge.RunDriver | None:
+        driver = self._active() if self._active is not None else None
+        return driver if driver is not None and not driver.ended else None
+
+    @active.setter
+    def active(self, driver: _bridge.RunDriver | None) -> None:
+        self._active = weakref.ref(driver) if driver is not None else None
 
 
 class RunResult:
@@ -701,7 +712,7 @@ class AgentSession:
         if not isinstance(text, str):
             raise TypeError("text must be a string")
         driver = self._ref.active
-        if driver is None or driver.ended:
+        if driver is None:
             raise StateError("the session has no run in progress", code="state")
         driver.steer(text)
 
@@ -711,7 +722,7 @@ class AgentSession:
         run yields ``run_cancelled``). Returns False when no run is in
         progress."""
         driver = self._ref.active
-        if driver is None or driver.ended:
+        if driver is None:
             return False
         driver.cancel(reason)
         return True
