@@ -584,6 +584,17 @@ def test_steer_takes_text_only() -> None:
     run(main())
 
 
+def user_prompts(request: list[Any]) -> list[list[str]]:
+    """The texts of each user prompt in the messages a model received."""
+    return [
+        [c.text for c in p.content]
+        for m in request
+        if m.kind == "request"
+        for p in m.parts
+        if p.kind == "user_prompt"
+    ]
+
+
 def test_steer_during_a_batch_reaches_the_next_model_request() -> None:
     async def main() -> TestModel:
         release = asyncio.Event()
@@ -607,15 +618,8 @@ def test_steer_during_a_batch_reaches_the_next_model_request() -> None:
 
     model = run(main())
     last_request = model.captured_messages()[-1]
-    prompts = [
-        [c.text for c in p.content]
-        for m in last_request
-        if m.kind == "request"
-        for p in m.parts
-        if p.kind == "user_prompt"
-    ]
     # The steered text is a user prompt of the request after the batch.
-    assert prompts == [["go"], ["also mention the weather"]]
+    assert user_prompts(last_request) == [["go"], ["also mention the weather"]]
 
 
 def streamed_reply(pieces: list[str]) -> dict[str, Any]:
@@ -740,14 +744,7 @@ def test_a_session_steers_and_interrupts_its_running_run() -> None:
         release.set()
         result = await asyncio.wait_for(task, 10)
         assert result.output == "steered"
-        prompts = [
-            [c.text for c in p.content]
-            for m in model.captured_messages()[-1]
-            if m.kind == "request"
-            for p in m.parts
-            if p.kind == "user_prompt"
-        ]
-        assert prompts == [["go"], ["also this"]]
+        assert user_prompts(model.captured_messages()[-1]) == [["go"], ["also this"]]
 
         blockers = Blockers(2)
         session = create_agent(model=blockers.model(), tools=blockers.tools).session()
