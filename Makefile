@@ -20,7 +20,7 @@ FUZZTIME ?= 100000x
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install test fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
+.PHONY: help build install test postgres-up postgres-down fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -41,6 +41,13 @@ test: ## gofmt, go vet, go test -race, a short fuzz run, pip install '.[test]', 
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory py-test
 	@$(MAKE) --no-print-directory cgocheck
+
+postgres-up: ## Start a throwaway PostgreSQL on 127.0.0.1:54329 for the store tests; prints the DSN to export
+	@dsn="$$(.ci/postgres-up | tail -1)" && echo "export STARWEAVER_TEST_POSTGRES_DSN='$$dsn'"
+
+postgres-down: ## Stop the server postgres-up started
+	@d="$${TMPDIR:-/tmp}/starweaver-pg-$${STARWEAVER_PG_PORT:-54329}"; b="$$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"; \
+		if [ "$$(id -u)" = 0 ]; then runuser -u postgres -- $$b/pg_ctl -D $$d stop; else $$b/pg_ctl -D $$d stop; fi
 
 fmt-check: ## Fail if gofmt would change any Go file
 	@echo "==> gofmt -l ."

@@ -1,0 +1,17 @@
+package store
+
+import "errors"
+
+// Sentinel errors of every store. Implementations wrap them with context;
+// messages never include a DSN, a password or stored data.
+var (
+	// ErrNotFound: the record does not exist (or is not in the caller's scope).
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: a compare-and-swap lost (the record changed since it was
+	// read) or a create found the record already there.
+	ErrConflict = errors.New("store: conflict")
+	// ErrUnavailable: the backend could not be reached or failed.
+	ErrUnavailable = errors.New("store: unavailable")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("store: closed")
+)

@@ -1,0 +1,60 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/store/sqlite"
+)
+
+func TestOpenMigratesOnceAndReopens(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sw.db")
+	for i := 0; i < 2; i++ {
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		var mode string
+		if err := db.Reader().QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+			t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
+		}
+		var fk int
+		if err := db.Writer().QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+			t.Fatalf("foreign_keys = %d, %v; want 1", fk, err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestReaderCannotWrite(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "sw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Reader().ExecContext(ctx, "CREATE TABLE x (a)"); err == nil {
+		t.Fatal("the read pool accepted a write")
+	}
+}
+
+func TestOpenMemory(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Reader() != db.Writer() {
+		t.Fatal("an in-memory database must use one pool")
+	}
+}
+
+func TestOpenRejectsEmptyPath(t *testing.T) {
+	if _, err := sqlite.Open(context.Background(), ""); err == nil {
+		t.Fatal("want an error")
+	}
+}
