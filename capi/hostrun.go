@@ -30,8 +30,10 @@ type hostRun struct {
 	fail func(error)
 	// steering carries sw_run_steer's texts into the run.
 	steering *agent.Steering
-	rfd      int      // read end of the items pipe, for the host
-	w        *os.File // write end of the items pipe, driven by Go's poller
+	// traced sends every call with its context (the run spec's "trace").
+	traced bool
+	rfd    int      // read end of the items pipe, for the host
+	w      *os.File // write end of the items pipe, driven by Go's poller
 	// The host writes completions to a second pipe as JSON lines
 	// [token, outcome], so that completing a call does not enter Go either.
 	wfdIn int      // write end of the completions pipe, for the host

@@ -32,7 +32,7 @@ func (t *hostTool) Start(ctx context.Context, tc *tool.Context, args json.RawMes
 		return
 	}
 	run.start(ctx, func(token int64) ([]byte, error) {
-		return appendCallItem(make([]byte, 0, 64+len(args)), token, t.id, tc, args, t.context)
+		return appendCallItem(make([]byte, 0, 64+len(args)), token, t.id, tc, args, t.context || run.traced)
 	}, func(data []byte, err error) {
 		if err != nil {
 			done(tool.Result{}, err)
@@ -79,7 +79,7 @@ func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMess
 		return tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name)
 	}
 	data, err := run.await(ctx, func(token int64) ([]byte, error) {
-		return appendCallItem(make([]byte, 0, 256+len(args)), token, t.id, tc, args, t.context)
+		return appendCallItem(make([]byte, 0, 256+len(args)), token, t.id, tc, args, t.context || run.traced)
 	})
 	if err != nil {
 		return tool.Result{}, err

@@ -146,3 +146,42 @@ func TestRunInterrupt(t *testing.T) {
 		t.Fatalf("last event %+v", last)
 	}
 }
+
+// A traced run sends calls of context-free tools with their context, so
+// the host learns each call's tool_call_id.
+func TestTraceSpecKeySendsCallContext(t *testing.T) {
+	for _, traced := range []bool{false, true} {
+		a := newTestAgent(t, 1, batchOf(1), model.Response(model.TextPart("done")))
+		spec := `{"prompt":"go"}`
+		if traced {
+			spec = `{"prompt":"go","trace":true}`
+		}
+		_, run, _ := liveRun(t, a, spec)
+		rd := &reader{fd: run.rfd}
+		var call []json.RawMessage
+	read:
+		for {
+			for _, raw := range rd.next(t) {
+				if json.Unmarshal(raw, &call) == nil {
+					break read
+				}
+			}
+		}
+		want := 3
+		if traced {
+			want = 10
+		}
+		if len(call) != want {
+			t.Fatalf("trace=%v: call item has %d fields, want %d", traced, len(call), want)
+		}
+		if traced && string(call[4]) != `"c0"` {
+			t.Fatalf("tool_call_id field %s", call[4])
+		}
+		var token int64
+		_ = json.Unmarshal(call[0], &token)
+		run.complete(token, []byte(`{"ok":true,"content":"ok"}`))
+		if done, _ := serveEvents(t, run, nil); done.Error != nil {
+			t.Fatal(done.Error)
+		}
+	}
+}

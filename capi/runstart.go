@@ -64,6 +64,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	ctx, cancel := context.WithCancelCause(root)
 	run.cancel = func() { cancel(nil) }
 	run.fail = cancel
+	run.traced = spec.Trace
 	run.steering = agent.NewSteering()
 	opts = append(opts, agent.WithSteering(run.steering))
 	if spec.Events {

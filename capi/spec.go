@@ -151,6 +151,9 @@ type runSpec struct {
 	Events       bool           `json:"events"`
 	// Deltas asks for the live events (agent.WithDeltas).
 	Deltas bool `json:"deltas"`
+	// Trace sends every call with its context (tool call id included), so
+	// the host can run each call inside its trace span.
+	Trace bool `json:"trace"`
 	// ActiveTags add capability tags to the agent's for this run.
 	ActiveTags []string `json:"active_tags"`
 	// UsageLimits override the agent's for this run.

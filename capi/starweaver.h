@@ -174,7 +174,8 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
 
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...},
- * "usage_limits": {...}, "settings": {...}},
+ * "usage_limits": {...}, "settings": {...}, "events": bool, "deltas": bool,
+ * "trace": bool},
  * or, to answer a waiting run, {"resume": {"approvals": [...],
  * "deferred_results": [...]}} instead of a prompt. The run proceeds in the
  * background. *fd_out receives the read end of a non-blocking pipe carrying
@@ -183,7 +184,11 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * sw_run_complete). Both stay valid until the run handle is released.
  * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec", "busy",
  * "state", "invalid_decision" or "invalid_result" for a malformed answer of
- * a waiting run, "config"). */
+ * a waiting run, "config").
+ * "events" adds the run's events as items; "deltas" adds the live ones
+ * (text_delta, tool_call_delta, usage, retry, suspended); "trace" sends
+ * every call in a form with its context (so the host knows each call's
+ * tool_call_id, to run it inside its trace span). */
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out, int *fd_in, char **err);
 
 /* sw_run_complete delivers the outcome of a call or model item.

@@ -290,6 +290,31 @@ func TestEvents(t *testing.T) {
 	}
 }
 
+func TestModelResponseEventSaysWhoAnsweredAndWhy(t *testing.T) {
+	m := model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {
+		resp := model.Response(model.TextPart("hi"))
+		resp.ModelName, resp.FinishReason, resp.Provider, resp.ResponseID = "m-1", model.FinishStop, "acme", "r-9"
+		return resp, nil
+	})
+	a := agent.NewBuilder(m).MustBuild()
+	var got *agent.ResponseInfo
+	mustRun(t, a, "go", agent.WithEvents(func(ev agent.Event) {
+		if ev.Kind == agent.EventModelResponse {
+			got = ev.Response
+		}
+	}))
+	want := agent.ResponseInfo{ModelName: "m-1", FinishReason: "stop", Provider: "acme", ResponseID: "r-9"}
+	if got == nil || *got != want {
+		t.Fatalf("response info %+v, want %+v", got, want)
+	}
+	// Only what the model said: TestModel names itself, nothing more.
+	mustRun(t, agent.NewBuilder(model.NewTestModel(text("x"))).MustBuild(), "go", agent.WithEvents(func(ev agent.Event) {
+		if ev.Kind == agent.EventModelResponse && (ev.Response == nil || *ev.Response != agent.ResponseInfo{ModelName: "test"}) {
+			t.Errorf("response info %+v, want only the model name", ev.Response)
+		}
+	}))
+}
+
 func TestUnavailableToolsEventAndPolicy(t *testing.T) {
 	gated := tool.New("gated", "Only visible when enabled", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
 		return tool.Text("x"), nil

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -66,10 +69,14 @@ func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
 	defer srv.Close()
 
 	var bodyDone atomic.Bool
-	first := tool.New("first", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+	first := tool.New("first", "", map[string]any{"type": "object"}, func(ctx context.Context, _ *tool.Context, _ json.RawMessage) (tool.Result, error) {
 		if bodyDone.Load() {
 			return tool.Result{}, fmt.Errorf("started after the response ended")
 		}
+		// A span the tool opens nests under its call's, opened by the call
+		// itself since its tool_call event comes after the response.
+		_, inner := trace.SpanFromContext(ctx).TracerProvider().Tracer("tool").Start(ctx, "inside first")
+		inner.End()
 		close(firstStarted)
 		return tool.Text("one"), nil
 	})
@@ -81,7 +88,8 @@ func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var order []string
-	res, err := a.Run(ctx, "go", agent.WithEvents(func(ev agent.Event) {
+	sr, tp := recorder()
+	res, err := a.Run(ctx, "go", agent.WithTracer(tp), agent.WithEvents(func(ev agent.Event) {
 		if ev.Kind == agent.EventModelResponse {
 			bodyDone.Store(true)
 		}
@@ -94,5 +102,19 @@ func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
 	}
 	if strings.Join(order, ",") != "call_a=one,call_b=two" {
 		t.Fatalf("returns in model order: %v", order)
+	}
+	spans := map[string][]sdktrace.ReadOnlySpan{}
+	for _, s := range sr.Ended() {
+		spans[s.Name()] = append(spans[s.Name()], s)
+	}
+	if len(spans["execute_tool first"]) != 1 || len(spans["inside first"]) != 1 {
+		t.Fatalf("spans %v", names(sr.Ended()))
+	}
+	call, inner := spans["execute_tool first"][0], spans["inside first"][0]
+	if inner.Parent().SpanID() != call.SpanContext().SpanID() {
+		t.Fatal("the tool's span is not a child of its execute_tool span")
+	}
+	if chat := spans["chat gpt-4o-mini"][0]; !call.StartTime().Before(chat.EndTime()) {
+		t.Fatal("the call's span opened after the response ended")
 	}
 }

@@ -63,6 +63,18 @@ type Event struct {
 	Error    string          `json:"error,omitempty"`
 	Usage    *model.Usage    `json:"usage,omitempty"`
 	Delta    *model.Delta    `json:"delta,omitempty"`
+	// Response describes the response of a model_response event.
+	Response *ResponseInfo `json:"response,omitempty"`
+}
+
+// ResponseInfo says who answered a model request and why it stopped,
+// without the response's content (observers that need the content read
+// the history).
+type ResponseInfo struct {
+	ModelName    string `json:"model_name,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	ResponseID   string `json:"response_id,omitempty"`
 }
 
 // CustomEvent carries runtime notices such as tools_unavailable.

@@ -158,7 +158,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			used = *resp.Usage
 		}
 		r.usage.Add(used)
-		r.emit(Event{Kind: EventModelResponse, Step: step, Usage: &used})
+		r.emit(Event{Kind: EventModelResponse, Step: step, Usage: &used, Response: responseInfo(resp)})
 		if r.o.deltas {
 			total := r.usage
 			r.emit(Event{Kind: EventUsage, Step: step, Usage: &total})
@@ -573,4 +573,13 @@ func nonNilDefs(d []tool.Definition) []tool.Definition {
 		return []tool.Definition{}
 	}
 	return d
+}
+
+// responseInfo is the model_response event's view of resp; nil when the
+// model said nothing about it.
+func responseInfo(resp model.Message) *ResponseInfo {
+	if resp.ModelName == "" && resp.FinishReason == "" && resp.Provider == "" && resp.ResponseID == "" {
+		return nil
+	}
+	return &ResponseInfo{ModelName: resp.ModelName, FinishReason: resp.FinishReason, Provider: resp.Provider, ResponseID: resp.ResponseID}
 }

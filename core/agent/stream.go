@@ -16,9 +16,12 @@ import (
 // hand it to execute or drop it. early is nil when nothing may start.
 func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *tool.Context, params model.Params) (resp model.Message, early *eager, err error) {
 	msgs := r.history.forModel()
+	// The model's request runs inside the chat span; calls started early
+	// get their own spans (callContext).
+	mctx := r.trace.chatContext(ctx)
 	_, streams := r.a.model.(model.Streamer)
 	if !streams {
-		resp, err = r.a.model.Request(ctx, msgs, params)
+		resp, err = r.a.model.Request(mctx, msgs, params)
 		if err == nil && r.o.deltas {
 			r.emitWhole(step, resp)
 		}
@@ -29,10 +32,10 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 	}
 	deltas := r.o.deltas
 	if !deltas && early == nil {
-		resp, err = r.a.model.Request(ctx, msgs, params)
+		resp, err = r.a.model.Request(mctx, msgs, params)
 		return resp, nil, err
 	}
-	resp, err = model.StreamOrRequest(ctx, r.a.model, msgs, params, func(d model.Delta) {
+	resp, err = model.StreamOrRequest(mctx, r.a.model, msgs, params, func(d model.Delta) {
 		if deltas {
 			r.emitDelta(step, d)
 		}
@@ -157,10 +160,14 @@ func (e *eager) offer(d model.Delta) {
 	ret := &tool.Return{}
 	e.calls = append(e.calls, c)
 	e.rets = append(e.rets, ret)
+	ctx := e.ctx
+	if e.r.trace != nil {
+		ctx = e.r.trace.callContext(ctx, c)
+	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		*ret = e.reg.Execute(e.ctx, tc, c)
+		*ret = e.reg.Execute(ctx, tc, c)
 	}()
 }
 
@@ -220,7 +227,8 @@ func (e *eager) matches(calls []tool.Call) bool {
 // response may run in parallel, otherwise in model order once the early
 // ones have finished.
 func (r *runner) execute(ctx context.Context, reg *tool.Registry, base *tool.Context, calls []tool.Call, early *eager) []tool.Return {
-	opts := tool.BatchOptions{Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries}
+	opts := tool.BatchOptions{Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
+		CallContext: r.trace.batchContext()}
 	if early != nil && !early.matches(calls) {
 		// The stream broke its contract: nothing of what it started can
 		// stand for the response's calls.

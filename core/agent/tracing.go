@@ -148,9 +148,17 @@ func (t *runTrace) handle(ev Event) {
 		}
 		t.endChat(nil)
 	case EventToolCall:
-		if ev.ToolCall != nil {
-			t.startTool(ev.ToolCall.ID, ev.ToolCall.Name, ev.ToolCall.Arguments)
+		if ev.ToolCall == nil {
+			break
 		}
+		if s, ok := t.tools[ev.ToolCall.ID]; ok {
+			// Opened by the call, which started first.
+			if t.content && len(ev.ToolCall.Arguments) > 0 {
+				s.SetAttributes(attribute.String(attrToolArguments, string(ev.ToolCall.Arguments)))
+			}
+			break
+		}
+		t.startTool(ev.ToolCall.ID, ev.ToolCall.Name, ev.ToolCall.Arguments)
 	case EventToolReturn:
 		if ev.Return != nil {
 			t.endTool(ev)
@@ -158,6 +166,35 @@ func (t *runTrace) handle(ev Event) {
 	case EventRunComplete, EventRunFailed, EventRunCancelled, EventRunWaiting:
 		t.end(ev)
 	}
+}
+
+// callContext puts the call's execute_tool span in ctx, so that spans the
+// tool opens nest under it; a call that starts before its tool_call event
+// (eager dispatch) opens the span itself. It runs on the loop's goroutine,
+// as the event handler does.
+func (t *runTrace) callContext(ctx context.Context, c tool.Call) context.Context {
+	s, ok := t.tools[c.ID]
+	if !ok {
+		s = t.startTool(c.ID, c.Name, c.Arguments)
+	}
+	return trace.ContextWithSpan(ctx, s)
+}
+
+// chatContext puts the open chat span in ctx, for the model's request.
+func (t *runTrace) chatContext(ctx context.Context) context.Context {
+	if t == nil || t.chat == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, t.chat)
+}
+
+// batchContext is the BatchOptions.CallContext of a run; nil when the run
+// is not traced.
+func (t *runTrace) batchContext() func(context.Context, tool.Call) context.Context {
+	if t == nil {
+		return nil
+	}
+	return t.callContext
 }
 
 func (t *runTrace) startTool(id, name string, args json.RawMessage) trace.Span {

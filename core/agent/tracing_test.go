@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
@@ -200,5 +201,56 @@ func TestTracingPausedCallIsNotAFailure(t *testing.T) {
 		if s.Name() == "execute_tool deploy" && attrs(s)["starweaver.tool.paused"].AsString() != string(tool.ErrorKindApprovalRequired) {
 			t.Fatalf("paused call attributes: %v", attrs(s))
 		}
+	}
+}
+
+// Spans that tools and models open from their context nest under the
+// call's execute_tool span and the request's chat span.
+func TestTracingUserSpansNestUnderTheirCallAndRequest(t *testing.T) {
+	sr, tp := recorder()
+	open := func(ctx context.Context, name string) {
+		_, s := trace.SpanFromContext(ctx).TracerProvider().Tracer("user").Start(ctx, name)
+		s.End()
+	}
+	step := 0
+	m := model.NewFunctionModel(func(ctx context.Context, _ []model.Message, _ model.Params) (model.Message, error) {
+		open(ctx, "inside model")
+		step++
+		if step == 1 {
+			return calls(model.Call("c1", "probe", map[string]int{}), model.Call("c2", "probe", map[string]int{})), nil
+		}
+		return text("done"), nil
+	})
+	probe := tool.New("probe", "", map[string]any{"type": "object"}, func(ctx context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+		open(ctx, "inside "+tc.ToolCallID)
+		return tool.Text("ok"), nil
+	})
+	a := agent.NewBuilder(m).Tool(probe).MustBuild()
+	if _, err := a.Run(context.Background(), "go", agent.WithTracer(tp)); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
+	for _, s := range sr.Ended() {
+		byID[s.SpanContext().SpanID()] = s
+	}
+	parentOf := func(s sdktrace.ReadOnlySpan) sdktrace.ReadOnlySpan { return byID[s.Parent().SpanID()] }
+	var models, tools int
+	for _, s := range sr.Ended() {
+		switch s.Name() {
+		case "inside model":
+			models++
+			if p := parentOf(s); p == nil || attrs(p)["gen_ai.operation.name"].AsString() != "chat" {
+				t.Fatalf("the model's span is not under a chat span")
+			}
+		case "inside c1", "inside c2":
+			tools++
+			p := parentOf(s)
+			if p == nil || attrs(p)["gen_ai.tool.call.id"].AsString() != s.Name()[len("inside "):] {
+				t.Fatalf("%s is not under its call's span", s.Name())
+			}
+		}
+	}
+	if models != 2 || tools != 2 {
+		t.Fatalf("spans %v", names(sr.Ended()))
 	}
 }

@@ -20,6 +20,10 @@ type BatchOptions struct {
 	// used instead of ExecuteBatch's base (a nil entry keeps it): a resumed
 	// batch attaches each call's approval this way.
 	Bases []*Context
+	// CallContext, when set, derives each call's context from the batch's
+	// (a tracer puts the call's span in it). ExecuteBatch calls it on its
+	// own goroutine, in model order, just before the call starts.
+	CallContext func(ctx context.Context, c Call) context.Context
 }
 
 // Why a batch runs sequentially; "" means in parallel.
@@ -112,9 +116,15 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 		tc.Retry = opts.Retries[c.Name]
 		return tc
 	}
+	callCtx := func(c Call) context.Context {
+		if opts.CallContext == nil {
+			return ctx
+		}
+		return opts.CallContext(ctx, c)
+	}
 	if r.SequentialReason(calls, opts.Sequential) != "" || len(calls) == 1 {
 		for i, c := range calls {
-			out[i] = r.Execute(ctx, contextFor(i, c), c)
+			out[i] = r.Execute(callCtx(c), contextFor(i, c), c)
 		}
 		return out
 	}
@@ -123,8 +133,9 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 		var g errgroup.Group
 		g.SetLimit(opts.MaxConcurrency)
 		for i, c := range calls {
+			cctx := callCtx(c)
 			g.Go(func() error {
-				r.executeInto(ctx, contextFor(i, c), c, &out[i])
+				r.executeInto(cctx, contextFor(i, c), c, &out[i])
 				return nil
 			})
 		}
@@ -135,10 +146,10 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	wg.Add(len(calls))
 	for i, c := range calls {
 		if e, ok := r.entries[c.Name]; ok && r.startable(e) {
-			r.startInto(ctx, contextFor(i, c), c, &out[i], &wg)
+			r.startInto(callCtx(c), contextFor(i, c), c, &out[i], &wg)
 			continue
 		}
-		go r.startInto(ctx, contextFor(i, c), c, &out[i], &wg)
+		go r.startInto(callCtx(c), contextFor(i, c), c, &out[i], &wg)
 	}
 	wg.Wait()
 	return out

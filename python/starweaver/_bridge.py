@@ -15,6 +15,7 @@ import asyncio
 import atexit
 import collections
 import contextlib
+import contextvars
 import inspect
 import json
 import logging
@@ -37,6 +38,7 @@ from starweaver.tools import Tool
 
 __all__ = [
     "EXIT_GRACE",
+    "CallScope",
     "SYNC_MAX_THREADS",
     "SYNC_WORKERS",
     "HostModel",
@@ -125,6 +127,16 @@ def _abandon(handle: int) -> None:
         _capi.release(handle)
 
 
+class CallScope(Protocol):
+    """Enters a call's scope (its trace span) in the contextvars context the
+    call's user code runs in. Each method is called inside a fresh copy of
+    the loop's context, which only that call uses."""
+
+    def enter_call(self, tool_call_id: str, tool_name: str) -> None: ...
+
+    def enter_model(self) -> None: ...
+
+
 class RunDriver:
     """Serves one native run's queue on the current event loop.
 
@@ -144,8 +156,10 @@ class RunDriver:
         deps: Any,
         on_event: EventCallback | None,
         hooks: Mapping[int, Hook] | None = None,
+        scope: CallScope | None = None,
     ) -> None:
         self._loop = loop
+        self._scope = scope
         self._handle = handle
         self._fd = fd
         self._fd_in = fd_in
@@ -394,7 +408,10 @@ class RunDriver:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {tool_id}"})
             return
         ctx = None
-        if tool.takes_ctx and len(item) > 3:
+        if len(item) == 3:
+            self._dispatch(token, tool, None, args, None)
+            return
+        if tool.takes_ctx:
             ctx = ToolContext(
                 run_id=run_id,
                 conversation_id=conversation_id,
@@ -405,26 +422,40 @@ class RunDriver:
                 max_retries=max_retries,
                 deps=tool._grant(self._deps),
             )
-        self._dispatch(token, tool, ctx, args)
+        self._dispatch(token, tool, ctx, args, (call_id, name))
 
     def _start_call(self, item: Mapping[str, Any]) -> None:
         resolved = self._resolve_tool(item, context=False)
         if resolved is None:
             return
         token, tool, ctx = resolved
-        self._dispatch(token, tool, ctx, item.get("arguments") or {})
+        self._dispatch(token, tool, ctx, item.get("arguments") or {}, _call_of(item))
 
-    def _dispatch(self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any]) -> None:
-        self._start(token, ctx, tool._runner(ctx, args))
+    def _dispatch(
+        self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any], call: tuple[str, str] | None
+    ) -> None:
+        self._start(token, ctx, tool._runner(ctx, args), call)
 
-    def _start(self, token: int, ctx: ToolContext | None, run: Runner) -> None:
+    def _start(self, token: int, ctx: ToolContext | None, run: Runner, call: tuple[str, str] | None = None) -> None:
         """Run user code the way its runner asks: a coroutine as a task on
-        this loop, a function in the worker pool."""
+        this loop, a function in the worker pool. Either runs in a copy of
+        the loop's contextvars (as ``asyncio.to_thread`` does for threads),
+        entered into the call's scope when the run has one."""
+        scope = self._scope
         if isinstance(run, Coroutine):
-            task = self._loop.create_task(self._await_outcome(token, run))
+            if scope is None or call is None:
+                task = self._loop.create_task(self._await_outcome(token, run))
+            else:
+                cv = contextvars.copy_context()
+                cv.run(scope.enter_call, *call)
+                # The task copies the context current when it is created.
+                task = cv.run(self._loop.create_task, self._await_outcome(token, run))
             self._pending[token] = (task, ctx)
         else:
-            self._submit(token, ctx, run)
+            cv = contextvars.copy_context()
+            if scope is not None and call is not None:
+                cv.run(scope.enter_call, *call)
+            self._submit(token, ctx, run, cv)
 
     def _escaped(self, exc: BaseException) -> dict[str, Any] | None:
         """The outcome to send for exc, which escaped the outcome of user code
@@ -453,15 +484,21 @@ class RunDriver:
         if outcome is not None:
             self._complete(token, outcome)
 
-    def _submit(self, token: int, ctx: ToolContext | None, run: Callable[[], dict[str, Any]]) -> None:
-        """Run sync user code in the pool; its outcome goes to Go from the
-        worker thread."""
+    def _submit(
+        self,
+        token: int,
+        ctx: ToolContext | None,
+        run: Callable[[], dict[str, Any]],
+        cv: contextvars.Context,
+    ) -> None:
+        """Run sync user code in the pool, inside cv; its outcome goes to Go
+        from the worker thread."""
 
         def work() -> None:
             if ctx is not None:
                 _inflight_sync.add(ctx)
             try:
-                outcome = run()
+                outcome = cv.run(run)
             except PASS_THROUGH as exc:
                 self._interrupted_from_thread(exc)
                 outcome = _cancelled_outcome(exc)
@@ -490,7 +527,7 @@ class RunDriver:
             return
         token, tool, ctx = resolved
         assert ctx is not None  # _resolve_tool always builds one for preprocessing
-        self._start(token, ctx, tool._preprocessor_runner(ctx, item.get("input")))
+        self._start(token, ctx, tool._preprocessor_runner(ctx, item.get("input")), _call_of(item))
 
     def _start_hook(self, item: Mapping[str, Any]) -> None:
         """Run one phase of an execution hook or argument validator; its
@@ -504,7 +541,7 @@ class RunDriver:
             return
         ctx = ToolContext._from_wire(item["context"], self._deps)
         phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
-        self._start(token, ctx, _hook_runner(phase))
+        self._start(token, ctx, _hook_runner(phase), _call_of(item))
 
     def _start_prepare(self, item: Mapping[str, Any]) -> None:
         token = int(item["token"])
@@ -534,11 +571,15 @@ class RunDriver:
             self._complete(token, {"ok": False, "message": f"unknown host model {item['model']}"})
             return
         messages, params = item["messages"], item["params"]
+        cv = contextvars.copy_context()
+        if self._scope is not None:
+            cv.run(self._scope.enter_model)
         if model._is_async:
-            task = self._loop.create_task(self._await_outcome(token, _model_outcome_async(model, messages, params)))
+            outcome = self._await_outcome(token, _model_outcome_async(model, messages, params))
+            task = cv.run(self._loop.create_task, outcome)
             self._pending[token] = (task, None)
         else:
-            self._submit(token, None, lambda: _model_outcome(lambda: model._respond_sync(messages, params)))
+            self._submit(token, None, lambda: _model_outcome(lambda: model._respond_sync(messages, params)), cv)
 
     # -- events ------------------------------------------------------------
 
@@ -650,6 +691,14 @@ class RunDriver:
             self.closed.set_result(None)
 
 
+def _call_of(item: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The (tool_call_id, tool_name) of an item's context, if it names a call."""
+    c = item.get("context")
+    if type(c) is dict and c.get("tool_call_id"):
+        return str(c["tool_call_id"]), str(c.get("tool_name") or "")
+    return None
+
+
 def _model_outcome(respond: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """A sync model callback's outcome (KeyboardInterrupt/SystemExit pass)."""
     try:
@@ -684,8 +733,11 @@ def start(
     deps: Any = None,
     on_event: EventCallback | None = None,
     hooks: Mapping[int, Hook] | None = None,
+    scope: CallScope | None = None,
 ) -> RunDriver:
     """Start ``request`` on a native session and serve it on the running loop.
+    With a ``scope``, each call runs entered into it; the request should
+    then ask for calls with their context (``"trace": true``).
 
     Raises:
         RuntimeError: no event loop is running in this thread.
@@ -696,7 +748,7 @@ def start(
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
     _log.debug("starweaver: run started (handle %d)", handle)
-    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks)
+    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope)
 
 
 async def finish(driver: RunDriver) -> dict[str, Any]:

@@ -403,8 +403,10 @@ class Agent:
     ) -> _bridge.RunDriver:
         trace = tracing.start_run(self.name, self.model, self._trace_content)
         if trace is not None:
-            # Spans are made from the events, so a traced run asks for them.
+            # Spans are made from the events, so a traced run asks for them,
+            # and for every call's id, to run each call inside its span.
             request["events"] = True
+            request["trace"] = True
             on_event = trace.wrap(on_event)
         try:
             driver = _bridge.start(
@@ -415,6 +417,7 @@ class Agent:
                 merge_deps(self.deps, deps),
                 on_event,
                 hooks=catalog.hooks,
+                scope=trace,
             )
         except BaseException as exc:
             if trace is not None:

@@ -24,6 +24,9 @@ ModelResponse = Union[str, Mapping[str, Any]]
 ``{"tool_calls": [...]}``, any mapping optionally with ``"usage"``."""
 
 
+#: The strings that describe a response, and the finish reasons.
+_INFO_KEYS = ("model_name", "finish_reason", "provider", "response_id")
+_FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "error")
 #: The token counts a response's ``"usage"`` may give.
 _USAGE_KEYS = (
     "input_tokens",
@@ -38,8 +41,21 @@ def _response_message(item: object) -> dict[str, Any]:
     """Convert a response item into the runtime's response message; a
     mapping may add ``"usage"``: ``{"input_tokens": n, "output_tokens": n,
     ...}`` (also ``cache_read_tokens``, ``cache_write_tokens``,
-    ``reasoning_tokens``), the usage the response reports."""
+    ``reasoning_tokens``), the usage the response reports, and the strings
+    ``model_name``, ``finish_reason`` (``stop``, ``length``,
+    ``tool_calls``, ``content_filter``, ``error``), ``provider`` and
+    ``response_id`` that describe it (in the history, events and traces)."""
     message = _response_parts(item)
+    if isinstance(item, Mapping):
+        for key in _INFO_KEYS:
+            value = item.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise ValueError(f"{key} must be a string, got {value!r}")
+            if key == "finish_reason" and value not in _FINISH_REASONS:
+                raise ValueError(f"unknown finish_reason {value!r} (known: {', '.join(_FINISH_REASONS)})")
+            message[key] = value
     if isinstance(item, Mapping) and item.get("usage") is not None:
         usage = item["usage"]
         if not isinstance(usage, Mapping):

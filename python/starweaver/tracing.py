@@ -8,6 +8,12 @@ semantic conventions). Each span starts and ends when its event arrives;
 the calls of one response report their returns together once all have
 finished, so parallel calls end at the same time.
 
+User code runs inside its span: a tool (its hooks too) sees its
+``execute_tool`` span as the current span, and a Python model its ``chat``
+span, so spans the user opens there nest under them. A call that starts
+before its ``tool_call`` event (eager dispatch starts calls while the
+response still streams) opens its span itself; the event then completes it.
+
 Tracing is on when ``opentelemetry`` has been imported and a global tracer
 provider is set (``trace.set_tracer_provider``, which ``logfire.configure``
 and the SDK's auto-instrumentation do). Otherwise a run pays one dict
@@ -110,18 +116,21 @@ class RunTrace:
             self._run_id = True
         if kind == "model_request":
             self._end_chat(None)
-            attrs: dict[str, Any] = {"gen_ai.operation.name": "chat"}
-            if self._model:
-                attrs["gen_ai.request.model"] = self._model
-            name = f"chat {self._model}" if self._model else "chat"
-            self._chat = self._tracer.start_span(name, self._ctx, kind=trace.SpanKind.CLIENT, attributes=attrs)
+            self._start_chat()
         elif kind == "model_response":
             if self._chat is not None:
                 self._chat.set_attributes(_usage(event.get("usage")))
+                self._chat.set_attributes(self._response(event.get("response")))
             self._end_chat(None)
         elif kind == "tool_call":
             call = event.get("tool_call") or {}
-            self._start_tool(str(call.get("id", "")), str(call.get("name", "")), call.get("arguments"))
+            call_id = str(call.get("id", ""))
+            span = self._tools.get(call_id)
+            if span is None:
+                self._start_tool(call_id, str(call.get("name", "")), call.get("arguments"))
+            elif self._content and call.get("arguments") is not None:
+                # Opened by the call itself, which started first.
+                span.set_attribute("gen_ai.tool.call.arguments", _json(call.get("arguments")))
         elif kind == "tool_return":
             self._end_tool(event.get("tool_return") or {})
         elif kind in _TERMINAL:
@@ -129,6 +138,60 @@ class RunTrace:
                 self._run.set_attributes(_usage(event.get("usage")))
             failed = kind in ("run_failed", "run_cancelled")
             self.close(str(event.get("error", "")) if failed else None, str(kind))
+
+    def _start_chat(self) -> Span:
+        from opentelemetry import trace
+
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+        if self._model:
+            attrs["gen_ai.request.model"] = self._model
+        name = f"chat {self._model}" if self._model else "chat"
+        self._chat = self._tracer.start_span(name, self._ctx, kind=trace.SpanKind.CLIENT, attributes=attrs)
+        return self._chat
+
+    def _response(self, info: Any) -> dict[str, Any]:
+        """The chat span's attributes from a model_response event's
+        ``response``; the span is renamed after the model that answered
+        when the agent's model gave no name up front."""
+        if not isinstance(info, Mapping):
+            return {}
+        attrs: dict[str, Any] = {}
+        if info.get("model_name"):
+            attrs["gen_ai.response.model"] = str(info["model_name"])
+            if not self._model and self._chat is not None:
+                self._chat.update_name(f"chat {info['model_name']}")
+        if info.get("finish_reason"):
+            attrs["gen_ai.response.finish_reasons"] = (str(info["finish_reason"]),)
+        if info.get("provider"):
+            attrs["gen_ai.provider.name"] = str(info["provider"])
+        if info.get("response_id"):
+            attrs["gen_ai.response.id"] = str(info["response_id"])
+        return attrs
+
+    # -- the scope user code runs in (starweaver._bridge.CallScope) -------
+
+    def enter_call(self, tool_call_id: str, tool_name: str) -> None:
+        """Make the call's execute_tool span current in the context the call
+        runs in (a copy made for it), opening the span if the call started
+        before its tool_call event."""
+        from opentelemetry import context, trace
+
+        if self._run is None:
+            return  # the run's spans are closed: leave the caller's context
+        span = self._tools.get(tool_call_id)
+        if span is None:
+            span = self._start_tool(tool_call_id, tool_name, None)
+        context.attach(trace.set_span_in_context(span, self._ctx))
+
+    def enter_model(self) -> None:
+        """Make the open chat span current in the context a Python model
+        runs in (a copy made for it)."""
+        from opentelemetry import context, trace
+
+        if self._run is None:
+            return
+        span = self._chat if self._chat is not None else self._start_chat()
+        context.attach(trace.set_span_in_context(span, self._ctx))
 
     def _start_tool(self, call_id: str, name: str, arguments: Any) -> Span:
         from opentelemetry import trace

@@ -69,6 +69,9 @@ class FixtureServer:
                         "body": {"error": {"message": "the fixture script is exhausted", "type": "server_error"}},
                     }
                 )
+                if "chunks" in reply:
+                    self._stream(reply)
+                    return
                 payload = reply.get("raw")
                 data = payload.encode() if isinstance(payload, str) else json.dumps(reply.get("body")).encode()
                 self.send_response(int(reply.get("status", 200)))
@@ -78,6 +81,22 @@ class FixtureServer:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _stream(self, reply: dict[str, Any]) -> None:
+                """Send a server-sent event stream chunk by chunk; with
+                ``"gate": (i, event)`` wait (10 s at most) for the event
+                before chunk i, so a test sees what happens mid-response."""
+                self.send_response(int(reply.get("status", 200)))
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                gate = reply.get("gate")
+                for i, chunk in enumerate(reply["chunks"]):
+                    if gate is not None and gate[0] == i:
+                        gate[1].wait(10)
+                    self.wfile.write(chunk.encode())
+                    self.wfile.flush()
+                self.close_connection = True
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

@@ -5,6 +5,7 @@ conftest.py runs around every test."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import subprocess
 import sys
 from collections.abc import Awaitable, Iterator
@@ -92,11 +93,11 @@ def test_span_tree_of_two_parallel_calls(exporter: InMemorySpanExporter) -> None
     assert result.output == "done"
 
     spans = by_name(exporter.get_finished_spans())
-    assert sorted(spans) == ["chat", "execute_tool add", "invoke_agent calc"]
+    assert sorted(spans) == ["chat test", "execute_tool add", "invoke_agent calc"]
     (root,) = spans["invoke_agent calc"]
-    assert len(spans["chat"]) == 2 and len(spans["execute_tool add"]) == 2
+    assert len(spans["chat test"]) == 2 and len(spans["execute_tool add"]) == 2
     assert root.parent is None
-    for child in spans["chat"] + spans["execute_tool add"]:
+    for child in spans["chat test"] + spans["execute_tool add"]:
         assert parent_id(child) == span_id(root)
     attrs = dict(root.attributes or {})
     assert attrs["gen_ai.operation.name"] == "invoke_agent"
@@ -104,7 +105,7 @@ def test_span_tree_of_two_parallel_calls(exporter: InMemorySpanExporter) -> None
     assert attrs["gen_ai.usage.input_tokens"] == 30 and attrs["gen_ai.usage.output_tokens"] == 5
     assert str(attrs["starweaver.run_id"]).startswith("run_")
 
-    first_chat = min(spans["chat"], key=lambda s: s.start_time or 0)
+    first_chat = min(spans["chat test"], key=lambda s: s.start_time or 0)
     chat = dict(first_chat.attributes or {})
     assert chat["gen_ai.operation.name"] == "chat"
     assert (chat["gen_ai.usage.input_tokens"], chat["gen_ai.usage.output_tokens"]) == (10, 4)
@@ -199,7 +200,7 @@ def test_streamed_run_is_traced(exporter: InMemorySpanExporter) -> None:
             return str((await live.result()).output)
 
     assert run(main()) == "done"
-    assert sorted(by_name(exporter.get_finished_spans())) == ["chat", "execute_tool add", "invoke_agent calc"]
+    assert sorted(by_name(exporter.get_finished_spans())) == ["chat test", "execute_tool add", "invoke_agent calc"]
 
 
 def test_nothing_is_recorded_without_a_provider(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -269,3 +270,169 @@ def test_resumed_run_has_its_own_span(exporter: InMemorySpanExporter) -> None:
     (paused,) = [s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if s not in calls]
     assert dict(paused.attributes or {})["starweaver.tool.paused"] == "approval_required"
     assert "error.type" not in dict(paused.attributes or {}) and paused.status.status_code != StatusCode.ERROR
+
+
+def _tracer() -> Any:
+    return otel_trace.get_tracer("user-code")
+
+
+@tool
+async def traced_async(x: int) -> int:
+    with _tracer().start_as_current_span("inside async tool"):
+        await asyncio.sleep(0)
+    return x
+
+
+@tool
+def traced_sync(x: int) -> int:
+    # Runs in a worker thread: the span context must follow it there.
+    with _tracer().start_as_current_span("inside sync tool"):
+        pass
+    return x
+
+
+def calls_of(*names: str) -> TestModel:
+    return TestModel(
+        responses=[
+            {"tool_calls": [{"id": f"c{i}", "name": n, "arguments": {"x": i}} for i, n in enumerate(names)]},
+            "done",
+        ]
+    )
+
+
+def test_spans_opened_in_tools_nest_under_their_call(exporter: InMemorySpanExporter) -> None:
+    agent = create_agent(model=calls_of("traced_async", "traced_sync"), tools=[traced_async, traced_sync])
+    assert run(agent.run("go")).output == "done"
+    spans = by_name(exporter.get_finished_spans())
+    (async_call,) = spans["execute_tool traced_async"]
+    (sync_call,) = spans["execute_tool traced_sync"]
+    (inner_async,) = spans["inside async tool"]
+    (inner_sync,) = spans["inside sync tool"]
+    assert parent_id(inner_async) == span_id(async_call)
+    assert parent_id(inner_sync) == span_id(sync_call)
+    assert dict(async_call.attributes or {})["gen_ai.tool.call.id"] == "c0"
+
+
+def test_eagerly_started_calls_have_one_span_each(exporter: InMemorySpanExporter) -> None:
+    # Whichever arrives first, a call or its tool_call event, the call has
+    # one span, and the spans of parallel calls stay apart.
+    agent = create_agent(model=calls_of("traced_async", "traced_async", "traced_sync"), tools=[traced_async, traced_sync])
+    assert run(agent.run("go")).output == "done"
+    spans = by_name(exporter.get_finished_spans())
+    calls = spans["execute_tool traced_async"] + spans["execute_tool traced_sync"]
+    assert sorted(dict(s.attributes or {})["gen_ai.tool.call.id"] for s in calls) == ["c0", "c1", "c2"]
+    ids = {span_id(s) for s in calls}
+    inner = spans["inside async tool"] + spans["inside sync tool"]
+    assert len(inner) == 3 and {parent_id(s) for s in inner} == ids
+
+
+def test_arguments_reach_a_span_opened_by_its_call(exporter: InMemorySpanExporter) -> None:
+    agent = create_agent(model=calls_of("traced_async"), tools=[traced_async], trace_content=True)
+    run(agent.run("go"))
+    (call,) = by_name(exporter.get_finished_spans())["execute_tool traced_async"]
+    assert dict(call.attributes or {})["gen_ai.tool.call.arguments"] == '{"x":0}'
+
+
+@pytest.mark.parametrize("is_async", [False, True])
+def test_python_model_runs_inside_its_chat_span(exporter: InMemorySpanExporter, is_async: bool) -> None:
+    def respond(messages: list[Any], info: dict[str, Any]) -> dict[str, Any]:
+        with _tracer().start_as_current_span("inside model"):
+            pass
+        return {"text": "hi", "finish_reason": "stop", "response_id": "resp-1", "provider": "acme", "model_name": "m1-0601"}
+
+    async def respond_async(messages: list[Any], info: dict[str, Any]) -> dict[str, Any]:
+        return respond(messages, info)
+
+    model = FunctionModel(respond_async if is_async else respond, model_name="m1")
+    agent = create_agent(model=model, name="a")
+    assert run(agent.run("go")).output == "hi"
+    spans = by_name(exporter.get_finished_spans())
+    (chat,) = spans["chat m1"]
+    (inner,) = spans["inside model"]
+    assert parent_id(inner) == span_id(chat)
+    attrs = dict(chat.attributes or {})
+    assert attrs["gen_ai.response.finish_reasons"] == ("stop",)
+    assert attrs["gen_ai.response.id"] == "resp-1" and attrs["gen_ai.provider.name"] == "acme"
+    assert attrs["gen_ai.response.model"] == "m1-0601"
+
+
+def test_chat_span_is_named_after_the_model_that_answered(exporter: InMemorySpanExporter) -> None:
+    # The Go TestModel has no name up front; its responses say "test".
+    agent = create_agent(model=TestModel(responses=["hi"]))
+    run(agent.run("go"))
+    assert "chat test" in by_name(exporter.get_finished_spans())
+
+
+def test_sync_tools_see_the_callers_context_variables() -> None:
+    # As with asyncio.to_thread: a sync tool runs in a copy of the
+    # caller's context, even in a worker thread.
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="unset")
+    seen: list[str] = []
+
+    @tool
+    def read_var() -> str:
+        seen.append(var.get())
+        return "ok"
+
+    async def main() -> None:
+        var.set("req-42")
+        model = TestModel(responses=[{"tool_calls": [{"name": "read_var", "arguments": {}}]}, "done"])
+        await create_agent(model=model, tools=[read_var]).run("go")
+
+    run(main())
+    assert seen == ["req-42"]
+
+
+def _chunk(delta: str, finish: str | None = None) -> str:
+    f = "null" if finish is None else f'"{finish}"'
+    return (
+        'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",'
+        f'"choices":[{{"index":0,"delta":{delta},"finish_reason":{f}}}]}}\n\n'
+    )
+
+
+def test_a_call_started_while_the_response_streams_runs_inside_its_span(exporter: InMemorySpanExporter) -> None:
+    """Eager dispatch starts the first call before the response ends (the
+    server holds the rest of it until the call has started), so the call
+    opens its span before its tool_call event arrives."""
+    import threading
+
+    from fixture_server import serving
+    from starweaver.models import OpenAIModel
+
+    started = threading.Event()
+
+    @tool
+    async def first(n: int) -> int:
+        started.set()
+        with _tracer().start_as_current_span("inside first"):
+            pass
+        return n
+
+    @tool
+    async def second(n: int) -> int:
+        return n
+
+    calls = [
+        _chunk('{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"first","arguments":""}}]}'),
+        _chunk('{"tool_calls":[{"index":0,"function":{"arguments":"{\\"n\\":1}"}}]}'),
+        _chunk('{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"second","arguments":""}}]}'),
+        _chunk('{"tool_calls":[{"index":1,"function":{"arguments":"{\\"n\\":2}"}}]}'),
+        _chunk("{}", "tool_calls"),
+        "data: [DONE]\n\n",
+    ]
+    answer = [_chunk('{"role":"assistant","content":"both done"}'), _chunk("{}", "stop"), "data: [DONE]\n\n"]
+    with serving({"chunks": calls, "gate": (3, started)}, {"chunks": answer}) as server:
+        model = OpenAIModel("gpt-4o-mini", base_url=server.url, stream=True, max_retries=0)
+        agent = create_agent(model=model, tools=[first, second], trace_content=True)
+        assert run(agent.run("go")).output == "both done"
+    spans = by_name(exporter.get_finished_spans())
+    (call_a,) = spans["execute_tool first"]
+    (inner,) = spans["inside first"]
+    assert parent_id(inner) == span_id(call_a)
+    first_chat = min(spans["chat gpt-4o-mini"], key=lambda s: s.start_time or 0)
+    # The call started (and its span opened) before the response ended.
+    assert (call_a.start_time or 0) < (first_chat.end_time or 0)
+    attrs = dict(call_a.attributes or {})
+    assert attrs["gen_ai.tool.call.id"] == "call_a" and attrs["gen_ai.tool.call.arguments"] == '{"n":1}'
+    assert dict(first_chat.attributes or {})["gen_ai.response.finish_reasons"] == ("tool_calls",)
