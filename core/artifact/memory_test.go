@@ -24,7 +24,7 @@ var benchData = func() []byte {
 	return b
 }()
 
-func BenchmarkMemoryPut(b *testing.B) {
+func BenchmarkMemoryStorePut(b *testing.B) {
 	ctx := context.Background()
 	s := artifact.NewMemoryStore()
 	sc, _ := artifact.ParseScope("bench")
@@ -44,7 +44,7 @@ func BenchmarkMemoryPut(b *testing.B) {
 	}
 }
 
-func BenchmarkMemoryGet(b *testing.B) {
+func BenchmarkMemoryStoreGet(b *testing.B) {
 	ctx := context.Background()
 	s := artifact.NewMemoryStore()
 	sc, _ := artifact.ParseScope("bench")
