@@ -1,0 +1,266 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/artifact"
+	"github.com/starweaver-go/starweaver/core/artifact/artifacttest"
+	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/store/postgres"
+	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
+)
+
+func openDB(t *testing.T, dsn string) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+// tamperable lets the conformance suite corrupt rows behind the store.
+type tamperable struct {
+	*postgres.ArtifactStore
+	db *postgres.DB
+}
+
+func (s tamperable) Tamper(ctx context.Context, r artifact.Ref, data []byte) error {
+	tag, err := s.db.Pool().Exec(ctx, `UPDATE starweaver_artifacts SET media_type = $1, size_bytes = $2, sha256 = $3,
+		name = $4, bytes = $5, created_at_ms = $6, expires_at_ms = $7 WHERE scope = $8 AND artifact_id = $9`,
+		r.MediaType, r.Size, r.SHA256, r.Name, data, r.CreatedAtUnixMS, r.ExpiresAtUnixMS, r.Scope.String(), r.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("tamper: %d rows", tag.RowsAffected())
+	}
+	return nil
+}
+
+func TestArtifactStoreConformance(t *testing.T) {
+	pgtest.DSN(t) // skip the whole suite at once without a server
+	artifacttest.Run(t, func(t *testing.T, opts ...artifact.Option) artifact.Store {
+		db := openDB(t, pgtest.DSN(t))
+		return tamperable{postgres.NewArtifactStore(db, opts...), db}
+	})
+}
+
+// racePut has n goroutines, spread over the stores, put write(i) at once.
+func racePut(stores []*postgres.ArtifactStore, n int, write func(i int) artifact.Write) ([]artifact.Ref, []error) {
+	ctx := context.Background()
+	refs, errs := make([]artifact.Ref, n), make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		w := write(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			refs[i], errs[i] = stores[i%len(stores)].Put(ctx, w)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return refs, errs
+}
+
+func listIDs(t *testing.T, s artifact.Store, sc artifact.Scope) []string {
+	t.Helper()
+	p, err := s.List(context.Background(), sc, "", artifact.MaxPageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range p.Items {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// Two workers (two pools on one database) put the same key at once: one
+// artifact is stored and every put returns its reference. It holds too
+// when the server's default isolation is stricter than READ COMMITTED.
+func TestArtifactPutRaceBetweenWorkers(t *testing.T) {
+	for _, isolation := range []string{"read committed", "repeatable read", "serializable"} {
+		t.Run(isolation, func(t *testing.T) {
+			dsn := withIsolation(pgtest.DSN(t), isolation)
+			stores := []*postgres.ArtifactStore{
+				postgres.NewArtifactStore(openDB(t, dsn)),
+				postgres.NewArtifactStore(openDB(t, dsn)),
+			}
+			sc, _ := artifact.ParseScope("tenant.acme")
+			const n = 32
+			for round := range 5 {
+				key := fmt.Sprint("chart-", round)
+				refs, errs := racePut(stores, n, func(int) artifact.Write {
+					w, _ := artifact.NewWrite(sc, key, "image/png", fmt.Appendf([]byte("\x89PNG\r\n\x1a\n"), "round %d", round))
+					w, _ = w.WithName("chart.png")
+					return w
+				})
+				for i := range n {
+					if errs[i] != nil || !refs[i].Equal(refs[0]) {
+						t.Fatalf("round %d: put %d = %+v, %v; put 0 = %+v", round, i, refs[i], errs[i], refs[0])
+					}
+				}
+			}
+			if ids := listIDs(t, stores[0], sc); len(ids) != 5 {
+				t.Fatalf("stored %v, want 5 artifacts (one per round)", ids)
+			}
+		})
+	}
+}
+
+// withIsolation sets the default isolation of the DSN's sessions.
+func withIsolation(dsn, isolation string) string {
+	if strings.Contains(dsn, "://") {
+		return dsn + "&default_transaction_isolation=" + url.PathEscape(isolation)
+	}
+	return dsn + " default_transaction_isolation='" + isolation + "'"
+}
+
+// Workers racing one key with different contents: one wins, every other
+// put is an idempotency conflict, and no loser's content stays stored.
+func TestArtifactKeyRaceBetweenWorkersHasOneWinner(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	stores := []*postgres.ArtifactStore{
+		postgres.NewArtifactStore(openDB(t, dsn)),
+		postgres.NewArtifactStore(openDB(t, dsn)),
+	}
+	sc, _ := artifact.ParseScope("s")
+	const n = 16
+	refs, errs := racePut(stores, n, func(i int) artifact.Write {
+		w, _ := artifact.NewWrite(sc, "k", "text/plain", fmt.Appendf(nil, "content %d", i))
+		return w
+	})
+	var won []artifact.Ref
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won = append(won, refs[i])
+		case !errors.Is(err, artifact.ErrIdempotencyConflict):
+			t.Fatalf("put %d: %v", i, err)
+		}
+	}
+	if len(won) != 1 {
+		t.Fatalf("%d puts won, want 1", len(won))
+	}
+	if ids := listIDs(t, stores[1], sc); len(ids) != 1 || ids[0] != won[0].ID {
+		t.Fatalf("stored %v, want only the winner %s", ids, won[0].ID)
+	}
+}
+
+// An artifact deleted between a put's insert and its key insert fails the
+// put with a conflict to retry, and leaves nothing stored. (A trigger
+// plays the deleting worker.)
+func TestArtifactPutLosesToConcurrentDelete(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, pgtest.DSN(t))
+	if _, err := db.Pool().Exec(ctx, `
+		CREATE FUNCTION steal_artifact() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			DELETE FROM starweaver_artifacts WHERE scope = NEW.scope AND artifact_id = NEW.artifact_id;
+			RETURN NEW;
+		END $$;
+		CREATE TRIGGER steal_artifact BEFORE INSERT ON starweaver_artifact_idempotency
+			FOR EACH ROW EXECUTE FUNCTION steal_artifact();`); err != nil {
+		t.Fatal(err)
+	}
+	s := postgres.NewArtifactStore(db)
+	sc, _ := artifact.ParseScope("s")
+	w, _ := artifact.NewWrite(sc, "k", "text/plain", []byte("x"))
+	_, err := s.Put(ctx, w)
+	if !errors.Is(err, store.ErrConflict) || artifact.KindOf(err) != artifact.KindConflict {
+		t.Fatalf("err = %v, want store.ErrConflict", err)
+	}
+	if ids := listIDs(t, s, sc); len(ids) != 0 {
+		t.Fatalf("stored %v, want nothing", ids)
+	}
+}
+
+func TestArtifactErrorsHideTheDSNAndData(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	db, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := postgres.NewArtifactStore(db)
+	sc, _ := artifact.ParseScope("s")
+	w, _ := artifact.NewWrite(sc, "secret-key", "text/plain", []byte("secret content"))
+	ref, err := s.Put(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, putErr := s.Put(ctx, w)
+	_, getErr := s.Get(ctx, ref)
+	_, listErr := s.List(ctx, sc, "", 10)
+	_, delErr := s.Delete(ctx, sc, ref.ID)
+	_, purgeErr := s.PurgeExpired(ctx, sc, 0, 10)
+	for _, err := range []error{putErr, getErr, listErr, delErr, purgeErr} {
+		if !errors.Is(err, store.ErrUnavailable) || artifact.KindOf(err) != artifact.KindUnavailable {
+			t.Errorf("err = %v, want store.ErrUnavailable", err)
+		}
+		if msg := fmt.Sprint(err); strings.Contains(msg, "secret") || strings.Contains(msg, "127.0.0.1") || strings.Contains(msg, "postgres@") {
+			t.Errorf("error shows stored data or the DSN: %v", err)
+		}
+	}
+}
+
+// Workers purging one scope together purge it all, without errors or
+// deadlocks, each artifact counted once.
+func TestArtifactPurgeByWorkersTogether(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	stores := []*postgres.ArtifactStore{
+		postgres.NewArtifactStore(openDB(t, dsn)),
+		postgres.NewArtifactStore(openDB(t, dsn)),
+	}
+	sc, _ := artifact.ParseScope("s")
+	const total = 200
+	for i := range total {
+		w, _ := artifact.NewWrite(sc, fmt.Sprint("k", i), "text/plain", fmt.Appendf(nil, "content %d", i))
+		w, _ = w.WithExpiresAt(int64(i))
+		if _, err := stores[0].Put(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	purged := 0
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n, err := stores[i%2].PurgeExpired(ctx, sc, total, 10)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				purged += n
+				mu.Unlock()
+				if n == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if purged != total {
+		t.Fatalf("purged %d in all, want %d", purged, total)
+	}
+	if ids := listIDs(t, stores[1], sc); len(ids) != 0 {
+		t.Fatalf("%d artifacts left", len(ids))
+	}
+}
