@@ -61,7 +61,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"PurgeExpired", testPurge},
 		{"Delete", testDelete},
 		{"MaxBytes", testMaxBytes},
-		{"ConcurrentPuts", testConcurrentPuts},
+		{"ConcurrentPuts", func(t *testing.T, e *env) { testConcurrentPuts(t, e, []artifact.Store{e.s}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &env{t: t, ctx: context.Background(), clock: &clock{ms: startMS}}
@@ -673,12 +673,22 @@ func testMaxBytes(t *testing.T, e *env) {
 	wantErr(t, err, artifact.ErrInvalidInput, artifact.KindInvalid)
 }
 
-// testConcurrentPuts starts many puts at once; whatever the interleaving,
-// they settle on one artifact, and each racer gets its reference or the
-// conflict its write deserves.
-func testConcurrentPuts(t *testing.T, e *env) {
+// RunConcurrent runs the suite's race tests with the puts spread over
+// stores: handles on one empty database, as separate worker processes
+// would open them (two pools, two connections to one file).
+func RunConcurrent(t *testing.T, stores ...artifact.Store) {
+	if len(stores) == 0 {
+		panic("artifacttest: RunConcurrent needs a store")
+	}
+	testConcurrentPuts(t, &env{t: t, ctx: context.Background(), s: stores[0]}, stores)
+}
+
+// testConcurrentPuts starts many puts at once, spread over stores;
+// whatever the interleaving, they settle on one artifact, and each racer
+// gets its reference or the conflict its write deserves.
+func testConcurrentPuts(t *testing.T, e *env, stores []artifact.Store) {
 	const n = 16
-	race := func(sc artifact.Scope, write func(i int) artifact.Write) ([]artifact.Ref, []error) {
+	race := func(write func(i int) artifact.Write) ([]artifact.Ref, []error) {
 		refs, errs := make([]artifact.Ref, n), make([]error, n)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
@@ -688,7 +698,7 @@ func testConcurrentPuts(t *testing.T, e *env) {
 			go func() {
 				defer wg.Done()
 				<-start
-				refs[i], errs[i] = e.s.Put(e.ctx, w)
+				refs[i], errs[i] = stores[i%len(stores)].Put(e.ctx, w)
 			}()
 		}
 		close(start)
@@ -723,24 +733,26 @@ func testConcurrentPuts(t *testing.T, e *env) {
 		return won[0]
 	}
 
-	sc := scope(t, "same-key")
-	refs, errs := race(sc, func(int) artifact.Write { return e.write(sc, "k", "image/png", png, meta{name: "n"}) })
-	sameRef(refs, errs)
-	e.wantIDs(sc, refs[0].ID)
-	e.mustGet(refs[0])
+	for round := range 3 {
+		sc := scope(t, fmt.Sprint("same-key-", round))
+		refs, errs := race(func(int) artifact.Write { return e.write(sc, "k", "image/png", png, meta{name: "n"}) })
+		sameRef(refs, errs)
+		e.wantIDs(sc, refs[0].ID)
+		e.mustGet(refs[0])
 
-	sc = scope(t, "same-content")
-	refs, errs = race(sc, func(i int) artifact.Write { return e.write(sc, fmt.Sprint("k", i), "image/png", png, meta{}) })
-	sameRef(refs, errs)
-	e.wantIDs(sc, refs[0].ID)
+		sc = scope(t, fmt.Sprint("same-content-", round))
+		refs, errs = race(func(i int) artifact.Write { return e.write(sc, fmt.Sprint("k", i), "image/png", png, meta{}) })
+		sameRef(refs, errs)
+		e.wantIDs(sc, refs[0].ID)
 
-	sc = scope(t, "key-other-content")
-	refs, errs = race(sc, func(i int) artifact.Write { return e.write(sc, "k", "text/plain", text(i), meta{}) })
-	e.wantIDs(sc, oneWinner(refs, errs, artifact.ErrIdempotencyConflict).ID)
+		sc = scope(t, fmt.Sprint("key-other-content-", round))
+		refs, errs = race(func(i int) artifact.Write { return e.write(sc, "k", "text/plain", text(i), meta{}) })
+		e.wantIDs(sc, oneWinner(refs, errs, artifact.ErrIdempotencyConflict).ID)
 
-	sc = scope(t, "content-other-names")
-	refs, errs = race(sc, func(i int) artifact.Write {
-		return e.write(sc, fmt.Sprint("k", i), "text/plain", text(0), meta{name: fmt.Sprint("n", i)})
-	})
-	e.wantIDs(sc, oneWinner(refs, errs, artifact.ErrMetadataConflict).ID)
+		sc = scope(t, fmt.Sprint("content-other-names-", round))
+		refs, errs = race(func(i int) artifact.Write {
+			return e.write(sc, fmt.Sprint("k", i), "text/plain", text(0), meta{name: fmt.Sprint("n", i)})
+		})
+		e.wantIDs(sc, oneWinner(refs, errs, artifact.ErrMetadataConflict).ID)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/artifact"
@@ -173,45 +172,20 @@ func wantEmpty(t *testing.T, s artifact.Store, sc artifact.Scope) {
 }
 
 // Two handles on one file (two processes, as far as SQLite can tell)
-// racing to put one key settle on one artifact: IMMEDIATE transactions
-// serialise them through the file lock.
+// racing to put settle like one: IMMEDIATE transactions serialise them
+// through the file lock.
 func TestArtifactPutRaceAcrossHandles(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sw.db")
-	var stores [2]*sqlite.ArtifactStore
-	for i := range stores {
-		db, err := sqlite.Open(ctx, path)
+	var stores []artifact.Store
+	for range 2 {
+		db, err := sqlite.Open(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		stores[i] = sqlite.NewArtifactStore(db)
+		stores = append(stores, sqlite.NewArtifactStore(db))
 	}
-	sc, _ := artifact.ParseScope("s")
-	w, _ := artifact.NewWrite(sc, "k", "image/png", []byte("\x89PNG\r\n\x1a\nchart"))
-	const n = 16
-	refs, errs := make([]artifact.Ref, n), make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			refs[i], errs[i] = stores[i%2].Put(ctx, w)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	for i := range n {
-		if errs[i] != nil || !refs[i].Equal(refs[0]) {
-			t.Fatalf("put %d = %+v, %v; put 0 = %+v", i, refs[i], errs[i], refs[0])
-		}
-	}
-	p, err := stores[1].List(ctx, sc, "", 10)
-	if err != nil || len(p.Items) != 1 {
-		t.Fatalf("list = %+v, %v; want one artifact", p, err)
-	}
+	artifacttest.RunConcurrent(t, stores...)
 }
 
 var benchData = func() []byte {
