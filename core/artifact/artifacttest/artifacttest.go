@@ -108,7 +108,7 @@ var png = []byte("\x89PNG\r\n\x1a\nchart pixels")
 
 func text(i int) []byte { return fmt.Appendf(nil, "document %d", i) }
 
-func scope(t *testing.T, s string) artifact.Scope {
+func scope(t testing.TB, s string) artifact.Scope {
 	t.Helper()
 	sc, err := artifact.ParseScope(s)
 	if err != nil {

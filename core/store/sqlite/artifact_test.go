@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/artifact"
@@ -101,29 +100,12 @@ func TestArtifactsSurviveReopening(t *testing.T) {
 }
 
 func TestArtifactStoreUnavailable(t *testing.T) {
-	ctx := context.Background()
-	db := openDB(t)
-	s := sqlite.NewArtifactStore(db)
-	sc, _ := artifact.ParseScope("s")
-	w, _ := artifact.NewWrite(sc, "secret-key", "text/plain", []byte("secret content"))
-	ref, err := s.Put(ctx, w)
+	dir := t.TempDir()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "sw.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	_, putErr := s.Put(ctx, w)
-	_, getErr := s.Get(ctx, ref)
-	_, listErr := s.List(ctx, sc, "", 10)
-	_, delErr := s.Delete(ctx, sc, ref.ID)
-	_, purgeErr := s.PurgeExpired(ctx, sc, 0, 10)
-	for _, err := range []error{putErr, getErr, listErr, delErr, purgeErr} {
-		if !errors.Is(err, store.ErrUnavailable) || artifact.KindOf(err) != artifact.KindUnavailable {
-			t.Errorf("err = %v, want store.ErrUnavailable", err)
-		}
-		if err != nil && (strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "sw.db")) {
-			t.Errorf("error shows stored data or the path: %v", err)
-		}
-	}
+	artifacttest.RunUnavailable(t, sqlite.NewArtifactStore(db), func() { db.Close() }, dir)
 }
 
 func TestArtifactPutCancelled(t *testing.T) {
@@ -188,50 +170,10 @@ func TestArtifactPutRaceAcrossHandles(t *testing.T) {
 	artifacttest.RunConcurrent(t, stores...)
 }
 
-var benchData = func() []byte {
-	b := make([]byte, 4096)
-	for i := range b {
-		b[i] = byte(i)
-	}
-	return b
-}()
-
-// BenchmarkArtifactStorePut stores new 4 KiB artifacts, each in its own
-// transaction (WAL, synchronous=NORMAL).
 func BenchmarkArtifactStorePut(b *testing.B) {
-	ctx := context.Background()
-	s := sqlite.NewArtifactStore(openDB(b))
-	sc, _ := artifact.ParseScope("bench")
-	data := append([]byte(nil), benchData...)
-	b.SetBytes(int64(len(data)))
-	i := 0
-	for b.Loop() {
-		i++
-		data[0], data[1], data[2] = byte(i), byte(i>>8), byte(i>>16) // new content each time
-		w, err := artifact.NewWrite(sc, fmt.Sprint("k", i), "application/octet-stream", data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Put(ctx, w); err != nil {
-			b.Fatal(err)
-		}
-	}
+	artifacttest.BenchPut(b, sqlite.NewArtifactStore(openDB(b)))
 }
 
-// BenchmarkArtifactStoreGet reads and verifies one 4 KiB artifact.
 func BenchmarkArtifactStoreGet(b *testing.B) {
-	ctx := context.Background()
-	s := sqlite.NewArtifactStore(openDB(b))
-	sc, _ := artifact.ParseScope("bench")
-	w, _ := artifact.NewWrite(sc, "k", "application/octet-stream", benchData)
-	ref, err := s.Put(ctx, w)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(benchData)))
-	for b.Loop() {
-		if _, err := s.Get(ctx, ref); err != nil {
-			b.Fatal(err)
-		}
-	}
+	artifacttest.BenchGet(b, sqlite.NewArtifactStore(openDB(b)))
 }
