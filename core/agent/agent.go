@@ -51,6 +51,8 @@ type Agent struct {
 	metadata   map[string]any
 	activeTags []string
 	stateKey   []byte
+	// sessions keeps sessions by id (see Builder.SessionStore).
+	sessions SessionStore
 	// approvalSelectors gate matching tools behind approval.
 	approvalSelectors []string
 	// schemas spares runs from recompiling the same parameter schemas.
@@ -214,6 +216,15 @@ func (b *Builder) StateKey(key []byte) *Builder {
 	b.a.stateKey = append([]byte(nil), key...)
 	return b
 }
+
+// SessionStore keeps the agent's sessions in st, so they outlive the
+// process and workers sharing st can continue each other's sessions:
+// OpenSession loads a session by id, every run saves the session when it
+// ends, and resuming a waiting run claims it in st first, so it is
+// resumed at most once across processes. Without a store sessions live in
+// memory only. Give workers sharing st the same StateKey: the stored state
+// is what ExportState produces, verified like SessionFromState's.
+func (b *Builder) SessionStore(st SessionStore) *Builder { b.a.sessions = st; return b }
 
 // Build checks the configuration (a model is set, tool names are unique,
 // schemas are well formed) and returns the agent.

@@ -68,6 +68,14 @@ func (s *Session) Pending() []Pending {
 // as usual); denied calls never run and return approval_denied; deferred
 // results become the calls' returns. The next model request carries the
 // paused batch's returns in model order.
+//
+// With a session store, Resume first claims the waiting run in the store
+// (see OpenSession): when another resume claimed it first, in this
+// process or another, or the Session is an out-of-date copy, it fails
+// with ErrState (ErrSessionConflict or ErrResumeClaimed) and runs nothing.
+// A claimed resume that fails or is cancelled does not wait again: it
+// keeps what it added, like a failed Run, since its approved calls may
+// have run. Its end is saved as Run's is.
 func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption) (*RunResult, error) {
 	o, history, w, err := s.begin(opts)
 	if err != nil {
@@ -81,17 +89,33 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 	if err != nil {
 		return nil, err
 	}
+	durable := s.agent.sessions != nil
+	if durable {
+		if err := s.claim(ctx, w, res); err != nil {
+			return nil, err
+		}
+	}
 	r, err := newRunner(ctx, s, o, history)
 	if err != nil {
+		if durable {
+			// Nothing ran: the run waits again.
+			if uerr := s.unclaim(ctx, w); uerr != nil {
+				return nil, fmt.Errorf("%w (and then %w)", err, uerr)
+			}
+		}
 		return nil, err
 	}
+	// A claimed run never waits for the same answers again (its approved
+	// calls may have run): when it fails it ends like a failed Run.
+	r.keepOnFail = durable
 	r.runID, r.rc.RunID = w.RunID, w.RunID
 	r.retries = maps.Clone(w.Retries)
 	if r.retries == nil {
 		r.retries = map[string]int{}
 	}
 	r.usage, r.usageBase = w.Usage, w.Usage
-	return r.resume(ctx, w, plan)
+	out, err := r.resume(ctx, w, plan)
+	return s.persist(ctx, out, err)
 }
 
 // resolved is the answer to one pending item, matched by planResolution.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 )
@@ -25,6 +26,17 @@ type Session struct {
 	waiting *waitState
 	// usage sums what the session's runs consumed.
 	usage model.Usage
+
+	// With a session store (see sessionstore_durable.go): revision is the
+	// stored record's revision this session matches (0: not stored yet);
+	// adopt marks a session restored from exported state, whose record is
+	// looked up when it first runs; stale is the save that failed, after
+	// which the session refuses to run; resuming is a claimed resume that
+	// never saved its outcome.
+	revision uint64
+	adopt    bool
+	stale    error
+	resuming *resumeClaim
 }
 
 // NewSession starts an empty conversation.
@@ -88,6 +100,12 @@ func (s *Session) Waiting() bool {
 // ran get cancelled returns, so the history stays valid for providers
 // (see ValidateHistory). The returned error is nil exactly when the
 // status is completed or waiting.
+//
+// With a session store, a Session that no longer matches its stored
+// record fails with ErrSessionConflict before it runs, and the run's end
+// is saved; when that save fails (ErrSessionConflict when another worker
+// saved the session meanwhile) the result is returned with the error, and
+// the Session refuses further runs until loaded again with OpenSession.
 func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*RunResult, error) {
 	o, history, w, err := s.begin(opts)
 	if err != nil {
@@ -96,6 +114,9 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 	defer s.release()
 	if w != nil {
 		return nil, fmt.Errorf("%w: the session waits for approvals or deferred results; resume it first", ErrState)
+	}
+	if err := s.checkRecord(ctx); err != nil {
+		return nil, err
 	}
 	r, err := newRunner(ctx, s, o, history)
 	if err != nil {
@@ -107,7 +128,8 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 		req.Parts = append(req.Parts, model.SystemPrompt(s.agent.systemPrompt))
 	}
 	req.Parts = append(req.Parts, model.UserPrompt(prompt))
-	return r.run(ctx, req)
+	res, err := r.run(ctx, req)
+	return s.persist(ctx, res, err)
 }
 
 // begin takes the session for one run (the caller must release it) and
@@ -129,6 +151,15 @@ func (s *Session) begin(opts []RunOption) (*runOptions, transcript, *waitState, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	switch {
+	case s.stale != nil:
+		s.busy = false
+		return nil, transcript{}, nil, staleError(s.stale)
+	case s.resuming != nil:
+		s.busy = false
+		return nil, transcript{}, nil, fmt.Errorf("%w: run %s, claimed at %s; if its worker stopped, see AbandonResume",
+			ErrResumeClaimed, s.resuming.RunID, time.UnixMilli(s.resuming.ClaimedAtMS).UTC().Format(time.RFC3339))
+	}
 	t := transcript{full: s.history, visible: s.visible}
 	t.catchUp()
 	s.visible = t.visible

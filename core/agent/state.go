@@ -27,6 +27,9 @@ type sessionState struct {
 	ConversationID string          `json:"conversation_id"`
 	Messages       []model.Message `json:"messages"`
 	Waiting        *waitState      `json:"waiting,omitempty"`
+	// Resuming is a resume claimed in a session store that has not saved
+	// its outcome (see Session.claim).
+	Resuming *resumeClaim `json:"resuming,omitempty"`
 }
 
 // Digest algorithms of exported state. The algorithm is part of the
@@ -145,23 +148,37 @@ const unsignedHint = "(exported without a state key): its sha256 digest can be r
 // checksum and is unsigned, which SessionFromState refuses unless asked
 // with AllowUnsigned. It fails with ErrSessionBusy while a run is active.
 //
-// Exported state is a value, not a claim on the run: every copy of a
-// waiting state restores to a waiting session, so an old copy can be
-// resumed again after another copy was resumed (the host keeps which
-// copies are current, until durable session stores do).
+// Exported state is a value, not a claim on the run. Without a session
+// store every copy of a waiting state restores to a waiting session, so an
+// old copy can be resumed again after another copy was: the host keeps
+// which copies are current. With a session store (Builder.SessionStore)
+// the store decides: resuming a restored copy claims its waiting run in
+// the store, which only the copy of the current stored state can do, so a
+// waiting run is resumed at most once however many copies exist (see
+// OpenSession). The store saves this same state after every run.
 func (s *Session) ExportState() ([]byte, error) {
 	if err := s.acquire(); err != nil {
 		return nil, err
 	}
 	defer s.release()
+	return s.agent.encodeState(s.snapshot())
+}
+
+// snapshot is the session's state as ExportState exports it. Messages
+// are never modified once in the history, so they need no copy.
+func (s *Session) snapshot() sessionState {
 	s.mu.Lock()
-	st := sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting}
+	defer s.mu.Unlock()
+	return sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting, Resuming: s.resuming}
+}
+
+// encodeState encodes st and signs it (see ExportState).
+func (a *Agent) encodeState(st sessionState) ([]byte, error) {
 	b, err := json.Marshal(st)
-	s.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("agent: exporting session state: %w", err)
 	}
-	digest, err := s.agent.digest(b)
+	digest, err := a.digest(b)
 	if err != nil {
 		return nil, fmt.Errorf("agent: signing session state: %w", err)
 	}
@@ -182,13 +199,35 @@ func (s *Session) ExportState() ([]byte, error) {
 // State of another version, state whose digest does not match, and a
 // waiting run that names tools this agent lacks or whose pending items
 // disagree with the paused calls are refused with ErrState.
+//
+// For an agent with a session store, the restored session is bound to the
+// store's record of its id when it first runs, resumes or abandons a
+// resume: the store must hold no record of it (the first save creates
+// one) or exactly this state; any other copy is refused with
+// ErrSessionConflict and runs nothing.
 func (a *Agent) SessionFromState(data []byte, opts ...RestoreOption) (*Session, error) {
+	s, err := a.restore(data, restoreOpts(opts))
+	if err != nil {
+		return nil, err
+	}
+	// Its record in the agent's store, if any, is looked up when it first
+	// runs (see Session.checkRecord).
+	s.adopt = a.sessions != nil
+	return s, nil
+}
+
+func restoreOpts(opts []RestoreOption) restoreOptions {
 	var o restoreOptions
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
+	return o
+}
+
+// restore verifies and decodes state as SessionFromState describes.
+func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 	var env stateEnvelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, fmt.Errorf("%w: session state is not JSON: %v", ErrState, err)
@@ -213,7 +252,17 @@ func (a *Agent) SessionFromState(data []byte, opts ...RestoreOption) (*Session, 
 			return nil, err
 		}
 	}
-	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting}, nil
+	if c := st.Resuming; c != nil {
+		// A claimed resume is never run again, only abandoned: its calls
+		// must be consistent, its tools need not exist any more.
+		if st.Waiting != nil || c.Waiting == nil || c.RunID != c.Waiting.RunID {
+			return nil, fmt.Errorf("%w: session state has a malformed claimed resume", ErrState)
+		}
+		if err := checkWaitShape(c.Waiting); err != nil {
+			return nil, err
+		}
+	}
+	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting, resuming: st.Resuming}, nil
 }
 
 // checkWaiting verifies that a restored waiting run fits this agent.
@@ -222,6 +271,20 @@ func (a *Agent) checkWaiting(w *waitState) error {
 	if err != nil {
 		return err
 	}
+	if err := checkWaitShape(w); err != nil {
+		return err
+	}
+	for _, p := range w.Pending {
+		if _, ok := reg.Tool(p.ToolName); !ok {
+			return fmt.Errorf("%w: pending %q names tool %q, which this agent does not have", ErrState, p.ID, p.ToolName)
+		}
+	}
+	return nil
+}
+
+// checkWaitShape verifies that a restored waiting run is consistent: its
+// pending items match its paused calls, run and ids.
+func checkWaitShape(w *waitState) error {
 	if len(w.Returns) != len(w.Calls) {
 		return fmt.Errorf("%w: waiting run has %d calls but %d returns", ErrState, len(w.Calls), len(w.Returns))
 	}
@@ -239,9 +302,6 @@ func (a *Agent) checkWaiting(w *waitState) error {
 		}
 		if want := p.Kind + "_" + w.RunID + "_" + p.ToolCallID; p.ID != want {
 			return fmt.Errorf("%w: pending id %q does not match its run and call", ErrState, p.ID)
-		}
-		if _, ok := reg.Tool(p.ToolName); !ok {
-			return fmt.Errorf("%w: pending %q names tool %q, which this agent does not have", ErrState, p.ID, p.ToolName)
 		}
 	}
 	return nil

@@ -1,0 +1,37 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/agent/sessionstoretest"
+	"github.com/starweaver-go/starweaver/core/store/postgres"
+	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
+)
+
+func openDB(t *testing.T, dsn string) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+func TestSessionStoreConformance(t *testing.T) {
+	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
+		return postgres.NewSessionStore(openDB(t, pgtest.DSN(t)))
+	})
+}
+
+// Two pools on one database, as two worker processes hold them: worker a's
+// waiting run is approved and finished by worker b, and concurrent
+// approvals from both run the approved call once.
+func TestSessionStoreDurableAcrossWorkers(t *testing.T) {
+	sessionstoretest.RunDurable(t, func(t *testing.T) (agent.SessionStore, agent.SessionStore) {
+		dsn := pgtest.DSN(t)
+		return postgres.NewSessionStore(openDB(t, dsn)), postgres.NewSessionStore(openDB(t, dsn))
+	})
+}

@@ -1,0 +1,64 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/agent/sessionstoretest"
+	"github.com/starweaver-go/starweaver/core/store/sqlite"
+)
+
+func openDB(t *testing.T, path string) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestSessionStoreConformance(t *testing.T) {
+	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
+		return sqlite.NewSessionStore(openDB(t, filepath.Join(t.TempDir(), "sw.db")))
+	})
+}
+
+func TestSessionStoreConformanceInMemory(t *testing.T) {
+	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
+		return sqlite.NewSessionStore(openDB(t, ":memory:"))
+	})
+}
+
+// Two handles on one file, as two processes on one machine open it: a
+// waiting run is approved and finished by the other worker, and
+// concurrent resumes from both run the approved call once.
+func TestSessionStoreDurableAcrossHandles(t *testing.T) {
+	sessionstoretest.RunDurable(t, func(t *testing.T) (agent.SessionStore, agent.SessionStore) {
+		path := filepath.Join(t.TempDir(), "sw.db")
+		return sqlite.NewSessionStore(openDB(t, path)), sqlite.NewSessionStore(openDB(t, path))
+	})
+}
+
+// Sessions survive closing and reopening the file.
+func TestSessionStoreSurvivesReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sw.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := sqlite.NewSessionStore(db).Save(ctx, "conv_1", []byte(`{"v":1}`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sqlite.NewSessionStore(openDB(t, path)).Load(ctx, "conv_1")
+	if err != nil || string(got.State) != `{"v":1}` || got.Revision != rev {
+		t.Fatalf("after reopening: %q at %d, %v", got.State, got.Revision, err)
+	}
+}
