@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -9,16 +8,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/store/postgres"
 	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
 )
-
-func openDB(t *testing.T, dsn string) *postgres.DB {
-	t.Helper()
-	db, err := postgres.Open(context.Background(), dsn)
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(db.Close)
-	return db
-}
 
 func TestSessionStoreConformance(t *testing.T) {
 	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {

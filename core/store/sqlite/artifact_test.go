@@ -15,9 +15,15 @@ import (
 
 func openDB(t testing.TB) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sw.db"))
+	return openAt(t, filepath.Join(t.TempDir(), "sw.db"))
+}
+
+// openAt opens the database at path, closed when t ends.
+func openAt(t testing.TB, path string) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("open %s: %v", path, err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db

@@ -10,25 +10,15 @@ import (
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
 )
 
-func openDB(t *testing.T, path string) *sqlite.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func TestSessionStoreConformance(t *testing.T) {
 	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
-		return sqlite.NewSessionStore(openDB(t, filepath.Join(t.TempDir(), "sw.db")))
+		return sqlite.NewSessionStore(openAt(t, filepath.Join(t.TempDir(), "sw.db")))
 	})
 }
 
 func TestSessionStoreConformanceInMemory(t *testing.T) {
 	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
-		return sqlite.NewSessionStore(openDB(t, ":memory:"))
+		return sqlite.NewSessionStore(openAt(t, ":memory:"))
 	})
 }
 
@@ -38,7 +28,7 @@ func TestSessionStoreConformanceInMemory(t *testing.T) {
 func TestSessionStoreDurableAcrossHandles(t *testing.T) {
 	sessionstoretest.RunDurable(t, func(t *testing.T) (agent.SessionStore, agent.SessionStore) {
 		path := filepath.Join(t.TempDir(), "sw.db")
-		return sqlite.NewSessionStore(openDB(t, path)), sqlite.NewSessionStore(openDB(t, path))
+		return sqlite.NewSessionStore(openAt(t, path)), sqlite.NewSessionStore(openAt(t, path))
 	})
 }
 
@@ -57,7 +47,7 @@ func TestSessionStoreSurvivesReopen(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := sqlite.NewSessionStore(openDB(t, path)).Load(ctx, "conv_1")
+	got, err := sqlite.NewSessionStore(openAt(t, path)).Load(ctx, "conv_1")
 	if err != nil || string(got.State) != `{"v":1}` || got.Revision != rev {
 		t.Fatalf("after reopening: %q at %d, %v", got.State, got.Revision, err)
 	}
