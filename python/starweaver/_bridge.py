@@ -633,6 +633,11 @@ class RunDriver:
     # -- lifecycle ---------------------------------------------------------
 
     @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop serving the run."""
+        return self._loop
+
+    @property
     def handle(self) -> int:
         """The native run handle (released once the run has ended)."""
         return self._handle

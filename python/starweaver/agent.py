@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -313,6 +314,8 @@ class Agent:
         self._trace_content = bool(trace_content)
         # The spans of runs started and not yet finished (see tracing.py).
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
+        # Runs started and not yet finished, for ``async with agent``.
+        self._runs: weakref.WeakSet[_bridge.RunDriver] = weakref.WeakSet()
         # A mapping holds named dependencies; any other object is the typed one.
         self.deps: Any = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
         self._catalog = _Catalog()
@@ -426,6 +429,7 @@ class Agent:
         if trace is not None:
             self._traces[driver] = trace
         session.active = driver
+        self._runs.add(driver)
         return driver
 
     async def _drive(
@@ -443,6 +447,7 @@ class Agent:
         try:
             done = await _bridge.finish(driver)
         finally:
+            self._runs.discard(driver)
             if session.active is driver:
                 session.active = None
             if trace is not None:
@@ -691,11 +696,34 @@ class Agent:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        return None
+        """Settle the agent's runs on this loop: leaving on an exception
+        interrupts them (and waits briefly for their end), leaving normally
+        waits until they end."""
+        await _settle(list(self._runs), exc, "the agent's context")
+
+
+async def _settle(drivers: list[_bridge.RunDriver], exc: BaseException | None, scope: str) -> None:
+    """Interrupt the runs (when ``exc`` ended ``scope``) or wait for them.
+    Only runs on the running loop are settled: a run on another loop is
+    that loop's to finish."""
+    loop = asyncio.get_running_loop()
+    mine = [d for d in drivers if d.loop is loop and not d.closed.done()]
+    if not mine:
+        return
+    if exc is None:
+        await asyncio.wait([d.closed for d in mine])
+        return
+    reason = f"{scope} exited with {type(exc).__name__}"
+    for d in mine:
+        d.cancel(reason)
+    # The runtime winds a cancelled run down in milliseconds.
+    await asyncio.wait([d.closed for d in mine], timeout=_bridge.CANCEL_GRACE)
 
 
 class AgentSession:
-    """A conversation with an agent; one run at a time."""
+    """A conversation with an agent; one run at a time. As an async context
+    manager, leaving on an exception interrupts its run in progress and
+    leaving normally waits for it; either way the session is closed."""
 
     def __init__(self, agent: Agent, *, _ref: _SessionRef | None = None) -> None:
         self.agent = agent
@@ -858,6 +886,11 @@ class AgentSession:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        """Settle the session's run in progress (interrupted when leaving on
+        an exception, else awaited), then close the session."""
+        ref = self._ref
+        driver = ref.active if ref is not None else None
+        await _settle([] if driver is None else [driver], exc, "the session's context")
         self.close()
 
 

@@ -23,7 +23,10 @@ end, breaking out of ``async for ev in run`` (the iterator is closed when
 dropped), cancelling a task awaiting ``recv()``, ``join()`` or ``result()``
 (a timeout of ``asyncio.wait_for`` included), or calling ``interrupt()``.
 Running tools then see ``CancelledError`` and ``ctx.is_cancelled()``; the
-run ends ``cancelled`` and its messages stay in the session.
+run ends ``cancelled`` and its messages stay in the session. A consumer that
+wants the run to go on without it calls ``detach()`` first (a server
+answering a client that went away, say); ``close_receiver()`` only stops the
+events.
 """
 
 from __future__ import annotations
@@ -191,6 +194,9 @@ class _EventBuffer:
     def pop(self) -> StreamEvent | None:
         return self._events.popleft() if self._events else None
 
+    def clear(self) -> None:
+        self._events.clear()
+
 
 @dataclass(frozen=True)
 class RunStatus:
@@ -250,6 +256,10 @@ class AgentRun:
         self._suspended = False
         self._terminal_delivered = False
         self._received = 0
+        # close_receiver: events are no longer kept; detach: the consumer
+        # no longer stops the run either.
+        self._receiver_closed = False
+        self._detached = False
         self._last_sequence = 0
         self._run_id = ""
         self._result: RunResult | None = None
@@ -289,11 +299,16 @@ class AgentRun:
         self._received += 1
         self._last_sequence = max(self._last_sequence, ev.sequence)
         self._run_id = self._run_id or ev.run_id
+        if self._receiver_closed:
+            return
         self._buffer.push(ev)
         self._ready.set()
 
     def _stop(self, reason: str) -> None:
-        """The consumer stopped before the run's end: interrupt it."""
+        """The consumer stopped before the run's end: interrupt it, unless
+        it detached."""
+        if self._detached:
+            return
         if not self._ended.is_set() and not self._terminal_delivered:
             _log.debug("starweaver: interrupting run %s: %s", self._run_id or "?", reason)
             self.interrupt(reason)
@@ -310,6 +325,8 @@ class AgentRun:
         """
         try:
             while True:
+                if self._receiver_closed:
+                    return None
                 ev = self._buffer.pop()
                 if ev is not None:
                     if ev.is_terminal:
@@ -375,6 +392,8 @@ class AgentRun:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        if self._detached:
+            return  # the run goes on; result() reaches its end
         self._stop("the consumer left the run early")
         # The runtime winds down in milliseconds: it never waits for tools.
         await asyncio.wait([self._task])
@@ -407,6 +426,24 @@ class AgentRun:
         if self._ended.is_set() or self._driver.ended:
             raise StateError("the run has already completed", code="state")
         self._driver.steer(text)
+
+    def close_receiver(self) -> None:
+        """Stop receiving events: the buffered ones are dropped, later ones
+        are not kept, and ``recv()`` returns None. The run goes on (leaving
+        the context or cancelling a waiting task still interrupts it);
+        ``result()`` still returns its result."""
+        self._receiver_closed = True
+        self._buffer.clear()
+        self._ready.set()
+
+    def detach(self) -> None:
+        """Let the run go on without this consumer: the receiver is closed
+        (see ``close_receiver``) and nothing the consumer does afterwards
+        (leaving the context, breaking out, cancelling its task) interrupts
+        the run; ``interrupt()`` still does, and ``result()`` still waits
+        for its end."""
+        self._detached = True
+        self.close_receiver()
 
     def status(self) -> RunStatus:
         """Where the run stands now."""

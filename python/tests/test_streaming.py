@@ -756,3 +756,115 @@ def test_a_session_steers_and_interrupts_its_running_run() -> None:
         assert session.interrupt() is False
 
     run(main())
+
+
+# -- detaching and context managers ---------------------------------------------
+
+
+class Gate:
+    """A tool that waits for ``release`` and records that it finished."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+        self.finished = False
+        self.tool = tool(self._wait, name="gate")
+
+    async def _wait(self) -> str:
+        self.started.set()
+        await self.release.wait()
+        self.finished = True
+        return "released"
+
+    def model(self) -> TestModel:
+        return TestModel.responses([calls_response(call("gate", "g1")), "after the gate"])
+
+
+def test_a_detached_run_goes_on_after_the_consumer_leaves() -> None:
+    async def main() -> None:
+        gate = Gate()
+        agent = create_agent(model=gate.model(), tools=[gate.tool])
+        async with agent.run_stream("go") as stream:
+            async for ev in stream:
+                if ev.kind == "tool_call":
+                    stream.detach()
+                    break
+            assert await stream.recv() is None  # the receiver is closed
+        assert not stream.is_finished and not stream.status().cancel_requested
+        gate.release.set()
+        result = await stream.result()
+        assert result.status == "completed" and result.output == "after the gate"
+        assert gate.finished
+
+    run(main())
+
+
+def test_close_receiver_drops_events_but_not_the_run() -> None:
+    async def main() -> None:
+        gate = Gate()
+        agent = create_agent(model=gate.model(), tools=[gate.tool])
+        stream = agent.run_stream("go")
+        await gate.started.wait()
+        stream.close_receiver()
+        assert stream.status().buffered == 0
+        gate.release.set()
+        assert (await stream.result()).output == "after the gate"
+        assert await stream.recv() is None and stream.status().buffered == 0
+        assert stream.status().events_received > 0  # counted, not kept
+
+    run(main())
+
+
+def test_an_agent_context_left_on_an_exception_interrupts_its_runs() -> None:
+    async def main() -> None:
+        blockers = Blockers(1)
+        agent = create_agent(model=blockers.model(), tools=blockers.tools)
+        task: asyncio.Task[Any] | None = None
+        with pytest.raises(RuntimeError, match="request failed"):
+            async with agent:
+                task = asyncio.ensure_future(agent.run("go"))
+                await blockers.all_started.wait()
+                raise RuntimeError("request failed")
+        assert task is not None and task.done()
+        result = task.result()
+        assert result.status == "cancelled"
+        assert "the agent's context exited with RuntimeError" in (result.error or "")
+        assert blockers.cancelled == [True]
+
+    run(main())
+
+
+def test_an_agent_context_left_normally_waits_for_its_runs() -> None:
+    async def main() -> None:
+        gate = Gate()
+        agent = create_agent(model=gate.model(), tools=[gate.tool])
+        async with agent:
+            task = asyncio.ensure_future(agent.run("go"))
+            await gate.started.wait()
+            asyncio.get_running_loop().call_soon(gate.release.set)
+        assert gate.finished
+        assert (await task).output == "after the gate"
+
+    run(main())
+
+
+def test_a_session_context_interrupts_or_waits_for_its_run() -> None:
+    async def main() -> None:
+        blockers = Blockers(1)
+        session = create_agent(model=blockers.model(), tools=blockers.tools).session()
+        with pytest.raises(KeyError):
+            async with session:
+                stream = session.run_stream("go")
+                await blockers.all_started.wait()
+                raise KeyError("boom")
+        assert (await stream.result()).status == "cancelled"
+
+        gate = Gate()
+        session = create_agent(model=gate.model(), tools=[gate.tool]).session()
+        async with session:
+            stream = session.run_stream("go")
+            await gate.started.wait()
+            asyncio.get_running_loop().call_soon(gate.release.set)
+        assert stream.is_finished and (await stream.result()).output == "after the gate"
+
+    run(main())
