@@ -202,3 +202,23 @@ func TestUsageLimitsJSON(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 }
+
+// A run stopped by its request limit right after a batch keeps that
+// batch's real returns: the calls ran.
+func TestRequestLimitKeepsTheLastBatchReturns(t *testing.T) {
+	m := model.NewTestModel(calls(model.Call("c1", "add", map[string]int{"left": 2, "right": 3})), text("never"))
+	a := agent.NewBuilder(m).Tool(addTool()).MustBuild()
+	res, err := a.Run(context.Background(), "add", agent.WithUsageLimits(agent.UsageLimits{RequestLimit: 1}))
+	var ul *agent.UsageLimitError
+	if !errors.As(err, &ul) || ul.Limit != agent.LimitRequests {
+		t.Fatalf("err = %v", err)
+	}
+	last := res.Messages[len(res.Messages)-1]
+	if last.Kind != model.KindRequest || len(last.Parts) != 1 || last.Parts[0].Return == nil {
+		t.Fatalf("last message %+v", last)
+	}
+	ret := last.Parts[0].Return
+	if b, _ := json.Marshal(ret.Content); ret.IsError || string(b) != `{"total":5}` {
+		t.Fatalf("the real return was replaced: %+v", ret)
+	}
+}

@@ -114,6 +114,11 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 	for ; ; step++ {
 		// step is the number of requests this run (resumes included) made.
 		if err := r.limits.beforeRequest(step); err != nil {
+			if step > 0 {
+				// req carries the returns of the batch that just ran: they
+				// are what happened, not calls that never ran.
+				r.history.append(r.request(req))
+			}
 			return r.fail(step, err)
 		}
 		if err := ctx.Err(); err != nil {
