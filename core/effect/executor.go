@@ -87,18 +87,19 @@ type Executor struct {
 // Execute runs handler at most once as the effect req, or replays what an
 // earlier attempt recorded:
 //
-//  1. Resolve: the record with req.Key (or, without a key, req.ID). It
-//     must describe the same effect (tool, class, key, canonical input),
-//     else ErrIdempotencyConflict. Without one, a prepared record is
-//     created.
+//  1. Open: a fresh effect's record is created started (revision 0) and
+//     the handler runs at once, as in 3. If req.Key (or, without a key,
+//     req.ID) already has a record, that record must describe the same
+//     effect (tool, class, key, canonical input), else
+//     ErrIdempotencyConflict, and its state decides:
 //  2. Completed: the stored output is returned with Replayed set; the
 //     handler is not called. Failed: the stored failure is returned (a
 //     *FailedError with Replayed set); the handler is not called.
-//  3. Prepared: the record becomes started, then the handler runs. Its
-//     Outcome is recorded as completed. A NotExecuted error is recorded
-//     as failed and returned as a *FailedError. Any other error, and any
-//     error after ctx ended, leaves the record started and returns an
-//     *AmbiguousError wrapping it.
+//  3. Prepared (see Prepare): the record becomes started, then the
+//     handler runs. Its Outcome is recorded as completed. A NotExecuted
+//     error is recorded as failed and returned as a *FailedError. Any
+//     other error, and any error after ctx ended, leaves the record
+//     started and returns an *AmbiguousError wrapping it.
 //  4. Started (an earlier attempt crashed, failed ambiguously or runs
 //     elsewhere): the Reconciler, if any, is asked. VerdictCompleted
 //     records and replays its output; VerdictNotExecuted runs the handler
@@ -106,6 +107,12 @@ type Executor struct {
 //     running it. Otherwise the Recovery policy decides: under
 //     RecoveryRetrySafe a retry-safe effect runs as in 3; anything else
 //     returns an *AmbiguousError.
+//
+// A fresh record is not written prepared first: nothing happens between
+// the two writes, so the extra commit would close no crash window (a
+// crash before the one write leaves no record, which is as safe as a
+// prepared one). Creating first and reading only when the id or key is
+// taken keeps a fresh call to two commits and no read.
 //
 // Each step is a compare-and-swap, so when several workers race on one
 // effect, one of them runs it; the others replay it or get ErrAmbiguous.
@@ -120,29 +127,19 @@ type Executor struct {
 // together with the error (the record stays started). A handler that
 // panics leaves the record started; the panic propagates.
 func (e *Executor) Execute(ctx context.Context, req Request, handler Handler) (Result, error) {
-	if e.Store == nil {
-		panic("effect: Executor has no Store")
-	}
 	if handler == nil {
 		panic("effect: Execute with a nil handler")
 	}
-	if req.ID == "" {
-		req.ID = NewID()
-	}
-	if err := req.Validate(); err != nil {
-		return Result{}, err
-	}
-	in, err := Canonical(req.Input)
-	if err != nil {
-		return Result{}, fmt.Errorf("effect %q: %w", req.ID, err)
-	}
-	req.Input = in
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("effect %q: not started: %w", req.ID, err)
-	}
-	rec, err := e.resolve(ctx, req)
+	req, err := e.check(ctx, req)
 	if err != nil {
 		return Result{}, err
+	}
+	rec, fresh, err := e.open(ctx, req, StateStarted)
+	if err != nil {
+		return Result{}, err
+	}
+	if fresh {
+		return e.perform(ctx, rec, handler)
 	}
 	for range maxRaces {
 		res, lost, err := e.step(ctx, rec, handler)
@@ -158,45 +155,79 @@ func (e *Executor) Execute(ctx context.Context, req Request, handler Handler) (R
 	return Result{}, fmt.Errorf("effect %q: lost %d races in a row: %w", rec.Request.ID, maxRaces, ErrConflict)
 }
 
-// resolve finds the record of req, or creates it prepared.
-func (e *Executor) resolve(ctx context.Context, req Request) (Record, error) {
-	// The key is the identity across attempts; the id only for keyless
-	// effects. A reused id with another key is caught by the create.
-	var rec Record
-	var err error
-	if req.Key != "" {
-		rec, err = e.Store.FindByKey(ctx, req.Key)
-	} else {
-		rec, err = e.Store.Load(ctx, req.ID)
+// Prepare records the intent to run req without running it, and returns
+// its record: a new one, prepared, or the earlier attempt's record for the
+// same effect, in whatever state it is (ErrIdempotencyConflict if it
+// records another effect). A later Execute of req starts a prepared
+// record like any fresh effect; a crash in between leaves an intent that
+// certainly did not run.
+//
+// Use it to record a whole batch of calls before any of them runs, or a
+// call that waits (for approval, for a deferred result) before it may
+// run.
+func (e *Executor) Prepare(ctx context.Context, req Request) (Record, error) {
+	req, err := e.check(ctx, req)
+	if err != nil {
+		return Record{}, err
 	}
-	if err == nil {
-		return rec, same(rec, req)
+	rec, _, err := e.open(ctx, req, StatePrepared)
+	return rec, err
+}
+
+// check validates req (filling in its id and canonicalising its input)
+// and that ctx has not ended.
+func (e *Executor) check(ctx context.Context, req Request) (Request, error) {
+	if e.Store == nil {
+		panic("effect: Executor has no Store")
 	}
-	if !errors.Is(err, ErrNotFound) {
-		return Record{}, fmt.Errorf("effect %q: resolve: %w", req.ID, err)
+	if req.ID == "" {
+		req.ID = NewID()
 	}
-	rec = Record{Request: req, Status: Status{State: StatePrepared}}
+	if err := req.Validate(); err != nil {
+		return req, err
+	}
+	in, err := Canonical(req.Input)
+	if err != nil {
+		return req, fmt.Errorf("effect %q: %w", req.ID, err)
+	}
+	req.Input = in
+	if err := ctx.Err(); err != nil {
+		return req, fmt.Errorf("effect %q: not started: %w", req.ID, err)
+	}
+	return req, nil
+}
+
+// open creates req's record in state, or finds the record that already
+// has its key (or, without a key, its id). fresh reports a creation.
+func (e *Executor) open(ctx context.Context, req Request, state State) (rec Record, fresh bool, err error) {
+	rec = Record{Request: req, Status: Status{State: state}}
 	err = e.Store.CompareAndSwap(ctx, rec, CreateOnly)
 	if err == nil {
-		return rec, nil
+		return rec, true, nil
 	}
 	if !errors.Is(err, ErrConflict) {
-		return Record{}, fmt.Errorf("effect %q: prepare: %w", req.ID, err)
+		return Record{}, false, fmt.Errorf("effect %q: record: %w", req.ID, err)
 	}
-	// The id or the key was taken meanwhile: resolve against its owner.
-	if rec, err = e.Store.Load(ctx, req.ID); err == nil {
-		return rec, same(rec, req)
-	} else if !errors.Is(err, ErrNotFound) {
-		return Record{}, fmt.Errorf("effect %q: resolve: %w", req.ID, err)
-	}
+	// The key or the id is taken: by an earlier attempt at this effect,
+	// or by another effect.
 	if req.Key != "" {
-		if rec, err = e.Store.FindByKey(ctx, req.Key); err == nil {
-			return rec, same(rec, req)
-		} else if !errors.Is(err, ErrNotFound) {
-			return Record{}, fmt.Errorf("effect %q: resolve: %w", req.ID, err)
+		rec, err = e.Store.FindByKey(ctx, req.Key)
+		if err == nil {
+			return rec, false, same(rec, req)
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return Record{}, false, fmt.Errorf("effect %q: resolve: %w", req.ID, err)
 		}
 	}
-	return Record{}, fmt.Errorf("effect %q: prepare: %w", req.ID, ErrConflict)
+	// Without a key, or with a key nobody has: the id is taken.
+	rec, err = e.Store.Load(ctx, req.ID)
+	if err == nil {
+		return rec, false, same(rec, req)
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return Record{}, false, fmt.Errorf("effect %q: resolve: %w", req.ID, err)
+	}
+	return Record{}, false, fmt.Errorf("effect %q: record: the id or key was taken, then vanished: %w", req.ID, ErrConflict)
 }
 
 // same fails with ErrIdempotencyConflict unless rec records req's effect.
@@ -229,8 +260,7 @@ func (e *Executor) step(ctx context.Context, rec Record, h Handler) (res Result,
 }
 
 // run claims rec (prepared, or started and cleared to run again) by
-// writing it started at the next revision, runs the handler and records
-// its outcome.
+// writing it started at the next revision, then performs it.
 func (e *Executor) run(ctx context.Context, rec Record, h Handler) (Result, bool, error) {
 	id := rec.Request.ID
 	if err := ctx.Err(); err != nil {
@@ -243,7 +273,14 @@ func (e *Executor) run(ctx context.Context, rec Record, h Handler) (Result, bool
 		}
 		return Result{}, false, fmt.Errorf("effect %q: start: %w", id, err)
 	}
+	res, err := e.perform(ctx, started, h)
+	return res, false, err
+}
 
+// perform runs the handler of started, a record this call wrote started,
+// and records its outcome.
+func (e *Executor) perform(ctx context.Context, started Record, h Handler) (Result, error) {
+	id := started.Request.ID
 	out, herr := h(ctx)
 
 	// From here the effect may have happened: what the handler reported is
@@ -253,28 +290,28 @@ func (e *Executor) run(ctx context.Context, rec Record, h Handler) (Result, bool
 		// A failure after cancellation may have cut the effect short at
 		// any point, whatever the handler claims.
 		if !IsNotExecuted(herr) || ctx.Err() != nil {
-			return Result{ID: id}, false, &AmbiguousError{ID: id, Cause: herr}
+			return Result{ID: id}, &AmbiguousError{ID: id, Cause: herr}
 		}
-		f := Failure{Message: herr.Error()}
+		f := newFailure(herr)
 		ferr := &FailedError{ID: id, Failure: f, Err: herr}
-		failed := Record{Revision: started.Revision + 1, Request: rec.Request, Status: Status{State: StateFailed, Error: &f}}
+		failed := Record{Revision: started.Revision + 1, Request: started.Request, Status: Status{State: StateFailed, Error: &f}}
 		if err := e.Store.CompareAndSwap(wctx, failed, started.Revision); err != nil {
-			return Result{ID: id}, false, errors.Join(ferr, fmt.Errorf("effect %q: record the failure: %w", id, err))
+			return Result{ID: id}, errors.Join(ferr, fmt.Errorf("effect %q: record the failure: %w", id, err))
 		}
-		return Result{ID: id}, false, ferr
+		return Result{ID: id}, ferr
 	}
 	output := out.Output
 	if output == nil {
 		output = json.RawMessage("null")
 	}
 	if !json.Valid(output) {
-		return Result{ID: id}, false, &AmbiguousError{ID: id, Cause: fmt.Errorf("%w: the handler's output is not JSON", ErrInvalid)}
+		return Result{ID: id}, &AmbiguousError{ID: id, Cause: fmt.Errorf("%w: the handler's output is not JSON", ErrInvalid)}
 	}
-	done := Record{Revision: started.Revision + 1, Request: rec.Request, Status: Status{State: StateCompleted, Output: output}}
+	done := Record{Revision: started.Revision + 1, Request: started.Request, Status: Status{State: StateCompleted, Output: output}}
 	if err := e.Store.CompareAndSwap(wctx, done, started.Revision); err != nil {
-		return Result{ID: id, Output: output}, false, fmt.Errorf("effect %q: executed, but recording its completion failed (the record stays started): %w", id, err)
+		return Result{ID: id, Output: output}, fmt.Errorf("effect %q: executed, but recording its completion failed (the record stays started): %w", id, err)
 	}
-	return Result{ID: id, Output: output}, false, nil
+	return Result{ID: id, Output: output}, nil
 }
 
 // recover settles a record found started: reconcile, then apply the

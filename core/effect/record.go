@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Record is the journal entry of one effect: its request, its state, and
@@ -75,6 +76,13 @@ type Status struct {
 // executing.
 type Failure struct {
 	Message string `json:"message"`
+}
+
+// newFailure records err's message as text every journal can store: NUL
+// bytes (which PostgreSQL text refuses) become U+FFFD, as JSON encoding
+// already does for invalid UTF-8.
+func newFailure(err error) Failure {
+	return Failure{Message: strings.ReplaceAll(err.Error(), "\x00", "\uFFFD")}
 }
 
 // Validate reports (wrapping ErrInvalid) an unknown state, a completed

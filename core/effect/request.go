@@ -3,6 +3,7 @@ package effect
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Request describes one effect to run: which tool, with which input, of
@@ -28,13 +29,17 @@ type Request struct {
 }
 
 // Validate reports (wrapping ErrInvalid) a request without an id or a tool
-// name, with an unknown class, or whose input is not one JSON value.
+// name, with a NUL byte in its id, key or tool name (which some journals,
+// PostgreSQL's among them, cannot store as text), with an unknown class,
+// or whose input is not one JSON value.
 func (r Request) Validate() error {
 	switch {
 	case r.ID == "":
 		return fmt.Errorf("%w: request has no id", ErrInvalid)
 	case r.Tool == "":
 		return fmt.Errorf("%w: request %q has no tool name", ErrInvalid, r.ID)
+	case strings.ContainsRune(r.ID+r.Key+r.Tool, 0):
+		return fmt.Errorf("%w: request %q: a NUL byte in its id, key or tool name", ErrInvalid, r.ID)
 	case !r.Class.Valid():
 		return fmt.Errorf("%w: request %q: %w %q", ErrInvalid, r.ID, ErrUnknownClass, string(r.Class))
 	case !json.Valid(r.Input):

@@ -41,7 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) effect.Store) {
 		{"NotExecutedProofAllowsRerun", testNotExecutedProof},
 		{"UnresolvedOrFailedReconciliationNeverRunsHandler", testUnresolvedReconciliation},
 		{"StartedRetrySafeEffectRerunsUnderRetrySafePolicy", testRetrySafePolicy},
-		{"PreparedRecordRuns", testPreparedRuns},
+		{"PreparedIntentRunsOnExecute", testPreparedRuns},
 		{"NotExecutedFailureIsFinal", testFailureFinal},
 		{"CancellationMidHandlerLeavesStarted", testCancelMidHandler},
 		{"CancelledBeforeStartRunsNothing", testCancelledBefore},
@@ -255,7 +255,8 @@ func testCompletedReplayed(t *testing.T, s effect.Store) {
 	if err != nil || first.Replayed || first.ID != req.ID || string(first.Output) != `{"sent":42}` {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
-	wantRecord(t, s, req.ID, effect.StateCompleted, 2)
+	// A fresh effect is created started (0), then completed (1).
+	wantRecord(t, s, req.ID, effect.StateCompleted, 1)
 	// Another attempt at the same call (fresh id, same key, arguments
 	// re-encoded) replays under both policies, never calling the handler.
 	for _, p := range []effect.RecoveryPolicy{effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe} {
@@ -268,7 +269,7 @@ func testCompletedReplayed(t *testing.T, s effect.Store) {
 		}
 	}
 	h.want(t, 1)
-	wantRecord(t, s, req.ID, effect.StateCompleted, 2)
+	wantRecord(t, s, req.ID, effect.StateCompleted, 1)
 }
 
 func testOutputBytes(t *testing.T, s effect.Store) {
@@ -341,13 +342,13 @@ func testAmbiguousNeverRetried(t *testing.T, s effect.Store) {
 		if want := fmt.Sprintf("effect: ambiguous: effect %q may already have executed: connection reset", req.ID); err.Error() != want {
 			t.Fatalf("message = %q, want %q", err, want)
 		}
-		wantRecord(t, s, req.ID, effect.StateStarted, 1)
+		wantRecord(t, s, req.ID, effect.StateStarted, 0)
 		// Not even the retry-safe policy re-runs it.
 		retry := &effect.Executor{Store: s, Recovery: effect.RecoveryRetrySafe}
 		_, err = retry.Execute(ctx, again(req), h.handle)
 		wantErr(t, err, effect.ErrAmbiguous)
 		h.want(t, 1)
-		wantRecord(t, s, req.ID, effect.StateStarted, 1)
+		wantRecord(t, s, req.ID, effect.StateStarted, 0)
 	}
 }
 
@@ -384,7 +385,7 @@ func testUncertainThenReconciled(t *testing.T, s effect.Store) {
 	h := &counter{err: errors.New("timeout reading the reply")}
 	_, err := (&effect.Executor{Store: s}).Execute(ctx, req, h.handle)
 	wantErr(t, err, effect.ErrAmbiguous)
-	wantRecord(t, s, req.ID, effect.StateStarted, 1)
+	wantRecord(t, s, req.ID, effect.StateStarted, 0)
 	rc := effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
 		return effect.Reconciliation{Verdict: effect.VerdictCompleted, Output: json.RawMessage(`"delivered"`)}, nil
 	})
@@ -393,7 +394,7 @@ func testUncertainThenReconciled(t *testing.T, s effect.Store) {
 		t.Fatalf("reconciled = %+v, %v", got, err)
 	}
 	h.want(t, 1)
-	wantRecord(t, s, req.ID, effect.StateCompleted, 2)
+	wantRecord(t, s, req.ID, effect.StateCompleted, 1)
 }
 
 func testNotExecutedProof(t *testing.T, s effect.Store) {
@@ -501,17 +502,36 @@ func testRetrySafePolicy(t *testing.T, s effect.Store) {
 }
 
 func testPreparedRuns(t *testing.T, s effect.Store) {
-	// A worker that crashed after recording the intent never started:
-	// even a non-idempotent effect may run.
+	ctx := context.Background()
+	ex := &effect.Executor{Store: s}
 	req := newReq(effect.ClassNonIdempotentWrite, true)
-	seed(t, s, req)
+	rec, err := ex.Prepare(ctx, req)
+	if err != nil || rec.Status.State != effect.StatePrepared || rec.Revision != 0 || rec.Request.ID != req.ID {
+		t.Fatalf("Prepare = %+v, %v", rec, err)
+	}
+	// Preparing the same effect again returns its record; another effect
+	// under the key conflicts.
+	if rec, err := ex.Prepare(ctx, again(req)); err != nil || rec.Request.ID != req.ID || rec.Status.State != effect.StatePrepared {
+		t.Fatalf("Prepare again = %+v, %v", rec, err)
+	}
+	other := again(req)
+	other.Input = json.RawMessage(`{"to":"bob"}`)
+	if _, err := ex.Prepare(ctx, other); !errors.Is(err, effect.ErrIdempotencyConflict) {
+		t.Fatalf("Prepare of another effect: %v", err)
+	}
+	// A prepared intent certainly did not run (the worker may have
+	// crashed after recording it): even a non-idempotent effect runs.
 	h := &counter{out: `true`}
-	got, err := (&effect.Executor{Store: s}).Execute(context.Background(), again(req), h.handle)
+	got, err := ex.Execute(ctx, again(req), h.handle)
 	if err != nil || got.Replayed || got.ID != req.ID {
 		t.Fatalf("prepared = %+v, %v", got, err)
 	}
 	h.want(t, 1)
 	wantRecord(t, s, req.ID, effect.StateCompleted, 2)
+	// Once run, Prepare reports the settled record.
+	if rec, err := ex.Prepare(ctx, again(req)); err != nil || rec.Status.State != effect.StateCompleted {
+		t.Fatalf("Prepare after completion = %+v, %v", rec, err)
+	}
 }
 
 func testFailureFinal(t *testing.T, s effect.Store) {
@@ -525,7 +545,7 @@ func testFailureFinal(t *testing.T, s effect.Store) {
 	if !errors.As(err, &fe) || fe.Replayed || !errors.Is(err, refused) || fe.Failure.Message != refused.Error() || effect.Slug(err) != "effect_failed" {
 		t.Fatalf("error = %v, want a fresh failure", err)
 	}
-	rec := wantRecord(t, s, req.ID, effect.StateFailed, 2)
+	rec := wantRecord(t, s, req.ID, effect.StateFailed, 1)
 	if rec.Status.Error == nil || rec.Status.Error.Message != refused.Error() {
 		t.Fatalf("stored failure = %+v", rec.Status.Error)
 	}
@@ -534,6 +554,15 @@ func testFailureFinal(t *testing.T, s effect.Store) {
 		t.Fatalf("error = %v, want the stored failure", err)
 	}
 	h.want(t, 1)
+
+	// Every journal keeps the message as text: a NUL becomes U+FFFD.
+	h = &counter{err: effect.NotExecuted(errors.New("bad\x00byte"))}
+	req = newReq(effect.ClassNonIdempotentWrite, true)
+	_, _ = ex.Execute(ctx, req, h.handle)
+	_, err = ex.Execute(ctx, again(req), h.handle)
+	if !errors.As(err, &fe) || !fe.Replayed || fe.Failure.Message != "bad\uFFFDbyte" {
+		t.Fatalf("error = %v, want the stored failure with U+FFFD", err)
+	}
 }
 
 func testCancelMidHandler(t *testing.T, s effect.Store) {
@@ -554,7 +583,7 @@ func testCancelMidHandler(t *testing.T, s effect.Store) {
 		if !errors.Is(err, effect.ErrAmbiguous) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("error = %v, want ambiguous and cancelled", err)
 		}
-		wantRecord(t, s, req.ID, effect.StateStarted, 1)
+		wantRecord(t, s, req.ID, effect.StateStarted, 0)
 	}
 	// A handler that completes as its context ends is still recorded.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -566,7 +595,7 @@ func testCancelMidHandler(t *testing.T, s effect.Store) {
 	if got, err := (&effect.Executor{Store: s}).Execute(ctx, req, h); err != nil || string(got.Output) != `"made it"` {
 		t.Fatalf("completion at cancellation = %+v, %v", got, err)
 	}
-	wantRecord(t, s, req.ID, effect.StateCompleted, 2)
+	wantRecord(t, s, req.ID, effect.StateCompleted, 1)
 }
 
 func testCancelledBefore(t *testing.T, s effect.Store) {
@@ -627,7 +656,7 @@ func testKeyless(t *testing.T, s effect.Store) {
 	if err != nil || got.ID == "" {
 		t.Fatalf("empty id = %+v, %v", got, err)
 	}
-	wantRecord(t, s, got.ID, effect.StateCompleted, 2)
+	wantRecord(t, s, got.ID, effect.StateCompleted, 1)
 }
 
 func testInvalid(t *testing.T, s effect.Store) {
@@ -638,6 +667,7 @@ func testInvalid(t *testing.T, s effect.Store) {
 		"bad class":      func(r *effect.Request) { r.Class = "sideways" },
 		"input not JSON": func(r *effect.Request) { r.Input = json.RawMessage(`{"a":`) },
 		"two values":     func(r *effect.Request) { r.Input = json.RawMessage(`1 2`) },
+		"NUL in key":     func(r *effect.Request) { r.Key += "\x00" },
 	} {
 		req := newReq(effect.ClassPure, true)
 		change(&req)
@@ -687,8 +717,8 @@ func testConcurrent(t *testing.T, s effect.Store) {
 		t.Fatalf("%d attempts report a fresh run, want 1", fresh)
 	}
 	rec, err := s.FindByKey(ctx, req.Key)
-	if err != nil || rec.Status.State != effect.StateCompleted || rec.Revision != 2 {
-		t.Fatalf("record = %+v, %v; want completed at revision 2", rec, err)
+	if err != nil || rec.Status.State != effect.StateCompleted || rec.Revision != 1 {
+		t.Fatalf("record = %+v, %v; want completed at revision 1", rec, err)
 	}
 }
 
