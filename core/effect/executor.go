@@ -183,7 +183,7 @@ func (e *Executor) check(ctx context.Context, req Request) (Request, error) {
 	if req.ID == "" {
 		req.ID = NewID()
 	}
-	if err := req.Validate(); err != nil {
+	if err := req.validateFields(); err != nil {
 		return req, err
 	}
 	in, err := Canonical(req.Input)

@@ -33,17 +33,27 @@ type Request struct {
 // PostgreSQL's among them, cannot store as text), with an unknown class,
 // or whose input is not one JSON value.
 func (r Request) Validate() error {
+	if err := r.validateFields(); err != nil {
+		return err
+	}
+	if !json.Valid(r.Input) {
+		return fmt.Errorf("%w: request %q: input is not JSON", ErrInvalid, r.ID)
+	}
+	return nil
+}
+
+// validateFields is Validate without the input, which Execute checks
+// while canonicalising it.
+func (r Request) validateFields() error {
 	switch {
 	case r.ID == "":
 		return fmt.Errorf("%w: request has no id", ErrInvalid)
 	case r.Tool == "":
 		return fmt.Errorf("%w: request %q has no tool name", ErrInvalid, r.ID)
-	case strings.ContainsRune(r.ID+r.Key+r.Tool, 0):
+	case strings.IndexByte(r.ID, 0) >= 0 || strings.IndexByte(r.Key, 0) >= 0 || strings.IndexByte(r.Tool, 0) >= 0:
 		return fmt.Errorf("%w: request %q: a NUL byte in its id, key or tool name", ErrInvalid, r.ID)
 	case !r.Class.Valid():
 		return fmt.Errorf("%w: request %q: %w %q", ErrInvalid, r.ID, ErrUnknownClass, string(r.Class))
-	case !json.Valid(r.Input):
-		return fmt.Errorf("%w: request %q: input is not JSON", ErrInvalid, r.ID)
 	}
 	return nil
 }
