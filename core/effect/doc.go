@@ -10,14 +10,21 @@
 // ([ParallelSafe])?
 //
 // The journal is related to a database's write-ahead log: an [Executor]
-// records an effect's intent ([StatePrepared]) and its start
-// ([StateStarted]) in a [Store] before the handler runs, and its outcome
-// ([StateCompleted] or [StateFailed]) after. An effect found completed is
-// replayed instead of repeated; one found started may or may not have
-// happened, and is run again only on proof ([Reconciler]) or, for
-// retry-safe classes, under the [RecoveryRetrySafe] policy. Every change
-// is a compare-and-swap on the record's revision, which decides races
-// between workers.
+// records an effect as started ([StateStarted]) in a [Store] before the
+// handler runs, and its outcome ([StateCompleted] or [StateFailed])
+// after; [Executor.Prepare] records an intent ([StatePrepared]) ahead of
+// its start. An effect found completed is replayed instead of repeated;
+// one found started may or may not have happened, and is run again only
+// on proof ([Reconciler]) or, for retry-safe classes, under the
+// [RecoveryRetrySafe] policy. Every change is a compare-and-swap on the
+// record's revision, which decides races between workers.
+//
+// The tool runtime is the intended caller: per tool call it builds a
+// [Request] (its [Key] from the call's position), calls
+// [Executor.Execute] with a [Handler] that runs one attempt, and gets
+// either a [Result] (fresh, or replayed from the journal) or an error to
+// classify with [Slug] ([ErrAmbiguous], [ErrFailed],
+// [ErrIdempotencyConflict], ...).
 //
 // A tool call's effect is identified by its idempotency [Key]: session,
 // run, turn and the call's position in the turn, so that a re-driven turn

@@ -152,3 +152,36 @@ func BenchmarkJournalPostgres(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJournalPostgresParallel1000 journals rounds of 1000 concurrent
+// trivial calls and reports the cost per call and the transactions each
+// call took (2 without group commit).
+func BenchmarkJournalPostgresParallel1000(b *testing.B) {
+	ctx := context.Background()
+	s := postgres.NewEffectStore(openDB(b, pgtest.DSN(b)))
+	ex := &effect.Executor{Store: s}
+	input := json.RawMessage(`{"path":"a.txt"}`)
+	out := func(context.Context) (effect.Outcome, error) {
+		return effect.Outcome{Output: json.RawMessage(`{"ok":true}`)}, nil
+	}
+	const width = 1000
+	b.ReportAllocs()
+	calls := 0
+	for round := 0; b.Loop(); round++ {
+		var wg sync.WaitGroup
+		for i := range width {
+			wg.Go(func() {
+				req := effect.Request{Key: effect.Key("bench", fmt.Sprint(round), 0, i), Tool: "write_file", Class: effect.ClassIdempotentWrite, Input: input}
+				if _, err := ex.Execute(ctx, req, out); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		calls += width
+	}
+	st := s.Stats()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/call")
+	b.ReportMetric(float64(st.Batches)/float64(calls), "tx/call")
+	b.ReportMetric(float64(st.Ops)/float64(st.Batches), "swaps/tx")
+}
