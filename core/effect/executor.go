@@ -158,9 +158,9 @@ func (e *Executor) Execute(ctx context.Context, req Request, handler Handler) (R
 // Prepare records the intent to run req without running it, and returns
 // its record: a new one, prepared, or the earlier attempt's record for the
 // same effect, in whatever state it is (ErrIdempotencyConflict if it
-// records another effect). A later Execute of req starts a prepared
-// record like any fresh effect; a crash in between leaves an intent that
-// certainly did not run.
+// records another effect). A later Execute of req (of a keyless req, with
+// the returned record's ID) starts a prepared record like any fresh
+// effect; a crash in between leaves an intent that certainly did not run.
 //
 // Use it to record a whole batch of calls before any of them runs, or a
 // call that waits (for approval, for a deferred result) before it may
