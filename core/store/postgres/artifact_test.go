@@ -16,7 +16,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
 )
 
-func openDB(t *testing.T, dsn string) *postgres.DB {
+func openDB(t testing.TB, dsn string) *postgres.DB {
 	t.Helper()
 	db, err := postgres.Open(context.Background(), dsn)
 	if err != nil {

@@ -15,16 +15,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
 )
 
-func openDB(tb testing.TB, dsn string) *postgres.DB {
-	tb.Helper()
-	db, err := postgres.Open(context.Background(), dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(db.Close)
-	return db
-}
-
 func TestEffectStoreConformance(t *testing.T) {
 	effecttest.Run(t, func(t *testing.T) effect.Store {
 		return postgres.NewEffectStore(openDB(t, pgtest.DSN(t)))

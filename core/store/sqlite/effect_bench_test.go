@@ -24,7 +24,7 @@ func trivial(context.Context) (effect.Outcome, error) {
 // another, so nothing is batched.
 func BenchmarkJournalSQLite(b *testing.B) {
 	ctx := context.Background()
-	ex := &effect.Executor{Store: sqlite.NewEffectStore(openDB(b, filepath.Join(b.TempDir(), "sw.db")))}
+	ex := &effect.Executor{Store: sqlite.NewEffectStore(openAt(b, filepath.Join(b.TempDir(), "sw.db")))}
 	input := json.RawMessage(`{"path":"a.txt"}`)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -41,7 +41,7 @@ func BenchmarkJournalSQLite(b *testing.B) {
 // transactions each call took: without group commit it would be 2.
 func BenchmarkJournalSQLiteParallel1000(b *testing.B) {
 	ctx := context.Background()
-	s := sqlite.NewEffectStore(openDB(b, filepath.Join(b.TempDir(), "sw.db")))
+	s := sqlite.NewEffectStore(openAt(b, filepath.Join(b.TempDir(), "sw.db")))
 	ex := &effect.Executor{Store: s}
 	input := json.RawMessage(`{"path":"a.txt"}`)
 	const width = 1000

@@ -15,24 +15,14 @@ import (
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
 )
 
-func openDB(tb testing.TB, path string) *sqlite.DB {
-	tb.Helper()
-	db, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
 func TestEffectStoreConformance(t *testing.T) {
 	effecttest.Run(t, func(t *testing.T) effect.Store {
-		return sqlite.NewEffectStore(openDB(t, filepath.Join(t.TempDir(), "sw.db")))
+		return sqlite.NewEffectStore(openAt(t, filepath.Join(t.TempDir(), "sw.db")))
 	})
 }
 
 func TestEffectStoreConformanceInMemory(t *testing.T) {
-	effecttest.Run(t, func(t *testing.T) effect.Store { return sqlite.NewEffectStore(openDB(t, ":memory:")) })
+	effecttest.Run(t, func(t *testing.T) effect.Store { return sqlite.NewEffectStore(openAt(t, ":memory:")) })
 }
 
 // A completed effect outlives the process: a new handle on the file
@@ -56,7 +46,7 @@ func TestEffectReplayedAfterReopen(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&effect.Executor{Store: sqlite.NewEffectStore(openDB(t, path))}).Execute(ctx, req, send)
+	res, err := (&effect.Executor{Store: sqlite.NewEffectStore(openAt(t, path))}).Execute(ctx, req, send)
 	if err != nil || !res.Replayed || string(res.Output) != `{"id": 7}` || calls.Load() != 1 {
 		t.Fatalf("after reopen: %+v, %v (%d calls)", res, err, calls.Load())
 	}
@@ -68,8 +58,8 @@ func TestEffectTwoHandlesRunOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sw.db")
 	workers := []*effect.Executor{
-		{Store: sqlite.NewEffectStore(openDB(t, path))},
-		{Store: sqlite.NewEffectStore(openDB(t, path))},
+		{Store: sqlite.NewEffectStore(openAt(t, path))},
+		{Store: sqlite.NewEffectStore(openAt(t, path))},
 	}
 	for round := range 20 {
 		req := effect.Request{Key: effect.Key("s", "r", round, 0), Tool: "charge", Class: effect.ClassNonIdempotentWrite, Input: json.RawMessage(`{}`)}
@@ -98,7 +88,7 @@ func TestEffectTwoHandlesRunOnce(t *testing.T) {
 // Concurrent journaled calls share transactions.
 func TestEffectWritesAreGroupCommitted(t *testing.T) {
 	ctx := context.Background()
-	s := sqlite.NewEffectStore(openDB(t, filepath.Join(t.TempDir(), "sw.db")))
+	s := sqlite.NewEffectStore(openAt(t, filepath.Join(t.TempDir(), "sw.db")))
 	ex := &effect.Executor{Store: s}
 	const n = 500
 	var wg sync.WaitGroup
