@@ -74,6 +74,10 @@ _EXPORTS: dict[str, str] = {
     "Hook": "hooks",
     "ToolOutcome": "hooks",
     "ToolDependencies": "dependencies",
+    "ClaimedResume": "stores",
+    "PostgresSessionStore": "stores",
+    "SessionStore": "stores",
+    "SqliteSessionStore": "stores",
 }
 
 __all__ = [
@@ -88,6 +92,7 @@ __all__ = [
     "BaseTool",
     "CallDeferred",
     "Cancelled",
+    "ClaimedResume",
     "ClientTool",
     "CombinedToolset",
     "DeferredResult",
@@ -107,12 +112,15 @@ __all__ = [
     "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
+    "PostgresSessionStore",
     "RunHitl",
     "RunResult",
     "RunStatus",
     "RuntimeSession",
     "SessionHitl",
     "SessionNotFoundError",
+    "SessionStore",
+    "SqliteSessionStore",
     "StarweaverError",
     "StateError",
     "StoreUnavailableError",
@@ -197,6 +205,7 @@ if _TYPE_CHECKING:
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
+    from starweaver.stores import ClaimedResume, PostgresSessionStore, SessionStore, SqliteSessionStore
     from starweaver.streaming import AgentRun, AgentStream, RunHitl, RunStatus, StreamEvent, StreamRunResult
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool
