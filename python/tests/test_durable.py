@@ -38,6 +38,7 @@ from starweaver import (
     StateError,
     StoreUnavailableError,
     TestModel,
+    _capi,
     create_agent,
     create_agent_runtime,
 )
@@ -279,6 +280,14 @@ def test_store_objects(db: str, tmp_path: Path) -> None:
         PostgresSessionStore(b"postgres://x")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="abstract"):
         SessionStore({"kind": "sqlite", "path": db})
+    # The library refuses a spec it does not know, rather than guess.
+    for spec, message in (
+        ({"kind": "redis", "path": db}, "unknown store kind"),
+        ({"kind": "sqlite", "path": db, "mode": "rw"}, "unknown field"),
+        ({"kind": "postgres"}, "needs a"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            _capi.store_open(spec)
     # A directory is no database.
     with pytest.raises(StoreUnavailableError) as unavailable:
         SqliteSessionStore(tmp_path)
