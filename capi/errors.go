@@ -7,6 +7,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -17,7 +18,7 @@ import (
 var abiErrorTypes = []string{
 	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "invalid_decision", "invalid_result", "busy", "config",
 	"unavailable_tools", "cancelled", "output", "model", "retry_limit", "usage_limit_exceeded",
-	"bridge", "unsupported", "forked",
+	"bridge", "unsupported", "forked", "session_not_found", "store_unavailable",
 }
 
 // errorKindsJSON is what sw_error_kinds returns: the tool error kinds
@@ -44,7 +45,9 @@ type abiError struct {
 	// Output marks a retry_limit of the output-retry budget.
 	Output bool `json:"output,omitempty"`
 	// Provider, StatusCode and Code describe a provider's failure (a
-	// "model" error from model.ProviderError).
+	// "model" error from model.ProviderError). Code also tells the
+	// "state" errors of durable sessions apart: "session_conflict" and
+	// "resume_claimed" (stateCodes).
 	Provider   string `json:"provider,omitempty"`
 	StatusCode int    `json:"status_code,omitempty"`
 	Code       string `json:"code,omitempty"`
@@ -85,12 +88,32 @@ func toABIError(err error) *abiError {
 		e.Type = "invalid_decision"
 	case errors.Is(err, agent.ErrInvalidResult):
 		e.Type = "invalid_result"
+	case errors.Is(err, agent.ErrSessionNotFound):
+		e.Type = "session_not_found"
 	case errors.Is(err, agent.ErrState):
 		e.Type = "state"
+		for _, c := range stateCodes {
+			if errors.Is(err, c.err) {
+				e.Code = c.code
+				break
+			}
+		}
 	case errors.Is(err, agent.ErrConfig):
 		e.Type = "config"
+	case errors.Is(err, store.ErrUnavailable), errors.Is(err, store.ErrClosed):
+		e.Type = "store_unavailable"
 	}
 	return e
+}
+
+// stateCodes are the "code"s of the "state" errors a host of durable
+// sessions handles apart from the others, checked in order.
+var stateCodes = []struct {
+	err  error
+	code string
+}{
+	{agent.ErrResumeClaimed, "resume_claimed"},
+	{agent.ErrSessionConflict, "session_conflict"},
 }
 
 func errorJSON(err error) []byte {

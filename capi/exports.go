@@ -206,6 +206,53 @@ func swgo_session_from_messages(h C.longlong, msgs *C.char, msgsLen C.longlong, 
 	return 0
 }
 
+//export swgo_store_open
+func swgo_store_open(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	_, rc = create(spec, specLen, out, errOut, openStore)
+	return rc
+}
+
+//export swgo_agent_open_session
+func swgo_agent_open_session(h C.longlong, id *C.char, idLen C.longlong, opts *C.char, optsLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	if id == nil {
+		return setErr(errOut, nilArg("id"))
+	}
+	a, err := lookup[*agent.Agent](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s, err := openSessionByID(a, string(goBytes(id, idLen)), goBytes(opts, optsLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	*out = C.longlong(handles.add(s))
+	return 0
+}
+
+//export swgo_session_claimed_resume
+func swgo_session_claimed_resume(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	return produce(h, out, outLen, errOut, claimedResumeJSON)
+}
+
+//export swgo_session_abandon_resume
+func swgo_session_abandon_resume(h C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	if err := abandonResume(s); err != nil {
+		return setErr(errOut, err)
+	}
+	return 0
+}
+
 //export swgo_run_start
 func swgo_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, fdIn *C.int, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
@@ -288,6 +335,9 @@ func swgo_release(h C.longlong, errOut **C.char) (rc C.int) {
 	}
 	if r, ok := v.(*hostRun); ok {
 		r.close()
+	}
+	if st, ok := v.(*storeHandle); ok {
+		st.release()
 	}
 	return 0
 }

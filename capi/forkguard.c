@@ -102,6 +102,27 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
 	return swgo_session_from_messages(agent, (char *)msgs, msgs_len, out, err);
 }
 
+int sw_store_open(const char *spec, long long spec_len, sw_handle *out, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_store_open((char *)spec, spec_len, out, err);
+}
+
+int sw_agent_open_session(sw_handle agent, const char *id, long long id_len, const char *opts,
+		long long opts_len, sw_handle *out, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_agent_open_session(agent, (char *)id, id_len, (char *)opts, opts_len, out, err);
+}
+
+int sw_session_claimed_resume(sw_handle session, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_session_claimed_resume(session, out, out_len, err);
+}
+
+int sw_session_abandon_resume(sw_handle session, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_session_abandon_resume(session, err);
+}
+
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out,
 		int *fd_in, char **err) {
 	if (sw_forked) return sw_refuse(err);

@@ -105,6 +105,9 @@ type agentSpec struct {
 	OutputRetries *int `json:"output_retries"`
 	// Hooks are global execution hooks, in order (hosthook.go).
 	Hooks []hookSpec `json:"hooks"`
+	// SessionStore is a store handle (sw_store_open) keeping the agent's
+	// sessions; 0 for none (store.go).
+	SessionStore int64 `json:"session_store"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -370,6 +373,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		b.OutputRetries(*s.OutputRetries)
 	}
 	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
+	if err := useSessionStore(b, s.SessionStore); err != nil {
+		return nil, err
+	}
 	a, err := b.Build()
 	if err != nil {
 		return nil, optionError(err)

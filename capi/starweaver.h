@@ -8,7 +8,13 @@
  *     caller and must be released with sw_free.
  *   - Functions return 0 on success and -1 on failure; on failure *err (when
  *     err is not NULL) receives a JSON object {"type": slug, "message": text}
- *     to be freed with sw_free. No Go panic crosses this boundary.
+ *     to be freed with sw_free. No Go panic crosses this boundary. An error
+ *     of type "state" may carry a "code" telling durable sessions' refusals
+ *     apart: "session_conflict" (the session changed in its session store
+ *     since this session handle loaded or saved it: another worker ran or
+ *     resumed it; open it again with sw_agent_open_session) and
+ *     "resume_claimed" (a resume of its waiting run was claimed and has not
+ *     finished; see sw_session_claimed_resume).
  *   - Fork: the Go runtime does not survive fork(). In a child forked
  *     after the library was loaded no function enters Go: sw_release and
  *     sw_shutdown do nothing and return 0 (so a child may drop inherited
@@ -124,8 +130,40 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *   "output_retries": n   the budget of output corrections (default
  *       max_retries, else 3); once spent the run fails with "retry_limit"
  *       and "output": true.
+ * Durable sessions:
+ *   "session_store": handle   a store (sw_store_open) that keeps the
+ *       agent's sessions by id: every run's end saves the session with a
+ *       compare-and-swap, and a resume first claims the waiting run in the
+ *       store, so that of two resumes of one waiting run (in this process
+ *       or another, or from an old exported copy) exactly one runs and the
+ *       other fails with "state" (code "session_conflict" or
+ *       "resume_claimed") before anything runs. A run whose end could not
+ *       be saved reports it in its done item ("store_unavailable", or
+ *       "state" with code "session_conflict"); the session handle then
+ *       refuses runs until opened again. Give agents sharing a store the
+ *       same "state_key". The agent keeps the store's database open while
+ *       it or a session of it is alive, whether or not the store handle
+ *       is released.
  * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle", "config"). */
 int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **err);
+
+/* sw_store_open opens the database of the durable stores from a JSON spec:
+ *   {"kind": "sqlite", "path": file}   an SQLite file, created if needed
+ *                                      (the default for one process and
+ *                                      for processes sharing a machine);
+ *                                      ":memory:" is a private in-memory
+ *                                      database
+ *   {"kind": "postgres", "dsn": dsn}   a PostgreSQL database (a libpq URL
+ *                                      or key=value string) shared by
+ *                                      workers on several machines
+ * and creates or migrates its tables. Stores of the same kind and location
+ * (the same absolute path, the same DSN) share one database within the
+ * process; it closes when its last store handle is released and no agent
+ * uses it. Errors never repeat the DSN.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec or
+ * an unknown kind, "store_unavailable" when the database cannot be opened
+ * or migrated, "state" after sw_shutdown). */
+int sw_store_open(const char *spec, long long spec_len, sw_handle *out, char **err);
 
 /* sw_session_new starts a conversation with an agent.
  * Returns: 0, or -1 with *err (type "bad_handle"). */
@@ -162,6 +200,44 @@ int sw_session_export(sw_handle session, char **out, long long *out_len, char **
  * or foreign state; "invalid_spec" for malformed opts). */
 int sw_session_restore(sw_handle agent, const char *state, long long state_len, const char *opts, long long opts_len, sw_handle *out, char **err);
 
+/* sw_agent_open_session loads the session id (UTF-8, id_len bytes) from
+ * the agent's session store as its last run left it. opts are those of
+ * sw_session_restore ({"allow_unsigned": bool}; NULL or empty for the
+ * defaults): stored state is verified like restored state, so agents
+ * without a "state_key" need allow_unsigned. A session whose claimed
+ * resume never finished (its worker stopped) opens, reports the claim
+ * through sw_session_claimed_resume and refuses runs with "state" (code
+ * "resume_claimed") until sw_session_abandon_resume. Each call returns a
+ * new handle loaded anew, also for an id that another handle holds.
+ * Returns: 0, or -1 with *err (type "session_not_found" for an id the
+ * store does not hold; "config" for an agent without a session store;
+ * "state" for state that fails verification or belongs to another id;
+ * "store_unavailable"; "invalid_argument" for a NULL id or out;
+ * "invalid_spec" for malformed opts; "bad_handle"). */
+int sw_agent_open_session(sw_handle agent, const char *id, long long id_len, const char *opts, long long opts_len, sw_handle *out, char **err);
+
+/* sw_session_claimed_resume writes the session's claimed resume that never
+ * finished, as loaded by sw_agent_open_session:
+ *   {"run_id", "claimed_at_ms", "pending": [...], "resolution":
+ *    {"approvals": [...], "deferred_results": [...]}}
+ * (what the run waited for, as in sw_session_info, and the answers the
+ * resume was given), or null when there is none.
+ * Returns: 0, or -1 with *err (type "bad_handle"). */
+int sw_session_claimed_resume(sw_handle session, char **out, long long *out_len, char **err);
+
+/* sw_session_abandon_resume repairs a session whose claimed resume will
+ * never finish because its worker stopped: the paused batch is closed
+ * (denied calls and supplied deferred results get their returns, approved
+ * calls a cancelled return saying whether they ran is unknown), nothing
+ * runs, and the session is saved idle, so the next run continues the
+ * conversation. There is no way back to waiting: an approved call may have
+ * run. Abandoning a resume whose worker is still running makes that
+ * worker's final save fail ("state", code "session_conflict").
+ * Returns: 0, or -1 with *err (type "state" when the session has no
+ * claimed resume or changed in the store, "busy", "store_unavailable",
+ * "bad_handle"). */
+int sw_session_abandon_resume(sw_handle session, char **err);
+
 /* sw_session_from_messages creates a session of an agent that continues a
  * conversation: msgs is a JSON list of messages in the form of
  * sw_session_messages (and of a run result's "messages"). Every message
@@ -184,7 +260,9 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * sw_run_complete). Both stay valid until the run handle is released.
  * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec", "busy",
  * "state", "invalid_decision" or "invalid_result" for a malformed answer of
- * a waiting run, "config").
+ * a waiting run, "config"). With a session store, a resume refused because
+ * another resume claimed the run, and a save that fails, end the run with
+ * the error in its done item (see sw_agent_new's "session_store").
  * "events" adds the run's events as items; "deltas" adds the live ones
  * (text_delta, tool_call_delta, usage, retry, suspended); "trace" sends
  * every call in a form with its context (so the host knows each call's
@@ -216,7 +294,8 @@ int sw_run_steer(sw_handle run, const char *text, long long text_len, char **err
  * Returns: 0, or -1 with *err (type "bad_handle"). */
 int sw_run_interrupt(sw_handle run, const char *reason, long long reason_len, char **err);
 
-/* sw_release releases a handle of any kind (a run's pipe is closed).
+/* sw_release releases a handle of any kind (a run's pipe is closed; a
+ * store's database closes when nothing else uses it).
  * Returns: 0, or -1 with *err (type "bad_handle"); 0 in a forked child,
  * where it does nothing. */
 int sw_release(sw_handle h, char **err);

@@ -234,3 +234,63 @@ func HandleCount() int64 { return int64(C.sw_handle_count()) }
 
 // Free calls sw_free with NULL, which must be ignored.
 func FreeNull() { C.sw_free(nil) }
+
+// StoreOpen calls sw_store_open with spec (nil passes NULL).
+func StoreOpen(spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var h C.sw_handle
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_store_open(p, n, hp, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// AgentOpenSession calls sw_agent_open_session on agent with id and opts
+// (nil passes NULL).
+func AgentOpenSession(agent int64, id, opts []byte, o Opts) Status {
+	ip, in := cbytes(id)
+	defer C.free(unsafe.Pointer(ip))
+	op, on := cbytes(opts)
+	defer C.free(unsafe.Pointer(op))
+	var h C.sw_handle
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_agent_open_session(C.sw_handle(agent), ip, in, op, on, hp, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// SessionClaimedResume calls sw_session_claimed_resume on session.
+func SessionClaimedResume(session int64, o Opts) Status {
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_session_claimed_resume(C.sw_handle(session), op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}
+
+// SessionAbandonResume calls sw_session_abandon_resume on session.
+func SessionAbandonResume(session int64, o Opts) Status {
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_session_abandon_resume(C.sw_handle(session), errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}

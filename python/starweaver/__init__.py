@@ -26,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "OutputRetryLimitExceeded": "errors",
     "StarweaverError": "errors",
     "StateError": "errors",
+    "SessionNotFoundError": "errors",
+    "StoreUnavailableError": "errors",
     "Timeout": "errors",
     "ToolError": "errors",
     "ToolRetryLimitExceeded": "errors",
@@ -72,6 +74,10 @@ _EXPORTS: dict[str, str] = {
     "Hook": "hooks",
     "ToolOutcome": "hooks",
     "ToolDependencies": "dependencies",
+    "ClaimedResume": "stores",
+    "PostgresSessionStore": "stores",
+    "SessionStore": "stores",
+    "SqliteSessionStore": "stores",
 }
 
 __all__ = [
@@ -86,6 +92,7 @@ __all__ = [
     "BaseTool",
     "CallDeferred",
     "Cancelled",
+    "ClaimedResume",
     "ClientTool",
     "CombinedToolset",
     "DeferredResult",
@@ -105,13 +112,18 @@ __all__ = [
     "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
+    "PostgresSessionStore",
     "RunHitl",
     "RunResult",
     "RunStatus",
     "RuntimeSession",
     "SessionHitl",
+    "SessionNotFoundError",
+    "SessionStore",
+    "SqliteSessionStore",
     "StarweaverError",
     "StateError",
+    "StoreUnavailableError",
     "StreamEvent",
     "StreamRunResult",
     "TestModel",
@@ -171,8 +183,10 @@ if _TYPE_CHECKING:
         ModelError,
         ModelRetry,
         OutputRetryLimitExceeded,
+        SessionNotFoundError,
         StarweaverError,
         StateError,
+        StoreUnavailableError,
         Timeout,
         ToolError,
         ToolRetryLimitExceeded,
@@ -191,6 +205,7 @@ if _TYPE_CHECKING:
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
+    from starweaver.stores import ClaimedResume, PostgresSessionStore, SessionStore, SqliteSessionStore
     from starweaver.streaming import AgentRun, AgentStream, RunHitl, RunStatus, StreamEvent, StreamRunResult
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tools import BaseTool, Tool, ensure_tool, tool

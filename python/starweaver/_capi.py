@@ -25,8 +25,10 @@ from starweaver.errors import (
     AgentError,
     ModelError,
     OutputRetryLimitExceeded,
+    SessionNotFoundError,
     StarweaverError,
     StateError,
+    StoreUnavailableError,
     ToolRetryLimitExceeded,
     UsageLimitExceeded,
 )
@@ -35,6 +37,7 @@ __all__ = [
     "ERROR_TYPES",
     "NativeError",
     "agent_new",
+    "agent_open_session",
     "check_process",
     "error_from",
     "error_kinds",
@@ -49,11 +52,14 @@ __all__ = [
     "run_steer",
     "session_from_messages",
     "session_messages",
+    "session_abandon_resume",
+    "session_claimed_resume",
     "session_export",
     "session_info",
     "session_new",
     "session_restore",
     "shutdown",
+    "store_open",
     "version",
 ]
 
@@ -128,6 +134,8 @@ ERROR_TYPES: dict[str, type[BaseException]] = {
     "bridge": NativeError,
     "unsupported": NativeError,
     "forked": NativeError,
+    "session_not_found": SessionNotFoundError,
+    "store_unavailable": StoreUnavailableError,
 }
 """The library's error ``type`` slug -> the exception ``error_from`` raises
 (``retry_limit`` of the output budget raises ``OutputRetryLimitExceeded``).
@@ -157,8 +165,9 @@ def error_from(data: dict[str, Any]) -> BaseException:
             status_code=int(status) if status else None,
             code=data.get("code") or None,
         )
-    if cls is StateError:
-        return StateError(message, code=slug)
+    if issubclass(cls, StateError):
+        # Durable sessions' state errors say which they are in "code".
+        return cls(message, code=str(data.get("code") or slug))
     if cls is NativeError:
         return NativeError(message, type=slug)
     return cls(message)
@@ -210,6 +219,17 @@ def model_new(spec: dict[str, Any]) -> int:
 def agent_new(spec: dict[str, Any]) -> int:
     """Create an agent. Raises AgentError (configuration) or ValueError (spec)."""
     return _new(_lib.sw_agent_new, spec)
+
+
+def store_open(spec: dict[str, Any]) -> int:
+    """Open (or share) the database of the durable stores a spec names:
+    ``{"kind": "sqlite", "path": ...}`` or ``{"kind": "postgres", "dsn": ...}``.
+
+    Raises:
+        ValueError: an invalid spec.
+        StoreUnavailableError: the database cannot be opened or migrated.
+    """
+    return _new(_lib.sw_store_open, spec)
 
 
 def _read(fn: Any, handle: int) -> Any:
@@ -271,6 +291,53 @@ def session_restore(agent: int, state: bytes, *, allow_unsigned: bool = False) -
     if _lib.sw_session_restore(agent, state, len(state), opts, opts_len, out, err) != 0:
         _raise(err)
     return int(out[0])
+
+
+def agent_open_session(agent: int, session_id: str, *, allow_unsigned: bool = False) -> int:
+    """A new session handle of ``agent`` loaded from its session store.
+    Blocks on the store: call it off the event loop.
+
+    Raises:
+        SessionNotFoundError: the store holds no session ``session_id``.
+        StoreUnavailableError: the store failed.
+        StateError: the stored state is refused (unsigned without
+            ``allow_unsigned``, signed with another key, another id's).
+        AgentError: the agent has no session store.
+    """
+    check_process()
+    data = session_id.encode()
+    opts = b'{"allow_unsigned":true}' if allow_unsigned else _ffi.NULL
+    opts_len = len(opts) if allow_unsigned else 0
+    out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
+    if _lib.sw_agent_open_session(agent, data, len(data), opts, opts_len, out, err) != 0:
+        _raise(err)
+    return int(out[0])
+
+
+def session_claimed_resume(session: int) -> dict[str, Any] | None:
+    """The session's claimed, unfinished resume (``{"run_id",
+    "claimed_at_ms", "pending", "resolution"}``), or None.
+
+    Raises:
+        StateError: a bad handle.
+    """
+    result: dict[str, Any] | None = _read(_lib.sw_session_claimed_resume, session)
+    return result
+
+
+def session_abandon_resume(session: int) -> None:
+    """Settle the session's claimed resume whose worker stopped. Blocks on
+    the store: call it off the event loop.
+
+    Raises:
+        StateError: no claimed resume, a session that changed in the
+            store, a busy session or a bad handle.
+        StoreUnavailableError: the store failed.
+    """
+    check_process()
+    err = _ffi.new("char **")
+    if _lib.sw_session_abandon_resume(session, err) != 0:
+        _raise(err)
 
 
 def session_from_messages(agent: int, messages: list[dict[str, Any]]) -> int:

@@ -29,6 +29,7 @@ from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, 
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
+from starweaver.stores import ClaimedResume, SessionStore
 from starweaver.streaming import AgentRun
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Tool, ensure_tool
@@ -301,6 +302,7 @@ class Agent:
         hooks: Iterable[Hook] = (),
         eager_dispatch: bool = True,
         trace_content: bool = False,
+        session_store: SessionStore | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -311,6 +313,13 @@ class Agent:
             )
         self.model = model
         self.name = name
+        if session_store is not None and not isinstance(session_store, SessionStore):
+            raise TypeError(
+                "session_store must be a starweaver.stores store (SqliteSessionStore, PostgresSessionStore), "
+                f"got {type(session_store).__name__}"
+            )
+        #: Where the agent keeps its sessions by id (None: in memory only).
+        self.session_store = session_store
         self._trace_content = bool(trace_content)
         # The spans of runs started and not yet finished (see tracing.py).
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
@@ -356,6 +365,7 @@ class Agent:
             ("output_retries", output_retries),
             ("hooks", [self._catalog.hook_spec(h) for h in hooks] or None),
             ("active_tags", None if active_tags is None else _tags(active_tags)),
+            ("session_store", session_store._handle if session_store is not None else None),
         ):
             if value is not None:
                 spec[key] = value
@@ -514,10 +524,13 @@ class Agent:
           by whoever could write it (tool arguments included) is accepted
           and runs. Use it only for state that never left your control.
 
-        Either way state is a value, not a claim on the run: every copy of a
-        waiting state restores to a waiting session, so an old copy can be
-        resumed again after another copy was resumed. Keep track of which
-        copy is current yourself (until durable session stores do).
+        Either way state is a value, not a claim on the run: without a
+        ``session_store`` every copy of a waiting state restores to a waiting
+        session, so an old copy can be resumed again after another copy was
+        resumed; keep track of which copy is current yourself. With a
+        ``session_store`` the store decides: only the copy of the session's
+        current stored state runs or resumes, and any other copy raises
+        ``StateError`` (code ``"session_conflict"``) before it runs.
 
         Raises:
             StateError: state of another version, modified state, unsigned
@@ -689,6 +702,33 @@ class Agent:
             ValueError: ``message_history`` is malformed.
         """
         return AgentSession(self, _ref=self._new_session(message_history))
+
+    async def open_session(self, session_id: str, *, allow_unsigned: bool = False) -> AgentSession:
+        """Load the session ``session_id`` from the agent's session store, as
+        its last run left it (in this process or another); each call loads
+        a new ``AgentSession``. The stored state is verified as
+        ``session_from_state`` verifies it: without a ``state_key`` it is
+        unsigned and needs ``allow_unsigned=True``.
+
+        A session whose claimed resume never finished opens with
+        ``claimed_resume`` set and refuses to run until ``abandon_resume()``.
+
+        Raises:
+            TypeError: ``session_id`` is not a string.
+            SessionNotFoundError: the store holds no such session.
+            StoreUnavailableError: the store failed.
+            StateError: the stored state is refused (unsigned, signed with
+                another key, or another session's).
+            AgentError: the agent has no ``session_store``.
+        """
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, got {type(session_id).__name__}")
+
+        def load() -> _SessionRef:
+            return _SessionRef(_capi.agent_open_session(self._handle, session_id, allow_unsigned=allow_unsigned))
+
+        # The store may be a server: wait for it off the event loop.
+        return AgentSession(self, _ref=await asyncio.to_thread(load))
 
     async def __aenter__(self) -> Agent:
         return self
@@ -875,6 +915,35 @@ class AgentSession:
         session counts from zero."""
         return usage_dict(_capi.session_info(self._handle).get("usage"))
 
+    @property
+    def claimed_resume(self) -> ClaimedResume | None:
+        """The claimed resume this session was opened with (see
+        ``Agent.open_session``): a resume of its waiting run that claimed the
+        run in the session store and never saved its outcome, because its
+        worker still runs it or stopped part way. None otherwise."""
+        raw = _capi.session_claimed_resume(self._handle)
+        return ClaimedResume._from_wire(raw) if raw is not None else None
+
+    async def abandon_resume(self) -> None:
+        """Repair a session whose claimed resume will never finish because its
+        worker stopped: the paused batch is closed without running anything
+        (denied calls and supplied deferred results get their returns;
+        approved calls get a cancelled return saying whether they ran is
+        unknown, to be checked before calling them again) and the session is
+        saved idle, so the next ``run`` continues the conversation. There is
+        no way back to waiting: an approved call may have run. Abandoning a
+        resume whose worker in fact still runs makes that worker's save
+        fail.
+
+        Raises:
+            StateError: the session has no claimed resume, changed in the
+                store since it was opened (code ``"session_conflict"``), or
+                is busy.
+            StoreUnavailableError: the store failed.
+        """
+        ref = self._ref
+        await asyncio.to_thread(_capi.session_abandon_resume, ref.handle)
+
     def close(self) -> None:
         """Release the native session once nothing needs it (results read
         their messages from it); also done at garbage collection."""
@@ -954,6 +1023,7 @@ def create_agent(
     hooks: Iterable[Hook] = (),
     eager_dispatch: bool = True,
     trace_content: bool = False,
+    session_store: SessionStore | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1008,9 +1078,19 @@ def create_agent(
     (see ``starweaver.tracing``); ``trace_content=True`` adds tool arguments
     and results to the ``execute_tool`` spans.
 
+    ``session_store`` (``starweaver.stores``: ``SqliteSessionStore(path)``,
+    ``PostgresSessionStore(dsn)``) keeps the agent's sessions by id: every
+    run's end is saved, ``agent.open_session(id)`` loads a session in any
+    process sharing the store, and a waiting run is resumed at most once: a
+    second resume (in this process or another, or from an old exported
+    copy) raises ``StateError`` and runs nothing. Give the agents sharing a
+    store the same ``state_key``.
+
     Raises:
+        TypeError: ``session_store`` is not a store.
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
+        StateError: ``session_store`` is closed.
     """
     return Agent(
         model=model,
@@ -1038,4 +1118,5 @@ def create_agent(
         hooks=hooks,
         eager_dispatch=eager_dispatch,
         trace_content=trace_content,
+        session_store=session_store,
     )

@@ -38,8 +38,10 @@ __all__ = (
     "ModelError",
     "ModelRetry",
     "OutputRetryLimitExceeded",
+    "SessionNotFoundError",
     "StarweaverError",
     "StateError",
+    "StoreUnavailableError",
     "Timeout",
     "ToolError",
     "ToolRetryLimitExceeded",
@@ -122,6 +124,22 @@ class StateError(StarweaverError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self.args, {"code": self.code}))
+
+
+class SessionNotFoundError(StateError, LookupError):
+    """The session store holds no session with the id asked for (see
+    ``AgentRuntime.open_session``). A ``LookupError`` too; ``code`` is
+    ``"session_not_found"``."""
+
+    def __init__(self, message: str, *, code: str | None = "session_not_found") -> None:
+        super().__init__(message, code=code)
+
+
+class StoreUnavailableError(StarweaverError, OSError):
+    """A durable store (``starweaver.stores``) could not be opened, reached
+    or written: an unreachable PostgreSQL server, an SQLite file that cannot
+    be opened. A run whose end could not be saved raises it with the run's
+    ``messages``; the session then refuses to run until opened again."""
 
 
 class ToolError(StarweaverError):

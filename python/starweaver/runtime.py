@@ -8,6 +8,12 @@ closes them, and on close waits for the active runs (up to a bound), then
 cancels what is left and releases the native agent. After close, every
 call on the runtime or its sessions raises ``StateError`` (code
 ``"runtime_closed"``).
+
+With a ``session_store=`` (``starweaver.stores``) sessions are durable:
+``open_session(id)`` finds a session another process (or an earlier run of
+this one) left in the store, and ``resume_after_hitl_by_id`` answers a
+waiting run wherever it started; of two resumes of one waiting run exactly
+one runs, the other raises ``StateError``.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from typing import Any
 
 from starweaver._bridge import CANCEL_GRACE
 from starweaver.agent import Agent, AgentSession, MessageHistory, RunResult, create_agent
-from starweaver.errors import StateError
+from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.messages import ModelMessage
+from starweaver.stores import ClaimedResume
 
 __all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")
 
@@ -75,6 +82,31 @@ class RuntimeSession(AgentSession):
     def messages(self) -> list[ModelMessage]:
         self._runtime._check_open(self)
         return super().messages
+
+    @property
+    def claimed_resume(self) -> ClaimedResume | None:
+        self._runtime._check_open(self)
+        return super().claimed_resume
+
+    async def abandon_resume(self) -> None:
+        """``AgentSession.abandon_resume``.
+
+        Raises:
+            StateError: the runtime or the session is closed (code
+                ``"runtime_closed"``), or as ``AgentSession.abandon_resume``.
+            StoreUnavailableError: the store failed.
+        """
+        self._runtime._check_open(self)
+        await super().abandon_resume()
+
+    def _busy(self) -> bool:
+        """Whether a run of this session (tracked, or streamed) is active."""
+        return self.is_running or self._ref.active is not None
+
+    def _adopt(self, session: AgentSession) -> None:
+        """Continue as session, loaded anew from the session store."""
+        self._ref = session._ref
+        self._handle = session._ref.handle
 
     @property
     def id(self) -> str:
@@ -167,7 +199,8 @@ class AgentRuntime:
         return self._register(self._agent.session_from_state(state, allow_unsigned=allow_unsigned))
 
     def get_session(self, session_id: str) -> RuntimeSession:
-        """The open session with this id.
+        """The open session with this id (``open_session`` also finds one in
+        the session store).
 
         Raises:
             StateError: the runtime is closed, or no open session has this
@@ -176,8 +209,54 @@ class AgentRuntime:
         self._check_open()
         session = self._sessions.get(session_id)
         if session is None:
-            raise StateError(f"no open session {session_id!r}", code="unknown_session")
+            hint = "; open_session() loads it from the session store" if self._agent.session_store else ""
+            raise StateError(f"no open session {session_id!r}{hint}", code="unknown_session")
         return session
+
+    async def open_session(self, session_id: str, *, allow_unsigned: bool = False) -> RuntimeSession:
+        """The session ``session_id`` as the session store holds it now: a
+        session left by another process (or by this one before it
+        restarted) is loaded and opened here; an open session is brought up
+        to date with the store (another worker may have run or resumed it
+        since), unless it is running or was never saved. Without a session
+        store, the open session with this id.
+
+        Stored state is verified like ``session_from_state``'s:
+        ``allow_unsigned=True`` accepts state of agents without a
+        ``state_key``.
+
+        Raises:
+            TypeError: ``session_id`` is not a string.
+            SessionNotFoundError: neither the store nor the runtime has
+                such a session.
+            StoreUnavailableError: the store failed.
+            StateError: the runtime is closed, or the stored state is
+                refused (see ``Agent.open_session``).
+        """
+        self._check_open()
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, got {type(session_id).__name__}")
+        current = self._sessions.get(session_id)
+        if self._agent.session_store is None or (current is not None and current._busy()):
+            if current is None:
+                raise SessionNotFoundError(f"no open session {session_id!r}, and the runtime has no session store")
+            return current
+        try:
+            loaded = await self._agent.open_session(session_id, allow_unsigned=allow_unsigned)
+        except SessionNotFoundError:
+            # A session that never ran is open here only.
+            current = self._sessions.get(session_id)
+            if current is None:
+                raise
+            return current
+        # The runtime and its sessions may have changed while the store answered.
+        self._check_open()
+        current = self._sessions.get(session_id)
+        if current is None:
+            return self._register(loaded)
+        if not current._busy():
+            current._adopt(loaded)
+        return current
 
     def sessions(self) -> list[RuntimeSession]:
         """The open sessions, oldest first.
@@ -223,17 +302,33 @@ class AgentRuntime:
         approvals: ApprovalsInput = None,
         deferred_results: DeferredInput = None,
         on_event: Any = None,
+        allow_unsigned: bool = False,
     ) -> RunResult:
-        """Resume the waiting run of the open session ``session_id`` (see
+        """Resume the waiting run of the session ``session_id`` (see
         ``AgentSession.resume_after_hitl``); ``run_id``, when given, must be
         the waiting run's.
 
+        With a session store the session is found as ``open_session`` finds
+        it (``allow_unsigned`` as there), so the run may have started in
+        another process. The resume claims the waiting run in the store
+        before anything runs: of two resumes of one waiting run (in this
+        process or in several) one runs and the other raises
+        ``StateError`` having run nothing (code ``"session_conflict"``,
+        ``"resume_claimed"`` or ``"busy"`` while the first runs, ``"state"``
+        once it finished: the session no longer waits).
+
         Raises:
-            StateError: the runtime is closed, the session is unknown or
-                does not wait (for the run ``run_id``), or the answers are
-                refused.
+            StateError: the runtime is closed, the session does not wait
+                (for the run ``run_id``), another resume claimed the run,
+                or the answers are refused.
+            SessionNotFoundError: with a session store, no session has this
+                id (without one: ``StateError``, code ``"unknown_session"``).
+            StoreUnavailableError: the store failed.
         """
-        session = self.get_session(session_id)
+        if self._agent.session_store is not None:
+            session = await self.open_session(session_id, allow_unsigned=allow_unsigned)
+        else:
+            session = self.get_session(session_id)
         if run_id is not None:
             snapshot = await session.hitl.snapshot()
             ids = [p.id for p in snapshot.approvals] + [d.id for d in snapshot.deferred]
@@ -316,9 +411,10 @@ class AgentRuntime:
 
 
 def create_agent_runtime(*, close_timeout: float = DEFAULT_CLOSE_TIMEOUT, **options: Any) -> AgentRuntime:
-    """Build an agent with ``options`` (every keyword of ``create_agent``)
-    and an ``AgentRuntime`` that owns it; ``close_timeout`` bounds how long
-    closing waits for active runs before cancelling them.
+    """Build an agent with ``options`` (every keyword of ``create_agent``,
+    ``session_store=`` included) and an ``AgentRuntime`` that owns it;
+    ``close_timeout`` bounds how long closing waits for active runs before
+    cancelling them.
 
     Raises:
         TypeError: an unknown option.

@@ -1,0 +1,127 @@
+"""A worker process of the durable-session tests (test_durable.py), and the
+agent they all use.
+
+Run as a script it is one worker: an agent runtime over a session store,
+driven by one JSON command per line on stdin and answering one JSON object
+per line on stdout (``{"ready": true}`` first):
+
+    python durable_worker.py sqlite|postgres PATH_OR_DSN COUNT_FILE
+
+Commands: ``{"cmd": "start", "prompt": p}`` runs a new session (answer:
+``session_id``, ``status``); ``{"cmd": "open", "session_id": id}`` opens it
+from the store (``waiting``, ``claimed``); ``{"cmd": "resume", "session_id":
+id, "by_id": bool}`` approves its waiting deploy, by id through the runtime
+or on the session opened before (``status``, ``output``, or ``error`` and
+``code``); ``{"cmd": "exit"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from starweaver import FunctionModel, StarweaverError, StateError, create_agent_runtime, tool
+from starweaver.messages import ModelMessage
+from starweaver.stores import PostgresSessionStore, SessionStore, SqliteSessionStore
+
+STATE_KEY = "durable sessions test key"
+
+
+def script(messages: list[ModelMessage], info: Any) -> Any:
+    """The model: "deploy to X" calls deploy(env=X); a tool return is
+    answered "deployed"; anything else "ok"."""
+    parts = messages[-1]["parts"]
+    if any(p["kind"] == "tool_return" for p in parts):
+        return "deployed"
+    prompt = " ".join(str(c.get("text", "")) for p in parts if p["kind"] == "user_prompt" for c in p["content"])
+    if prompt.startswith("deploy to "):
+        env = prompt.removeprefix("deploy to ")
+        return {"tool_calls": [{"id": "call_deploy", "name": "deploy", "arguments": {"env": env}}]}
+    return "ok"
+
+
+def agent_options(store: SessionStore, count_file: str) -> dict[str, Any]:
+    """The agent of every test: deploy needs approval, and each time it runs
+    it appends a line to count_file (so processes count together). Deploying
+    to "crash" kills the process inside the tool, after the resume claimed
+    the run and before it saved its outcome."""
+
+    @tool
+    def deploy(env: str) -> str:
+        with open(count_file, "a") as f:
+            f.write(f"{os.getpid()} {env}\n")
+        if env == "crash":
+            os._exit(3)
+        return f"deployed to {env}"
+
+    return {
+        "model": FunctionModel(script),
+        "tools": [deploy],
+        "approval_required_tools": ["deploy"],
+        "session_store": store,
+        "state_key": STATE_KEY,
+    }
+
+
+def runs(count_file: str) -> list[str]:
+    """The deploys that ran, one "pid env" line each."""
+    try:
+        with open(count_file) as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+APPROVE = {"call_deploy": {"approved": True}}
+
+
+async def serve(store: SessionStore, count_file: str) -> None:
+    loop = asyncio.get_running_loop()
+
+    def say(**answer: Any) -> None:
+        print(json.dumps(answer), flush=True)
+
+    async with create_agent_runtime(**agent_options(store, count_file)) as runtime:
+        say(ready=True, pid=os.getpid())
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                return
+            cmd = json.loads(line)
+            try:
+                if cmd["cmd"] == "exit":
+                    return
+                if cmd["cmd"] == "start":
+                    session = runtime.session()
+                    result = await session.run(cmd["prompt"])
+                    say(session_id=session.id, status=result.status)
+                elif cmd["cmd"] == "open":
+                    session = await runtime.open_session(cmd["session_id"])
+                    claimed = session.claimed_resume
+                    waiting = bool((await session.hitl.snapshot()).approvals)
+                    say(waiting=waiting, claimed=claimed.run_id if claimed else None)
+                elif cmd["cmd"] == "resume":
+                    if cmd["by_id"]:
+                        result = await runtime.resume_after_hitl_by_id(cmd["session_id"], approvals=APPROVE)
+                    else:
+                        result = await runtime.get_session(cmd["session_id"]).resume_after_hitl(approvals=APPROVE)
+                    say(status=result.status, output=result.output)
+                else:
+                    say(error="ValueError", code=f"unknown command {cmd['cmd']!r}")
+            except StarweaverError as exc:
+                code = exc.code if isinstance(exc, StateError) else None
+                say(error=type(exc).__name__, code=code, message=str(exc))
+
+
+def main() -> None:
+    kind, location, count_file = sys.argv[1:4]
+    store: SessionStore = SqliteSessionStore(location) if kind == "sqlite" else PostgresSessionStore(location)
+    with store:
+        asyncio.run(serve(store, count_file))
+
+
+if __name__ == "__main__":
+    main()
