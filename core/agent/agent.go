@@ -8,6 +8,8 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // UnavailablePolicy says what a run does with tools that are registered but
@@ -26,16 +28,18 @@ const (
 // Agent is a reusable pairing of a model with tools and policies. It is
 // immutable once built and safe for concurrent runs.
 type Agent struct {
-	model          model.Model
-	name           string
-	systemPrompt   string
-	instructions   []string
-	tools          []tool.Tool
-	toolsets       []toolset.Toolset
-	registries     []*tool.Registry
-	hooks          []tool.Hook
-	maxRetries     *int
-	timeout        time.Duration
+	model        model.Model
+	name         string
+	systemPrompt string
+	instructions []string
+	tools        []tool.Tool
+	toolsets     []toolset.Toolset
+	registries   []*tool.Registry
+	hooks        []tool.Hook
+	maxRetries   *int
+	timeout      time.Duration
+	// defaultEffect is the effect class of tools that declare none.
+	defaultEffect  effect.Class
 	sequential     bool
 	maxConcurrency int
 	// noEager turns eager dispatch off (see Builder.EagerDispatch).
@@ -128,6 +132,22 @@ func (b *Builder) Timeout(d time.Duration) *Builder {
 		return b
 	}
 	b.a.timeout = d
+	return b
+}
+
+// DefaultEffect sets the effect class of tools that declare none. Left
+// undeclared, such tools keep the seeds' rule: an unexpected failure is
+// re-run within the retry budget, whatever the tool does. An agent whose
+// tools write to the world can say effect.ClassUnknown here, so that
+// undeclared tools fail closed (never re-run after a failure that may have
+// taken effect) and only tools declared safe are re-run. An unknown class
+// makes Build report ErrConfig.
+func (b *Builder) DefaultEffect(c effect.Class) *Builder {
+	if err := tool.CheckEffect(c); err != nil {
+		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+		return b
+	}
+	b.a.defaultEffect = c
 	return b
 }
 
@@ -286,6 +306,7 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 		r.SetMaxRetries(*a.maxRetries)
 	}
 	r.SetTimeout(a.timeout)
+	_ = r.SetDefaultEffect(a.defaultEffect) // checked by the Builder
 	for _, h := range a.hooks {
 		r.AddHook(h)
 	}

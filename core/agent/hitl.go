@@ -248,6 +248,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 	overridden := make([]bool, 0, len(approved))
 	for _, p := range approved {
 		call := w.Calls[p.index]
+		call.Index = p.index // a state saved before calls carried it
 		d := p.approval
 		md := maps.Clone(d.Metadata)
 		if md == nil {

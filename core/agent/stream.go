@@ -147,7 +147,7 @@ func (e *eager) offer(d model.Delta) {
 		e.stopped = true
 		return
 	}
-	c := tool.Call{ID: d.Call.ID, Name: d.Call.Name, Arguments: bytes.Clone(d.Call.Arguments)}
+	c := tool.Call{ID: d.Call.ID, Name: d.Call.Name, Arguments: bytes.Clone(d.Call.Arguments), Index: d.Index}
 	if !e.admits(c) {
 		e.stopped = true
 		return
@@ -180,21 +180,17 @@ func (e *eager) admits(c tool.Call) bool {
 	if gated, _ := def.Metadata[tool.MetaApprovalRequired].(bool); gated || def.Metadata[tool.MetaKind] == string(tool.KindUnapproved) {
 		return false
 	}
-	if slices.ContainsFunc(e.calls, func(p tool.Call) bool { return p.Name == c.Name }) {
+	if e.reg.SoloSequentialReason(c.Name) != "" {
+		return false
+	}
+	if slices.ContainsFunc(e.calls, func(p tool.Call) bool { return p.Name == c.Name }) && !e.reg.Repeatable(c.Name) {
 		return false
 	}
 	if e.r.limits.beforeToolCalls(e.r.usage.ToolCalls, len(e.calls)+1) != nil {
 		return false
 	}
-	// SequentialReason judges a batch, not one call: c twice makes it look
-	// at c's own rules (a sequential tool, a context capability) and then
-	// stop at the repeated name; the calls so far plus c add the profile
-	// mix. A helper in the tool package would say this more directly.
-	with := append(slices.Clip(e.calls), c)
-	if e.reg.SequentialReason(append(slices.Clip(with), c), false) != tool.SeqRepeatedName {
-		return false
-	}
-	return len(e.calls) == 0 || e.reg.SequentialReason(with, false) == ""
+	// The calls so far plus c decide the rest (the mix of profiles).
+	return len(e.calls) == 0 || e.reg.SequentialReason(append(slices.Clip(e.calls), c), false) == ""
 }
 
 // drop cancels the started calls, waits for them and forgets their

@@ -281,12 +281,15 @@ func Request(parts ...Part) Message { return Message{Kind: KindRequest, Parts: p
 // Response returns a response message.
 func Response(parts ...Part) Message { return Message{Kind: KindResponse, Parts: parts} }
 
-// ToolCalls returns the tool calls of a response, in model order.
+// ToolCalls returns the tool calls of a response, in model order, each
+// with its position (Index).
 func (m Message) ToolCalls() []tool.Call {
 	var out []tool.Call
 	for _, p := range m.Parts {
 		if p.Kind == KindToolCall && p.ToolCall != nil {
-			out = append(out, p.ToolCall.Call())
+			c := p.ToolCall.Call()
+			c.Index = len(out)
+			out = append(out, c)
 		}
 	}
 	return out

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // callRun is one prepared call going through its attempts: the single
@@ -131,12 +133,37 @@ func (c *callRun) end(res Result, err error) (again bool) {
 		c.finish(SuccessReturn(c.call, res))
 		return false
 	}
-	if FlagsOf(KindOf(err)).Unexpected && c.attempt < c.tc.MaxRetries && c.ctx.Err() == nil {
+	kind := KindOf(err)
+	cls := c.r.effectOf(c.e)
+	if FlagsOf(kind).Unexpected && c.attempt < c.tc.MaxRetries && c.ctx.Err() == nil && effect.RetrySafe(cls, true) {
 		c.attempt++
 		return true
 	}
-	c.finish(failedReturn(c.call, err, c.attempt, c.tc.MaxRetries))
+	ret := failedReturn(c.call, err, c.attempt, c.tc.MaxRetries)
+	if effect.FailsClosed(cls) && (FlagsOf(kind).Unexpected || kind == ErrorKindTimeout) {
+		markAmbiguous(&ret, cls)
+	}
+	c.finish(ret)
 	return false
+}
+
+// markAmbiguous tells whoever reads ret that its call failed in a way
+// that leaves open whether it took effect, and that it was not re-run: a
+// tool of class cls (which fails closed) must not be repeated blindly.
+// Every idempotent write has a key (Context.IdempotencyKey), so only
+// non-idempotent, destructive and unknown calls get here.
+func markAmbiguous(ret *Return, cls effect.Class) {
+	const fix = "Check whether the action happened before calling the tool again."
+	prefix := "the call failed and may already have taken effect, so it was not retried (effect " + string(cls) + "): "
+	msg, _ := ret.Metadata[MetaMessage].(string)
+	ret.Metadata[MetaAmbiguous] = true
+	ret.Metadata[MetaMessage] = prefix + msg
+	ret.Metadata[MetaHowToFix] = fix
+	if content, ok := ret.Content.(map[string]any); ok {
+		content[MetaAmbiguous] = true
+		content[MetaMessage] = prefix + msg
+		content[MetaHowToFix] = fix
+	}
 }
 
 // runAfter runs the after-hooks on an outcome; ok is false when one

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // BatchOptions control how one model response's calls are scheduled.
@@ -54,13 +56,13 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 	}
 	for i, c := range calls {
 		if seen != nil {
-			if _, dup := seen[c.Name]; dup {
+			if _, dup := seen[c.Name]; dup && !r.Repeatable(c.Name) {
 				return SeqRepeatedName
 			}
 			seen[c.Name] = struct{}{}
 		} else {
 			for _, prev := range calls[:i] {
-				if prev.Name == c.Name {
+				if prev.Name == c.Name && !r.Repeatable(c.Name) {
 					return SeqRepeatedName
 				}
 			}
@@ -86,6 +88,30 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 		return SeqMixedProfiles
 	}
 	return ""
+}
+
+// SoloSequentialReason reports why a call of the named tool must run in
+// model order whatever it is batched with (a sequential tool, a context
+// capability), or "".
+func (r *Registry) SoloSequentialReason(name string) string {
+	e, ok := r.entries[name]
+	switch {
+	case !ok:
+		return ""
+	case e.def.IsSequential():
+		return SeqSequentialTool
+	case len(e.cfg.Capabilities) > 0 || len(e.deps.ContextCapabilities) > 0:
+		return SeqContextCapable
+	}
+	return ""
+}
+
+// Repeatable reports whether calls of the named tool may run in parallel
+// with each other in one batch: pure and read-only calls change nothing,
+// so their order cannot matter.
+func (r *Registry) Repeatable(name string) bool {
+	e, ok := r.entries[name]
+	return ok && effect.ParallelSafe(r.effectOf(e))
 }
 
 // ExecuteBatch executes one model response's calls and returns their

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // Call is one tool call requested by the model.
@@ -13,6 +15,9 @@ type Call struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Index is the call's position among the calls of its response; it
+	// derives the call's idempotency key (Context.IdempotencyKey).
+	Index int `json:"index,omitempty"`
 }
 
 // Approval is the human decision attached to a re-executed call.
@@ -48,6 +53,18 @@ type Context struct {
 	// Deps holds typed and named dependencies. It is shared by concurrent
 	// calls and must be treated as read-only during a run.
 	Deps *Deps
+	// CallIndex is the call's position among the calls of its response.
+	CallIndex int
+}
+
+// IdempotencyKey is the call's stable key, derived from the conversation,
+// the run, the step and the call's position in the response (not the
+// provider's call id): a re-run of the same call, in this process or
+// after a crash, has the same key, so a tool can hand it to the service
+// it writes to (an idempotent write is one that the service deduplicates
+// by such a key).
+func (c *Context) IdempotencyKey() string {
+	return effect.Key(c.ConversationID, c.RunID, c.RunStep, c.CallIndex)
 }
 
 // LastAttempt reports whether an execution failure now would exhaust the

@@ -106,6 +106,7 @@ func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) 
 	}
 	tc.ToolCallID = call.ID
 	tc.ToolName = call.Name
+	tc.CallIndex = call.Index
 	tc.MaxRetries = r.maxRetriesOf(e)
 	switch e.deps.Profile {
 	case ProfileStrict:

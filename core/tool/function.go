@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // Function is a tool built from a Handler and a JSON Schema given as data,
@@ -122,6 +124,15 @@ func (f *Function) WithMaxRetries(n int) *Function {
 // registration (see [CheckTimeout]).
 func (f *Function) WithTimeout(d time.Duration) *Function {
 	f.fail(f.cfg.SetTimeout(f.meta(), d))
+	return f
+}
+
+// WithEffect declares what the tool's calls do to the world (see
+// effect.Class): it decides whether a failed call is re-run and whether
+// calls under one name may run in parallel. An unknown class is reported
+// by Err and at registration.
+func (f *Function) WithEffect(c effect.Class) *Function {
+	f.fail(f.cfg.SetEffect(f.meta(), c))
 	return f
 }
 

@@ -28,6 +28,8 @@ const (
 	MetaOriginalName     = "original_tool_name"
 	MetaSelfManagedHITL  = "starweaver_self_managed_hitl"
 	MetaResultIsError    = "starweaver_tool_result_is_error"
+	// MetaEffect holds the tool's declared effect class.
+	MetaEffect = "starweaver_effect"
 )
 
 // Reserved keys of return metadata that the runtime decides. In memory
@@ -52,6 +54,11 @@ const (
 	MetaApprovalArguments = "starweaver.approval_tool_arguments"
 	MetaDeferredArguments = "starweaver.deferred_tool_arguments"
 )
+
+// MetaAmbiguous marks (in a return's metadata and error content) a call of
+// a tool that fails closed whose failure leaves open whether it took
+// effect; it was not re-run.
+const MetaAmbiguous = "starweaver_ambiguous"
 
 // Reserved keys of return metadata that describe an error or the
 // resolution of a paused call. They are ordinary Metadata entries, written

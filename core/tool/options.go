@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // ErrInvalidOption is wrapped by every out-of-range retry budget or
@@ -38,6 +40,30 @@ func (c *Config) SetMaxRetries(md map[string]any, n int) error {
 	}
 	c.MaxRetries = &n
 	md[MetaMaxRetries] = n
+	return nil
+}
+
+// CheckEffect reports whether c is an effect class (or undeclared).
+func CheckEffect(c effect.Class) error {
+	if !c.Valid() {
+		return fmt.Errorf("%w: unknown effect %q (want one of pure, read_only, idempotent_write, non_idempotent_write, destructive, unknown)", ErrInvalidOption, string(c))
+	}
+	return nil
+}
+
+// SetEffect checks cls, then sets it as the effect class of c and records
+// it under [MetaEffect] in md (which must not be nil). On failure c and md
+// are unchanged.
+func (c *Config) SetEffect(md map[string]any, cls effect.Class) error {
+	if err := CheckEffect(cls); err != nil {
+		return err
+	}
+	c.Effect = cls
+	if cls == effect.ClassUndeclared {
+		delete(md, MetaEffect)
+	} else {
+		md[MetaEffect] = string(cls)
+	}
 	return nil
 }
 

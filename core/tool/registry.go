@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // DefaultMaxRetries is the retry budget of a tool when neither the tool, its
@@ -44,8 +46,10 @@ type Registry struct {
 	names      []string
 	maxRetries *int
 	timeout    time.Duration
-	hooks      []Hook
-	cache      *SchemaCache
+	// effect is the class of tools that declare none.
+	effect effect.Class
+	hooks  []Hook
+	cache  *SchemaCache
 }
 
 // NewRegistry returns a registry holding tools.
@@ -88,10 +92,14 @@ func (r *Registry) AddEntry(e Entry) error {
 		return fmt.Errorf("tool %q: %w", def.Name, err)
 	}
 	def.Parameters = params
+	cfg := ConfigOf(e.Tool)
+	if err := CheckEffect(cfg.Effect); err != nil {
+		return fmt.Errorf("tool %q: %w", def.Name, err)
+	}
 	if r.entries == nil {
 		r.entries = map[string]*entry{}
 	}
-	r.entries[def.Name] = &entry{Entry: e, def: def, cfg: ConfigOf(e.Tool), schema: schema, deps: ParseDependencies(def.Metadata)}
+	r.entries[def.Name] = &entry{Entry: e, def: def, cfg: cfg, schema: schema, deps: ParseDependencies(def.Metadata)}
 	i, _ := slices.BinarySearch(r.names, def.Name)
 	r.names = slices.Insert(r.names, i, def.Name)
 	return nil
@@ -121,11 +129,43 @@ func (r *Registry) Merge(other *Registry) error {
 		}
 	}
 	r.hooks = append(r.hooks, other.hooks...)
+	if r.effect == effect.ClassUndeclared {
+		r.effect = other.effect
+	}
 	return nil
 }
 
 // SetMaxRetries sets the registry-wide retry budget (below tool and toolset).
 func (r *Registry) SetMaxRetries(n int) { r.maxRetries = &n }
+
+// SetDefaultEffect sets the effect class of tools that declare none
+// (undeclared by default: such tools keep the seeds' rule, unexpected
+// failures re-run within the retry budget). An unknown class is an
+// ErrInvalidOption.
+func (r *Registry) SetDefaultEffect(c effect.Class) error {
+	if err := CheckEffect(c); err != nil {
+		return err
+	}
+	r.effect = c
+	return nil
+}
+
+// EffectOf returns the effect class of the named tool: its own, else the
+// registry's default; undeclared ("") for unknown names.
+func (r *Registry) EffectOf(name string) effect.Class {
+	e, ok := r.entries[name]
+	if !ok {
+		return effect.ClassUndeclared
+	}
+	return r.effectOf(e)
+}
+
+func (r *Registry) effectOf(e *entry) effect.Class {
+	if e.cfg.Effect != effect.ClassUndeclared {
+		return e.cfg.Effect
+	}
+	return r.effect
+}
 
 // SetTimeout sets the registry-wide timeout (below tool and toolset).
 func (r *Registry) SetTimeout(d time.Duration) { r.timeout = d }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // Tool is a callable the model can use.
@@ -72,6 +74,11 @@ type Config struct {
 	// Capabilities names mutable context capabilities the tool asks for;
 	// asking for any forces sequential scheduling.
 	Capabilities []string
+	// Effect classifies what a call does to the world; it decides whether
+	// a failed call may be re-run (see effect.RetrySafe) and whether calls
+	// of the tool may run in parallel under one name. Undeclared (""),
+	// the registry's default applies.
+	Effect effect.Class
 }
 
 // Configured is implemented by tools that carry a Config.
