@@ -147,7 +147,12 @@ func TestChatStreamParallelToolCalls(t *testing.T) {
 	}
 	calls := msg.ToolCalls()
 	for _, d := range got {
-		if d.Kind == model.DeltaToolCallDone && !reflect.DeepEqual(d.Call.Call(), calls[d.Index]) {
+		if d.Kind != model.DeltaToolCallDone {
+			continue
+		}
+		c := d.Call.Call()
+		c.Index = d.Index
+		if !reflect.DeepEqual(c, calls[d.Index]) {
 			t.Fatalf("done %d = %+v, response has %+v", d.Index, d.Call, calls[d.Index])
 		}
 	}
