@@ -128,7 +128,7 @@ func (c *callRun) end(res Result, err error) (again bool) {
 		}
 	}
 	if isNil(err) {
-		c.finish(SuccessReturn(c.call, res))
+		c.finish(c.r.successReturn(c.call, res))
 		return false
 	}
 	if FlagsOf(KindOf(err)).Unexpected && c.attempt < c.tc.MaxRetries && c.ctx.Err() == nil {

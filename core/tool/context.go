@@ -48,6 +48,10 @@ type Context struct {
 	// Deps holds typed and named dependencies. It is shared by concurrent
 	// calls and must be treated as read-only during a run.
 	Deps *Deps
+	// Artifacts is the run's artifact store, bound to the agent's scope;
+	// nil when the agent has none (its methods then fail with
+	// ErrNoArtifacts). Shared by concurrent calls.
+	Artifacts *Artifacts
 }
 
 // LastAttempt reports whether an execution failure now would exhaust the
