@@ -260,7 +260,8 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 			md["reason"] = d.Reason
 		}
 		approval := &tool.Approval{Status: "approved", OverrideArguments: d.OverrideArguments, Arguments: call.Arguments, Metadata: md}
-		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval}
+		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval,
+			Artifacts: r.a.artifacts}
 		if len(d.UserInput) > 0 {
 			if t, ok := reg.Tool(call.Name); ok {
 				if pre := tool.ConfigOf(t).PreprocessUserInput; pre != nil {
