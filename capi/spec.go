@@ -105,6 +105,11 @@ type agentSpec struct {
 	OutputRetries *int `json:"output_retries"`
 	// Hooks are global execution hooks, in order (hosthook.go).
 	Hooks []hookSpec `json:"hooks"`
+	// Artifacts, MaxToolOutputBytes and OutputBudget configure rich
+	// outputs (artifacts.go).
+	Artifacts          *artifactsSpec    `json:"artifacts"`
+	MaxToolOutputBytes *int              `json:"max_tool_output_bytes"`
+	OutputBudget       *outputBudgetSpec `json:"output_budget"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -370,6 +375,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		b.OutputRetries(*s.OutputRetries)
 	}
 	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
+	if err := s.applyArtifacts(b); err != nil {
+		return nil, err
+	}
 	a, err := b.Build()
 	if err != nil {
 		return nil, optionError(err)
