@@ -8,6 +8,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/artifact"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // artifactStoreSpec is the JSON given to sw_artifact_store_new. Kind
@@ -74,20 +75,43 @@ func (s *artifactStore) put(ctx context.Context, spec artifactPutSpec, data []by
 	return json.Marshal(ref)
 }
 
-// get returns the bytes of the artifact refJSON names.
-func (s *artifactStore) get(ctx context.Context, refJSON []byte) ([]byte, error) {
+// artifactGetSpec names the artifact sw_artifact_get reads; with a scope,
+// only an artifact of that scope is read (tool.Artifacts' rule: a tool's
+// context reads its run's scope only).
+type artifactGetSpec struct {
+	Reference json.RawMessage `json:"reference"`
+	Scope     string          `json:"scope"`
+}
+
+// get returns the bytes of the artifact spec names.
+func (s *artifactStore) get(ctx context.Context, spec artifactGetSpec) ([]byte, error) {
 	var ref artifact.Ref
-	if err := json.Unmarshal(refJSON, &ref); err != nil {
+	if err := json.Unmarshal(spec.Reference, &ref); err != nil {
 		if !errors.Is(err, artifact.ErrInvalidInput) { // not JSON at all
 			err = fmt.Errorf("%w: artifact reference: %w", artifact.ErrInvalidInput, err)
 		}
 		return nil, artifactError(err)
 	}
-	a, err := s.store.Get(ctx, ref)
+	if spec.Scope == "" {
+		a, err := s.store.Get(ctx, ref)
+		if err != nil {
+			return nil, artifactError(err)
+		}
+		return a.Bytes, nil
+	}
+	scope, err := artifact.ParseScope(spec.Scope)
 	if err != nil {
 		return nil, artifactError(err)
 	}
-	return a.Bytes, nil
+	bound, err := tool.NewArtifacts(s.store, scope)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	data, err := bound.Get(ctx, ref)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	return data, nil
 }
 
 // artifactError gives an artifact failure its stable slug (artifact.KindOf);

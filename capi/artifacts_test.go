@@ -45,10 +45,19 @@ func TestABIArtifactStore(t *testing.T) {
 	if again := capitest.ArtifactPut(st, []byte(`{"scope":"tenant.acme","idempotency_key":"chart-1","media_type":"image/png","name":"chart.png"}`), pngBytes, none); again.Out != put.Out {
 		t.Fatalf("replay: %s != %s", again.Out, put.Out)
 	}
-	get := capitest.ArtifactGet(st, []byte(put.Out), none)
-	if get.RC != 0 || get.Out != string(pngBytes) {
-		t.Fatalf("sw_artifact_get: %+v", get)
+	byRef := func(scope string) []byte {
+		if scope == "" {
+			return []byte(`{"reference":` + put.Out + `}`)
+		}
+		return []byte(`{"reference":` + put.Out + `,"scope":"` + scope + `"}`)
 	}
+	for _, scope := range []string{"", "tenant.acme"} {
+		if get := capitest.ArtifactGet(st, byRef(scope), none); get.RC != 0 || get.Out != string(pngBytes) {
+			t.Fatalf("sw_artifact_get (scope %q): %+v", scope, get)
+		}
+	}
+	wantError(t, capitest.ArtifactGet(st, byRef("tenant.other"), none), "artifact_invalid", "another scope")
+	wantError(t, capitest.ArtifactGet(st, byRef("../x"), none), "artifact_invalid", "scope")
 
 	wantError(t, capitest.ArtifactStoreNew([]byte(`{"kind":"sqlite3"}`), none), "invalid_spec", "unknown artifact store kind")
 	wantError(t, capitest.ArtifactStoreNew([]byte(`{"kind":"memory","max_bytes":-1}`), none), "invalid_spec", "max_bytes")
@@ -58,14 +67,16 @@ func TestABIArtifactStore(t *testing.T) {
 	wantError(t, capitest.ArtifactPut(st, []byte(`{"scope":"t","idempotency_key":"k","media_type":"image/png","bogus":1}`), pngBytes, none), "invalid_spec", "bogus")
 	wantError(t, capitest.ArtifactPut(st, nil, pngBytes, none), "invalid_spec", "")
 	wantError(t, capitest.ArtifactPut(st, []byte(`{"scope":"tenant.acme","idempotency_key":"chart-1","media_type":"image/png"}`), pngBytes, none), "artifact_conflict", "")
-	wantError(t, capitest.ArtifactGet(st, []byte(`{"scope":"tenant.acme"}`), none), "artifact_invalid", "")
-	wantError(t, capitest.ArtifactGet(st, nil, none), "artifact_invalid", "")
+	wantError(t, capitest.ArtifactGet(st, []byte(`{"reference":{"scope":"tenant.acme"}}`), none), "artifact_invalid", "")
+	wantError(t, capitest.ArtifactGet(st, []byte(`{"reference":null}`), none), "artifact_invalid", "")
+	wantError(t, capitest.ArtifactGet(st, []byte(`{"ref":{}}`), none), "invalid_spec", "ref")
+	wantError(t, capitest.ArtifactGet(st, nil, none), "invalid_spec", "")
 	other := newArtifactStore(t)
-	wantError(t, capitest.ArtifactGet(other, []byte(put.Out), none), "artifact_not_found", "")
-	wantError(t, capitest.ArtifactGet(newModel(t), []byte(put.Out), none), "bad_handle", "")
+	wantError(t, capitest.ArtifactGet(other, byRef(""), none), "artifact_not_found", "")
+	wantError(t, capitest.ArtifactGet(newModel(t), byRef(""), none), "bad_handle", "")
 	wantError(t, capitest.ArtifactPut(999999, []byte(`{"scope":"t","idempotency_key":"k","media_type":"text/plain"}`), []byte("x"), none), "bad_handle", "")
 	// NULL out and err: the call still works, or still fails by its code.
-	if s := capitest.ArtifactGet(st, []byte(put.Out), nullOut); s.RC != 0 || s.Out != "" {
+	if s := capitest.ArtifactGet(st, byRef(""), nullOut); s.RC != 0 || s.Out != "" {
 		t.Fatalf("NULL out: %+v", s)
 	}
 	if s := capitest.ArtifactGet(st, nil, nullErr); s.RC != -1 || s.Err != "" {

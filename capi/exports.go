@@ -152,11 +152,14 @@ func swgo_artifact_put(h C.longlong, spec *C.char, specLen C.longlong, data *C.c
 }
 
 //export swgo_artifact_get
-func swgo_artifact_get(h C.longlong, ref *C.char, refLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+func swgo_artifact_get(h C.longlong, spec *C.char, specLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)
-	refJSON := goBytes(ref, refLen)
+	var gs artifactGetSpec
+	if err := decodeStrict(goBytes(spec, specLen), &gs); err != nil {
+		return setErr(errOut, err)
+	}
 	return produce(h, out, outLen, errOut, func(s *artifactStore) ([]byte, error) {
-		return s.get(context.Background(), refJSON)
+		return s.get(context.Background(), gs)
 	})
 }
 

@@ -82,9 +82,9 @@ int sw_artifact_put(sw_handle store, const char *spec, long long spec_len, const
 	return swgo_artifact_put(store, (char *)spec, spec_len, (char *)data, data_len, out, out_len, err);
 }
 
-int sw_artifact_get(sw_handle store, const char *ref, long long ref_len, char **out, long long *out_len, char **err) {
+int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err) {
 	if (sw_forked) return sw_refuse(err);
-	return swgo_artifact_get(store, (char *)ref, ref_len, out, out_len, err);
+	return swgo_artifact_get(store, (char *)spec, spec_len, out, out_len, err);
 }
 
 int sw_session_new(sw_handle agent, sw_handle *out, char **err) {

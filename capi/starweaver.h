@@ -188,12 +188,15 @@ int sw_artifact_put(sw_handle store, const char *spec, long long spec_len, const
 		char **out, long long *out_len, char **err);
 
 /* sw_artifact_get writes the bytes (out_len of them, not JSON) of the
- * artifact a reference names (ref: the JSON sw_artifact_put wrote).
- * Returns: 0, or -1 with *err (type "bad_handle", "artifact_invalid",
+ * artifact spec names: {"reference": the JSON sw_artifact_put wrote,
+ * "scope"?: s}. With a scope, a reference of another scope is refused, as
+ * a tool's context refuses it.
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle",
+ * "artifact_invalid" (a malformed reference, another scope),
  * "artifact_not_found", "artifact_integrity" when the reference differs
  * from the stored one or the bytes changed, "artifact_expired",
  * "store_unavailable"). */
-int sw_artifact_get(sw_handle store, const char *ref, long long ref_len, char **out, long long *out_len, char **err);
+int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
 
 /* sw_session_new starts a conversation with an agent.
  * Returns: 0, or -1 with *err (type "bad_handle"). */

@@ -271,10 +271,10 @@ func ArtifactPut(store int64, spec, data []byte, o Opts) Status {
 	return s
 }
 
-// ArtifactGet calls sw_artifact_get on store with ref (nil passes NULL);
+// ArtifactGet calls sw_artifact_get on store with spec (nil passes NULL);
 // Out holds the bytes.
-func ArtifactGet(store int64, ref []byte, o Opts) Status {
-	p, n := cbytes(ref)
+func ArtifactGet(store int64, spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
 	defer C.free(unsafe.Pointer(p))
 	var out, err *C.char
 	var outLen C.longlong
