@@ -263,7 +263,14 @@ func visibleText(ret *tool.Return) (text, mediaType string, textParts bool, err 
 		case string:
 			text, mediaType = c, "text/plain"
 		case json.RawMessage:
+			// A host's string result arrives as JSON: spill its text.
 			text, mediaType = string(c), "application/json"
+			if s := strings.TrimSpace(text); len(s) > 0 && s[0] == '"' {
+				var str string
+				if json.Unmarshal([]byte(s), &str) == nil {
+					text, mediaType = str, "text/plain"
+				}
+			}
 		default:
 			var b []byte
 			if b, err = json.Marshal(c); err != nil {

@@ -434,3 +434,19 @@ func TestArtifactBuilderOptions(t *testing.T) {
 		t.Fatalf("an output over the agent's limit: %+v", ret)
 	}
 }
+
+// A host's string result arrives as raw JSON; what is spilled is its text.
+func TestSpillOfARawJSONString(t *testing.T) {
+	scope, st := acmeStore(t)
+	whole := bigText(3000)
+	raw, _ := json.Marshal(whole)
+	host := tool.New("dump", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		return tool.Result{Content: json.RawMessage(raw)}, nil
+	})
+	m := model.NewTestModel(calls(model.Call("c1", "dump", map[string]any{})), text("ok"))
+	res := mustRun(t, agent.NewBuilder(m).Tool(host).Artifacts(scope, st).OutputBudget(agent.OutputBudget{MaxBytes: 1000, HeadBytes: 50}).MustBuild(), "go")
+	ret := res.Messages[2].Returns()[0]
+	if c := ret.Content.(string); !strings.Contains(c, "3000 bytes") || !strings.HasSuffix(c, ".]\n"+whole[:50]) {
+		t.Fatalf("kept %q", c)
+	}
+}
