@@ -107,8 +107,6 @@ class RunTrace:
             self.close(f"tracing failed: {exc!r}", "tracing_error")
 
     def _record(self, event: Mapping[str, Any]) -> None:
-        from opentelemetry import trace
-
         kind = event.get("kind")
         if not self._run_id and self._run is not None:
             # From the first event: a resumed run has no run_start.
