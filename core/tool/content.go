@@ -359,3 +359,19 @@ func (s *MediaSource) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// String describes the part for logs and errors without its bytes.
+func (p Part) String() string {
+	switch p.Kind {
+	case PartText:
+		return fmt.Sprintf("text(%d bytes)", len(p.Text))
+	case PartResourceLink:
+		if p.Link != nil {
+			return "resource_link(" + p.Link.URI + ")"
+		}
+	}
+	if p.Source != nil {
+		return fmt.Sprintf("%s(%s, %s)", p.Kind, p.Source.Kind, p.Source.SourceMediaType())
+	}
+	return p.Kind
+}

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"unicode/utf8"
 )
@@ -198,20 +197,4 @@ func partSize(p *Part) int {
 		n += keys + quotedLen(l.URI) + quotedLen(l.Name) + quotedLen(l.Title) + quotedLen(l.Description) + len(l.MediaType)
 	}
 	return n
-}
-
-// String describes the part for logs and errors without its bytes.
-func (p Part) String() string {
-	switch p.Kind {
-	case PartText:
-		return fmt.Sprintf("text(%d bytes)", len(p.Text))
-	case PartResourceLink:
-		if p.Link != nil {
-			return "resource_link(" + p.Link.URI + ")"
-		}
-	}
-	if p.Source != nil {
-		return fmt.Sprintf("%s(%s, %s)", p.Kind, p.Source.Kind, p.Source.SourceMediaType())
-	}
-	return p.Kind
 }
