@@ -12,6 +12,7 @@ from typing import Any, Union
 
 from starweaver import _bridge, _capi, _prepare, tracing
 from starweaver._bridge import EventCallback
+from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError, StateError
 from starweaver.hitl import (
@@ -300,6 +301,11 @@ class Agent:
         hooks: Iterable[Hook] = (),
         eager_dispatch: bool = True,
         trace_content: bool = False,
+        artifact_store: ArtifactStore | None = None,
+        artifact_scope: str | None = None,
+        artifact_resolve_limit: int | None = None,
+        max_tool_output_bytes: int | None = None,
+        output_budget: OutputBudget | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -337,6 +343,15 @@ class Agent:
         }
         if not eager_dispatch:
             spec["eager_dispatch"] = False
+        spec.update(
+            artifacts_spec(artifact_store, artifact_scope, artifact_resolve_limit, max_tool_output_bytes, output_budget)
+        )
+        # Tools reach the store through their context (ctx.artifacts).
+        self._artifacts = (
+            ToolArtifacts(artifact_store, artifact_scope)
+            if artifact_store is not None and artifact_scope is not None
+            else None
+        )
         for key, value in (
             ("name", name),
             ("system_prompt", system_prompt),
@@ -418,6 +433,7 @@ class Agent:
                 on_event,
                 hooks=catalog.hooks,
                 scope=trace,
+                artifacts=self._artifacts,
             )
         except BaseException as exc:
             if trace is not None:
@@ -603,6 +619,12 @@ class Agent:
             ModelError: the model failed or answered with garbage, or
                 refused to give the structured answer (the message names
                 the refusal).
+            ToolOutputNotVisible: a tool returned ``ToolOutput.host_only``
+                output, which the run refused to show its model.
+            ArtifactError: an artifact in a tool output could not be read
+                into the request (``ArtifactInvalid`` for a reference of
+                another scope or over the resolve limit), or spilling an
+                output failed (``StoreUnavailable`` too).
             AgentError: the run failed for another reason (an output
                 validator raised something other than ``ModelRetry``).
             ValueError: a usage limit is 0 or less, a model setting is
@@ -921,6 +943,11 @@ def create_agent(
     hooks: Iterable[Hook] = (),
     eager_dispatch: bool = True,
     trace_content: bool = False,
+    artifact_store: ArtifactStore | None = None,
+    artifact_scope: str | None = None,
+    artifact_resolve_limit: int | None = None,
+    max_tool_output_bytes: int | None = None,
+    output_budget: OutputBudget | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -975,6 +1002,17 @@ def create_agent(
     (see ``starweaver.tracing``); ``trace_content=True`` adds tool arguments
     and results to the ``execute_tool`` spans.
 
+    ``artifact_store`` (with ``artifact_scope``, a name such as
+    ``"tenant.acme"``) gives tools a store for binary outputs through
+    ``ctx.artifacts``; artifact references in tool outputs are read from it
+    just before each model request (at most ``artifact_resolve_limit``
+    bytes each, 16 MiB by default), so conversations and exported state
+    keep references only. With a store, returns over the ``output_budget``
+    (32 KiB of text by default) are spilled to it and the agent offers a
+    ``read_artifact`` tool to page through them. ``max_tool_output_bytes``
+    bounds one call's output (8 MiB by default; a larger one is an
+    ``invalid_output`` error return). See docs/outputs.md.
+
     Raises:
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
@@ -1005,4 +1043,9 @@ def create_agent(
         hooks=hooks,
         eager_dispatch=eager_dispatch,
         trace_content=trace_content,
+        artifact_store=artifact_store,
+        artifact_scope=artifact_scope,
+        artifact_resolve_limit=artifact_resolve_limit,
+        max_tool_output_bytes=max_tool_output_bytes,
+        output_budget=output_budget,
     )
