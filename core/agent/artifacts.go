@@ -197,21 +197,25 @@ func indexSpills(history []model.Message) *spillIndex {
 	x := &spillIndex{refs: map[string]artifact.Ref{}}
 	for i := range history {
 		for j := range history[i].Parts {
-			ret := history[i].Parts[j].Return
-			if ret == nil {
-				continue
-			}
-			raw, ok := ret.Metadata[MetaSpilled]
-			if !ok {
-				continue
-			}
-			var rec spillRecord
-			if b, err := json.Marshal(raw); err == nil && json.Unmarshal(b, &rec) == nil {
-				x.refs[rec.Artifact.ID] = rec.Artifact
+			if ret := history[i].Parts[j].Return; ret != nil {
+				x.addReturn(ret)
 			}
 		}
 	}
 	return x
+}
+
+// addReturn indexes ret when it was spilled (a resumed run adds its paused
+// batch's returns, which history does not hold yet).
+func (x *spillIndex) addReturn(ret *tool.Return) {
+	raw, ok := ret.Metadata[MetaSpilled]
+	if !ok {
+		return
+	}
+	var rec spillRecord
+	if b, err := json.Marshal(raw); err == nil && json.Unmarshal(b, &rec) == nil && rec.Artifact.ID != "" {
+		x.add(rec.Artifact)
+	}
 }
 
 // spill stores the model-visible text of ret in the artifact store when it

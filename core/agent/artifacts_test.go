@@ -450,3 +450,39 @@ func TestSpillOfARawJSONString(t *testing.T) {
 		t.Fatalf("kept %q", c)
 	}
 }
+
+// An output spilled in a batch that paused for approval can be read once
+// the run resumes.
+func TestSpillInAPausedBatchIsReadableAfterResume(t *testing.T) {
+	scope, st := acmeStore(t)
+	whole := bigText(3000)
+	var ref string
+	step := 0
+	m := model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
+		step++
+		switch step {
+		case 1:
+			return calls(model.Call("c_dump", "dump", map[string]any{}), model.Call("c_add", "add", map[string]int{"left": 1, "right": 2})), nil
+		case 2:
+			c := msgs[len(msgs)-1].Returns()[0].Content.(string)
+			ref = c[strings.Index(c, "sha256:"):][:71]
+			return calls(model.Call("c_read", agent.ReadArtifactToolName, map[string]any{"ref": ref, "limit": 20})), nil
+		}
+		return text("done"), nil
+	})
+	s := agent.NewBuilder(m).Tool(bigTool(3000), addTool()).ApprovalRequiredTools("add").Artifacts(scope, st).
+		OutputBudget(agent.OutputBudget{MaxBytes: 1000, HeadBytes: 10}).MustBuild().NewSession()
+	res, err := s.Run(context.Background(), "go")
+	if err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	res, err = s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: "c_add", Approved: true}}})
+	if err != nil || res.Output != "done" {
+		t.Fatalf("resume: %v %v", res, err)
+	}
+	msgs := s.Messages()
+	read := msgs[len(msgs)-2].Returns()[0]
+	if read.ErrorKind() != "" || contentMap(t, read.Content)["text"] != whole[:20] {
+		t.Fatalf("read_artifact after resume: %+v", read)
+	}
+}

@@ -203,6 +203,11 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 	avail := r.reg.DefinitionsFor(&r.rc)
 	prepared := r.prepared(avail)
 	returns := append([]tool.Return(nil), w.Returns...)
+	if r.spilled != nil {
+		for i := range returns {
+			r.spilled.addReturn(&returns[i])
+		}
+	}
 
 	var approved []resolved
 	for _, p := range plan {
