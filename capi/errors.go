@@ -19,6 +19,8 @@ var abiErrorTypes = []string{
 	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "invalid_decision", "invalid_result", "busy", "config",
 	"unavailable_tools", "cancelled", "output", "model", "retry_limit", "usage_limit_exceeded",
 	"bridge", "unsupported", "forked", "session_not_found", "store_unavailable",
+	"tool_output_not_visible",
+	"artifact_invalid", "artifact_not_found", "artifact_conflict", "artifact_integrity", "artifact_expired",
 }
 
 // errorKindsJSON is what sw_error_kinds returns: the tool error kinds
@@ -38,6 +40,7 @@ type abiError struct {
 	Type       string `json:"type"`
 	Message    string `json:"message"`
 	Tool       string `json:"tool,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
 	MaxRetries *int   `json:"max_retries,omitempty"`
 	// Limit and Value name the usage limit a run would have passed.
 	Limit string `json:"limit,omitempty"`
@@ -65,7 +68,12 @@ func toABIError(err error) *abiError {
 	var rl *agent.RetryLimitError
 	var ul *agent.UsageLimitError
 	var pe *model.ProviderError
+	var nv *agent.ToolOutputNotVisibleError
 	switch {
+	case errors.As(err, &nv):
+		e.Type, e.Tool, e.ToolCallID = "tool_output_not_visible", nv.Tool, nv.ToolCallID
+	case artifactRunError(err) != "":
+		e.Type = artifactRunError(err)
 	case errors.As(err, &rl):
 		e.Type, e.Tool, e.MaxRetries, e.Output = "retry_limit", rl.Tool, &rl.MaxRetries, rl.Output
 	case errors.As(err, &ul):

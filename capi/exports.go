@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"unsafe"
@@ -128,6 +129,38 @@ func swgo_agent_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **
 	defer guard(&rc, errOut)
 	_, rc = create(spec, specLen, out, errOut, buildAgent)
 	return rc
+}
+
+//export swgo_artifact_store_new
+func swgo_artifact_store_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	_, rc = create(spec, specLen, out, errOut, buildArtifactStore)
+	return rc
+}
+
+//export swgo_artifact_put
+func swgo_artifact_put(h C.longlong, spec *C.char, specLen C.longlong, data *C.char, dataLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	var ps artifactPutSpec
+	if err := decodeStrict(goBytes(spec, specLen), &ps); err != nil {
+		return setErr(errOut, err)
+	}
+	payload := goBytes(data, dataLen)
+	return produce(h, out, outLen, errOut, func(s *artifactStore) ([]byte, error) {
+		return s.put(context.Background(), ps, payload)
+	})
+}
+
+//export swgo_artifact_get
+func swgo_artifact_get(h C.longlong, spec *C.char, specLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	var gs artifactGetSpec
+	if err := decodeStrict(goBytes(spec, specLen), &gs); err != nil {
+		return setErr(errOut, err)
+	}
+	return produce(h, out, outLen, errOut, func(s *artifactStore) ([]byte, error) {
+		return s.get(context.Background(), gs)
+	})
 }
 
 //export swgo_session_new

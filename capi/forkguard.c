@@ -71,6 +71,22 @@ int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **er
 	return swgo_agent_new((char *)spec, spec_len, out, err);
 }
 
+int sw_artifact_store_new(const char *spec, long long spec_len, sw_handle *out, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_artifact_store_new((char *)spec, spec_len, out, err);
+}
+
+int sw_artifact_put(sw_handle store, const char *spec, long long spec_len, const char *data, long long data_len,
+		char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_artifact_put(store, (char *)spec, spec_len, (char *)data, data_len, out, out_len, err);
+}
+
+int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_artifact_get(store, (char *)spec, spec_len, out, out_len, err);
+}
+
 int sw_session_new(sw_handle agent, sw_handle *out, char **err) {
 	if (sw_forked) return sw_refuse(err);
 	return swgo_session_new(agent, out, err);

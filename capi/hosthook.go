@@ -158,6 +158,15 @@ func encodeOutcome(o tool.Outcome) json.RawMessage {
 		if len(o.Result.Metadata) > 0 {
 			m["metadata"] = o.Result.Metadata
 		}
+		if o.Result.Parts != nil {
+			m["parts"] = o.Result.Parts
+		}
+		if o.Result.StructuredContent != nil {
+			m["structured_content"] = o.Result.StructuredContent
+		}
+		if o.Result.HostOnly {
+			m["host_only"] = true
+		}
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

@@ -68,9 +68,14 @@ type outcome struct {
 	UserContent     json.RawMessage `json:"user_content"`
 	PrivateMetadata map[string]any  `json:"private_metadata"`
 	IsError         bool            `json:"is_error"`
-	Kind            string          `json:"kind"`
-	Message         string          `json:"message"`
-	TimeoutMS       int64           `json:"timeout_ms"`
+	// Parts, StructuredContent and HostOnly carry a rich output (a Python
+	// ToolOutput); see tool.Result.
+	Parts             json.RawMessage `json:"parts"`
+	StructuredContent json.RawMessage `json:"structured_content"`
+	HostOnly          bool            `json:"host_only"`
+	Kind              string          `json:"kind"`
+	Message           string          `json:"message"`
+	TimeoutMS         int64           `json:"timeout_ms"`
 }
 
 func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
@@ -167,6 +172,18 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 	res.AppValue = raw(o.AppValue)
 	res.ModelContent = raw(o.ModelContent)
 	res.UserContent = raw(o.UserContent)
+	res.StructuredContent = raw(o.StructuredContent)
+	res.HostOnly = o.HostOnly
+	if raw(o.Parts) != nil {
+		// Parts are checked as they are decoded; a malformed one is the
+		// tool's output, refused like an oversized one.
+		if err := json.Unmarshal(o.Parts, &res.Parts); err != nil {
+			return tool.Result{}, tool.InvalidOutput("content parts: %v", err)
+		}
+		if res.Parts == nil {
+			res.Parts = []tool.Part{} // an empty list, refused as such
+		}
+	}
 	return res, nil
 }
 

@@ -108,6 +108,11 @@ type agentSpec struct {
 	// SessionStore is a store handle (sw_store_open) keeping the agent's
 	// sessions; 0 for none (store.go).
 	SessionStore int64 `json:"session_store"`
+	// Artifacts, MaxToolOutputBytes and OutputBudget configure rich
+	// outputs (artifacts.go).
+	Artifacts          *artifactsSpec    `json:"artifacts"`
+	MaxToolOutputBytes *int              `json:"max_tool_output_bytes"`
+	OutputBudget       *outputBudgetSpec `json:"output_budget"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -374,6 +379,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
 	if err := useSessionStore(b, s.SessionStore); err != nil {
+		return nil, err
+	}
+	if err := s.applyArtifacts(b); err != nil {
 		return nil, err
 	}
 	a, err := b.Build()

@@ -71,6 +71,25 @@
  *     "outcome": outcome} (replacing it) or a failure outcome (replacing
  *     it); approval_required and call_deferred outcomes are only observed.
  *     A host meeting an unknown item kind or hook phase fails that item.
+ *   - A call's outcome is {"ok": true, "content": v, "metadata"?, "app_value"?,
+ *     "model_content"?, "user_content"?, "private_metadata"?, "is_error"?}
+ *     or {"ok": false, "kind": slug, "message", ...}. A rich output (a
+ *     ToolOutput) adds "parts": [part, ...] (what the model reads, in
+ *     order), "structured_content": v and "host_only": true (never shown
+ *     to a model: the run fails with "tool_output_not_visible"). A part is
+ *       {"kind": "text", "text": s}
+ *       {"kind": "image" | "audio", "source": source}
+ *       {"kind": "document", "source": source, "name"?: s}
+ *       {"kind": "resource_link", "uri", "name", "title"?, "description"?,
+ *        "media_type"?, "size"?}
+ *     and a source {"kind": "url", "url": http(s), "media_type"?},
+ *     {"kind": "base64", "media_type", "data": standard base64} or
+ *     {"kind": "artifact", "reference": artifact reference (see
+ *     sw_artifact_put)}. An unknown kind, a field of another kind or a
+ *     malformed value, and an output of more than the agent's
+ *     "max_tool_output_bytes" (8 MiB by default), end the call with the
+ *     error kind "invalid_output". The same parts appear in the tool
+ *     returns of messages ("parts", "structured_content").
  *
  * This file is also fed to cffi's cdef: keep it free of preprocessor lines
  * other than the include guard.
@@ -144,6 +163,25 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       same "state_key". The agent keeps the store's database open while
  *       it or a session of it is alive, whether or not the store handle
  *       is released.
+ * Rich outputs and artifacts:
+ *   "artifacts": {"store": artifact store handle, "scope": "tenant.acme",
+ *                 "resolve_limit": bytes}
+ *       the agent's artifact store: artifact sources in tool returns are
+ *       read from it just before each model request (history and exported
+ *       state keep references), at most resolve_limit bytes each (16 MiB by
+ *       default). A reference of another scope, or over the limit, fails
+ *       the run with "artifact_invalid", other failures with the other
+ *       artifact slugs.
+ *   "max_tool_output_bytes": n   the largest output of one call (8 MiB).
+ *   "output_budget": {"max_bytes", "head_bytes", "disabled"}
+ *       with "artifacts", a tool return whose model-visible text is over
+ *       max_bytes (32 KiB) is stored in the artifact store and replaced by
+ *       its first head_bytes (4 KiB), its size and the artifact's id, and a
+ *       "read_artifact" tool ({"ref", "offset", "limit"}) is added to read
+ *       on; its metadata holds "starweaver_spilled": {"artifact": reference,
+ *       "size_bytes", "head_bytes"}.
+ * A run whose tool returned host-only output fails with an error of type
+ * "tool_output_not_visible" carrying "tool" and "tool_call_id".
  * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle", "config"). */
 int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 
@@ -164,6 +202,39 @@ int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **er
  * an unknown kind, "store_unavailable" when the database cannot be opened
  * or migrated, "state" after sw_shutdown). */
 int sw_store_open(const char *spec, long long spec_len, sw_handle *out, char **err);
+
+/* sw_artifact_store_new creates an artifact store from a JSON spec:
+ *   {"kind": "memory", "max_bytes": n}   in process memory; max_bytes is
+ *                                        the largest artifact (16 MiB).
+ * The handle goes into an agent spec's "artifacts" and to sw_artifact_put
+ * and sw_artifact_get; an agent keeps the store alive after the handle is
+ * released.
+ * Returns: 0, or -1 with *err (type "invalid_spec"). */
+int sw_artifact_store_new(const char *spec, long long spec_len, sw_handle *out, char **err);
+
+/* sw_artifact_put stores data (data_len bytes, any content) as described
+ * by spec {"scope", "idempotency_key", "media_type", "name"?,
+ * "expires_at_unix_ms"?} and writes the artifact's reference as JSON:
+ *   {"scope", "artifact_id": "sha256:...", "media_type", "size_bytes",
+ *    "sha256", "name"?, "created_at_unix_ms", "expires_at_unix_ms"?}.
+ * Putting the same content again under the same key returns the stored
+ * reference.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,
+ * "bad_handle", "artifact_invalid" for a rule of the write broken,
+ * "artifact_conflict", "store_unavailable"). */
+int sw_artifact_put(sw_handle store, const char *spec, long long spec_len, const char *data, long long data_len,
+		char **out, long long *out_len, char **err);
+
+/* sw_artifact_get writes the bytes (out_len of them, not JSON) of the
+ * artifact spec names: {"reference": the JSON sw_artifact_put wrote,
+ * "scope"?: s}. With a scope, a reference of another scope is refused, as
+ * a tool's context refuses it.
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle",
+ * "artifact_invalid" (a malformed reference, another scope),
+ * "artifact_not_found", "artifact_integrity" when the reference differs
+ * from the stored one or the bytes changed, "artifact_expired",
+ * "store_unavailable"). */
+int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
 
 /* sw_session_new starts a conversation with an agent.
  * Returns: 0, or -1 with *err (type "bad_handle"). */

@@ -294,3 +294,56 @@ func SessionAbandonResume(session int64, o Opts) Status {
 	finish(&s, err, nil, 0)
 	return s
 }
+
+// ArtifactStoreNew calls sw_artifact_store_new with spec (nil passes NULL).
+func ArtifactStoreNew(spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var h C.sw_handle
+	var err *C.char
+	hp := &h
+	if o.NullOut {
+		hp = nil
+	}
+	var s Status
+	s.RC = int(C.sw_artifact_store_new(p, n, hp, errPtr(o, &err)))
+	s.Handle = int64(h)
+	finish(&s, err, nil, 0)
+	return s
+}
+
+// ArtifactPut calls sw_artifact_put on store with spec and data (nil
+// passes NULL); Out holds the reference's JSON.
+func ArtifactPut(store int64, spec, data []byte, o Opts) Status {
+	sp, sn := cbytes(spec)
+	defer C.free(unsafe.Pointer(sp))
+	dp, dn := cbytes(data)
+	defer C.free(unsafe.Pointer(dp))
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_artifact_put(C.sw_handle(store), sp, sn, dp, dn, op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}
+
+// ArtifactGet calls sw_artifact_get on store with spec (nil passes NULL);
+// Out holds the bytes.
+func ArtifactGet(store int64, spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_artifact_get(C.sw_handle(store), p, n, op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}

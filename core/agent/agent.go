@@ -59,6 +59,14 @@ type Agent struct {
 	sessions SessionStore
 	// approvalSelectors gate matching tools behind approval.
 	approvalSelectors []string
+	// artifacts is the agent's artifact store bound to its scope (nil for
+	// none); resolveLimit bounds an artifact read into a request (0: the
+	// resolver's default); maxOutput bounds one call's output (0: the
+	// registry's default); budget decides what is spilled (artifacts.go).
+	artifacts    *tool.Artifacts
+	resolveLimit int64
+	maxOutput    int
+	budget       OutputBudget
 	// schemas spares runs from recompiling the same parameter schemas.
 	schemas *tool.SchemaCache
 	// base holds what every run registers the same way (the agent's tools
@@ -275,8 +283,12 @@ func (b *Builder) Build() (*Agent, error) {
 		return nil, err
 	}
 	a.output = out
-	if _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil); err != nil {
+	reg, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
+	if err != nil {
 		return nil, err
+	}
+	if _, taken := reg.Tool(ReadArtifactToolName); taken && a.spills() {
+		return nil, fmt.Errorf("%w: a tool is named %q like the tool that reads spilled outputs", ErrConfig, ReadArtifactToolName)
 	}
 	return &a, nil
 }
@@ -307,6 +319,7 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	}
 	r.SetTimeout(a.timeout)
 	_ = r.SetDefaultEffect(a.defaultEffect) // checked by the Builder
+	r.SetMaxOutputBytes(a.maxOutput)
 	for _, h := range a.hooks {
 		r.AddHook(h)
 	}

@@ -9,4 +9,11 @@
 // model-correction budget. Models receive the model-visible projection of
 // the history (see model.Visible); results, events and exported state keep
 // the host surfaces of tool returns.
+//
+// Tool outputs cross that boundary on the runtime's terms: a host-only
+// output (tool.HostOnly) fails the run with a ToolOutputNotVisibleError;
+// with an artifact store (Builder.Artifacts), artifact references are read
+// into each request just before it is sent, while history keeps the
+// references, and returns over the output budget are spilled to the store
+// and paged through with the read_artifact tool.
 package agent

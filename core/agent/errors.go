@@ -50,7 +50,33 @@ var (
 	// ErrInvalidHistory: a message history a session cannot continue from
 	// (see ValidateHistory).
 	ErrInvalidHistory = errors.New("agent: invalid message history")
+	// ErrToolOutputNotVisible: a tool returned host-only output (see
+	// tool.HostOnly) that the run would have shown its model; the error is
+	// a *ToolOutputNotVisibleError naming the call.
+	ErrToolOutputNotVisible = errors.New("agent: tool output is not visible to models")
+	// ErrArtifacts: reading an artifact into a model request, or spilling
+	// an output to the artifact store, failed. The error wraps the
+	// artifact package's error, so artifact.KindOf classifies it (a scope
+	// mismatch or a size over the limit is artifact.KindInvalid).
+	ErrArtifacts = errors.New("agent: artifact store failure")
 )
+
+// ToolOutputNotVisibleError names the call whose host-only output a run
+// refused to show its model. The run fails whatever the tool's error
+// handling (a host-only output is no tool error, so no retry, budget or
+// hook turns it into something the model reads); the call itself ran, and
+// its return in history says only that its output was withheld.
+type ToolOutputNotVisibleError struct {
+	Tool       string
+	ToolCallID string
+}
+
+func (e *ToolOutputNotVisibleError) Error() string {
+	return fmt.Sprintf("%v: the output of tool %q (call %q) is host-only and was not sent to the model", ErrToolOutputNotVisible, e.Tool, e.ToolCallID)
+}
+
+// Is makes errors.Is(err, ErrToolOutputNotVisible) hold.
+func (e *ToolOutputNotVisibleError) Is(target error) bool { return target == ErrToolOutputNotVisible }
 
 // RetryLimitError names the tool that exhausted its budget.
 type RetryLimitError struct {

@@ -24,7 +24,8 @@ var (
 // run can continue: every message is a request or a response with parts
 // of its kind, and every tool call of a response is answered (a tool
 // return or a retry prompt naming the call) in the request that follows
-// it, which answers no other call. The error wraps ErrInvalidHistory and
+// it, which answers no other call; no tool return is host-only (see
+// tool.HostOnly). The error wraps ErrInvalidHistory and
 // names the first offending message by its index.
 func ValidateHistory(msgs []model.Message) error {
 	var open map[string]bool // the calls of the previous response
@@ -37,6 +38,9 @@ func ValidateHistory(msgs []model.Message) error {
 			for j, p := range m.Parts {
 				if !requestParts[p.Kind] {
 					return fmt.Errorf("%w: message %d (request) part %d: %q is not a request part", ErrInvalidHistory, i, j, p.Kind)
+				}
+				if p.Return != nil && p.Return.HostOnly {
+					return fmt.Errorf("%w: message %d part %d: a host-only tool output cannot be in a history models read", ErrInvalidHistory, i, j)
 				}
 				id, answers := answeredCall(p)
 				if !answers {

@@ -203,6 +203,11 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 	avail := r.reg.DefinitionsFor(&r.rc)
 	prepared := r.prepared(avail)
 	returns := append([]tool.Return(nil), w.Returns...)
+	if r.spilled != nil {
+		for i := range returns {
+			r.spilled.addReturn(&returns[i])
+		}
+	}
 
 	var approved []resolved
 	for _, p := range plan {
@@ -261,7 +266,8 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 			md["reason"] = d.Reason
 		}
 		approval := &tool.Approval{Status: "approved", OverrideArguments: d.OverrideArguments, Arguments: call.Arguments, Metadata: md}
-		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval}
+		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval,
+			Artifacts: r.a.artifacts}
 		if len(d.UserInput) > 0 {
 			if t, ok := reg.Tool(call.Name); ok {
 				if pre := tool.ConfigOf(t).PreprocessUserInput; pre != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,6 +51,9 @@ type runner struct {
 	keepOnFail bool
 	// trace is nil when the run is not traced (see WithTracer).
 	trace *runTrace
+	// spilled indexes the outputs the conversation spilled; nil when the
+	// agent never spills (artifacts.go).
+	spilled *spillIndex
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -80,6 +84,12 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		return nil, err
 	}
 	r.reg = reg
+	if a.spills() {
+		r.spilled = indexSpills(history.full)
+		if err := reg.Add(r.readArtifactTool()); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
 	instr := append(append([]string(nil), a.instructions...), o.instructions...)
 	sets := append(append([]toolset.Toolset(nil), a.toolsets...), o.toolsets...)
 	if rendered := toolset.RenderInstructions(toolset.CollectInstructions(&r.rc, sets...)); rendered != "" {
@@ -140,7 +150,8 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		r.history.append(r.request(req))
 		r.emit(Event{Kind: EventModelRequest, Step: step})
 		prepared := r.prepared(avail)
-		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps}
+		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps,
+			Artifacts: r.a.artifacts}
 		// Models receive the model-visible projection, shared (see
 		// model.Model): never the host surfaces of tool returns.
 		resp, early, err := r.ask(ctx, step, prepared, base, r.params(avail.Definitions))
@@ -149,7 +160,10 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			if ctx.Err() != nil {
 				return r.cancel(step, ctx.Err())
 			}
-			return r.fail(step, fmt.Errorf("%w: %w", ErrModel, err))
+			if !errors.Is(err, ErrArtifacts) {
+				err = fmt.Errorf("%w: %w", ErrModel, err)
+			}
+			return r.fail(step, err)
 		}
 		if err := checkResponse(&resp, step); err != nil {
 			early.drop()
@@ -357,7 +371,14 @@ func withoutOutputCalls(calls []tool.Call, name string) []tool.Call {
 // either ends the run (failed, cancelled or waiting; res is set) or returns
 // the next request, which carries the returns in model order.
 func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, returns []tool.Return, only func(int) bool) (next model.Message, res *RunResult, err error) {
+	// What the model may not read is withheld, and what is too long is
+	// spilled, before anything is accounted or enters history; a withheld
+	// output fails the run whatever else the batch says.
+	disclosed := r.disclose(ctx, returns)
 	pending, err := r.account(step, calls, returns, only)
+	if disclosed != nil {
+		err = disclosed
+	}
 	next = model.Message{Kind: model.KindRequest, Parts: make([]model.Part, 0, len(returns))}
 	for _, ret := range returns {
 		next.Parts = append(next.Parts, model.ToolReturn(ret))

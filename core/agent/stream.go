@@ -15,7 +15,10 @@ import (
 // Builder.EagerDispatch): early holds them, and the caller must either
 // hand it to execute or drop it. early is nil when nothing may start.
 func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *tool.Context, params model.Params) (resp model.Message, early *eager, err error) {
-	msgs := r.history.forModel()
+	msgs, err := r.resolve(ctx, r.history.forModel())
+	if err != nil {
+		return model.Message{}, nil, err
+	}
 	// The model's request runs inside the chat span; calls started early
 	// get their own spans (callContext).
 	mctx := r.trace.chatContext(ctx)

@@ -130,7 +130,7 @@ func (c *callRun) end(res Result, err error) (again bool) {
 		}
 	}
 	if isNil(err) {
-		c.finish(SuccessReturn(c.call, res))
+		c.finish(c.r.successReturn(c.call, res))
 		return false
 	}
 	kind := KindOf(err)

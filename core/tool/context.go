@@ -55,6 +55,10 @@ type Context struct {
 	Deps *Deps
 	// CallIndex is the call's position among the calls of its response.
 	CallIndex int
+	// Artifacts is the run's artifact store, bound to the agent's scope;
+	// nil when the agent has none (its methods then fail with
+	// ErrNoArtifacts). Shared by concurrent calls.
+	Artifacts *Artifacts
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,

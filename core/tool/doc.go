@@ -9,4 +9,10 @@
 // JSON Schema validation, the attempt under timeout and cancellation,
 // after-hooks and internal retries of unexpected failures. Every failure
 // becomes a Return carrying a typed error object; nothing panics.
+//
+// A Result is plain content, or a rich output built by ModelVisible, Rich,
+// ModelError or HostOnly: ordered content parts (text, image, audio,
+// document, resource link) whose media come from a URL, inline bytes or an
+// artifact store (Context.Artifacts). The registry refuses outputs larger
+// than its limit or with malformed parts as invalid_output.
 package tool

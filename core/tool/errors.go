@@ -29,12 +29,17 @@ const (
 	ErrorKindApprovalDenied    ErrorKind = "approval_denied"
 	ErrorKindDeferredFailed    ErrorKind = "deferred_failed"
 	ErrorKindDeferredCancelled ErrorKind = "deferred_cancelled"
+
+	// ErrorKindInvalidOutput is a call whose output the runtime refused:
+	// larger than the registry's limit (see Registry.SetMaxOutputBytes) or
+	// holding a malformed content part. Only the runtime produces it.
+	ErrorKindInvalidOutput ErrorKind = "invalid_output"
 )
 
 // errorKinds is the one list of kinds; ErrorKinds and ParseErrorKind read it.
 var errorKinds = [...]ErrorKind{ErrorKindNotFound, ErrorKindInvalidArguments, ErrorKindModelRetry, ErrorKindFeedback, ErrorKindUserError,
 	ErrorKindExecution, ErrorKindTimeout, ErrorKindCancelled, ErrorKindApprovalRequired, ErrorKindCallDeferred,
-	ErrorKindApprovalDenied, ErrorKindDeferredFailed, ErrorKindDeferredCancelled}
+	ErrorKindApprovalDenied, ErrorKindDeferredFailed, ErrorKindDeferredCancelled, ErrorKindInvalidOutput}
 
 // ErrorKinds lists every kind, for parity checks with other languages. The
 // caller owns the returned slice.
@@ -96,7 +101,7 @@ func FlagsOf(k ErrorKind) Flags {
 	case ErrorKindFeedback:
 		return Flags{Retryable: true}
 	case ErrorKindUserError, ErrorKindCancelled, ErrorKindApprovalRequired, ErrorKindCallDeferred,
-		ErrorKindApprovalDenied, ErrorKindDeferredFailed, ErrorKindDeferredCancelled:
+		ErrorKindApprovalDenied, ErrorKindDeferredFailed, ErrorKindDeferredCancelled, ErrorKindInvalidOutput:
 		return Flags{IsError: true}
 	case ErrorKindTimeout:
 		return Flags{IsError: true, Retryable: true, CorrectedInput: true}
@@ -156,6 +161,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("tool %s deferred call failed: %s", name, e.Message)
 	case ErrorKindDeferredCancelled:
 		return fmt.Sprintf("tool %s deferred call was cancelled: %s", name, e.Message)
+	case ErrorKindInvalidOutput:
+		return fmt.Sprintf("tool %s returned an invalid output: %s", name, e.Message)
 	default:
 		return fmt.Sprintf("tool %s execution failed: %s", name, e.Message)
 	}
@@ -195,6 +202,8 @@ func (e *Error) HowToFix() string {
 		return "The deferred work failed; continue without its result or take another approach."
 	case ErrorKindDeferredCancelled:
 		return "The deferred work was cancelled; do not retry, continue without its result."
+	case ErrorKindInvalidOutput:
+		return "The tool produced an output the runtime cannot pass on; do not repeat the same call, ask for less or continue without it."
 	default:
 		return "The tool failed unexpectedly; retry later or continue without it."
 	}
@@ -220,6 +229,13 @@ func Feedback(format string, a ...any) *Error {
 // never retried.
 func UserError(format string, a ...any) *Error {
 	return &Error{Kind: ErrorKindUserError, Message: sprintf(format, a)}
+}
+
+// InvalidOutput reports an output the runtime refused (see
+// ErrorKindInvalidOutput). Tools do not return it; a Python host's
+// malformed output becomes one.
+func InvalidOutput(format string, a ...any) *Error {
+	return &Error{Kind: ErrorKindInvalidOutput, Message: sprintf(format, a)}
 }
 
 // Cancelled reports a cancelled call.

@@ -66,6 +66,9 @@ func kindCases() map[tool.ErrorKind]kindCase {
 		tool.ErrorKindDeferredCancelled: {err: &tool.Error{Kind: tool.ErrorKindDeferredCancelled, Message: "withdrawn"},
 			isError: true,
 			message: "withdrawn", errorText: "tool t deferred call was cancelled: withdrawn"},
+		tool.ErrorKindInvalidOutput: {err: tool.InvalidOutput("%d bytes, more than %d", 10, 5),
+			isError: true,
+			message: "10 bytes, more than 5", errorText: "tool t returned an invalid output: 10 bytes, more than 5"},
 	}
 }
 
@@ -90,7 +93,8 @@ func TestParseErrorKind(t *testing.T) {
 
 // Tools raise every kind except those only the runtime decides.
 func TestToolRaisable(t *testing.T) {
-	runtimeOnly := []tool.ErrorKind{tool.ErrorKindNotFound, tool.ErrorKindApprovalDenied, tool.ErrorKindDeferredFailed, tool.ErrorKindDeferredCancelled}
+	runtimeOnly := []tool.ErrorKind{tool.ErrorKindNotFound, tool.ErrorKindApprovalDenied, tool.ErrorKindDeferredFailed, tool.ErrorKindDeferredCancelled,
+		tool.ErrorKindInvalidOutput}
 	for _, k := range tool.ErrorKinds() {
 		if want := !slices.Contains(runtimeOnly, k); k.ToolRaisable() != want {
 			t.Fatalf("%s.ToolRaisable() = %v, want %v", k, !want, want)
@@ -105,7 +109,7 @@ func TestErrorKindsParity(t *testing.T) {
 	kinds := tool.ErrorKinds()
 	want := []string{"not_found", "invalid_arguments", "model_retry", "feedback", "user_error", "execution",
 		"timeout", "cancelled", "approval_required", "call_deferred",
-		"approval_denied", "deferred_failed", "deferred_cancelled"}
+		"approval_denied", "deferred_failed", "deferred_cancelled", "invalid_output"}
 	var got []string
 	for _, k := range kinds {
 		got = append(got, string(k))

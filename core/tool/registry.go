@@ -50,6 +50,9 @@ type Registry struct {
 	effect effect.Class
 	hooks  []Hook
 	cache  *SchemaCache
+	// maxOutput bounds one call's output (see SetMaxOutputBytes); 0 means
+	// DefaultMaxOutputBytes.
+	maxOutput int
 }
 
 // NewRegistry returns a registry holding tools.
@@ -276,6 +279,7 @@ func (r *Registry) Clone() *Registry {
 		timeout:    r.timeout,
 		hooks:      slices.Clip(r.hooks),
 		cache:      r.cache,
+		maxOutput:  r.maxOutput,
 	}
 }
 
@@ -284,7 +288,8 @@ func (r *Registry) Clone() *Registry {
 func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
-	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{}}
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
+		maxOutput: r.maxOutput}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

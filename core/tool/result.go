@@ -13,6 +13,13 @@ import (
 //   - AppValue is for application code, UserContent for user interfaces.
 //   - ModelContent replaces Content in what the model sees.
 //   - PrivateMetadata is host-only evidence; it never reaches Content or Metadata.
+//   - Parts are rich content (text, images, audio, documents, resource
+//     links); when set, the model sees them instead of Content.
+//   - StructuredContent is the output as one JSON value, kept beside the
+//     content the model reads (see ModelVisible and WithStructuredContent).
+//
+// The output constructors (ModelVisible, Rich, ModelError, HostOnly) build
+// the common shapes; see output.go.
 type Result struct {
 	Content         any
 	Metadata        map[string]any
@@ -23,6 +30,13 @@ type Result struct {
 	// IsError marks a successful call whose result the model should read as
 	// an error, without any retry semantics.
 	IsError bool
+	// Parts, when not nil, are what the model reads, in order. A non-nil
+	// empty list is an invalid output.
+	Parts             []Part
+	StructuredContent any
+	// HostOnly marks an output that must never reach a model: an agent
+	// that would send it fails its run instead (see HostOnly).
+	HostOnly bool
 }
 
 // Text returns a Result whose content is s.
@@ -51,6 +65,16 @@ type Return struct {
 	AppValue        any            `json:"app_value,omitempty"`
 	UserContent     any            `json:"user_content,omitempty"`
 	PrivateMetadata map[string]any `json:"private_metadata,omitempty"`
+	// Parts are the rich content of the output (see Result.Parts): when
+	// set, models read them instead of Content.
+	Parts []Part `json:"parts,omitempty"`
+	// StructuredContent is the output's structured value, if any.
+	StructuredContent any `json:"structured_content,omitempty"`
+	// HostOnly marks an output no model may read. The agent never puts
+	// such a return in history (its run fails instead), and the
+	// model-visible projection (core/model's Visible) keeps none of its
+	// content.
+	HostOnly bool `json:"host_only,omitempty"`
 	// Runtime is nil for a successful call that spent no budget, so the
 	// common return stays small. Copies of a Return share it: replace it
 	// rather than modify it once the return has been handed on. It
@@ -143,14 +167,17 @@ func requestKeys(k ErrorKind) (request, arguments string) {
 // wireReturn is the JSON form of a Return, fields in the order they have
 // always been written.
 type wireReturn struct {
-	ToolCallID      string         `json:"tool_call_id"`
-	Name            string         `json:"name"`
-	Content         any            `json:"content"`
-	IsError         bool           `json:"is_error"`
-	Metadata        map[string]any `json:"metadata,omitempty"`
-	AppValue        any            `json:"app_value,omitempty"`
-	UserContent     any            `json:"user_content,omitempty"`
-	PrivateMetadata map[string]any `json:"private_metadata,omitempty"`
+	ToolCallID        string         `json:"tool_call_id"`
+	Name              string         `json:"name"`
+	Content           any            `json:"content"`
+	IsError           bool           `json:"is_error"`
+	Metadata          map[string]any `json:"metadata,omitempty"`
+	AppValue          any            `json:"app_value,omitempty"`
+	UserContent       any            `json:"user_content,omitempty"`
+	PrivateMetadata   map[string]any `json:"private_metadata,omitempty"`
+	Parts             []Part         `json:"parts,omitempty"`
+	StructuredContent any            `json:"structured_content,omitempty"`
+	HostOnly          bool           `json:"host_only,omitempty"`
 }
 
 // MarshalJSON writes the return with Runtime inside "metadata" (see
@@ -159,6 +186,7 @@ func (r Return) MarshalJSON() ([]byte, error) {
 	return json.Marshal(wireReturn{
 		ToolCallID: r.ToolCallID, Name: r.Name, Content: r.Content, IsError: r.IsError,
 		Metadata: r.WireMetadata(), AppValue: r.AppValue, UserContent: r.UserContent, PrivateMetadata: r.PrivateMetadata,
+		Parts: r.Parts, StructuredContent: r.StructuredContent, HostOnly: r.HostOnly,
 	})
 }
 
@@ -177,7 +205,8 @@ func (r *Return) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*r = Return{ToolCallID: w.ToolCallID, Name: w.Name, Content: w.Content, IsError: w.IsError,
-		AppValue: w.AppValue, UserContent: w.UserContent, PrivateMetadata: w.PrivateMetadata}
+		AppValue: w.AppValue, UserContent: w.UserContent, PrivateMetadata: w.PrivateMetadata,
+		Parts: w.Parts, StructuredContent: w.StructuredContent, HostOnly: w.HostOnly}
 	if len(w.Metadata) == 0 {
 		return nil
 	}
@@ -260,14 +289,17 @@ func SuccessReturn(call Call, res Result) Return {
 		isErr = true
 	}
 	return Return{
-		ToolCallID:      call.ID,
-		Name:            call.Name,
-		Content:         content,
-		IsError:         isErr,
-		Metadata:        res.Metadata,
-		AppValue:        res.AppValue,
-		UserContent:     res.UserContent,
-		PrivateMetadata: res.PrivateMetadata,
+		ToolCallID:        call.ID,
+		Name:              call.Name,
+		Content:           content,
+		IsError:           isErr,
+		Metadata:          res.Metadata,
+		AppValue:          res.AppValue,
+		UserContent:       res.UserContent,
+		PrivateMetadata:   res.PrivateMetadata,
+		Parts:             res.Parts,
+		StructuredContent: res.StructuredContent,
+		HostOnly:          res.HostOnly,
 	}
 }
 

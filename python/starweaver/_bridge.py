@@ -30,6 +30,7 @@ from starweaver import _capi, _prepare
 from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, escapes
 from starweaver._pool import SyncPool, Work
+from starweaver.artifacts import ToolArtifacts
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
@@ -157,8 +158,10 @@ class RunDriver:
         on_event: EventCallback | None,
         hooks: Mapping[int, Hook] | None = None,
         scope: CallScope | None = None,
+        artifacts: ToolArtifacts | None = None,
     ) -> None:
         self._loop = loop
+        self._artifacts = artifacts  # the agent's store, for ctx.artifacts
         self._scope = scope
         self._handle = handle
         self._fd = fd
@@ -392,7 +395,11 @@ class RunDriver:
                 token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"}
             )
             return None
-        ctx = ToolContext._from_wire(item["context"], tool._grant(self._deps)) if context or tool.takes_ctx else None
+        ctx = (
+            ToolContext._from_wire(item["context"], tool._grant(self._deps), self._artifacts)
+            if context or tool.takes_ctx
+            else None
+        )
         return token, tool, ctx
 
     def _start_compact_call(self, item: list[Any]) -> None:
@@ -421,6 +428,7 @@ class RunDriver:
                 retry=retry,
                 max_retries=max_retries,
                 deps=tool._grant(self._deps),
+                artifacts=self._artifacts,
             )
         self._dispatch(token, tool, ctx, args, (call_id, name))
 
@@ -539,7 +547,7 @@ class RunDriver:
                 token, {"ok": False, "kind": "user_error", "message": f"unknown host hook id {item['hook']}"}
             )
             return
-        ctx = ToolContext._from_wire(item["context"], self._deps)
+        ctx = ToolContext._from_wire(item["context"], self._deps, self._artifacts)
         phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
         self._start(token, ctx, _hook_runner(phase), _call_of(item))
 
@@ -739,6 +747,7 @@ def start(
     on_event: EventCallback | None = None,
     hooks: Mapping[int, Hook] | None = None,
     scope: CallScope | None = None,
+    artifacts: ToolArtifacts | None = None,
 ) -> RunDriver:
     """Start ``request`` on a native session and serve it on the running loop.
     With a ``scope``, each call runs entered into it; the request should
@@ -753,7 +762,7 @@ def start(
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
     _log.debug("starweaver: run started (handle %d)", handle)
-    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope)
+    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts)
 
 
 async def finish(driver: RunDriver) -> dict[str, Any]:

@@ -23,12 +23,18 @@ from typing import Any, NoReturn
 from starweaver import _library
 from starweaver.errors import (
     AgentError,
+    ArtifactConflict,
+    ArtifactExpired,
+    ArtifactIntegrityError,
+    ArtifactInvalid,
+    ArtifactNotFound,
     ModelError,
     OutputRetryLimitExceeded,
     SessionNotFoundError,
     StarweaverError,
     StateError,
     StoreUnavailableError,
+    ToolOutputNotVisible,
     ToolRetryLimitExceeded,
     UsageLimitExceeded,
 )
@@ -38,6 +44,9 @@ __all__ = [
     "NativeError",
     "agent_new",
     "agent_open_session",
+    "artifact_get",
+    "artifact_put",
+    "artifact_store_new",
     "check_process",
     "error_from",
     "error_kinds",
@@ -136,6 +145,12 @@ ERROR_TYPES: dict[str, type[BaseException]] = {
     "forked": NativeError,
     "session_not_found": SessionNotFoundError,
     "store_unavailable": StoreUnavailableError,
+    "tool_output_not_visible": ToolOutputNotVisible,
+    "artifact_invalid": ArtifactInvalid,
+    "artifact_not_found": ArtifactNotFound,
+    "artifact_conflict": ArtifactConflict,
+    "artifact_integrity": ArtifactIntegrityError,
+    "artifact_expired": ArtifactExpired,
 }
 """The library's error ``type`` slug -> the exception ``error_from`` raises
 (``retry_limit`` of the output budget raises ``OutputRetryLimitExceeded``).
@@ -168,6 +183,12 @@ def error_from(data: dict[str, Any]) -> BaseException:
     if issubclass(cls, StateError):
         # Durable sessions' state errors say which they are in "code".
         return cls(message, code=str(data.get("code") or slug))
+    if slug == "tool_output_not_visible":
+        return ToolOutputNotVisible(
+            message, tool=data.get("tool") or None, tool_call_id=data.get("tool_call_id") or None
+        )
+    if cls is StateError:
+        return StateError(message, code=slug)
     if cls is NativeError:
         return NativeError(message, type=slug)
     return cls(message)
@@ -230,6 +251,64 @@ def store_open(spec: dict[str, Any]) -> int:
         StoreUnavailableError: the database cannot be opened or migrated.
     """
     return _new(_lib.sw_store_open, spec)
+
+
+def artifact_store_new(spec: dict[str, Any]) -> int:
+    """Create an artifact store (``{"kind": "memory", "max_bytes"?: n}``).
+
+    Raises:
+        ValueError: an invalid spec.
+    """
+    return _new(_lib.sw_artifact_store_new, spec)
+
+
+def artifact_put(store: int, spec: dict[str, Any], data: bytes) -> dict[str, Any]:
+    """Store ``data`` as ``spec`` describes (``scope``, ``idempotency_key``,
+    ``media_type``, ``name``?, ``expires_at_unix_ms``?) and return the
+    reference's JSON. Blocks while the store works: call it from a thread
+    when the store may be slow. Safe from any thread.
+
+    Raises:
+        ArtifactInvalid: the write breaks a rule (scope, key, media type,
+            content, size).
+        ArtifactConflict: the key names other content or metadata.
+        StoreUnavailableError: the store failed.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    check_process()
+    req = json.dumps(spec).encode()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if _lib.sw_artifact_put(store, req, len(req), data, len(data), out, out_len, err) != 0:
+        _raise(err)
+    result: dict[str, Any] = json.loads(_take(out, out_len))
+    return result
+
+
+def artifact_get(store: int, reference: dict[str, Any], scope: str | None = None) -> bytes:
+    """The bytes of the artifact ``reference`` (its JSON) names; with a
+    ``scope``, a reference of another scope is refused. Blocks like
+    ``artifact_put``. Safe from any thread.
+
+    Raises:
+        ArtifactInvalid: a malformed reference, or one of another scope.
+        ArtifactNotFound: no such artifact.
+        ArtifactIntegrityError: the reference or the bytes do not match
+            what was stored.
+        ArtifactExpired: the artifact expired.
+        StoreUnavailableError: the store failed.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    check_process()
+    spec: dict[str, Any] = {"reference": reference}
+    if scope is not None:
+        spec["scope"] = scope
+    req = json.dumps(spec).encode()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if _lib.sw_artifact_get(store, req, len(req), out, out_len, err) != 0:
+        _raise(err)
+    return _take(out, out_len)
 
 
 def _read(fn: Any, handle: int) -> Any:

@@ -13,6 +13,7 @@ from typing import Any, Union
 
 from starweaver import _bridge, _capi, _prepare, tracing
 from starweaver._bridge import EventCallback
+from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError, StateError
 from starweaver.hitl import (
@@ -303,6 +304,11 @@ class Agent:
         eager_dispatch: bool = True,
         trace_content: bool = False,
         session_store: SessionStore | None = None,
+        artifact_store: ArtifactStore | None = None,
+        artifact_scope: str | None = None,
+        artifact_resolve_limit: int | None = None,
+        max_tool_output_bytes: int | None = None,
+        output_budget: OutputBudget | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -349,6 +355,15 @@ class Agent:
         }
         if not eager_dispatch:
             spec["eager_dispatch"] = False
+        spec.update(
+            artifacts_spec(artifact_store, artifact_scope, artifact_resolve_limit, max_tool_output_bytes, output_budget)
+        )
+        # Tools reach the store through their context (ctx.artifacts).
+        self._artifacts = (
+            ToolArtifacts(artifact_store, artifact_scope)
+            if artifact_store is not None and artifact_scope is not None
+            else None
+        )
         for key, value in (
             ("name", name),
             ("system_prompt", system_prompt),
@@ -431,6 +446,7 @@ class Agent:
                 on_event,
                 hooks=catalog.hooks,
                 scope=trace,
+                artifacts=self._artifacts,
             )
         except BaseException as exc:
             if trace is not None:
@@ -621,6 +637,12 @@ class Agent:
             ModelError: the model failed or answered with garbage, or
                 refused to give the structured answer (the message names
                 the refusal).
+            ToolOutputNotVisible: a tool returned ``ToolOutput.host_only``
+                output, which the run refused to show its model.
+            ArtifactError: an artifact in a tool output could not be read
+                into the request (``ArtifactInvalid`` for a reference of
+                another scope or over the resolve limit), or spilling an
+                output failed (``StoreUnavailable`` too).
             AgentError: the run failed for another reason (an output
                 validator raised something other than ``ModelRetry``).
             ValueError: a usage limit is 0 or less, a model setting is
@@ -1024,6 +1046,11 @@ def create_agent(
     eager_dispatch: bool = True,
     trace_content: bool = False,
     session_store: SessionStore | None = None,
+    artifact_store: ArtifactStore | None = None,
+    artifact_scope: str | None = None,
+    artifact_resolve_limit: int | None = None,
+    max_tool_output_bytes: int | None = None,
+    output_budget: OutputBudget | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1085,6 +1112,16 @@ def create_agent(
     second resume (in this process or another, or from an old exported
     copy) raises ``StateError`` and runs nothing. Give the agents sharing a
     store the same ``state_key``.
+    ``artifact_store`` (with ``artifact_scope``, a name such as
+    ``"tenant.acme"``) gives tools a store for binary outputs through
+    ``ctx.artifacts``; artifact references in tool outputs are read from it
+    just before each model request (at most ``artifact_resolve_limit``
+    bytes each, 16 MiB by default), so conversations and exported state
+    keep references only. With a store, returns over the ``output_budget``
+    (32 KiB of text by default) are spilled to it and the agent offers a
+    ``read_artifact`` tool to page through them. ``max_tool_output_bytes``
+    bounds one call's output (8 MiB by default; a larger one is an
+    ``invalid_output`` error return). See docs/outputs.md.
 
     Raises:
         TypeError: ``session_store`` is not a store.
@@ -1119,4 +1156,9 @@ def create_agent(
         eager_dispatch=eager_dispatch,
         trace_content=trace_content,
         session_store=session_store,
+        artifact_store=artifact_store,
+        artifact_scope=artifact_scope,
+        artifact_resolve_limit=artifact_resolve_limit,
+        max_tool_output_bytes=max_tool_output_bytes,
+        output_budget=output_budget,
     )

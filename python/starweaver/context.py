@@ -7,11 +7,14 @@ import contextlib
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Generic, cast
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from typing_extensions import TypeVar
 
 from .errors import UserError
+
+if TYPE_CHECKING:
+    from .artifacts import ToolArtifacts
 
 __all__ = ("ToolContext",)
 
@@ -52,7 +55,9 @@ class ToolContext(Generic[DepsT]):
             a mapping of named dependencies, a read-only view of the names
             the tool's dependency profile grants (empty when none).
 
-    ``dependency(name)`` returns one named dependency the tool may use.
+    ``dependency(name)`` returns one named dependency the tool may use, and
+    ``artifacts`` the agent's artifact store, bound to its scope (see
+    ``starweaver.artifacts``).
 
     Cancellation is cooperative: ``is_cancelled()`` checks it, ``await
     cancelled()`` waits for it (on any event loop), and ``wait_cancelled()``
@@ -61,6 +66,7 @@ class ToolContext(Generic[DepsT]):
 
     __slots__ = (
         "_approval",
+        "_artifacts",
         "_cancel_event",
         "_cancelled",
         "_conversation_id",
@@ -89,8 +95,10 @@ class ToolContext(Generic[DepsT]):
         approval: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         deps: Any = None,
+        artifacts: ToolArtifacts | None = None,
     ) -> None:
         self._run_id = run_id
+        self._artifacts = artifacts
         self._conversation_id = conversation_id
         self._run_step = run_step
         self._tool_call_id = tool_call_id
@@ -112,7 +120,9 @@ class ToolContext(Generic[DepsT]):
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = []
 
     @classmethod
-    def _from_wire(cls, data: Mapping[str, Any], deps: Any = None) -> ToolContext[Any]:
+    def _from_wire(
+        cls, data: Mapping[str, Any], deps: Any = None, artifacts: ToolArtifacts | None = None
+    ) -> ToolContext[Any]:
         """Builds the context from the JSON object Go sends with a call.
 
         Keys: run_id, conversation_id, run_step, tool_call_id, tool_name,
@@ -130,6 +140,7 @@ class ToolContext(Generic[DepsT]):
             approval=approval if isinstance(approval, Mapping) else None,
             metadata=data.get("metadata") or {},
             deps=deps,
+            artifacts=artifacts,
         )
 
     @property
@@ -171,6 +182,21 @@ class ToolContext(Generic[DepsT]):
     @property
     def deps(self) -> DepsT:
         return cast(DepsT, self._deps)
+
+    @property
+    def artifacts(self) -> ToolArtifacts:
+        """The agent's artifact store, bound to its scope: ``await
+        ctx.artifacts.put(data, "image/png")`` stores bytes and returns an
+        ``ArtifactRef`` to return in an output (``Image.from_artifact``).
+
+        Raises:
+            UserError: the agent has no artifact store.
+        """
+        if self._artifacts is None:
+            raise UserError(
+                "no artifact store is configured for this agent (create_agent(artifact_store=..., artifact_scope=...))"
+            )
+        return self._artifacts
 
     def dependency(self, name: str, default: Any = _MISSING) -> Any:
         """The named dependency ``name`` (a key of a mapping passed as

@@ -30,6 +30,12 @@ __all__ = (
     "ERROR_SLUGS",
     "AgentError",
     "ApprovalRequired",
+    "ArtifactConflict",
+    "ArtifactError",
+    "ArtifactExpired",
+    "ArtifactIntegrityError",
+    "ArtifactInvalid",
+    "ArtifactNotFound",
     "CallDeferred",
     "Cancelled",
     "Execution",
@@ -42,8 +48,10 @@ __all__ = (
     "StarweaverError",
     "StateError",
     "StoreUnavailableError",
+    "StoreUnavailable",
     "Timeout",
     "ToolError",
+    "ToolOutputNotVisible",
     "ToolRetryLimitExceeded",
     "UsageLimitExceeded",
     "UserError",
@@ -88,6 +96,68 @@ class UsageLimitExceeded(AgentError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), (str(self),), {"limit": self.limit, "value": self.value}))
+
+
+class ToolOutputNotVisible(AgentError):
+    """A tool returned host-only output (``ToolOutput.host_only``) where
+    the run's model would have read it: the run fails closed, whatever the
+    tool's error handling. The call ran; its return in history says only
+    that its output was withheld.
+
+    Arguments:
+        message: The runtime's description.
+        tool: The tool's name.
+        tool_call_id: The call's id.
+    """
+
+    def __init__(self, message: str, *, tool: str | None = None, tool_call_id: str | None = None) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.tool_call_id = tool_call_id
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), (str(self),), {"tool": self.tool, "tool_call_id": self.tool_call_id}))
+
+
+class ArtifactError(StarweaverError):
+    """An artifact store refused an operation; ``type`` is the runtime's
+    slug (``"artifact_not_found"`` ...)."""
+
+    type = "artifact_error"
+
+
+class ArtifactInvalid(ArtifactError, ValueError):
+    """A scope, write or reference breaks an artifact rule (a malformed
+    reference, content that is not its media type, a reference of another
+    scope, an artifact over a size limit)."""
+
+    type = "artifact_invalid"
+
+
+class ArtifactNotFound(ArtifactError, LookupError):
+    """The scope holds no artifact with that id."""
+
+    type = "artifact_not_found"
+
+
+class ArtifactConflict(ArtifactError, ValueError):
+    """The idempotency key already names other content (or the same content
+    with another name or expiry)."""
+
+    type = "artifact_conflict"
+
+
+class ArtifactIntegrityError(ArtifactError, ValueError):
+    """The stored bytes no longer match their reference, or the reference
+    presented differs from the stored one."""
+
+    type = "artifact_integrity"
+
+
+class ArtifactExpired(ArtifactError, LookupError):
+    """The artifact's expiry has passed."""
+
+    type = "artifact_expired"
 
 
 class ModelError(StarweaverError):
@@ -135,11 +205,18 @@ class SessionNotFoundError(StateError, LookupError):
         super().__init__(message, code=code)
 
 
-class StoreUnavailableError(StarweaverError, OSError):
-    """A durable store (``starweaver.stores``) could not be opened, reached
-    or written: an unreachable PostgreSQL server, an SQLite file that cannot
-    be opened. A run whose end could not be saved raises it with the run's
-    ``messages``; the session then refuses to run until opened again."""
+class StoreUnavailableError(StarweaverError, ConnectionError):
+    """A durable store (``starweaver.stores``, an artifact store) could not
+    be opened, reached or written: an unreachable PostgreSQL server, an
+    SQLite file that cannot be opened. A run whose end could not be saved
+    raises it with the run's ``messages``; the session then refuses to run
+    until opened again."""
+
+    type = "store_unavailable"
+
+
+#: The same class under its shorter name.
+StoreUnavailable = StoreUnavailableError
 
 
 class ToolError(StarweaverError):
@@ -269,6 +346,7 @@ ERROR_SLUGS: tuple[str, ...] = (
     "approval_denied",
     "deferred_failed",
     "deferred_cancelled",
+    "invalid_output",
 )
 """Every Go tool error slug, in Go's order (``core/tool.ErrorKinds``, exported
 by ``sw_error_kinds``)."""
@@ -285,9 +363,10 @@ ERROR_KINDS: dict[str, type[BaseException]] = {
     "call_deferred": CallDeferred,
 }
 """Go error slug -> exception class, for the slugs a tool may raise. The
-runtime's own have none: ``not_found`` (a call of an unknown tool) and the
+runtime's own have none: ``not_found`` (a call of an unknown tool), the
 outcomes of resolving a paused call (``approval_denied``, ``deferred_failed``,
-``deferred_cancelled``)."""
+``deferred_cancelled``) and ``invalid_output`` (an output the runtime refused:
+too large, or with a malformed content part)."""
 
 # Checked in this order; subclasses count.
 _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], str], ...] = (

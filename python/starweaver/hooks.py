@@ -101,6 +101,10 @@ class ToolOutcome:
             ``"execution"``, ``"approval_required"``, ...), else None.
         message: The error message on failure, else None.
         is_error: Whether a success result is marked as an error.
+        parts: The content parts of a rich output (``ToolOutput``), in
+            their JSON form, else None.
+        structured_content: A rich output's structured content, else None.
+        host_only: Whether the output is ``ToolOutput.host_only``.
     """
 
     ok: bool
@@ -109,6 +113,9 @@ class ToolOutcome:
     error_kind: str | None = None
     message: str | None = None
     is_error: bool = False
+    parts: list[dict[str, Any]] | None = None
+    structured_content: Any = None
+    host_only: bool = False
 
     @property
     def is_control_flow(self) -> bool:
@@ -123,6 +130,9 @@ class ToolOutcome:
                 content=data.get("content"),
                 metadata=dict(data.get("metadata") or {}),
                 is_error=bool(data.get("is_error")),
+                parts=data.get("parts"),
+                structured_content=data.get("structured_content"),
+                host_only=bool(data.get("host_only")),
             )
         return cls(
             ok=False,

@@ -30,6 +30,8 @@ from pydantic import (
     model_serializer,
 )
 
+from starweaver.content import ContentPart
+
 __all__ = (
     "InstructionPart",
     "ModelMessage",
@@ -186,12 +188,14 @@ class UserPromptPart(_Wire):
 
 
 class ToolReturnPart(_Wire):
-    """The result of a tool call. ``content`` is what the model sees;
-    ``app_value``, ``user_content`` and ``private_metadata`` never reach the
-    model (they are absent from what models and ``captured_messages()``
-    receive)."""
+    """The result of a tool call. ``content`` is what the model sees, or,
+    for a rich output (``ToolOutput``), ``parts`` are (``structured_content``
+    rides along); ``app_value``, ``user_content`` and ``private_metadata``
+    never reach the model (they are absent from what models and
+    ``captured_messages()`` receive). Artifact sources in ``parts`` stay
+    references in history; models receive the bytes."""
 
-    _omit_none: ClassVar[frozenset[str]] = frozenset({"app_value", "user_content"})
+    _omit_none: ClassVar[frozenset[str]] = frozenset({"app_value", "user_content", "parts", "structured_content"})
     _omit_empty: ClassVar[frozenset[str]] = frozenset({"private_metadata"})
 
     kind: Literal["tool_return"] = "tool_return"
@@ -203,6 +207,8 @@ class ToolReturnPart(_Wire):
     app_value: Any = None
     user_content: Any = None
     private_metadata: dict[str, Any] | None = None
+    parts: list[ContentPart] | None = None
+    structured_content: Any = None
 
     @property
     def error_kind(self) -> str | None:

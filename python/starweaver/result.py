@@ -130,7 +130,8 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
     """The success outcome of a tool that returned value.
 
     A ToolResult maps surface by surface (keys other than ``ok``/``content``
-    are omitted when None or empty); a pydantic model becomes
+    are omitted when None or empty); a ToolOutput to its own outcome
+    (``parts``, ``structured_content``, ``host_only``...); a pydantic model becomes
     ``model_dump(mode="json")``; a dataclass its JSON-compatible ``asdict``;
     anything else must already be JSON-serialisable. Raises TypeError with
     "not JSON serializable" otherwise.
@@ -144,6 +145,10 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
         except (TypeError, ValueError) as e:
             raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
         return EncodedOutcome({"ok": True, "content": value}, b'{"ok":true,"content":' + encoded.encode() + b"}")
+    to_outcome = getattr(value, "_outcome", None)
+    if to_outcome is not None and _is_tool_output(value):
+        out: dict[str, Any] = to_outcome()
+        return out
     try:
         if isinstance(value, BaseModel):
             content = value.model_dump(mode="json")
@@ -155,6 +160,13 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
     except (TypeError, ValueError) as e:  # PydanticSerializationError is a ValueError
         raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
     return EncodedOutcome({"ok": True, "content": content}, b'{"ok":true,"content":' + encoded.encode() + b"}")
+
+
+def _is_tool_output(value: Any) -> bool:
+    # Imported here: tool_output builds on this module.
+    from .tool_output import ToolOutput
+
+    return isinstance(value, ToolOutput)
 
 
 # One encoder for every outcome: json.dumps with options builds a new one per call.

@@ -119,6 +119,7 @@ def test_error_kinds_table() -> None:
         "approval_denied",
         "deferred_failed",
         "deferred_cancelled",
+        "invalid_output",
     }
 
 

@@ -554,7 +554,10 @@ def test_a_100_mb_result_from_an_async_tool() -> None:
     async def big() -> str:
         return "x" * size
 
-    result = bounded(create_agent(model=script([call("big")]), tools=[big]).run("go"))
+    # The default output limit (8 MiB) would refuse it: lift it to carry
+    # the whole result across the bridge.
+    agent = create_agent(model=script([call("big")]), tools=[big], max_tool_output_bytes=2 * size)
+    result = bounded(agent.run("go"))
     (ret,) = result.tool_returns()
     assert len(ret["content"]) == size
 

@@ -20,7 +20,11 @@
 //   - tool_return parts become tool_result blocks in the next user message
 //     (string content as is, any other content as its JSON text; is_error
 //     set for error returns); consecutive requests merge into one user
-//     message, tool results first, as the API requires;
+//     message, tool results first, as the API requires. The content parts
+//     of a rich return (see [model.ReturnParts]) become text, image (JPEG,
+//     PNG, GIF, WebP, inline or by URL) and document (PDF inline or by URL,
+//     plain text) blocks; resource links their text; audio and other media
+//     fail the request;
 //   - retry_prompt parts become a tool_result with is_error for their call,
 //     or user text when they name no call;
 //   - earlier responses go back as assistant messages, their text, tool_use,

@@ -153,11 +153,32 @@ func appendMessage(dst []byte, msg *wireMessage) ([]byte, error) {
 			dst = appendString(dst, b.ToolUseID)
 			if len(b.Content) > 0 {
 				dst = append(dst, `,"content":[`...)
-				for j := range b.Content {
+				for j, c := range b.Content {
 					if j > 0 {
 						dst = append(dst, ',')
 					}
-					dst = appendText(dst, b.Content[j].Text)
+					switch c := c.(type) {
+					case textBlock:
+						dst = appendText(dst, c.Text)
+					case imageBlock:
+						dst = append(dst, `{"type":`...)
+						dst = appendString(dst, c.Type)
+						dst = append(dst, `,"source":`...)
+						dst = appendSource(dst, &c.Source)
+						dst = append(dst, '}')
+					case documentBlock:
+						dst = append(dst, `{"type":`...)
+						dst = appendString(dst, c.Type)
+						dst = append(dst, `,"source":`...)
+						dst = appendSource(dst, &c.Source)
+						if c.Title != "" {
+							dst = append(dst, `,"title":`...)
+							dst = appendString(dst, c.Title)
+						}
+						dst = append(dst, '}')
+					default:
+						return nil, fmt.Errorf("unknown tool result block %T", c)
+					}
 				}
 				dst = append(dst, ']')
 			}
@@ -180,6 +201,24 @@ func appendMessage(dst []byte, msg *wireMessage) ([]byte, error) {
 		}
 	}
 	return append(dst, `]}`...), nil
+}
+
+func appendSource(dst []byte, s *mediaSource) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = appendString(dst, s.Type)
+	if s.MediaType != "" {
+		dst = append(dst, `,"media_type":`...)
+		dst = appendString(dst, s.MediaType)
+	}
+	if s.Data != "" {
+		dst = append(dst, `,"data":`...)
+		dst = appendString(dst, s.Data)
+	}
+	if s.URL != "" {
+		dst = append(dst, `,"url":`...)
+		dst = appendString(dst, s.URL)
+	}
+	return append(dst, '}')
 }
 
 func appendText(dst []byte, text string) []byte {

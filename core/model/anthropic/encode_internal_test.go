@@ -30,8 +30,15 @@ func TestEncodeMatchesJSON(t *testing.T) {
 					toolUseBlock{Type: "tool_use", ID: "toolu_1", Name: "get_weather", Input: json.RawMessage(`{"location":"Zürich"}`)},
 				}},
 				{Role: "user", Content: []any{
-					toolResultBlock{Type: "tool_result", ToolUseID: "toolu_1", Content: []textBlock{{Type: "text", Text: `{"temp_c":11}`}}, IsError: true},
+					toolResultBlock{Type: "tool_result", ToolUseID: "toolu_1", Content: []any{textBlock{Type: "text", Text: `{"temp_c":11}`}}, IsError: true},
 					toolResultBlock{Type: "tool_result", ToolUseID: "toolu_2"},
+					toolResultBlock{Type: "tool_result", ToolUseID: "toolu_3", Content: []any{
+						textBlock{Type: "text", Text: "chart <1>"},
+						imageBlock{Type: "image", Source: mediaSource{Type: "base64", MediaType: "image/png", Data: "iVBORw0K+/="}},
+						imageBlock{Type: "image", Source: mediaSource{Type: "url", URL: "https://x.test/a.png?a=1&b=<2>"}},
+						documentBlock{Type: "document", Source: mediaSource{Type: "base64", MediaType: "application/pdf", Data: "JVBERi0="}, Title: "Q3 \"report\".pdf"},
+						documentBlock{Type: "document", Source: mediaSource{Type: "text", MediaType: "text/plain", Data: "plain\ntext"}},
+					}},
 					textBlock{Type: "text", Text: "thanks"},
 				}},
 			},

@@ -196,14 +196,11 @@ func mapRequestPart(cur *turn, system *[]textBlock, p *model.Part) error {
 			}
 		}
 	case model.KindToolReturn:
-		if p.Return == nil {
-			return fmt.Errorf("%w: anthropic: tool_return part without a return", model.ErrModel)
-		}
-		text, err := returnText(p.Return.Content)
+		block, err := toolResultOf(p.Return)
 		if err != nil {
-			return fmt.Errorf("%w: anthropic: tool return %q: %w", model.ErrModel, p.Return.ToolCallID, err)
+			return err
 		}
-		cur.results = append(cur.results, toolResult(p.Return.ToolCallID, text, p.Return.IsError))
+		cur.results = append(cur.results, block)
 	case model.KindRetryPrompt:
 		if p.ToolCallID != "" {
 			cur.results = append(cur.results, toolResult(p.ToolCallID, p.Text, true))
@@ -266,7 +263,7 @@ func isJSONObject(b json.RawMessage) bool {
 func toolResult(id, text string, isError bool) toolResultBlock {
 	r := toolResultBlock{Type: "tool_result", ToolUseID: id, IsError: isError}
 	if text != "" {
-		r.Content = []textBlock{{Type: "text", Text: text}}
+		r.Content = []any{textBlock{Type: "text", Text: text}}
 	}
 	return r
 }

@@ -48,11 +48,33 @@ type toolUseBlock struct {
 	Input json.RawMessage `json:"input"`
 }
 
+// toolResultBlock answers a tool_use; its Content holds textBlock,
+// imageBlock and documentBlock values.
 type toolResultBlock struct {
-	Type      string      `json:"type"`
-	ToolUseID string      `json:"tool_use_id"`
-	Content   []textBlock `json:"content,omitempty"`
-	IsError   bool        `json:"is_error,omitempty"`
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   []any  `json:"content,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type imageBlock struct {
+	Type   string      `json:"type"`
+	Source mediaSource `json:"source"`
+}
+
+type documentBlock struct {
+	Type   string      `json:"type"`
+	Source mediaSource `json:"source"`
+	Title  string      `json:"title,omitempty"`
+}
+
+// mediaSource is where an image's or a document's bytes are: inline
+// ("base64", or "text" for a plain-text document) or at a "url".
+type mediaSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
 }
 
 type thinkingBlock struct {

@@ -211,11 +211,11 @@ func chatMessages(messages []model.Message) ([]chatMessage, error) {
 					}
 					out = append(out, chatMessage{Role: "user", Content: parts})
 				case model.KindToolReturn:
-					text, err := returnText(p.Return)
+					content, err := chatToolContent(p.Return)
 					if err != nil {
 						return nil, err
 					}
-					out = append(out, chatMessage{Role: "tool", Content: text, ToolCallID: p.Return.ToolCallID})
+					out = append(out, chatMessage{Role: "tool", Content: content, ToolCallID: p.Return.ToolCallID})
 				case model.KindRetryPrompt:
 					if p.ToolCallID != "" {
 						out = append(out, chatMessage{Role: "tool", Content: p.Text, ToolCallID: p.ToolCallID})

@@ -10,6 +10,15 @@
 // [model.Usage]. Every part kind is mapped explicitly; an unknown one fails
 // the request rather than being dropped.
 //
+// Tool results with content parts (see [model.ReturnParts]) go natively to
+// the Responses API: text as input_text, images as input_image (a URL or a
+// data: URL), documents as input_file; audio fails the request. Chat
+// Completions tool messages carry text only: text parts become a list of
+// text parts, and an image, audio or document fails the request with an
+// error naming the Responses model, rather than being flattened. Resource
+// links are sent as their text ([model.ResourceLinkText]); an error return
+// starts with "Error: ", since neither API flags errors on tool results.
+//
 // Tools marked strict, and the schema of a native structured output, are
 // sent as OpenAI strict schemas: every property required (optional ones
 // made nullable), no additional properties, the keywords strict mode

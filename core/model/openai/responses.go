@@ -184,11 +184,11 @@ func (m *Responses) input(messages []model.Message) ([]any, error) {
 					}
 					out = append(out, inputMessage{Role: "user", Content: list})
 				case model.KindToolReturn:
-					text, err := returnText(p.Return)
+					output, err := responsesToolOutput(p.Return)
 					if err != nil {
 						return nil, err
 					}
-					out = append(out, functionOutputItem{Type: "function_call_output", CallID: p.Return.ToolCallID, Output: text})
+					out = append(out, functionOutputItem{Type: "function_call_output", CallID: p.Return.ToolCallID, Output: output})
 				case model.KindRetryPrompt:
 					if p.ToolCallID != "" {
 						out = append(out, functionOutputItem{Type: "function_call_output", CallID: p.ToolCallID, Output: p.Text})

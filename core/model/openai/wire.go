@@ -194,10 +194,12 @@ type functionCallItem struct {
 	Arguments string `json:"arguments"`
 }
 
+// functionOutputItem answers a call; Output is its text, or a list of
+// responsesOutputPart for a rich return.
 type functionOutputItem struct {
 	Type   string `json:"type"`
 	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Output any    `json:"output"`
 }
 
 type reasoningItem struct {
