@@ -27,7 +27,9 @@
  *     line; the host reads it without calling into the library. Items:
  *       [token, tool, arguments]   (a call of a tool that reads no context)
  *       [token, tool, run_id, conversation_id, tool_call_id, tool_name,
- *        run_step, retry, max_retries, arguments]   (a plain call otherwise)
+ *        run_step, retry, max_retries, idempotency_key, arguments]
+ *                                  (a plain call otherwise; the key is the
+ *                                  call's, stable across re-runs and crashes)
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
  *       {"kind": "hook", "token": n, "hook": id, "phase": "before" | "validate",
@@ -149,6 +151,16 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *   "output_retries": n   the budget of output corrections (default
  *       max_retries, else 3); once spent the run fails with "retry_limit"
  *       and "output": true.
+ * Effects:
+ *   a tool spec's "effect": "pure" | "read_only" | "idempotent_write" |
+ *       "non_idempotent_write" | "destructive" | "unknown" (absent:
+ *       undeclared) says what its calls do. Only pure, read-only and
+ *       idempotent-write calls are re-run after an unexpected failure;
+ *       the others run once, and such a failure (or a timeout) gives a
+ *       return whose metadata has "starweaver_ambiguous": true. Calls of
+ *       one pure or read-only tool run in parallel in a batch.
+ *   "default_effect": class   the class of tools that declare none.
+ *   An unknown class is "invalid_spec".
  * Durable sessions:
  *   "session_store": handle   a store (sw_store_open) that keeps the
  *       agent's sessions by id: every run's end saves the session with a

@@ -280,6 +280,7 @@ func (r *Registry) Clone() *Registry {
 		hooks:      slices.Clip(r.hooks),
 		cache:      r.cache,
 		maxOutput:  r.maxOutput,
+		effect:     r.effect,
 	}
 }
 
@@ -289,7 +290,7 @@ func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
-		maxOutput: r.maxOutput}
+		maxOutput: r.maxOutput, effect: r.effect}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {
