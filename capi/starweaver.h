@@ -216,12 +216,22 @@ int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **er
 int sw_store_open(const char *spec, long long spec_len, sw_handle *out, char **err);
 
 /* sw_artifact_store_new creates an artifact store from a JSON spec:
- *   {"kind": "memory", "max_bytes": n}   in process memory; max_bytes is
- *                                        the largest artifact (16 MiB).
- * The handle goes into an agent spec's "artifacts" and to sw_artifact_put
- * and sw_artifact_get; an agent keeps the store alive after the handle is
- * released.
- * Returns: 0, or -1 with *err (type "invalid_spec"). */
+ *   {"kind": "memory", "max_bytes": n}   in process memory
+ *   {"kind": "sqlite", "store": handle, "max_bytes": n}
+ *   {"kind": "postgres", "store": handle, "max_bytes": n}
+ *       in the database of a store handle of that kind (sw_store_open):
+ *       durable, shared with every process using the same file or server
+ *       (and with the sessions kept there)
+ * max_bytes is the largest artifact put accepts (16 MiB when absent);
+ * artifacts already stored stay readable when it is lowered.
+ * The handle goes into an agent spec's "artifacts" and to the
+ * sw_artifact_* functions. The artifact store keeps its database open
+ * while it is alive, whether or not the store handle is released; an
+ * agent keeps the artifact store alive after its handle is released.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,
+ * an unknown kind, a missing "store", a "store" given to "memory" or a
+ * store of another kind; "bad_handle" when "store" is not a live store
+ * handle; "invalid_argument" for a NULL out). */
 int sw_artifact_store_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 
 /* sw_artifact_put stores data (data_len bytes, any content) as described
@@ -247,6 +257,36 @@ int sw_artifact_put(sw_handle store, const char *spec, long long spec_len, const
  * from the stored one or the bytes changed, "artifact_expired",
  * "store_unavailable"). */
 int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
+
+/* sw_artifact_list writes one page of the references of a scope, in
+ * artifact id order, as JSON {"items": [reference, ...], "next_cursor"?:
+ * id}. spec is {"scope", "after"?: cursor, "limit": n}: "after" is the
+ * "next_cursor" of the page before (absent or "" for the first page; the
+ * cursor is exclusive), limit is 1 to 1000 and required. next_cursor is
+ * absent on the last page. Expired artifacts are listed until purged.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,
+ * "bad_handle", "artifact_invalid" for a bad scope, cursor or limit,
+ * "store_unavailable"). */
+int sw_artifact_list(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
+
+/* sw_artifact_delete removes an artifact of a scope, spec {"scope",
+ * "artifact_id"}, with every idempotency key naming it (so the keys can be
+ * used again), and writes {"deleted": true}, or {"deleted": false} when
+ * the scope holds no such artifact (deleting twice is not an error).
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle",
+ * "artifact_invalid" for a bad scope or id, "store_unavailable"). */
+int sw_artifact_delete(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
+
+/* sw_artifact_purge_expired deletes at most limit artifacts of a scope
+ * whose expiry is at or before now, earliest expiry first, with their
+ * idempotency keys, and writes {"purged": n}. spec is {"scope",
+ * "now_unix_ms"?: ms (the current time when absent), "limit": n (1 to
+ * 1000, required)}. Call it again while n equals limit to purge everything.
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle",
+ * "artifact_invalid" for a bad scope, limit or a negative now,
+ * "store_unavailable"). */
+int sw_artifact_purge_expired(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len,
+		char **err);
 
 /* sw_session_new starts a conversation with an agent.
  * Returns: 0, or -1 with *err (type "bad_handle"). */
