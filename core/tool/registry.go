@@ -279,6 +279,7 @@ func (r *Registry) Clone() *Registry {
 		names:      slices.Clone(r.names),
 		maxRetries: r.maxRetries,
 		timeout:    r.timeout,
+		effect:     r.effect,
 		hooks:      slices.Clip(r.hooks),
 		cache:      r.cache,
 		maxOutput:  r.maxOutput,
@@ -291,7 +292,7 @@ func (r *Registry) Clone() *Registry {
 func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
-	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
 		maxOutput: r.maxOutput, refused: r.cloneRefused()}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
