@@ -228,3 +228,17 @@ func TestToolErrorPolicyValues(t *testing.T) {
 		t.Errorf("FailFast marshals as %s", b)
 	}
 }
+
+// An output validator's failure fails the run with its full text: the
+// run's error is the application's, which redaction does not touch.
+func TestOutputValidatorFailureKeepsTheFullText(t *testing.T) {
+	spec := cityOutput
+	spec.Validators = []agent.OutputValidator{func(context.Context, *tool.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("postgres://app:hunter2@db is down")
+	}}
+	m := model.NewTestModel(outputCall("o1", map[string]any{"city": "Lyon", "population": 1}))
+	_, err := agent.NewBuilder(m).Output(spec).MustBuild().Run(context.Background(), "go")
+	if !errors.Is(err, agent.ErrOutput) || !strings.Contains(err.Error(), "postgres://app:hunter2@db is down") {
+		t.Fatalf("err %v", err)
+	}
+}
