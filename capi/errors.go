@@ -19,7 +19,7 @@ var abiErrorTypes = []string{
 	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "invalid_decision", "invalid_result", "busy", "config",
 	"unavailable_tools", "cancelled", "output", "model", "retry_limit", "usage_limit_exceeded",
 	"bridge", "unsupported", "forked", "session_not_found", "store_unavailable",
-	"tool_output_not_visible",
+	"tool_output_not_visible", "tool_failed",
 	"artifact_invalid", "artifact_not_found", "artifact_conflict", "artifact_integrity", "artifact_expired",
 }
 
@@ -41,6 +41,8 @@ type abiError struct {
 	Message    string `json:"message"`
 	Tool       string `json:"tool,omitempty"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Kind is the tool error kind of a "tool_failed" error.
+	Kind       string `json:"kind,omitempty"`
 	MaxRetries *int   `json:"max_retries,omitempty"`
 	// Limit and Value name the usage limit a run would have passed.
 	Limit string `json:"limit,omitempty"`
@@ -69,9 +71,12 @@ func toABIError(err error) *abiError {
 	var ul *agent.UsageLimitError
 	var pe *model.ProviderError
 	var nv *agent.ToolOutputNotVisibleError
+	var tf *agent.ToolFailedError
 	switch {
 	case errors.As(err, &nv):
 		e.Type, e.Tool, e.ToolCallID = "tool_output_not_visible", nv.Tool, nv.ToolCallID
+	case errors.As(err, &tf):
+		e.Type, e.Tool, e.ToolCallID, e.Kind = "tool_failed", tf.Tool, tf.ToolCallID, string(tf.Kind)
 	case artifactRunError(err) != "":
 		e.Type = artifactRunError(err)
 	case errors.As(err, &rl):

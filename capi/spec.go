@@ -119,6 +119,9 @@ type agentSpec struct {
 	Artifacts          *artifactsSpec    `json:"artifacts"`
 	MaxToolOutputBytes *int              `json:"max_tool_output_bytes"`
 	OutputBudget       *outputBudgetSpec `json:"output_budget"`
+	// ToolErrorPolicy is "return_to_model" (the default) or "fail_fast"
+	// (policy.go).
+	ToolErrorPolicy *agent.ToolErrorPolicy `json:"tool_error_policy"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -177,6 +180,10 @@ type runSpec struct {
 	// Resume, when set, answers the session's waiting run instead of
 	// sending a prompt.
 	Resume *agent.Resolution `json:"resume"`
+	// ToolErrorPolicy overrides the agent's; Grants, when not null, are
+	// the only tools the run may call (policy.go).
+	ToolErrorPolicy *agent.ToolErrorPolicy `json:"tool_error_policy"`
+	Grants          []string               `json:"grants"`
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -390,6 +397,7 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		b.OutputRetries(*s.OutputRetries)
 	}
 	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
+	s.applyPolicy(b)
 	if err := useSessionStore(b, s.SessionStore); err != nil {
 		return nil, err
 	}
@@ -465,5 +473,6 @@ func (s runSpec) options() ([]agent.RunOption, error) {
 	if s.Deltas {
 		opts = append(opts, agent.WithDeltas())
 	}
+	opts = append(opts, s.policyOptions()...)
 	return opts, nil
 }

@@ -194,6 +194,24 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "size_bytes", "head_bytes"}.
  * A run whose tool returned host-only output fails with an error of type
  * "tool_output_not_visible" carrying "tool" and "tool_call_id".
+ * Tool errors:
+ *   "tool_error_policy": "return_to_model" | "fail_fast"
+ *       what a failed call does (a run's "tool_error_policy" overrides
+ *       it). "return_to_model" (the default): the model reads the call's
+ *       error return and the run goes on. "fail_fast": a call that fails
+ *       with execution, timeout, user_error, invalid_output or
+ *       deferred_failed ends the run, once its batch ran, with an error of
+ *       type "tool_failed" carrying "tool", "tool_call_id", "kind" and the
+ *       full message; the batch's returns stay in the messages. Other
+ *       kinds (corrections, feedback, paused calls, denials, cancellations)
+ *       and successful returns with "is_error" are no failures.
+ *   What an error return shows the model ("message", "error", "how_to_fix"
+ *   of its content and metadata) is redacted: URL and DSN credentials,
+ *   bearer tokens, API keys, secret-named values and stack traces (a
+ *   Python traceback keeps its last line). When redaction changed the
+ *   message, the full one is in the return's "private_metadata" under
+ *   "starweaver_error_message". Hosts send the full text of a failure in
+ *   its outcome's "message"; the library redacts it.
  * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle", "config"). */
 int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 
@@ -374,7 +392,7 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
 /* sw_run_start starts a run on a session with a JSON request
  * {"prompt": text, "tools": [...], "instructions": [...], "metadata": {...},
  * "usage_limits": {...}, "settings": {...}, "events": bool, "deltas": bool,
- * "trace": bool},
+ * "trace": bool, "tool_error_policy": policy, "grants": [name, ...]},
  * or, to answer a waiting run, {"resume": {"approvals": [...],
  * "deferred_results": [...]}} instead of a prompt. The run proceeds in the
  * background. *fd_out receives the read end of a non-blocking pipe carrying
@@ -389,7 +407,16 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * "events" adds the run's events as items; "deltas" adds the live ones
  * (text_delta, tool_call_delta, usage, retry, suspended); "trace" sends
  * every call in a form with its context (so the host knows each call's
- * tool_call_id, to run it inside its trace span). */
+ * tool_call_id, to run it inside its trace span).
+ * "tool_error_policy" overrides the agent's for this run (see
+ * sw_agent_new). "grants": [name, ...] are the only tools the run may
+ * call (absent or null: every tool it registers; "*" grants all; [] none;
+ * the output tool and read_artifact need no grant): the others are not
+ * offered to the model, and a call of one gets a user_error return "tool
+ * X is not granted to this run" before anything of the tool runs (no item
+ * reaches the host). A name the run does not register ends the run with
+ * an error of type "config" before the model is asked. A resume's grants
+ * apply to the approved calls it runs. */
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out, int *fd_in, char **err);
 
 /* sw_run_complete delivers the outcome of a call or model item.

@@ -69,6 +69,8 @@ type Agent struct {
 	budget       OutputBudget
 	// schemas spares runs from recompiling the same parameter schemas.
 	schemas *tool.SchemaCache
+	// toolErrorPolicy decides whether a failed call ends a run.
+	toolErrorPolicy ToolErrorPolicy
 	// base holds what every run registers the same way (the agent's tools
 	// and registries), so runs clone it instead of registering again; nil
 	// when an approval policy must wrap the agent's tools per run.

@@ -10,6 +10,13 @@
 // the history (see model.Visible); results, events and exported state keep
 // the host surfaces of tool returns.
 //
+// A failed call reaches the model as its error return, redacted (see
+// tool.Redact), unless the tool error policy is FailFast: the run then
+// fails with a ToolFailedError carrying the full error. A run's grants
+// (WithGrants) narrow the tools it may call below those the agent
+// registers: the others are never offered, and a call of one is refused
+// before it has any effect.
+//
 // Tool outputs cross that boundary on the runtime's terms: a host-only
 // output (tool.HostOnly) fails the run with a ToolOutputNotVisibleError;
 // with an artifact store (Builder.Artifacts), artifact references are read

@@ -27,6 +27,10 @@ type runOptions struct {
 	steering     *Steering
 	tracer       trace.TracerProvider
 	traceContent bool
+	// grants are the tools the run may call (nil: every registered one;
+	// see WithGrants); toolErrorPolicy overrides the agent's when set.
+	grants          []string
+	toolErrorPolicy *ToolErrorPolicy
 }
 
 // WithTools adds tools to this run only.

@@ -220,8 +220,8 @@ func (r *runner) checkOutput(ctx context.Context, step int, call tool.Call) outp
 			return outputVerdict{err: ctx.Err()}
 		}
 	}
-	msg, _ := ret.Metadata[tool.MetaMessage].(string)
-	return outputVerdict{err: fmt.Errorf("%w: output validation of %q failed: %s", ErrOutput, o.spec.Name, msg)}
+	// The run's error is the application's: the full message.
+	return outputVerdict{err: fmt.Errorf("%w: output validation of %q failed: %s", ErrOutput, o.spec.Name, tool.ErrorMessage(ret))}
 }
 
 // spendOutputRetry counts one correction of the output, failing the run

@@ -83,6 +83,9 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 	if err != nil {
 		return nil, err
 	}
+	if reg, err = o.restrict(reg); err != nil {
+		return nil, err
+	}
 	r.reg = reg
 	if a.spills() {
 		r.spilled = indexSpills(history.full)
@@ -403,6 +406,9 @@ func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, return
 // accounted before (a resumed batch) and are skipped.
 func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, only func(int) bool) ([]Pending, error) {
 	var pending []Pending
+	// failed is the first call, in model order, that fails the run under
+	// FailFast; the batch is still accounted to its end.
+	var failed error
 	for i := range returns {
 		if only != nil && !only(i) {
 			continue
@@ -426,6 +432,9 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			max := r.reg.MaxRetriesFor(ret.Name)
 			if r.retries[ret.Name] >= max {
 				r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
+				if failed != nil {
+					return nil, failed
+				}
 				return nil, &RetryLimitError{Tool: ret.Name, MaxRetries: max, Unknown: unknown}
 			}
 			r.retries[ret.Name]++
@@ -450,8 +459,11 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 		if spent && r.o.deltas {
 			r.emit(Event{Kind: EventRetry, Step: step, Return: ret})
 		}
+		if failed == nil {
+			failed = r.failFast(ret)
+		}
 	}
-	return pending, nil
+	return pending, failed
 }
 
 // prepared is the registry a step's calls may use: the tools whose

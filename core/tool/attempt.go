@@ -76,7 +76,7 @@ func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call
 func (r *Registry) prepareRun(c *callRun, ctx context.Context, base *Context, call Call) (err error) {
 	e, ok := r.entries[call.Name]
 	if !ok {
-		return notFound(call.Name)
+		return r.missing(call.Name)
 	}
 	defer func() {
 		if p := recover(); p != nil {

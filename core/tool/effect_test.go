@@ -91,6 +91,27 @@ func TestDefaultEffectAppliesToUndeclaredTools(t *testing.T) {
 	}
 }
 
+// Registries derived from one (a run clones the agent's, a step selects
+// the available tools) keep its default effect, so undeclared tools still
+// fail closed there.
+func TestDerivedRegistriesKeepTheDefaultEffect(t *testing.T) {
+	var calls atomic.Int32
+	reg, err := tool.NewRegistry(failing("a", "", &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.SetDefaultEffect(effect.ClassUnknown); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*tool.Registry{"Clone": reg.Clone(), "Select": reg.Select([]string{"a"})} {
+		calls.Store(0)
+		ret := r.Execute(context.Background(), nil, tool.Call{ID: "1", Name: "a"})
+		if r.EffectOf("a") != effect.ClassUnknown || calls.Load() != 1 || !ambiguous(ret) {
+			t.Errorf("%s: effect %q, ran %d times (ambiguous %v)", name, r.EffectOf("a"), calls.Load(), ambiguous(ret))
+		}
+	}
+}
+
 func TestTimeoutOfAWriteIsAmbiguous(t *testing.T) {
 	for _, cls := range []effect.Class{effect.ClassPure, effect.ClassDestructive} {
 		slow := tool.New("slow", "", nil, func(ctx context.Context, _ *tool.Context, _ json.RawMessage) (tool.Result, error) {
@@ -192,22 +213,5 @@ func TestIdempotencyKeyIsStablePerCall(t *testing.T) {
 	reg.Execute(context.Background(), base, tool.Call{ID: "b", Name: "write", Index: 0})
 	if keys[2] == keys[0] {
 		t.Fatal("two positions share a key")
-	}
-}
-
-func TestCopiesKeepTheDefaultEffect(t *testing.T) {
-	var n atomic.Int32
-	reg, err := tool.NewRegistry(failing("a", "", &n))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := reg.SetDefaultEffect(effect.ClassDestructive); err != nil {
-		t.Fatal(err)
-	}
-	if c := reg.Clone(); c.EffectOf("a") != effect.ClassDestructive {
-		t.Fatalf("clone: %q", c.EffectOf("a"))
-	}
-	if s := reg.Select([]string{"a"}); s.EffectOf("a") != effect.ClassDestructive {
-		t.Fatalf("select: %q", s.EffectOf("a"))
 	}
 }

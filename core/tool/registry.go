@@ -53,6 +53,8 @@ type Registry struct {
 	// maxOutput bounds one call's output (see SetMaxOutputBytes); 0 means
 	// DefaultMaxOutputBytes.
 	maxOutput int
+	// refused holds the registered names a grant left out (see Grant).
+	refused map[string]bool
 }
 
 // NewRegistry returns a registry holding tools.
@@ -277,10 +279,11 @@ func (r *Registry) Clone() *Registry {
 		names:      slices.Clone(r.names),
 		maxRetries: r.maxRetries,
 		timeout:    r.timeout,
+		effect:     r.effect,
 		hooks:      slices.Clip(r.hooks),
 		cache:      r.cache,
 		maxOutput:  r.maxOutput,
-		effect:     r.effect,
+		refused:    r.cloneRefused(),
 	}
 }
 
@@ -289,8 +292,8 @@ func (r *Registry) Clone() *Registry {
 func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
-	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
-		maxOutput: r.maxOutput, effect: r.effect}
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
+		maxOutput: r.maxOutput, refused: r.cloneRefused()}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

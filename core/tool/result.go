@@ -308,11 +308,20 @@ func SuccessReturn(call Call, res Result) Return {
 // the kind, flags and (for approval and deferral) the request and the
 // call's arguments; Metadata describes the error for hosts (tool, message,
 // how_to_fix, timeout_ms); private metadata stays private.
+//
+// What content and Metadata say of the error (message, error text,
+// guidance) is redacted (see Redact): models read both. When redaction
+// changed the message, the full one goes to the private metadata, under
+// MetaErrorMessage (ErrorMessage reads either).
 func ErrorReturn(call Call, err error) Return {
 	e := toError(err)
-	if e.Tool == "" {
+	full := e.Message
+	if e.Tool == "" || e.Message != "" {
 		c := *e
-		c.Tool = call.Name
+		if c.Tool == "" {
+			c.Tool = call.Name
+		}
+		c.Message = Redact(c.Message)
 		e = &c
 	}
 	f := FlagsOf(e.Kind)
@@ -322,7 +331,7 @@ func ErrorReturn(call Call, err error) Return {
 		MetaHowToFix: e.HowToFix(),
 	}
 	// Content tells the model what the wire metadata tells hosts, with the
-	// kind under "kind", the full error text and success.
+	// kind under "kind", the error text and success.
 	content := map[string]any{
 		MetaTool:             e.Tool,
 		MetaMessage:          e.Message,
@@ -345,15 +354,34 @@ func ErrorReturn(call Call, err error) Return {
 		rt.Request = requestMetadata(e.Metadata)
 		rt.Arguments = argumentsValue(call.Arguments)
 	}
+	private := maps.Clone(e.PrivateMetadata)
+	if full != e.Message {
+		if private == nil {
+			private = make(map[string]any, 1)
+		}
+		private[MetaErrorMessage] = full
+	}
 	return Return{
 		ToolCallID:      call.ID,
 		Name:            call.Name,
 		Content:         content,
 		IsError:         f.IsError,
 		Metadata:        md,
-		PrivateMetadata: maps.Clone(e.PrivateMetadata),
+		PrivateMetadata: private,
 		Runtime:         rt,
 	}
+}
+
+// ErrorMessage returns the full message of the error a return reports:
+// the private copy ErrorReturn keeps (MetaErrorMessage), else the message
+// of its metadata, which is the redacted one; "" for a return that
+// reports no error message.
+func ErrorMessage(r Return) string {
+	if s, ok := r.PrivateMetadata[MetaErrorMessage].(string); ok {
+		return s
+	}
+	s, _ := r.Metadata[MetaMessage].(string)
+	return s
 }
 
 // requestMetadata copies approval or deferral metadata, never returning nil

@@ -226,7 +226,12 @@ func pointer(loc []string) string {
 	return b.String()
 }
 
-// safeMessage describes a failed keyword without echoing the instance.
+// safeMessage describes a failed keyword by its rule, never by the
+// instance's value: the keywords whose library text quotes the value
+// (pattern, format, the bounds, content) get their own, the ones whose
+// text names only the schema, counts, indices or property names keep it,
+// and any other (a kind a later version of the library adds) is named by
+// its keyword path.
 func safeMessage(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Pattern:
@@ -245,6 +250,41 @@ func safeMessage(k jsonschema.ErrorKind) string {
 		return fmt.Sprintf("must be a multiple of %s", k.Want.RatString())
 	case *kind.ContentMediaType, *kind.ContentEncoding:
 		return strings.Join(k.KeywordPath(), "/") + " failed"
+	case *kind.Type, *kind.Enum, *kind.Const, *kind.Required, *kind.AdditionalProperties, *kind.PropertyNames,
+		*kind.Dependency, *kind.DependentRequired, *kind.MinLength, *kind.MaxLength, *kind.MinItems, *kind.MaxItems,
+		*kind.MinProperties, *kind.MaxProperties, *kind.AdditionalItems, *kind.UniqueItems, *kind.Contains,
+		*kind.MinContains, *kind.MaxContains, *kind.FalseSchema, *kind.Not, *kind.AllOf, *kind.AnyOf, *kind.OneOf,
+		*kind.Group, *kind.Reference, *kind.Schema, *kind.ContentSchema, *kind.InvalidJsonValue:
+		// Their text names the schema's own values (enum, const, type),
+		// counts, indices or property names, never an instance value.
+		return k.LocalizedString(printer)
 	}
-	return k.LocalizedString(printer)
+	if path := k.KeywordPath(); len(path) > 0 {
+		return strings.Join(path, "/") + " failed"
+	}
+	return "value does not match the schema"
+}
+
+// decodeError is the invalid_arguments error of arguments that passed the
+// schema but do not decode into a typed tool's parameters: it names the
+// field and the Go type, never the value (a custom decoder's error, which
+// may quote it, stays in the private metadata).
+func decodeError(err error) *Error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	var msg string
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		msg = fmt.Sprintf("at '/%s': cannot be decoded as %s", strings.ReplaceAll(te.Field, ".", "/"), te.Type)
+	case errors.As(err, &te):
+		msg = fmt.Sprintf("cannot be decoded as %s", te.Type)
+	case errors.As(err, &se):
+		msg = fmt.Sprintf("not valid JSON at offset %d", se.Offset)
+	default:
+		msg = "a value does not decode into the tool's parameter types"
+	}
+	e := InvalidArguments("arguments do not decode: %s", msg)
+	e.Err = err
+	e.PrivateMetadata = map[string]any{"decode_error": err.Error()}
+	return e
 }

@@ -113,7 +113,7 @@ func Typed[T any](name, description string, fn func(ctx context.Context, tc *Con
 		}
 		if len(raw) > 0 {
 			if err := json.Unmarshal(raw, &args); err != nil {
-				return Result{}, InvalidArguments("arguments do not decode: %v", err)
+				return Result{}, decodeError(err)
 			}
 		}
 		return fn(ctx, tc, args)

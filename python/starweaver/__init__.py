@@ -24,6 +24,8 @@ _EXPORTS: dict[str, str] = {
     "ArtifactNotFound": "errors",
     "StoreUnavailable": "errors",
     "ToolOutputNotVisible": "errors",
+    "ToolFailed": "errors",
+    "ToolErrorPolicy": "_policy",
     "CallDeferred": "errors",
     "Cancelled": "errors",
     "Execution": "errors",
@@ -164,6 +166,8 @@ __all__ = [
     "ToolContext",
     "ToolDependencies",
     "ToolError",
+    "ToolErrorPolicy",
+    "ToolFailed",
     "ToolOutcome",
     "ToolOutput",
     "ToolOutputNotVisible",
@@ -197,6 +201,7 @@ def __dir__() -> list[str]:
 
 
 if _TYPE_CHECKING:
+    from starweaver._policy import ToolErrorPolicy
     from starweaver.agent import (
         Agent,
         AgentSession,
@@ -240,6 +245,7 @@ if _TYPE_CHECKING:
         StoreUnavailableError,
         Timeout,
         ToolError,
+        ToolFailed,
         ToolOutputNotVisible,
         ToolRetryLimitExceeded,
         UsageLimitExceeded,

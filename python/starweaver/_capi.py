@@ -34,6 +34,7 @@ from starweaver.errors import (
     StarweaverError,
     StateError,
     StoreUnavailableError,
+    ToolFailed,
     ToolOutputNotVisible,
     ToolRetryLimitExceeded,
     UsageLimitExceeded,
@@ -149,6 +150,7 @@ ERROR_TYPES: dict[str, type[BaseException]] = {
     "session_not_found": SessionNotFoundError,
     "store_unavailable": StoreUnavailableError,
     "tool_output_not_visible": ToolOutputNotVisible,
+    "tool_failed": ToolFailed,
     "artifact_invalid": ArtifactInvalid,
     "artifact_not_found": ArtifactNotFound,
     "artifact_conflict": ArtifactConflict,
@@ -189,6 +191,13 @@ def error_from(data: dict[str, Any]) -> BaseException:
     if slug == "tool_output_not_visible":
         return ToolOutputNotVisible(
             message, tool=data.get("tool") or None, tool_call_id=data.get("tool_call_id") or None
+        )
+    if slug == "tool_failed":
+        return ToolFailed(
+            message,
+            tool=data.get("tool") or None,
+            tool_call_id=data.get("tool_call_id") or None,
+            kind=data.get("kind") or None,
         )
     if cls is StateError:
         return StateError(message, code=slug)

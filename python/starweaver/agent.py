@@ -13,6 +13,7 @@ from typing import Any, Union
 
 from starweaver import _bridge, _capi, _prepare, tracing
 from starweaver._bridge import EventCallback
+from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
 from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError, StateError
@@ -143,6 +144,19 @@ def _tags(value: Iterable[str]) -> list[str]:
     if not all(isinstance(t, str) for t in out):
         raise TypeError("active_tags must hold strings")
     return out
+
+
+def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPolicy | None) -> dict[str, Any]:
+    """The run spec keys of a run's grants and tool error policy, the
+    ones left unset omitted."""
+    request: dict[str, Any] = {}
+    names = grants_spec(grants)
+    if names is not None:
+        request["grants"] = names
+    policy = policy_spec(tool_error_policy)
+    if policy is not None:
+        request["tool_error_policy"] = policy
+    return request
 
 
 def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
@@ -312,6 +326,7 @@ class Agent:
         artifact_resolve_limit: int | None = None,
         max_tool_output_bytes: int | None = None,
         output_budget: OutputBudget | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -385,6 +400,7 @@ class Agent:
             ("hooks", [self._catalog.hook_spec(h) for h in hooks] or None),
             ("active_tags", None if active_tags is None else _tags(active_tags)),
             ("session_store", session_store._handle if session_store is not None else None),
+            ("tool_error_policy", policy_spec(tool_error_policy)),
         ):
             if value is not None:
                 spec[key] = value
@@ -402,6 +418,8 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         model_settings: ModelSettings | None = None,
         active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> tuple[dict[str, Any], _Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
@@ -423,6 +441,7 @@ class Agent:
             request["settings"] = settings
         if active_tags is not None:
             request["active_tags"] = _tags(active_tags)
+        request.update(_policy_request(grants, tool_error_policy))
         return request, self._catalog.merged(run_catalog)
 
     def _start_run(
@@ -501,12 +520,14 @@ class Agent:
         deferred_results: DeferredInput,
         on_event: EventCallback | None,
         deps: Any = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         resume = {
             "approvals": normalize_approvals(approvals),
             "deferred_results": normalize_deferred_results(deferred_results),
         }
-        request = {"resume": resume, "events": on_event is not None}
+        request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
         return await self._drive(session, request, self._catalog, on_event, deps)
 
     def _stream(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog, deps: Any) -> AgentRun:
@@ -515,13 +536,20 @@ class Agent:
         return AgentRun(self, session, request, catalog, deps)
 
     def _resume_stream(
-        self, session: _SessionRef, approvals: ApprovalsInput, deferred_results: DeferredInput, deps: Any
+        self,
+        session: _SessionRef,
+        approvals: ApprovalsInput,
+        deferred_results: DeferredInput,
+        deps: Any,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> AgentRun:
         resume = {
             "approvals": normalize_approvals(approvals),
             "deferred_results": normalize_deferred_results(deferred_results),
         }
-        return self._stream(session, {"resume": resume}, self._catalog, deps)
+        request = {"resume": resume, **_policy_request(grants, tool_error_policy)}
+        return self._stream(session, request, self._catalog, deps)
 
     def session_from_state(
         self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
@@ -581,6 +609,8 @@ class Agent:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         request, catalog = self._run_request(
             prompt,
@@ -592,6 +622,8 @@ class Agent:
             usage_limits,
             model_settings,
             active_tags,
+            grants,
+            tool_error_policy,
         )
         return await self._drive(session, request, catalog, on_event, deps)
 
@@ -609,6 +641,8 @@ class Agent:
         message_history: MessageHistory | None = None,
         deps: Any = None,
         active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         """Run ``prompt`` in a fresh session.
 
@@ -630,6 +664,15 @@ class Agent:
         dependencies: a mapping is merged over the agent's (the run's entry
         wins per name); any other object replaces the agent's.
 
+        ``grants`` are the only tools this run may call (``None``, the
+        default: every tool the run registers; ``"*"`` grants all; ``[]``
+        none). The others are not offered to the model, and a call that
+        names one anyway gets a ``user_error`` return ("tool X is not
+        granted to this run") before anything of the tool runs: no hook,
+        no validation, no tool code. The output tool and ``read_artifact``
+        need no grant. ``tool_error_policy`` overrides the agent's for
+        this run (see ``create_agent``).
+
         Raises:
             ToolRetryLimitExceeded: a tool used up its correction budget, or
                 the model kept calling a tool that does not exist (the
@@ -643,15 +686,21 @@ class Agent:
                 the refusal).
             ToolOutputNotVisible: a tool returned ``ToolOutput.host_only``
                 output, which the run refused to show its model.
+            ToolFailed: under ``tool_error_policy="fail_fast"``, a tool call
+                failed (``.tool``, ``.tool_call_id``, ``.kind``; the message
+                holds the full error).
             ArtifactError: an artifact in a tool output could not be read
                 into the request (``ArtifactInvalid`` for a reference of
                 another scope or over the resolve limit), or spilling an
                 output failed (``StoreUnavailable`` too).
             AgentError: the run failed for another reason (an output
-                validator raised something other than ``ModelRetry``).
+                validator raised something other than ``ModelRetry``, or
+                ``grants`` name a tool the run does not register).
             ValueError: a usage limit is 0 or less, a model setting is
-                out of range, or ``message_history`` is malformed (an
-                unknown kind, a tool call without its return).
+                out of range, ``tool_error_policy`` is neither policy, or
+                ``message_history`` is malformed (an unknown kind, a tool
+                call without its return).
+            TypeError: ``grants`` is a string rather than a list of names.
         """
         # The session lives as long as the result needs its messages.
         session = self._new_session(message_history)
@@ -667,6 +716,8 @@ class Agent:
             model_settings=model_settings,
             deps=deps,
             active_tags=active_tags,
+            grants=grants,
+            tool_error_policy=tool_error_policy,
         )
 
     def run_stream(
@@ -682,6 +733,8 @@ class Agent:
         message_history: MessageHistory | None = None,
         deps: Any = None,
         active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> AgentRun:
         """Start ``prompt`` in a fresh session as a live run (options as in
         ``run``) and return at once; see ``starweaver.streaming``. Call it
@@ -693,7 +746,17 @@ class Agent:
         """
         session = self._new_session(message_history)
         request, catalog = self._run_request(
-            prompt, tools, toolsets, instructions, metadata, True, usage_limits, model_settings, active_tags
+            prompt,
+            tools,
+            toolsets,
+            instructions,
+            metadata,
+            True,
+            usage_limits,
+            model_settings,
+            active_tags,
+            grants,
+            tool_error_policy,
         )
         return self._stream(session, request, catalog, deps)
 
@@ -837,6 +900,8 @@ class AgentSession:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
@@ -855,6 +920,8 @@ class AgentSession:
             model_settings=model_settings,
             deps=deps,
             active_tags=active_tags,
+            grants=grants,
+            tool_error_policy=tool_error_policy,
         )
 
     def run_stream(
@@ -869,6 +936,8 @@ class AgentSession:
         model_settings: ModelSettings | None = None,
         deps: Any = None,
         active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> AgentRun:
         """Continue the conversation with ``prompt`` as a live run; see
         ``Agent.run_stream``.
@@ -877,19 +946,35 @@ class AgentSession:
             StateError: the session is already running or waits for HITL.
         """
         request, catalog = self.agent._run_request(
-            prompt, tools, toolsets, instructions, metadata, True, usage_limits, model_settings, active_tags
+            prompt,
+            tools,
+            toolsets,
+            instructions,
+            metadata,
+            True,
+            usage_limits,
+            model_settings,
+            active_tags,
+            grants,
+            tool_error_policy,
         )
         return self.agent._stream(self._ref, request, catalog, deps)
 
     async def resume_after_hitl_stream(
-        self, *, approvals: ApprovalsInput = None, deferred_results: DeferredInput = None, deps: Any = None
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        deps: Any = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> AgentRun:
         """As ``resume_after_hitl``, continuing as a live run.
 
         Raises:
             StateError: as ``resume_after_hitl``.
         """
-        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps)
+        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
 
     async def resume_after_hitl(
         self,
@@ -898,11 +983,15 @@ class AgentSession:
         deferred_results: DeferredInput = None,
         on_event: EventCallback | None = None,
         deps: Any = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         """Answer every pending approval and deferred call of the waiting run
         at once, and continue it. ``deps`` are merged over the agent's as in
         ``Agent.run`` (approved calls and their preprocessors see them
-        through each tool's dependency profile).
+        through each tool's dependency profile). ``grants`` and
+        ``tool_error_policy`` are the resumed run's, as in ``Agent.run``: an
+        approved call of a tool it does not grant is refused.
 
         Raises:
             StateError: the session is not waiting, an id is unknown or
@@ -910,7 +999,9 @@ class AgentSession:
                 decision lacks an explicit ``approved`` bool. Nothing changes:
                 the run stays waiting and resumable.
         """
-        return await self.agent._resume_on(self._ref, approvals, deferred_results, on_event, deps)
+        return await self.agent._resume_on(
+            self._ref, approvals, deferred_results, on_event, deps, grants, tool_error_policy
+        )
 
     def export_state(self) -> dict[str, Any]:
         """The session as JSON-compatible data: history and, when a run
@@ -1056,6 +1147,7 @@ def create_agent(
     artifact_resolve_limit: int | None = None,
     max_tool_output_bytes: int | None = None,
     output_budget: OutputBudget | None = None,
+    tool_error_policy: ToolErrorPolicy | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1134,6 +1226,20 @@ def create_agent(
     bounds one call's output (8 MiB by default; a larger one is an
     ``invalid_output`` error return). See docs/outputs.md.
 
+    ``tool_error_policy`` says what a failed tool call does (a run's own
+    ``tool_error_policy`` overrides it). ``"return_to_model"`` (the
+    default): the model reads the call's error return and carries on.
+    ``"fail_fast"``: a call failing with ``execution``, ``timeout``,
+    ``user_error``, ``invalid_output`` or ``deferred_failed`` ends the run,
+    once its batch ran, with ``ToolFailed``; corrections (``ModelRetry``,
+    invalid arguments), ``Feedback``, approvals, deferrals and
+    ``ToolOutput.model_error`` outputs are no failures. Either way, what the
+    model reads of an error is redacted by the runtime (credentials in
+    URLs and DSNs, tokens, API keys, secret-named values, tracebacks: only
+    the exception's last line is kept); the full text stays in the
+    return's ``private_metadata`` and in events and results. See
+    docs/errors.md.
+
     Raises:
         TypeError: ``session_store`` is not a store.
         AgentError: duplicate tool names or an invalid configuration.
@@ -1173,4 +1279,5 @@ def create_agent(
         artifact_resolve_limit=artifact_resolve_limit,
         max_tool_output_bytes=max_tool_output_bytes,
         output_budget=output_budget,
+        tool_error_policy=tool_error_policy,
     )

@@ -51,6 +51,7 @@ __all__ = (
     "StoreUnavailable",
     "Timeout",
     "ToolError",
+    "ToolFailed",
     "ToolOutputNotVisible",
     "ToolRetryLimitExceeded",
     "UsageLimitExceeded",
@@ -117,6 +118,35 @@ class ToolOutputNotVisible(AgentError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), (str(self),), {"tool": self.tool, "tool_call_id": self.tool_call_id}))
+
+
+class ToolFailed(AgentError):
+    """A tool call failed under ``tool_error_policy="fail_fast"`` and ended
+    the run (see ``create_agent``). The message is the runtime's, with the
+    failure's full text, unredacted: the model never read it. The failed
+    call's return is in ``messages``, as the model would have read it.
+
+    Arguments:
+        message: The runtime's description, ending with the full error.
+        tool: The tool's name.
+        tool_call_id: The call's id.
+        kind: The error kind (``"execution"``, ``"timeout"``,
+            ``"user_error"``, ``"invalid_output"``, ``"deferred_failed"``).
+    """
+
+    def __init__(
+        self, message: str, *, tool: str | None = None, tool_call_id: str | None = None, kind: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.tool_call_id = tool_call_id
+        self.kind = kind
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild,
+            (type(self), (str(self),), {"tool": self.tool, "tool_call_id": self.tool_call_id, "kind": self.kind}),
+        )
 
 
 class ArtifactError(StarweaverError):

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
 from starweaver._bridge import CANCEL_GRACE
+from starweaver._policy import ToolErrorPolicy
 from starweaver.agent import Agent, AgentSession, MessageHistory, RunResult, create_agent
 from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
@@ -65,12 +66,20 @@ class RuntimeSession(AgentSession):
         deferred_results: DeferredInput = None,
         on_event: Any = None,
         deps: Any = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         """``AgentSession.resume_after_hitl``, tracked by the runtime."""
         return await self._runtime._track(
             self,
             lambda: AgentSession.resume_after_hitl(
-                self, approvals=approvals, deferred_results=deferred_results, on_event=on_event, deps=deps
+                self,
+                approvals=approvals,
+                deferred_results=deferred_results,
+                on_event=on_event,
+                deps=deps,
+                grants=grants,
+                tool_error_policy=tool_error_policy,
             ),
         )
 
