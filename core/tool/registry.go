@@ -268,8 +268,8 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 	return a
 }
 
-// Clone returns a registry with the same tools, settings, hooks and schema
-// cache, which can be extended without changing r. Registered tools are
+// Clone returns a registry with the same tools, settings (the default
+// effect class included), hooks and schema cache, which can be extended without changing r. Registered tools are
 // shared, not copied.
 func (r *Registry) Clone() *Registry {
 	return &Registry{
@@ -277,6 +277,7 @@ func (r *Registry) Clone() *Registry {
 		names:      slices.Clone(r.names),
 		maxRetries: r.maxRetries,
 		timeout:    r.timeout,
+		effect:     r.effect,
 		hooks:      slices.Clip(r.hooks),
 		cache:      r.cache,
 		maxOutput:  r.maxOutput,
@@ -288,8 +289,8 @@ func (r *Registry) Clone() *Registry {
 func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
-	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
-		maxOutput: r.maxOutput}
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
+		entries: map[string]*entry{}, maxOutput: r.maxOutput}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {
