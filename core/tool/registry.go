@@ -53,6 +53,9 @@ type Registry struct {
 	// maxOutput bounds one call's output (see SetMaxOutputBytes); 0 means
 	// DefaultMaxOutputBytes.
 	maxOutput int
+	// journal, when set, journals the calls that may change the world
+	// (journal.go).
+	journal *Journal
 }
 
 // NewRegistry returns a registry holding tools.
@@ -134,6 +137,9 @@ func (r *Registry) Merge(other *Registry) error {
 	r.hooks = append(r.hooks, other.hooks...)
 	if r.effect == effect.ClassUndeclared {
 		r.effect = other.effect
+	}
+	if r.journal == nil {
+		r.journal = other.journal
 	}
 	return nil
 }
@@ -269,7 +275,7 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 }
 
 // Clone returns a registry with the same tools, settings (the default
-// effect class included), hooks and schema cache, which can be extended without changing r. Registered tools are
+// effect class and the journal included), hooks and schema cache, which can be extended without changing r. Registered tools are
 // shared, not copied.
 func (r *Registry) Clone() *Registry {
 	return &Registry{
@@ -281,6 +287,7 @@ func (r *Registry) Clone() *Registry {
 		hooks:      slices.Clip(r.hooks),
 		cache:      r.cache,
 		maxOutput:  r.maxOutput,
+		journal:    r.journal,
 	}
 }
 
@@ -290,7 +297,7 @@ func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
-		entries: map[string]*entry{}, maxOutput: r.maxOutput}
+		entries: map[string]*entry{}, maxOutput: r.maxOutput, journal: r.journal}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {
