@@ -108,6 +108,10 @@ type agentSpec struct {
 	// SessionStore is a store handle (sw_store_open) keeping the agent's
 	// sessions; 0 for none (store.go).
 	SessionStore int64 `json:"session_store"`
+	// EffectJournal is a store handle (sw_store_open) keeping the agent's
+	// effect journal; EffectRecovery names its recovery policy (journal.go).
+	EffectJournal  int64  `json:"effect_journal"`
+	EffectRecovery string `json:"effect_recovery"`
 	// Artifacts, MaxToolOutputBytes and OutputBudget configure rich
 	// outputs (artifacts.go).
 	Artifacts          *artifactsSpec    `json:"artifacts"`
@@ -171,6 +175,9 @@ type runSpec struct {
 	// Resume, when set, answers the session's waiting run instead of
 	// sending a prompt.
 	Resume *agent.Resolution `json:"resume"`
+	// Recover continues the run a stopped worker left in flight (or its
+	// claimed resume) instead of sending a prompt (agent.Session.Recover).
+	Recover bool `json:"recover"`
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -379,6 +386,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
 	if err := useSessionStore(b, s.SessionStore); err != nil {
+		return nil, err
+	}
+	if err := useEffectJournal(b, s.EffectJournal, s.EffectRecovery); err != nil {
 		return nil, err
 	}
 	if err := s.applyArtifacts(b); err != nil {
