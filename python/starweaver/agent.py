@@ -748,6 +748,8 @@ class Agent:
 
         A session whose claimed resume never finished opens with
         ``claimed_resume`` set and refuses to run until ``abandon_resume()``.
+        A session whose worker stopped while its run ran tool calls opens
+        with ``in_flight`` set and refuses to run until ``recover()``.
 
         Raises:
             TypeError: ``session_id`` is not a string.
