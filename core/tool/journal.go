@@ -27,7 +27,9 @@ import (
 // (Context.IdempotencyKey: session, run, step and position), with the
 // suffix "/approved" for the execution of an approved call, so that the
 // paused first call (whose approval_required return is recorded too) and
-// the approved execution are two effects. Its input is the call's
+// the approved execution are two effects. A call whose context names no
+// conversation and no run (Execute with a nil base, outside an agent) has
+// no key: it is recorded, but never found again. Its input is the call's
 // arguments as the model sent them (or as an approval overrode them),
 // before hooks and validators: the record names what was asked, which a
 // hook that adds a value of its own would otherwise change.
@@ -118,9 +120,15 @@ func (c *callRun) journaled(asked json.RawMessage) {
 	dst, wg := c.dst, c.wg
 	j := c.r.journal
 	cls := c.r.effectOf(c.e)
-	key := c.tc.IdempotencyKey()
-	if c.tc.Approval != nil {
-		key += ApprovedKeySuffix
+	// A call outside any run (no conversation or run in its context) has
+	// no identity to be found again by: it is recorded under its fresh id
+	// alone, and never replayed.
+	key := ""
+	if c.tc.ConversationID != "" || c.tc.RunID != "" {
+		key = c.tc.IdempotencyKey()
+		if c.tc.Approval != nil {
+			key += ApprovedKeySuffix
+		}
 	}
 	req := effect.Request{ID: effect.NewID(), Key: key, Tool: c.call.Name, Class: cls, Input: journalInput(asked)}
 	ex := effect.Executor{Store: j.Store, Reconciler: j.Reconciler, Recovery: j.Recovery}

@@ -132,6 +132,22 @@ func TestJournalRecordsErrorsAndPausedCalls(t *testing.T) {
 	}
 }
 
+// A call outside any run has no identity to be found by: every such call
+// is an effect of its own, never a replay of another.
+func TestJournalCallsOutsideARunAreNeverReplayed(t *testing.T) {
+	var n atomic.Int32
+	reg := journaledRegistry(t, &tool.Journal{Store: effect.NewMemoryStore()},
+		counted("send", effect.ClassNonIdempotentWrite, &n, func(*tool.Context) (tool.Result, error) { return tool.Text("sent"), nil }))
+	for range 2 {
+		if ret := reg.Execute(context.Background(), nil, call("c1", "send", `{}`)); ret.IsError || replayed(ret) {
+			t.Fatalf("return %+v", ret)
+		}
+	}
+	if n.Load() != 2 {
+		t.Fatalf("sent %d times, want 2", n.Load())
+	}
+}
+
 // Only calls that may change the world are journaled; calls that never
 // reach their tool create no record.
 func TestJournalSkipsPureCallsAndUnpreparedOnes(t *testing.T) {
