@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/store/postgres"
+	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -104,5 +107,82 @@ func TestThousandParallelJournaledCallsBatch(t *testing.T) {
 	t.Logf("%d journal writes in %d transactions", st.Ops, st.Batches)
 	if st.Ops != 2*n || st.Batches > st.Ops/4 {
 		t.Fatalf("%d writes in %d transactions: not group-committed", st.Ops, st.Batches)
+	}
+}
+
+// durableStores opens a session store and an effect journal in one
+// database of each backend (PostgreSQL when a server is given: see
+// pgtest).
+func durableStores(t *testing.T, backend string) (agent.SessionStore, effect.Store, func() effect.BatchStats) {
+	t.Helper()
+	ctx := context.Background()
+	switch backend {
+	case "sqlite":
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "sw.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		j := sqlite.NewEffectStore(db)
+		return sqlite.NewSessionStore(db), j, j.Stats
+	default:
+		db, err := postgres.Open(ctx, pgtest.DSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+		j := postgres.NewEffectStore(db)
+		return postgres.NewSessionStore(db), j, j.Stats
+	}
+}
+
+// The recovery of a stopped worker's run, and the group commit of parallel
+// calls, over each durable backend.
+func TestJournalOverDurableStores(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			ctx := context.Background()
+			sessions, journal, stats := durableStores(t, backend)
+			st := newTape(sessions)
+			var sent atomic.Int32
+			first := journaledAgent(st, journal, model.NewTestModel(calls(model.Call("c1", "send", map[string]string{"to": "ada"})), text("done")),
+				[]tool.Tool{sendTool(&sent)})
+			s := first.NewSession()
+			if _, err := s.Run(ctx, "greet ada"); err != nil {
+				t.Fatal(err)
+			}
+			st.rewind(t, s.ID(), "in_flight")
+			r, err := journaledAgent(sessions, journal, model.TextModel("recovered"), []tool.Tool{sendTool(&sent)}).OpenSession(ctx, s.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Recover(ctx)
+			if err != nil || res.Output != "recovered" || sent.Load() != 1 {
+				t.Fatalf("Recover: %+v %v (sent %d times)", res, err, sent.Load())
+			}
+			if ret := lastReturn(t, res.Messages, "c1"); ret.Metadata[tool.MetaReplayed] != true {
+				t.Fatalf("return %+v", ret)
+			}
+
+			// A hundred parallel calls share transactions.
+			const n = 100
+			tools := make([]tool.Tool, n)
+			cs := make([]model.ToolCall, n)
+			for i := range n {
+				tools[i] = trivialWrite(fmt.Sprintf("w%d", i))
+				cs[i] = model.Call(fmt.Sprintf("c%d", i), fmt.Sprintf("w%d", i), map[string]int{"x": i})
+			}
+			before := stats()
+			a := agent.NewBuilder(model.NewTestModel(model.CallsResponse(cs...), text("done"))).Tool(tools...).EffectJournal(journal).MustBuild()
+			if _, err := a.Run(ctx, "go"); err != nil {
+				t.Fatal(err)
+			}
+			after := stats()
+			ops, batches := after.Ops-before.Ops, after.Batches-before.Batches
+			t.Logf("%d writes in %d transactions", ops, batches)
+			if ops != 2*n || batches >= ops {
+				t.Fatalf("%d writes in %d transactions", ops, batches)
+			}
+		})
 	}
 }

@@ -20,13 +20,21 @@ import (
 // put a session back to what the store held at an earlier save: what a
 // worker that stopped right after that save would have left.
 type tape struct {
-	agent.MemorySessionStore
+	agent.SessionStore
 	mu    sync.Mutex
 	saves [][]byte
 }
 
+// newTape records the saves of st (a MemorySessionStore when nil).
+func newTape(st agent.SessionStore) *tape {
+	if st == nil {
+		st = &agent.MemorySessionStore{}
+	}
+	return &tape{SessionStore: st}
+}
+
 func (t *tape) Save(ctx context.Context, id string, state []byte, expected uint64) (uint64, error) {
-	rev, err := t.MemorySessionStore.Save(ctx, id, state, expected)
+	rev, err := t.SessionStore.Save(ctx, id, state, expected)
 	if err == nil {
 		t.mu.Lock()
 		t.saves = append(t.saves, bytes.Clone(state))
@@ -57,7 +65,7 @@ func (t *tape) rewind(tb testing.TB, id, key string) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := t.MemorySessionStore.Save(ctx, id, s, cur.Revision); err != nil {
+		if _, err := t.SessionStore.Save(ctx, id, s, cur.Revision); err != nil {
 			tb.Fatal(err)
 		}
 		return
@@ -140,7 +148,7 @@ func TestCheckpointPrecedesTheCalls(t *testing.T) {
 // (the message is not sent again) and the run completes.
 func TestRecoverReplaysCompletedCalls(t *testing.T) {
 	ctx := context.Background()
-	st, j := &tape{}, effect.NewMemoryStore()
+	st, j := newTape(nil), effect.NewMemoryStore()
 	var sent atomic.Int32
 	first := journaledAgent(st, j, model.NewTestModel(calls(model.Call("c1", "send", map[string]string{"to": "ada"})), text("done")),
 		[]tool.Tool{sendTool(&sent)})
@@ -221,7 +229,7 @@ func TestRecoverStartedCalls(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			st, j := &tape{}, effect.NewMemoryStore()
+			st, j := newTape(nil), effect.NewMemoryStore()
 			var sent atomic.Int32
 			send := func() tool.Tool { return sendTool(&sent).WithEffect(c.cls) }
 			first := journaledAgent(st, lossyJournal{j}, model.NewTestModel(calls(model.Call("c1", "send", map[string]string{"to": "ada"})), text("done")),
@@ -268,7 +276,7 @@ func TestRecoverStartedCalls(t *testing.T) {
 // compare-and-swap lets one go on; the other runs nothing.
 func TestRecoverRace(t *testing.T) {
 	ctx := context.Background()
-	st, j := &tape{}, effect.NewMemoryStore()
+	st, j := newTape(nil), effect.NewMemoryStore()
 	var sent atomic.Int32
 	first := journaledAgent(st, j, model.NewTestModel(calls(model.Call("c1", "send", map[string]string{"to": "ada"})), text("done")),
 		[]tool.Tool{sendTool(&sent)})
@@ -315,7 +323,7 @@ func TestRecoverRace(t *testing.T) {
 // run completes.
 func TestRecoverClaimedResume(t *testing.T) {
 	ctx := context.Background()
-	st, j := &tape{}, effect.NewMemoryStore()
+	st, j := newTape(nil), effect.NewMemoryStore()
 	d := &deployTool{}
 	build := func(m model.Model) *agent.Agent {
 		return agent.NewBuilder(m).Tool(d.tool().WithEffect(effect.ClassDestructive)).StateKey(storeKey).SessionStore(st).EffectJournal(j).MustBuild()
@@ -353,7 +361,7 @@ func TestRecoverClaimedResume(t *testing.T) {
 
 func TestRecoverRefusals(t *testing.T) {
 	ctx := context.Background()
-	st, j := &tape{}, effect.NewMemoryStore()
+	st, j := newTape(nil), effect.NewMemoryStore()
 	var sent atomic.Int32
 	a := journaledAgent(st, j, model.NewTestModel(calls(model.Call("c1", "send", map[string]string{"to": "ada"})), text("done")),
 		[]tool.Tool{sendTool(&sent)})
