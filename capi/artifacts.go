@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/artifact"
@@ -12,14 +13,17 @@ import (
 )
 
 // artifactStoreSpec is the JSON given to sw_artifact_store_new. Kind
-// chooses the backend; each durable backend (SQLite, PostgreSQL) joins as
-// one more case of build, taking its own keys, so hosts reach every store
-// through the same handle and the same put and get.
+// chooses the backend: "memory", or a database of the durable stores
+// ("sqlite", "postgres") named by the handle of an open store
+// (sw_store_open), so that one location is one database whatever uses it.
 type artifactStoreSpec struct {
 	Kind string `json:"kind"`
-	// MaxBytes is the largest artifact the store accepts (memory kind;
-	// artifact.DefaultMaxBytes when 0).
+	// MaxBytes is the largest artifact the store accepts
+	// (artifact.DefaultMaxBytes when 0).
 	MaxBytes int64 `json:"max_bytes"`
+	// Store is the store handle of the database ("sqlite" and "postgres"
+	// kinds; 0 for none).
+	Store int64 `json:"store"`
 }
 
 // artifactStore is what an artifact store handle refers to.
@@ -28,18 +32,23 @@ type artifactStore struct {
 }
 
 func buildArtifactStore(s artifactStoreSpec) (*artifactStore, error) {
+	var opts []artifact.Option
+	if s.MaxBytes != 0 {
+		if s.MaxBytes < 0 {
+			return nil, specError("artifact store max_bytes must be positive, got %d", s.MaxBytes)
+		}
+		opts = append(opts, artifact.WithMaxBytes(s.MaxBytes))
+	}
 	switch s.Kind {
 	case "memory":
-		var opts []artifact.Option
-		if s.MaxBytes != 0 {
-			if s.MaxBytes < 0 {
-				return nil, specError("artifact store max_bytes must be positive, got %d", s.MaxBytes)
-			}
-			opts = append(opts, artifact.WithMaxBytes(s.MaxBytes))
+		if s.Store != 0 {
+			return nil, specError(`a "memory" artifact store takes no "store"`)
 		}
 		return &artifactStore{store: artifact.NewMemoryStore(opts...)}, nil
+	case "sqlite", "postgres":
+		return databaseArtifactStore(s.Kind, s.Store, opts)
 	}
-	return nil, specError("unknown artifact store kind %q (known: memory)", s.Kind)
+	return nil, specError("unknown artifact store kind %q (known: memory, sqlite, postgres)", s.Kind)
 }
 
 // artifactPutSpec describes one sw_artifact_put; the bytes travel beside
@@ -112,6 +121,77 @@ func (s *artifactStore) get(ctx context.Context, spec artifactGetSpec) ([]byte, 
 		return nil, artifactError(err)
 	}
 	return data, nil
+}
+
+// artifactListSpec names the page sw_artifact_list reads: a scope, the
+// cursor (the next_cursor of the page before; "" for the first) and the
+// page size (1 to artifact.MaxPageSize; there is no default).
+type artifactListSpec struct {
+	Scope string `json:"scope"`
+	After string `json:"after"`
+	Limit int    `json:"limit"`
+}
+
+// list returns one page of the scope's references as JSON.
+func (s *artifactStore) list(ctx context.Context, spec artifactListSpec) ([]byte, error) {
+	scope, err := artifact.ParseScope(spec.Scope)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	page, err := s.store.List(ctx, scope, spec.After, spec.Limit)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	return json.Marshal(page)
+}
+
+// artifactDeleteSpec names the artifact sw_artifact_delete removes.
+type artifactDeleteSpec struct {
+	Scope      string `json:"scope"`
+	ArtifactID string `json:"artifact_id"`
+}
+
+// delete removes an artifact and its keys and reports {"deleted": bool}.
+func (s *artifactStore) delete(ctx context.Context, spec artifactDeleteSpec) ([]byte, error) {
+	scope, err := artifact.ParseScope(spec.Scope)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	deleted, err := s.store.Delete(ctx, scope, spec.ArtifactID)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	return json.Marshal(struct {
+		Deleted bool `json:"deleted"`
+	}{deleted})
+}
+
+// artifactPurgeSpec describes one sw_artifact_purge_expired: the scope,
+// the instant expiries are compared with (now when absent) and the most
+// artifacts deleted (1 to artifact.MaxPageSize; there is no default).
+type artifactPurgeSpec struct {
+	Scope     string `json:"scope"`
+	NowUnixMS *int64 `json:"now_unix_ms"`
+	Limit     int    `json:"limit"`
+}
+
+// purgeExpired deletes expired artifacts and reports {"purged": n}.
+func (s *artifactStore) purgeExpired(ctx context.Context, spec artifactPurgeSpec) ([]byte, error) {
+	scope, err := artifact.ParseScope(spec.Scope)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	now := time.Now().UnixMilli()
+	if spec.NowUnixMS != nil {
+		now = *spec.NowUnixMS
+	}
+	n, err := s.store.PurgeExpired(ctx, scope, now, spec.Limit)
+	if err != nil {
+		return nil, artifactError(err)
+	}
+	return json.Marshal(struct {
+		Purged int `json:"purged"`
+	}{n})
 }
 
 // artifactError gives an artifact failure its stable slug (artifact.KindOf);

@@ -163,6 +163,42 @@ func swgo_artifact_get(h C.longlong, spec *C.char, specLen C.longlong, out **C.c
 	})
 }
 
+//export swgo_artifact_list
+func swgo_artifact_list(h C.longlong, spec *C.char, specLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	var ls artifactListSpec
+	if err := decodeStrict(goBytes(spec, specLen), &ls); err != nil {
+		return setErr(errOut, err)
+	}
+	return produce(h, out, outLen, errOut, func(s *artifactStore) ([]byte, error) {
+		return s.list(context.Background(), ls)
+	})
+}
+
+//export swgo_artifact_delete
+func swgo_artifact_delete(h C.longlong, spec *C.char, specLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	var ds artifactDeleteSpec
+	if err := decodeStrict(goBytes(spec, specLen), &ds); err != nil {
+		return setErr(errOut, err)
+	}
+	return produce(h, out, outLen, errOut, func(s *artifactStore) ([]byte, error) {
+		return s.delete(context.Background(), ds)
+	})
+}
+
+//export swgo_artifact_purge_expired
+func swgo_artifact_purge_expired(h C.longlong, spec *C.char, specLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	var ps artifactPurgeSpec
+	if err := decodeStrict(goBytes(spec, specLen), &ps); err != nil {
+		return setErr(errOut, err)
+	}
+	return produce(h, out, outLen, errOut, func(s *artifactStore) ([]byte, error) {
+		return s.purgeExpired(context.Background(), ps)
+	})
+}
+
 //export swgo_session_new
 func swgo_session_new(h C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

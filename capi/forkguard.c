@@ -87,6 +87,22 @@ int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char 
 	return swgo_artifact_get(store, (char *)spec, spec_len, out, out_len, err);
 }
 
+int sw_artifact_list(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_artifact_list(store, (char *)spec, spec_len, out, out_len, err);
+}
+
+int sw_artifact_delete(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_artifact_delete(store, (char *)spec, spec_len, out, out_len, err);
+}
+
+int sw_artifact_purge_expired(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len,
+		char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_artifact_purge_expired(store, (char *)spec, spec_len, out, out_len, err);
+}
+
 int sw_session_new(sw_handle agent, sw_handle *out, char **err) {
 	if (sw_forked) return sw_refuse(err);
 	return swgo_session_new(agent, out, err);

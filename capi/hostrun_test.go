@@ -76,7 +76,7 @@ func decodeHostItem(raw json.RawMessage) (hostItem, error) {
 	var it hostItem
 	if len(raw) > 0 && raw[0] == '[' {
 		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil || (len(arr) != 10 && len(arr) != 3) {
+		if err := json.Unmarshal(raw, &arr); err != nil || (len(arr) != 11 && len(arr) != 3) {
 			return it, fmt.Errorf("bad compact item %s: %v", raw, err)
 		}
 		it.Kind, it.Arguments = "call", arr[len(arr)-1]
@@ -270,7 +270,7 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var arr []any
-	if err := json.Unmarshal(compact, &arr); err != nil || len(arr) != 10 || arr[2] != "r\"1" || arr[4] != "é" || arr[8] != float64(3) {
+	if err := json.Unmarshal(compact, &arr); err != nil || len(arr) != 11 || arr[2] != "r\"1" || arr[4] != "é" || arr[8] != float64(3) || arr[9] != "session/c/run/r%221/turn/2/call/0" {
 		t.Fatalf("compact item %s: %v", compact, err)
 	}
 	for _, tc := range []*tool.Context{
@@ -319,7 +319,7 @@ func TestCallItemsStayOnOneLine(t *testing.T) {
 		t.Fatalf("%q %v", item, err)
 	}
 	var arr []any
-	if err := json.Unmarshal(item, &arr); err != nil || fmt.Sprint(arr[9]) != "map[a:[1 2]]" {
+	if err := json.Unmarshal(item, &arr); err != nil || fmt.Sprint(arr[10]) != "map[a:[1 2]]" {
 		t.Fatalf("%s: %v", item, err)
 	}
 }

@@ -54,6 +54,7 @@ type wireContext struct {
 	ToolName       string         `json:"tool_name"`
 	Retry          int            `json:"retry"`
 	MaxRetries     int            `json:"max_retries"`
+	IdempotencyKey string         `json:"idempotency_key"`
 	Approval       *tool.Approval `json:"approval"`
 	Metadata       map[string]any `json:"metadata"`
 }
@@ -130,7 +131,8 @@ func (t *hostTool) preprocess(ctx context.Context, tc *tool.Context, input json.
 func wireContextOf(tc *tool.Context) wireContext {
 	return wireContext{
 		RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
-		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, Approval: tc.Approval, Metadata: tc.Metadata,
+		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, IdempotencyKey: tc.IdempotencyKey(),
+		Approval: tc.Approval, Metadata: tc.Metadata,
 	}
 }
 

@@ -169,7 +169,7 @@ func TestTraceSpecKeySendsCallContext(t *testing.T) {
 		}
 		want := 3
 		if traced {
-			want = 10
+			want = 11
 		}
 		if len(call) != want {
 			t.Fatalf("trace=%v: call item has %d fields, want %d", traced, len(call), want)

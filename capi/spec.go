@@ -14,6 +14,8 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // modelSpec is the JSON given to sw_model_new.
@@ -30,6 +32,8 @@ type toolSpec struct {
 	Definition tool.Definition `json:"definition"`
 	TimeoutMS  *int64          `json:"timeout_ms"`
 	MaxRetries *int            `json:"max_retries"`
+	// Effect is the tool's effect class (effect.Class); "" is undeclared.
+	Effect effect.Class `json:"effect"`
 	// Context says the host tool reads its call context; calls of tools
 	// that do not are sent without it.
 	Context bool `json:"context"`
@@ -81,7 +85,9 @@ type agentSpec struct {
 	Toolsets     []toolsetSpec `json:"toolsets"`
 	MaxRetries   *int          `json:"max_retries"`
 	TimeoutMS    *int64        `json:"timeout_ms"`
-	Sequential   bool          `json:"sequential"`
+	// DefaultEffect is the effect class of tools that declare none.
+	DefaultEffect effect.Class `json:"default_effect"`
+	Sequential    bool         `json:"sequential"`
 	// EagerDispatch, when false, turns eager dispatch off (default on).
 	EagerDispatch    *bool                   `json:"eager_dispatch"`
 	MaxConcurrency   int                     `json:"max_concurrency"`
@@ -230,6 +236,9 @@ func (s toolSpec) build() (tool.Tool, error) {
 			return nil, specError("tool %q: %v", s.Definition.Name, err)
 		}
 	}
+	if err := t.cfg.SetEffect(t.def.Metadata, s.Effect); err != nil {
+		return nil, specError("tool %q: %v", s.Definition.Name, err)
+	}
 	return t, nil
 }
 
@@ -362,6 +371,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	if s.TimeoutMS != nil {
 		b.Timeout(millis(*s.TimeoutMS))
+	}
+	if s.DefaultEffect != "" {
+		b.DefaultEffect(s.DefaultEffect)
 	}
 	if s.MaxSteps != nil {
 		b.MaxSteps(*s.MaxSteps)

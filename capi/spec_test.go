@@ -8,6 +8,10 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+
+	"github.com/starweaver-go/starweaver/core/tool"
+
+	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 func TestUsageLimitSpecs(t *testing.T) {
@@ -141,5 +145,31 @@ func TestResumeDecisionNeedsApproved(t *testing.T) {
 	rs = runSpec{}
 	if err := decodeStrict([]byte(`{"resume":{"approvals":[{"id":"a1","approved":false}]}}`), &rs); err != nil || rs.Resume.Approvals[0].Approved {
 		t.Fatalf("explicit denial: %v, %+v", err, rs.Resume)
+	}
+}
+
+// A tool's effect class and the agent's default reach core; an unknown
+// class is an invalid spec.
+func TestEffectSpecKeys(t *testing.T) {
+	var s toolSpec
+	if err := decodeStrict([]byte(`{"id":1,"definition":{"name":"t"},"effect":"destructive"}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	built, err := s.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ht := built.(*hostTool); ht.cfg.Effect != effect.ClassDestructive || built.Definition().Metadata[tool.MetaEffect] != "destructive" {
+		t.Fatalf("config %+v metadata %v", ht.cfg, built.Definition().Metadata)
+	}
+	if err := decodeStrict([]byte(`{"id":1,"definition":{"name":"t"},"effect":"sometimes"}`), &s); err == nil {
+		t.Fatal("an unknown effect was accepted")
+	}
+	var a agentSpec
+	if err := decodeStrict([]byte(`{"default_effect":"maybe"}`), &a); err == nil {
+		t.Fatal("an unknown default effect was accepted")
+	}
+	if err := decodeStrict([]byte(`{"default_effect":"unknown"}`), &a); err != nil || a.DefaultEffect != effect.ClassUnknown {
+		t.Fatalf("default_effect: %v %q", err, a.DefaultEffect)
 	}
 }

@@ -29,7 +29,9 @@
  *     line; the host reads it without calling into the library. Items:
  *       [token, tool, arguments]   (a call of a tool that reads no context)
  *       [token, tool, run_id, conversation_id, tool_call_id, tool_name,
- *        run_step, retry, max_retries, arguments]   (a plain call otherwise)
+ *        run_step, retry, max_retries, idempotency_key, arguments]
+ *                                  (a plain call otherwise; the key is the
+ *                                  call's, stable across re-runs and crashes)
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
  *       {"kind": "hook", "token": n, "hook": id, "phase": "before" | "validate",
@@ -151,6 +153,16 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *   "output_retries": n   the budget of output corrections (default
  *       max_retries, else 3); once spent the run fails with "retry_limit"
  *       and "output": true.
+ * Effects:
+ *   a tool spec's "effect": "pure" | "read_only" | "idempotent_write" |
+ *       "non_idempotent_write" | "destructive" | "unknown" (absent:
+ *       undeclared) says what its calls do. Only pure, read-only and
+ *       idempotent-write calls are re-run after an unexpected failure;
+ *       the others run once, and such a failure (or a timeout) gives a
+ *       return whose metadata has "starweaver_ambiguous": true. Calls of
+ *       one pure or read-only tool run in parallel in a batch.
+ *   "default_effect": class   the class of tools that declare none.
+ *   An unknown class is "invalid_spec".
  * Durable sessions:
  *   "session_store": handle   a store (sw_store_open) that keeps the
  *       agent's sessions by id: every run's end saves the session with a
@@ -224,12 +236,22 @@ int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **er
 int sw_store_open(const char *spec, long long spec_len, sw_handle *out, char **err);
 
 /* sw_artifact_store_new creates an artifact store from a JSON spec:
- *   {"kind": "memory", "max_bytes": n}   in process memory; max_bytes is
- *                                        the largest artifact (16 MiB).
- * The handle goes into an agent spec's "artifacts" and to sw_artifact_put
- * and sw_artifact_get; an agent keeps the store alive after the handle is
- * released.
- * Returns: 0, or -1 with *err (type "invalid_spec"). */
+ *   {"kind": "memory", "max_bytes": n}   in process memory
+ *   {"kind": "sqlite", "store": handle, "max_bytes": n}
+ *   {"kind": "postgres", "store": handle, "max_bytes": n}
+ *       in the database of a store handle of that kind (sw_store_open):
+ *       durable, shared with every process using the same file or server
+ *       (and with the sessions kept there)
+ * max_bytes is the largest artifact put accepts (16 MiB when absent);
+ * artifacts already stored stay readable when it is lowered.
+ * The handle goes into an agent spec's "artifacts" and to the
+ * sw_artifact_* functions. The artifact store keeps its database open
+ * while it is alive, whether or not the store handle is released; an
+ * agent keeps the artifact store alive after its handle is released.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,
+ * an unknown kind, a missing "store", a "store" given to "memory" or a
+ * store of another kind; "bad_handle" when "store" is not a live store
+ * handle; "invalid_argument" for a NULL out). */
 int sw_artifact_store_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 
 /* sw_artifact_put stores data (data_len bytes, any content) as described
@@ -255,6 +277,36 @@ int sw_artifact_put(sw_handle store, const char *spec, long long spec_len, const
  * from the stored one or the bytes changed, "artifact_expired",
  * "store_unavailable"). */
 int sw_artifact_get(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
+
+/* sw_artifact_list writes one page of the references of a scope, in
+ * artifact id order, as JSON {"items": [reference, ...], "next_cursor"?:
+ * id}. spec is {"scope", "after"?: cursor, "limit": n}: "after" is the
+ * "next_cursor" of the page before (absent or "" for the first page; the
+ * cursor is exclusive), limit is 1 to 1000 and required. next_cursor is
+ * absent on the last page. Expired artifacts are listed until purged.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,
+ * "bad_handle", "artifact_invalid" for a bad scope, cursor or limit,
+ * "store_unavailable"). */
+int sw_artifact_list(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
+
+/* sw_artifact_delete removes an artifact of a scope, spec {"scope",
+ * "artifact_id"}, with every idempotency key naming it (so the keys can be
+ * used again), and writes {"deleted": true}, or {"deleted": false} when
+ * the scope holds no such artifact (deleting twice is not an error).
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle",
+ * "artifact_invalid" for a bad scope or id, "store_unavailable"). */
+int sw_artifact_delete(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len, char **err);
+
+/* sw_artifact_purge_expired deletes at most limit artifacts of a scope
+ * whose expiry is at or before now, earliest expiry first, with their
+ * idempotency keys, and writes {"purged": n}. spec is {"scope",
+ * "now_unix_ms"?: ms (the current time when absent), "limit": n (1 to
+ * 1000, required)}. Call it again while n equals limit to purge everything.
+ * Returns: 0, or -1 with *err (type "invalid_spec", "bad_handle",
+ * "artifact_invalid" for a bad scope, limit or a negative now,
+ * "store_unavailable"). */
+int sw_artifact_purge_expired(sw_handle store, const char *spec, long long spec_len, char **out, long long *out_len,
+		char **err);
 
 /* sw_session_new starts a conversation with an agent.
  * Returns: 0, or -1 with *err (type "bad_handle"). */

@@ -17,7 +17,7 @@ import (
 // array, which the host also decodes faster than an object:
 // [token, tool, arguments] when the tool does not read its context, else
 // [token, tool, run_id, conversation_id, tool_call_id, tool_name, run_step,
-// retry, max_retries, arguments].
+// retry, max_retries, idempotency_key, arguments].
 func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.RawMessage, withContext bool) ([]byte, error) {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
@@ -48,6 +48,8 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 			b = strconv.AppendInt(b, int64(n), 10)
 		}
 		b = append(b, ',')
+		b = appendString(b, tc.IdempotencyKey())
+		b = append(b, ',')
 		b = append(b, args...)
 		return append(b, ']'), nil
 	}
@@ -69,6 +71,8 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 	b = strconv.AppendInt(b, int64(tc.Retry), 10)
 	b = append(b, `,"max_retries":`...)
 	b = strconv.AppendInt(b, int64(tc.MaxRetries), 10)
+	b = append(b, `,"idempotency_key":`...)
+	b = appendString(b, tc.IdempotencyKey())
 	var err error
 	b = append(b, `,"approval":`...)
 	if b, err = appendValue(b, tc.Approval, tc.Approval == nil); err != nil {

@@ -347,3 +347,44 @@ func ArtifactGet(store int64, spec []byte, o Opts) Status {
 	finish(&s, err, out, outLen)
 	return s
 }
+
+// artifactCall calls one of the sw_artifact_* functions that take a spec
+// and write JSON (nil spec passes NULL).
+func artifactCall(call func(C.sw_handle, *C.char, C.longlong, **C.char, *C.longlong, **C.char) C.int, store int64, spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(call(C.sw_handle(store), p, n, op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}
+
+// ArtifactList calls sw_artifact_list on store with spec (nil passes
+// NULL); Out holds the page's JSON.
+func ArtifactList(store int64, spec []byte, o Opts) Status {
+	return artifactCall(func(h C.sw_handle, p *C.char, n C.longlong, out **C.char, outLen *C.longlong, err **C.char) C.int {
+		return C.sw_artifact_list(h, p, n, out, outLen, err)
+	}, store, spec, o)
+}
+
+// ArtifactDelete calls sw_artifact_delete on store with spec (nil passes
+// NULL); Out holds {"deleted": bool}.
+func ArtifactDelete(store int64, spec []byte, o Opts) Status {
+	return artifactCall(func(h C.sw_handle, p *C.char, n C.longlong, out **C.char, outLen *C.longlong, err **C.char) C.int {
+		return C.sw_artifact_delete(h, p, n, out, outLen, err)
+	}, store, spec, o)
+}
+
+// ArtifactPurgeExpired calls sw_artifact_purge_expired on store with spec
+// (nil passes NULL); Out holds {"purged": n}.
+func ArtifactPurgeExpired(store int64, spec []byte, o Opts) Status {
+	return artifactCall(func(h C.sw_handle, p *C.char, n C.longlong, out **C.char, outLen *C.longlong, err **C.char) C.int {
+		return C.sw_artifact_purge_expired(h, p, n, out, outLen, err)
+	}, store, spec, o)
+}

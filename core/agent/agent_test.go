@@ -600,3 +600,10 @@ func TestBuilderRegistryAndRunToolsets(t *testing.T) {
 		t.Fatalf("run toolset leaked: %+v", res.Returns()[0])
 	}
 }
+
+func TestDefaultEffectIsChecked(t *testing.T) {
+	_, err := agent.NewBuilder(model.NewTestModel(text("x"))).DefaultEffect("maybe").Build()
+	if !errors.Is(err, agent.ErrConfig) || !errors.Is(err, tool.ErrInvalidOption) {
+		t.Fatalf("Build = %v", err)
+	}
+}

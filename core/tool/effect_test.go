@@ -201,3 +201,20 @@ func TestIdempotencyKeyIsStablePerCall(t *testing.T) {
 		t.Fatal("two positions share a key")
 	}
 }
+
+func TestCopiesKeepTheDefaultEffect(t *testing.T) {
+	var n atomic.Int32
+	reg, err := tool.NewRegistry(failing("a", "", &n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.SetDefaultEffect(effect.ClassDestructive); err != nil {
+		t.Fatal(err)
+	}
+	if c := reg.Clone(); c.EffectOf("a") != effect.ClassDestructive {
+		t.Fatalf("clone: %q", c.EffectOf("a"))
+	}
+	if s := reg.Select([]string{"a"}); s.EffectOf("a") != effect.ClassDestructive {
+		t.Fatalf("select: %q", s.EffectOf("a"))
+	}
+}

@@ -275,8 +275,9 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 }
 
 // Clone returns a registry with the same tools, settings (the default
-// effect class and the journal included), hooks and schema cache, which can be extended without changing r. Registered tools are
-// shared, not copied.
+// effect class and the journal included), hooks and schema cache, which
+// can be extended without changing r. Registered tools are shared, not
+// copied.
 func (r *Registry) Clone() *Registry {
 	return &Registry{
 		entries:    maps.Clone(r.entries),

@@ -45,9 +45,12 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "result",
     "ToolOutput": "tool_output",
     "ArtifactRef": "content",
+    "ArtifactPage": "artifacts",
     "ArtifactStore": "artifacts",
     "MemoryArtifactStore": "artifacts",
     "OutputBudget": "artifacts",
+    "PostgresArtifactStore": "artifacts",
+    "SqliteArtifactStore": "artifacts",
     "ToolArtifacts": "artifacts",
     "BaseTool": "tools",
     "Tool": "tools",
@@ -114,6 +117,7 @@ __all__ = [
     "ArtifactIntegrityError",
     "ArtifactInvalid",
     "ArtifactNotFound",
+    "ArtifactPage",
     "ArtifactRef",
     "ArtifactStore",
     "BaseTool",
@@ -143,6 +147,7 @@ __all__ = [
     "OutputRetryLimitExceeded",
     "PendingApproval",
     "PendingDeferred",
+    "PostgresArtifactStore",
     "PostgresSessionStore",
     "PostgresStore",
     "RunHitl",
@@ -152,6 +157,7 @@ __all__ = [
     "SessionHitl",
     "SessionNotFoundError",
     "SessionStore",
+    "SqliteArtifactStore",
     "SqliteSessionStore",
     "SqliteStore",
     "StarweaverError",
@@ -208,7 +214,15 @@ if _TYPE_CHECKING:
         SessionHitl,
         create_agent,
     )
-    from starweaver.artifacts import ArtifactStore, MemoryArtifactStore, OutputBudget, ToolArtifacts
+    from starweaver.artifacts import (
+        ArtifactPage,
+        ArtifactStore,
+        MemoryArtifactStore,
+        OutputBudget,
+        PostgresArtifactStore,
+        SqliteArtifactStore,
+        ToolArtifacts,
+    )
     from starweaver.content import ArtifactRef
     from starweaver.context import ToolContext
     from starweaver.dependencies import ToolDependencies

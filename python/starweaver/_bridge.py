@@ -405,11 +405,12 @@ class RunDriver:
     def _start_compact_call(self, item: list[Any]) -> None:
         """A call in its compact form: [token, tool, arguments] for a tool
         that reads no context, else [token, tool, run_id, conversation_id,
-        tool_call_id, tool_name, run_step, retry, max_retries, arguments]."""
+        tool_call_id, tool_name, run_step, retry, max_retries,
+        idempotency_key, arguments]."""
         if len(item) == 3:
             token, tool_id, args = item
         else:
-            token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, args = item
+            token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, key, args = item
         tool = self._tools.get(tool_id)
         if tool is None:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {tool_id}"})
@@ -427,6 +428,7 @@ class RunDriver:
                 tool_name=name,
                 retry=retry,
                 max_retries=max_retries,
+                idempotency_key=key,
                 deps=tool._grant(self._deps),
                 artifacts=self._artifacts,
             )

@@ -44,7 +44,10 @@ __all__ = [
     "NativeError",
     "agent_new",
     "agent_open_session",
+    "artifact_delete",
     "artifact_get",
+    "artifact_list",
+    "artifact_purge_expired",
     "artifact_put",
     "artifact_store_new",
     "check_process",
@@ -254,10 +257,13 @@ def store_open(spec: dict[str, Any]) -> int:
 
 
 def artifact_store_new(spec: dict[str, Any]) -> int:
-    """Create an artifact store (``{"kind": "memory", "max_bytes"?: n}``).
+    """Create an artifact store (``{"kind": "memory", "max_bytes"?: n}``,
+    or ``{"kind": "sqlite" | "postgres", "store": store handle,
+    "max_bytes"?: n}`` in the database of a ``store_open`` handle).
 
     Raises:
-        ValueError: an invalid spec.
+        ValueError: an invalid spec, or a store handle of another kind.
+        StateError: ``store`` is not a live store handle.
     """
     return _new(_lib.sw_artifact_store_new, spec)
 
@@ -309,6 +315,65 @@ def artifact_get(store: int, reference: dict[str, Any], scope: str | None = None
     if _lib.sw_artifact_get(store, req, len(req), out, out_len, err) != 0:
         _raise(err)
     return _take(out, out_len)
+
+
+def _artifact_call(fn: Any, store: int, spec: dict[str, Any]) -> Any:
+    check_process()
+    req = json.dumps(spec).encode()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if fn(store, req, len(req), out, out_len, err) != 0:
+        _raise(err)
+    return json.loads(_take(out, out_len))
+
+
+def artifact_list(store: int, scope: str, after: str | None, limit: int) -> dict[str, Any]:
+    """One page of the references of ``scope`` in id order: ``{"items":
+    [...], "next_cursor"?: id}``, starting after the cursor ``after``.
+    Blocks like ``artifact_put``. Safe from any thread.
+
+    Raises:
+        ArtifactInvalid: a bad scope, cursor or limit (1 to 1000).
+        StoreUnavailableError: the store failed.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    spec: dict[str, Any] = {"scope": scope, "limit": limit}
+    if after is not None:
+        spec["after"] = after
+    result: dict[str, Any] = _artifact_call(_lib.sw_artifact_list, store, spec)
+    return result
+
+
+def artifact_delete(store: int, scope: str, artifact_id: str) -> bool:
+    """Delete an artifact of ``scope`` with its idempotency keys; False when
+    there was none. Blocks like ``artifact_put``. Safe from any thread.
+
+    Raises:
+        ArtifactInvalid: a bad scope or id.
+        StoreUnavailableError: the store failed.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    result = _artifact_call(_lib.sw_artifact_delete, store, {"scope": scope, "artifact_id": artifact_id})
+    return bool(result["deleted"])
+
+
+def artifact_purge_expired(store: int, scope: str, now_unix_ms: int | None, limit: int) -> int:
+    """Delete at most ``limit`` artifacts of ``scope`` expired at
+    ``now_unix_ms`` (the current time when None); returns how many. Blocks
+    like ``artifact_put``. Safe from any thread.
+
+    Raises:
+        ArtifactInvalid: a bad scope, limit (1 to 1000) or negative time.
+        StoreUnavailableError: the store failed.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    spec: dict[str, Any] = {"scope": scope, "limit": limit}
+    if now_unix_ms is not None:
+        spec["now_unix_ms"] = now_unix_ms
+    result = _artifact_call(_lib.sw_artifact_purge_expired, store, spec)
+    return int(result["purged"])
 
 
 def _read(fn: Any, handle: int) -> Any:

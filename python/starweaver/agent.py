@@ -33,7 +33,7 @@ from starweaver.settings import ModelSettings, settings_spec
 from starweaver.stores import ClaimedResume, EffectRecovery, InFlightRun, SessionStore, Store
 from starweaver.streaming import AgentRun
 from starweaver.testing import FunctionModel, TestModel
-from starweaver.tools import BaseTool, Tool, ensure_tool
+from starweaver.tools import BaseTool, Effect, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
 from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 
@@ -79,6 +79,8 @@ class _Catalog:
             spec["timeout_ms"] = t.timeout_ms
         if t.max_retries is not None:
             spec["max_retries"] = t.max_retries
+        if t.effect is not None:
+            spec["effect"] = t.effect
         if t.has_user_input_preprocessor:
             spec["preprocess"] = True
         if t.hooks:
@@ -286,6 +288,7 @@ class Agent:
         name: str | None = None,
         max_retries: int | None = None,
         timeout_ms: int | None = None,
+        default_effect: Effect | None = None,
         sequential: bool = False,
         max_concurrency: int | None = None,
         unavailable_tools: str = "skip",
@@ -381,6 +384,7 @@ class Agent:
             ("system_prompt", system_prompt),
             ("max_retries", max_retries),
             ("timeout_ms", timeout_ms),
+            ("default_effect", default_effect),
             ("max_concurrency", max_concurrency),
             ("max_steps", max_steps),
             ("usage_limits", usage_limits_spec(usage_limits)),
@@ -1076,6 +1080,7 @@ def create_agent(
     name: str | None = None,
     max_retries: int | None = None,
     timeout_ms: int | None = None,
+    default_effect: Effect | None = None,
     sequential: bool = False,
     max_concurrency: int | None = None,
     unavailable_tools: str = "skip",
@@ -1115,6 +1120,12 @@ def create_agent(
     limits of every run (see ``UsageLimits``); its set fields replace
     ``max_steps``. Calls of unknown tool names spend the model-correction
     budget (``max_retries``, 3 by default) per name.
+
+    ``default_effect`` is the effect class of tools that declare none (see
+    ``@tool(effect=)``). Undeclared tools keep the old rule, an unexpected
+    failure is re-run within ``max_retries`` whatever the tool does; with
+    ``default_effect="unknown"`` they fail closed instead: run once, a
+    failure reported as ambiguous.
 
     ``model_settings`` (see ``ModelSettings``) go with every model request;
     a run's own ``model_settings`` are merged over them.
@@ -1199,6 +1210,7 @@ def create_agent(
         name=name,
         max_retries=max_retries,
         timeout_ms=timeout_ms,
+        default_effect=default_effect,
         sequential=sequential,
         max_concurrency=max_concurrency,
         unavailable_tools=unavailable_tools,

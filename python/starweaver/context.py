@@ -71,6 +71,7 @@ class ToolContext(Generic[DepsT]):
         "_cancelled",
         "_conversation_id",
         "_deps",
+        "_idempotency_key",
         "_lock",
         "_max_retries",
         "_metadata",
@@ -92,6 +93,7 @@ class ToolContext(Generic[DepsT]):
         tool_name: str = "",
         retry: int = 0,
         max_retries: int = 0,
+        idempotency_key: str = "",
         approval: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         deps: Any = None,
@@ -105,6 +107,7 @@ class ToolContext(Generic[DepsT]):
         self._tool_name = tool_name
         self._retry = retry
         self._max_retries = max_retries
+        self._idempotency_key = idempotency_key
         self._approval = dict(approval) if approval is not None else None
         self._metadata = dict(metadata or {})
         if deps is None:
@@ -137,6 +140,7 @@ class ToolContext(Generic[DepsT]):
             tool_name=str(data.get("tool_name") or ""),
             retry=int(data.get("retry") or 0),
             max_retries=int(data.get("max_retries") or 0),
+            idempotency_key=str(data.get("idempotency_key") or ""),
             approval=approval if isinstance(approval, Mapping) else None,
             metadata=data.get("metadata") or {},
             deps=deps,
@@ -146,6 +150,15 @@ class ToolContext(Generic[DepsT]):
     @property
     def run_id(self) -> str:
         return self._run_id
+
+    @property
+    def idempotency_key(self) -> str:
+        """The call's stable key, from the conversation, the run, the step
+        and the call's position in the model's response: the same for every
+        attempt of the call and after a crash. Hand it to the service a
+        write goes to (an ``effect="idempotent_write"`` tool is one whose
+        service deduplicates by it)."""
+        return self._idempotency_key
 
     @property
     def conversation_id(self) -> str:

@@ -27,7 +27,7 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from functools import partial
-from typing import Any, Generic, TypedDict, overload
+from typing import Any, Generic, Literal, TypedDict, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
@@ -52,6 +52,10 @@ UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 """The JSON-encoded arguments object of one call, as Go sends it."""
 
 
+Effect = Literal["pure", "read_only", "idempotent_write", "non_idempotent_write", "destructive", "unknown"]
+"""What a tool's calls do to the world (see ``Tool``'s ``effect``)."""
+
+
 class DefinitionOptions(TypedDict, total=False):
     """The options that shape a tool's definition and execution budget: the
     keywords of ``BaseTool`` and the first part of ``ToolOptions``."""
@@ -65,6 +69,7 @@ class DefinitionOptions(TypedDict, total=False):
     sequential: bool
     timeout_ms: int | None
     max_retries: int | None
+    effect: Effect | None
 
 
 class ToolOptions(DefinitionOptions, total=False):
@@ -165,6 +170,16 @@ class Tool(Generic[P, R]):
         sequential: Run every batch containing this tool in model order.
         timeout_ms: Per-call timeout, enforced by the runtime.
         max_retries: Retry budget of the tool (runtime default when None).
+        effect: What the tool's calls do to the world: ``"pure"``,
+            ``"read_only"``, ``"idempotent_write"`` (the service
+            deduplicates by ``ctx.idempotency_key``),
+            ``"non_idempotent_write"``, ``"destructive"`` or ``"unknown"``.
+            Only pure, read-only and idempotent-write calls are re-run after
+            an unexpected failure; the others run once and such a failure is
+            reported as ambiguous (it may have taken effect). Calls of one
+            pure or read-only tool run in parallel. None (undeclared) takes
+            ``create_agent(default_effect=)``, else the old rule: unexpected
+            failures are re-run within ``max_retries``.
         hooks: Execution hooks of this tool only (``starweaver.Hook``).
         dependencies: The tool's dependency profile
             (``ToolDependencies.filtered("db")``), stored as the reserved
@@ -217,6 +232,7 @@ class Tool(Generic[P, R]):
         sequential: bool = False,
         timeout_ms: int | None = None,
         max_retries: int | None = None,
+        effect: Effect | None = None,
         dependencies: ToolDependencies | None = None,
         tags: Iterable[str] | None = None,
         hidden_by_tags: Iterable[str] | None = None,
@@ -250,6 +266,10 @@ class Tool(Generic[P, R]):
         self._sequential = sequential
         self._timeout_ms = _optional_int(timeout_ms, "timeout_ms")
         self._max_retries = _optional_int(max_retries, "max_retries")
+        if effect is not None and not isinstance(effect, str):
+            # The runtime checks the value: an unknown class fails create_agent.
+            raise TypeError(f"effect must be a str, got {type(effect).__name__}")
+        self._effect = effect
         self._tags = _tag_list(tags, "tags")
         self._hidden_by_tags = _tag_list(hidden_by_tags, "hidden_by_tags")
         for option, cb in (("available", available), ("prepare", prepare)):
@@ -308,6 +328,10 @@ class Tool(Generic[P, R]):
     @property
     def max_retries(self) -> int | None:
         return self._max_retries
+
+    @property
+    def effect(self) -> Effect | None:
+        return self._effect
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -478,6 +502,7 @@ class Tool(Generic[P, R]):
             "sequential": self._sequential,
             "timeout_ms": self._timeout_ms,
             "max_retries": self._max_retries,
+            "effect": self._effect,
             "tags": self._tags,
             "hidden_by_tags": self._hidden_by_tags,
             "available": self._available,
@@ -660,6 +685,7 @@ class BaseTool:
     sequential: bool = False
     timeout_ms: int | None = None
     max_retries: int | None = None
+    effect: Effect | None = None
     #: Execution hooks of this tool only (``starweaver.Hook``).
     hooks: tuple[Hook, ...] = ()
     #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
@@ -703,6 +729,7 @@ class BaseTool:
             sequential=bool(self.sequential),
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
+            effect=self.effect,
             hooks=self.hooks,
             dependencies=self.dependencies,
         )
