@@ -213,3 +213,11 @@ def test_journal_replays_within_a_process(tmp_path: Path, effects: str) -> None:
 
     asyncio.run(main())
     assert effect_lines(effects) == ["sent to bob", "sent to bob"]  # two runs, two effects
+
+
+def test_artifact_stores_share_a_store_under_its_new_name(tmp_path: Path) -> None:
+    from starweaver import SqliteArtifactStore
+
+    with SqliteStore(str(tmp_path / "sw.db")) as store:
+        artifacts = SqliteArtifactStore(store)
+        assert artifacts.path == store.path
