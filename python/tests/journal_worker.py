@@ -30,10 +30,10 @@ KILL_WAIT = 60.0
 
 
 def send_tool(effects: str, ready: Any = None) -> Any:
-    """``send(to)`` appends "sent to <to>" to effects, then calls ready (in
-    the worker, to be killed there)."""
+    """``send(to)``, a non-idempotent write, appends "sent to <to>" to
+    effects, then calls ready (in the worker, to be killed there)."""
 
-    @tool
+    @tool(effect="non_idempotent_write")
     def send(to: str) -> str:
         """Send a message."""
         with open(effects, "a") as f:

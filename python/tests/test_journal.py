@@ -143,6 +143,7 @@ def test_killed_inside_the_tool_the_call_is_ambiguous(tmp_path: Path, effects: s
     ret = tool_return(result.messages, "call_send")
     assert ret["metadata"]["starweaver_ambiguous"] is True and ret["metadata"]["error_kind"] == "execution", ret
     assert "may already have taken effect" in ret["content"]["message"], ret
+    assert "(effect non_idempotent_write)" in ret["content"]["message"], ret
 
 
 def test_recover_by_id_and_refusals(tmp_path: Path, effects: str) -> None:
