@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
@@ -21,6 +23,26 @@ func journaledSpec(t *testing.T, st int64, responses ...model.Message) agentSpec
 	t.Cleanup(func() { handles.remove(h) })
 	return agentSpec{Model: h, StateKey: storeKey, SessionStore: st, EffectJournal: st,
 		Tools: []toolSpec{{ID: 1, Definition: tool.Definition{Name: "send"}}}}
+}
+
+// settleDatabases makes the test end only once the databases its agents
+// hold are closed: an agent keeps its stores' database until it is
+// collected, and later tests count the open databases. Call it before the
+// test opens any store, so that it runs after their handles are released.
+func settleDatabases(t *testing.T) {
+	t.Helper()
+	before := openDatabases()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for openDatabases() > before {
+			if time.Now().After(deadline) {
+				t.Errorf("%d databases stayed open after the test", openDatabases()-before)
+				return
+			}
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond) // the cleanups run on their own goroutine after a GC
+		}
+	})
 }
 
 // runSession starts spec's run on s and serves it, answering calls with
@@ -44,6 +66,7 @@ func runSession(t *testing.T, s *agent.Session, spec runSpec, answer func(hostIt
 // {"recover": true} continues it without calling the host again.
 func TestEffectJournalRecoversThroughTheABI(t *testing.T) {
 	noLeaks(t)
+	settleDatabases(t)
 	ctx := context.Background()
 	st := openStoreHandle(t, sqliteSpec(filepath.Join(t.TempDir(), "sw.db")))
 	sh, err := lookup[*storeHandle](st)
@@ -120,6 +143,7 @@ func TestEffectJournalRecoversThroughTheABI(t *testing.T) {
 
 func TestEffectJournalSpecErrors(t *testing.T) {
 	noLeaks(t)
+	settleDatabases(t)
 	st := openStoreHandle(t, sqliteSpec(":memory:"))
 	spec := journaledSpec(t, st)
 	spec.EffectRecovery = "sometimes"
