@@ -359,6 +359,33 @@ func TestRecoverClaimedResume(t *testing.T) {
 	}
 }
 
+// A resume claimed by a worker without a journal cannot be recovered: no
+// journal says whether its approved call ran.
+func TestRecoverRefusesAClaimMadeWithoutAJournal(t *testing.T) {
+	ctx := context.Background()
+	st, j := newTape(nil), effect.NewMemoryStore()
+	d := &deployTool{}
+	m := model.NewTestModel(calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})), text("deployed"))
+	s := agent.NewBuilder(m).Tool(d.tool()).StateKey(storeKey).SessionStore(st).MustBuild().NewSession()
+	if res, err := s.Run(ctx, "deploy"); err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	if _, err := s.Resume(ctx, agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: "call_deploy", Approved: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	st.rewind(t, s.ID(), "resuming")
+	r, err := journaledAgent(st, j, model.TextModel("x"), []tool.Tool{d.tool()}).OpenSession(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Recover(ctx); !errors.Is(err, agent.ErrResumeClaimed) {
+		t.Fatalf("Recover: %v, want ErrResumeClaimed", err)
+	}
+	if d.calls.Load() != 2 {
+		t.Fatalf("deploy ran %d times, want 2 (paused, then approved once)", d.calls.Load())
+	}
+}
+
 func TestRecoverRefusals(t *testing.T) {
 	ctx := context.Background()
 	st, j := newTape(nil), effect.NewMemoryStore()

@@ -119,9 +119,9 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 
 // Recover continues the run a stopped worker left in the session: a run in
 // flight (see InFlight), or a resume that claimed the session's waiting
-// run and never saved its outcome (see ClaimedResume). The session must
-// have been loaded with OpenSession (or restored) in that state by an
-// agent with a session store and an effect journal.
+// run and never saved its outcome (see ClaimedResume) while journaling its
+// calls. The session must have been loaded with OpenSession (or restored)
+// in that state by an agent with a session store and an effect journal.
 //
 // It first claims the session in the store (a compare-and-swap: a worker
 // that lost the race gets ErrSessionConflict and runs nothing), then runs
@@ -136,7 +136,8 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 //
 // A session with nothing to recover fails with ErrState; an agent without
 // an effect journal fails with ErrConfig (without one, the calls would
-// simply run again).
+// simply run again); a resume claimed by an agent without a journal fails
+// with ErrResumeClaimed (only AbandonResume repairs it).
 func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, error) {
 	if s.agent.journal == nil {
 		return nil, fmt.Errorf("%w: recovering a run needs an effect journal (see Builder.EffectJournal): without one its calls would run again", ErrConfig)
@@ -151,6 +152,11 @@ func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, e
 	s.mu.Unlock()
 	if f == nil && c == nil {
 		return nil, fmt.Errorf("%w: the session has no run in flight and no claimed resume to recover", ErrState)
+	}
+	if f == nil && !c.Journaled {
+		// Its approved calls may have run, and no journal says which.
+		return nil, fmt.Errorf("%w: the resume of run %s was claimed by a worker without an effect journal, so whether "+
+			"its approved calls ran is unknown; repair the session with AbandonResume", ErrResumeClaimed, c.RunID)
 	}
 	if err := s.checkRecord(ctx); err != nil {
 		return nil, err

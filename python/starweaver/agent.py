@@ -977,7 +977,9 @@ class AgentSession:
 
     async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult:
         """Continue the run a stopped worker left in this session (``in_flight``,
-        or a ``claimed_resume``), with the agent's ``effect_journal``: the
+        or a ``claimed_resume`` made by a worker with an effect journal;
+        another raises ``StateError``, code ``"resume_claimed"``: only
+        ``abandon_resume()`` repairs it), with the agent's ``effect_journal``: the
         session is first claimed in the store (of two workers recovering it,
         one goes on and the other raises ``StateError``, code
         ``"session_conflict"``, having run nothing); then the interrupted
