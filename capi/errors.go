@@ -51,8 +51,8 @@ type abiError struct {
 	Output bool `json:"output,omitempty"`
 	// Provider, StatusCode and Code describe a provider's failure (a
 	// "model" error from model.ProviderError). Code also tells the
-	// "state" errors of durable sessions apart: "session_conflict" and
-	// "resume_claimed" (stateCodes).
+	// "state" errors of durable sessions apart: "session_conflict",
+	// "resume_claimed" and "run_in_flight" (stateCodes).
 	Provider   string `json:"provider,omitempty"`
 	StatusCode int    `json:"status_code,omitempty"`
 	Code       string `json:"code,omitempty"`
@@ -127,6 +127,7 @@ var stateCodes = []struct {
 }{
 	{agent.ErrResumeClaimed, "resume_claimed"},
 	{agent.ErrSessionConflict, "session_conflict"},
+	{agent.ErrRunInFlight, "run_in_flight"},
 }
 
 func errorJSON(err error) []byte {

@@ -53,6 +53,9 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	if !ok {
 		return 0, nil, &abiError{Type: "state", Message: "the runtime is shut down"}
 	}
+	if spec.Recover && (spec.Resume != nil || spec.Prompt != "") {
+		return 0, nil, specError(`"recover" continues a run: it takes no "prompt" or "resume"`)
+	}
 	opts, err := spec.options()
 	if err != nil {
 		return 0, nil, err
@@ -85,9 +88,12 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		}()
 		var res *agent.RunResult
 		var err error
-		if spec.Resume != nil {
+		switch {
+		case spec.Recover:
+			res, err = sess.Recover(withRun(ctx, run), opts...)
+		case spec.Resume != nil:
 			res, err = sess.Resume(withRun(ctx, run), *spec.Resume, opts...)
-		} else {
+		default:
 			res, err = sess.Run(withRun(ctx, run), spec.Prompt, opts...)
 		}
 		item := doneItem{Kind: "done", Result: toWire(res)}

@@ -12,6 +12,9 @@ type sessionInfo struct {
 	Pending []agent.Pending `json:"pending"`
 	// Usage sums what the session's runs consumed.
 	Usage model.Usage `json:"usage"`
+	// InFlight is the run a stopped worker left in flight, or null
+	// (journal.go).
+	InFlight *inFlightInfo `json:"in_flight"`
 }
 
 func infoOf(s *agent.Session) sessionInfo {
@@ -19,5 +22,5 @@ func infoOf(s *agent.Session) sessionInfo {
 	if p == nil {
 		p = []agent.Pending{}
 	}
-	return sessionInfo{ID: s.ID(), Waiting: s.Waiting(), Pending: p, Usage: s.Usage()}
+	return sessionInfo{ID: s.ID(), Waiting: s.Waiting(), Pending: p, Usage: s.Usage(), InFlight: inFlightOf(s)}
 }

@@ -114,6 +114,10 @@ type agentSpec struct {
 	// SessionStore is a store handle (sw_store_open) keeping the agent's
 	// sessions; 0 for none (store.go).
 	SessionStore int64 `json:"session_store"`
+	// EffectJournal is a store handle (sw_store_open) keeping the agent's
+	// effect journal; EffectRecovery names its recovery policy (journal.go).
+	EffectJournal  int64  `json:"effect_journal"`
+	EffectRecovery string `json:"effect_recovery"`
 	// Artifacts, MaxToolOutputBytes and OutputBudget configure rich
 	// outputs (artifacts.go).
 	Artifacts          *artifactsSpec    `json:"artifacts"`
@@ -184,6 +188,9 @@ type runSpec struct {
 	// the only tools the run may call (policy.go).
 	ToolErrorPolicy *agent.ToolErrorPolicy `json:"tool_error_policy"`
 	Grants          []string               `json:"grants"`
+	// Recover continues the run a stopped worker left in flight (or its
+	// claimed resume) instead of sending a prompt (agent.Session.Recover).
+	Recover bool `json:"recover"`
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -399,6 +406,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
 	s.applyPolicy(b)
 	if err := useSessionStore(b, s.SessionStore); err != nil {
+		return nil, err
+	}
+	if err := useEffectJournal(b, s.EffectJournal, s.EffectRecovery); err != nil {
 		return nil, err
 	}
 	if err := s.applyArtifacts(b); err != nil {

@@ -14,7 +14,9 @@
  *     since this session handle loaded or saved it: another worker ran or
  *     resumed it; open it again with sw_agent_open_session) and
  *     "resume_claimed" (a resume of its waiting run was claimed and has not
- *     finished; see sw_session_claimed_resume).
+ *     finished; see sw_session_claimed_resume) and "run_in_flight" (a worker
+ *     stopped while the session's run ran its tool calls; continue it with
+ *     a run spec {"recover": true}, see sw_run_start).
  *   - Fork: the Go runtime does not survive fork(). In a child forked
  *     after the library was loaded no function enters Go: sw_release and
  *     sw_shutdown do nothing and return 0 (so a child may drop inherited
@@ -175,6 +177,24 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       same "state_key". The agent keeps the store's database open while
  *       it or a session of it is alive, whether or not the store handle
  *       is released.
+ *   "effect_journal": handle   a store (sw_store_open; the session store's
+ *       own, or another) that journals the agent's tool calls that may
+ *       change the world (every tool that is not "pure" or "read_only"):
+ *       each call is recorded started before it runs and completed, with
+ *       its return, after. A call met again (a recovered turn) replays the
+ *       recorded return (its metadata has "starweaver_replayed": true) and
+ *       is not run; a call whose record started and never finished returns
+ *       an execution error with "starweaver_ambiguous": true and is not
+ *       run; a call the journal cannot record does not run and returns an
+ *       execution error (a call that ran but whose completion could not be
+ *       recorded carries "starweaver_journal_error" in its metadata). With
+ *       a "session_store" too, each run is saved before it runs a batch of
+ *       calls, so another worker can recover it (sw_run_start's
+ *       "recover"); such agents do not dispatch calls eagerly.
+ *   "effect_recovery": "reject_ambiguous" | "retry_safe"   what a call
+ *       does when its record started and never finished: refuse it as
+ *       ambiguous (the default), or run it again when its class is safe to
+ *       repeat (undeclared, or "idempotent_write"). Needs "effect_journal".
  * Rich outputs and artifacts:
  *   "artifacts": {"store": artifact store handle, "scope": "tenant.acme",
  *                 "resolve_limit": bytes}
@@ -314,10 +334,12 @@ int sw_session_new(sw_handle agent, sw_handle *out, char **err);
  * Returns: 0, or -1 with *err. */
 int sw_session_messages(sw_handle session, char **out, long long *out_len, char **err);
 
-/* sw_session_info writes {"id", "waiting", "pending": [...], "usage": {...}}
- * for a session; usage sums what its runs consumed (requests, input_tokens,
- * output_tokens, tool_calls, cache_read_tokens, cache_write_tokens,
- * reasoning_tokens).
+/* sw_session_info writes {"id", "waiting", "pending": [...], "usage": {...},
+ * "in_flight": {...} or null} for a session; usage sums what its runs
+ * consumed (requests, input_tokens, output_tokens, tool_calls,
+ * cache_read_tokens, cache_write_tokens, reasoning_tokens); in_flight is
+ * the run a stopped worker left running its tool calls, {"run_id", "step",
+ * "calls": [{"id", "name"}], "recoveries"} (see sw_run_start's "recover").
  * Returns: 0, or -1 with *err (type "bad_handle"). */
 int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
 
@@ -394,7 +416,14 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * "usage_limits": {...}, "settings": {...}, "events": bool, "deltas": bool,
  * "trace": bool, "tool_error_policy": policy, "grants": [name, ...]},
  * or, to answer a waiting run, {"resume": {"approvals": [...],
- * "deferred_results": [...]}} instead of a prompt. The run proceeds in the
+ * "deferred_results": [...]}} instead of a prompt, or, to continue the run
+ * a stopped worker left in flight (or the resume it claimed), {"recover":
+ * true}: the session is claimed in its store with a compare-and-swap (a
+ * worker that lost the race ends with "state", code "session_conflict"),
+ * the interrupted calls run again through the agent's "effect_journal"
+ * (completed ones replay, started ones are ambiguous) and the run goes
+ * on; a session with nothing to recover ends with "state", an agent
+ * without a journal with "config". The run proceeds in the
  * background. *fd_out receives the read end of a non-blocking pipe carrying
  * the run's items (see above); *fd_in the write end of a non-blocking pipe
  * taking completions as JSON lines [token, outcome] (the same outcomes as

@@ -57,6 +57,9 @@ type Agent struct {
 	stateKey   []byte
 	// sessions keeps sessions by id (see Builder.SessionStore).
 	sessions SessionStore
+	// journal journals the calls that may change the world (see
+	// Builder.EffectJournal); nil for none.
+	journal *tool.Journal
 	// approvalSelectors gate matching tools behind approval.
 	approvalSelectors []string
 	// artifacts is the agent's artifact store bound to its scope (nil for
@@ -322,6 +325,9 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	r.SetTimeout(a.timeout)
 	_ = r.SetDefaultEffect(a.defaultEffect) // checked by the Builder
 	r.SetMaxOutputBytes(a.maxOutput)
+	if a.journal != nil {
+		r.SetJournal(a.journal)
+	}
 	for _, h := range a.hooks {
 		r.AddHook(h)
 	}

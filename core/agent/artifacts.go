@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/starweaver-go/starweaver/core/artifact"
+	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -375,5 +376,5 @@ func (r *runner) readArtifactTool() tool.Tool {
 				"text": string(data[args.Offset:end]), "offset": args.Offset, "next_offset": end,
 				"size_bytes": len(data), "more": end < len(data),
 			}}, nil
-		})
+		}).WithEffect(effect.ClassReadOnly) // it only reads: never journaled
 }

@@ -23,4 +23,12 @@
 // into each request just before it is sent, while history keeps the
 // references, and returns over the output budget are spilled to the store
 // and paged through with the read_artifact tool.
+//
+// Durability: with a SessionStore (Builder.SessionStore) sessions outlive
+// their process and are opened by id in any worker; with an effect journal
+// (Builder.EffectJournal) the calls of tools that may change the world are
+// recorded before and after they run, so that a call met again replays its
+// return and a call whose worker stopped while it ran is never repeated
+// blindly. With both, a run is checkpointed before each batch of calls, and
+// Session.Recover continues a run whose worker stopped mid-turn.
 package agent

@@ -228,6 +228,12 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			early.drop()
 			return r.fail(step, err)
 		}
+		// With a journal and a session store, the run is saved before its
+		// calls run, so another worker can recover it (recover.go).
+		if err := r.checkpoint(ctx, step, calls, retry); err != nil {
+			early.drop()
+			return r.failOrCancel(ctx, step, err)
+		}
 		for i := range calls {
 			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})

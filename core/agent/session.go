@@ -37,6 +37,9 @@ type Session struct {
 	adopt    bool
 	stale    error
 	resuming *resumeClaim
+	// inflight is the checkpoint of a run a stopped worker left in flight
+	// (recover.go): the session refuses runs and resumes until recovered.
+	inflight *inFlight
 }
 
 // NewSession starts an empty conversation.
@@ -136,6 +139,12 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 // returns the run's options, the transcript to extend and the waiting
 // state.
 func (s *Session) begin(opts []RunOption) (*runOptions, transcript, *waitState, error) {
+	return s.beginFor(opts, false)
+}
+
+// beginFor is begin; recovering lets a session whose run is in flight or
+// whose resume was claimed begin (see Session.Recover).
+func (s *Session) beginFor(opts []RunOption, recovering bool) (*runOptions, transcript, *waitState, error) {
 	o := &runOptions{}
 	for _, opt := range opts {
 		opt(o)
@@ -155,7 +164,10 @@ func (s *Session) begin(opts []RunOption) (*runOptions, transcript, *waitState, 
 	case s.stale != nil:
 		s.busy = false
 		return nil, transcript{}, nil, staleError(s.stale)
-	case s.resuming != nil:
+	case s.inflight != nil && !recovering:
+		s.busy = false
+		return nil, transcript{}, nil, inFlightError(s.inflight)
+	case s.resuming != nil && !recovering:
 		s.busy = false
 		return nil, transcript{}, nil, fmt.Errorf("%w: run %s, claimed at %s; if its worker stopped, see AbandonResume",
 			ErrResumeClaimed, s.resuming.RunID, time.UnixMilli(s.resuming.ClaimedAtMS).UTC().Format(time.RFC3339))
@@ -192,6 +204,8 @@ func (s *Session) commit(t transcript, w *waitState) {
 	defer s.mu.Unlock()
 	s.history, s.visible = t.full, t.visible
 	s.waiting = w
+	// A recovered run or resume is done with its checkpoint or claim.
+	s.inflight, s.resuming = nil, nil
 }
 
 // seal clips the session's slices, for a run that ends without committing:

@@ -49,6 +49,9 @@ type resumeClaim struct {
 	ClaimedAtMS int64      `json:"claimed_at_ms"`
 	Waiting     *waitState `json:"waiting"`
 	Resolution  Resolution `json:"resolution"`
+	// Journaled says the claiming agent journaled its calls, so that
+	// Session.Recover can tell which approved calls ran.
+	Journaled bool `json:"journaled,omitempty"`
 }
 
 // ResumeClaim describes a resume that claimed a session's waiting run in
@@ -208,7 +211,7 @@ func (s *Session) claim(ctx context.Context, w *waitState, res Resolution) error
 	}
 	s.mu.Lock()
 	st := sessionState{ConversationID: s.id, Messages: s.history, Resuming: &resumeClaim{
-		RunID: w.RunID, ClaimedAtMS: time.Now().UnixMilli(), Waiting: w, Resolution: res,
+		RunID: w.RunID, ClaimedAtMS: time.Now().UnixMilli(), Waiting: w, Resolution: res, Journaled: s.agent.journal != nil,
 	}}
 	s.mu.Unlock()
 	return s.put(ctx, st, fmt.Sprintf("claiming waiting run %s of session", w.RunID))

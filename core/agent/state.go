@@ -30,6 +30,9 @@ type sessionState struct {
 	// Resuming is a resume claimed in a session store that has not saved
 	// its outcome (see Session.claim).
 	Resuming *resumeClaim `json:"resuming,omitempty"`
+	// InFlight is the checkpoint of a run whose batch of calls was about
+	// to run when it was saved (see recover.go).
+	InFlight *inFlight `json:"in_flight,omitempty"`
 }
 
 // Digest algorithms of exported state. The algorithm is part of the
@@ -169,7 +172,7 @@ func (s *Session) ExportState() ([]byte, error) {
 func (s *Session) snapshot() sessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting, Resuming: s.resuming}
+	return sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting, Resuming: s.resuming, InFlight: s.inflight}
 }
 
 // encodeState encodes st and signs it (see ExportState).
@@ -262,7 +265,16 @@ func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 			return nil, err
 		}
 	}
-	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting, resuming: st.Resuming}, nil
+	if f := st.InFlight; f != nil {
+		if st.Waiting != nil || st.Resuming != nil {
+			return nil, fmt.Errorf("%w: session state has a run in flight and a waiting or resumed one", ErrState)
+		}
+		if err := checkInFlight(f, st.Messages); err != nil {
+			return nil, err
+		}
+	}
+	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting, resuming: st.Resuming,
+		inflight: st.InFlight}, nil
 }
 
 // checkWaiting verifies that a restored waiting run fits this agent.

@@ -55,9 +55,10 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 // eagerAllowed reports whether this run's agent may start calls while a
 // response streams: the batch rules that hold for every response
 // (model order, a concurrency cap, an output tool whose arrival means the
-// other calls never run) rule it out.
+// other calls never run, a checkpoint that must precede every call: see
+// Builder.EffectJournal) rule it out.
 func (r *runner) eagerAllowed() bool {
-	if r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 {
+	if r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.a.durable() {
 		return false
 	}
 	return r.a.output == nil || r.a.output.spec.Mode != model.OutputTool

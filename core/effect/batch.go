@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -46,9 +47,9 @@ type BatchStats struct {
 // operations that arrive while one batch's transaction runs wait, and
 // commit together in the next one. An uncontended operation commits at
 // once, alone; under load, each transaction carries everything that queued
-// during the previous one. No timer is involved: the transaction in flight
-// is the gathering window, so batching never adds latency when there is
-// nothing to batch with.
+// during the previous one (and what was about to: see commit). No timer is
+// involved: the transaction in flight is the gathering window, so batching
+// never adds latency when there is nothing to batch with.
 //
 // The caller whose operation finds no batch in flight commits it (the
 // leader); when its transaction ends, it hands leadership to the first
@@ -150,7 +151,16 @@ func (b *Batcher) CompareAndSwap(ctx context.Context, rec Record, expected uint6
 
 // commit takes the next batch off the queue, commits it, delivers each
 // operation's result and hands leadership on.
+//
+// The leader first yields its processor once: the goroutines that are
+// runnable and about to queue an operation (a parallel batch's calls
+// reach the journal a few microseconds apart) then join this batch rather
+// than each wait for a transaction of their own. With nothing else
+// runnable the yield returns at once, so an uncontended operation pays
+// nothing for it. (Measured on 1000 parallel journaled tool calls: 700 to
+// 900 transactions without the yield, 75 to 200 with it.)
 func (b *Batcher) commit(ctx context.Context) {
+	runtime.Gosched()
 	b.mu.Lock()
 	n := min(len(b.queue), b.max)
 	batch := make([]*waiter, 0, n)

@@ -51,8 +51,8 @@ const (
 
 // startInto prepares call and starts its first attempt. The call stores
 // its Return in dst and then calls wg.Done, exactly once: before startInto
-// returns for every tool that is not a Starter, otherwise possibly later
-// and from another goroutine.
+// returns for every tool that is not a Starter and for every journaled
+// call (see Journal), otherwise possibly later and from another goroutine.
 func (r *Registry) startInto(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
 	r.startRun(&callRun{}, ctx, base, call, dst, wg)
 }
@@ -66,6 +66,10 @@ func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call
 		return
 	}
 	c.dst, c.wg = dst, wg
+	if c.r.journals(c.e) {
+		c.journaled(call.Arguments)
+		return
+	}
 	c.run()
 }
 

@@ -121,7 +121,8 @@ func (r *Registry) Repeatable(name string) bool {
 //
 // In parallel, this goroutine prepares and starts every Starter call
 // itself and waits for the outcomes, without a goroutine per call; other
-// calls each get a goroutine (their tool is user code that blocks).
+// calls each get a goroutine (their tool is user code that blocks), and so
+// do journaled calls (their journal writes block).
 func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call, opts BatchOptions) []Return {
 	if ctx == nil {
 		ctx = context.Background()
@@ -171,7 +172,7 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	var wg sync.WaitGroup
 	wg.Add(len(calls))
 	for i, c := range calls {
-		if e, ok := r.entries[c.Name]; ok && r.startable(e) {
+		if e, ok := r.entries[c.Name]; ok && r.startable(e) && !r.journals(e) {
 			r.startInto(callCtx(c), contextFor(i, c), c, &out[i], &wg)
 			continue
 		}

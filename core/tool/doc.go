@@ -15,4 +15,9 @@
 // document, resource link) whose media come from a URL, inline bytes or an
 // artifact store (Context.Artifacts). The registry refuses outputs larger
 // than its limit or with malformed parts as invalid_output.
+//
+// A tool's effect class (Config.Effect, Function.WithEffect) decides which
+// unexpected failures are re-run; with a Journal (Registry.SetJournal) the
+// calls of tools that may change the world are recorded in an effect
+// journal (package effect), and replayed rather than repeated.
 package tool

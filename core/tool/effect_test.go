@@ -86,6 +86,13 @@ func TestDefaultEffectAppliesToUndeclaredTools(t *testing.T) {
 	if reg.EffectOf("a") != effect.ClassUnknown || reg.EffectOf("b") != effect.ClassPure {
 		t.Fatalf("EffectOf: %q %q", reg.EffectOf("a"), reg.EffectOf("b"))
 	}
+	// Registries derived from it (an agent clones one per run, and selects
+	// the tools available at each step) keep the default.
+	for _, d := range []*tool.Registry{reg.Clone(), reg.Select([]string{"a"})} {
+		if d.EffectOf("a") != effect.ClassUnknown {
+			t.Fatalf("a derived registry lost the default: EffectOf(a) = %q", d.EffectOf("a"))
+		}
+	}
 	if err := reg.SetDefaultEffect("sometimes"); !errors.Is(err, tool.ErrInvalidOption) {
 		t.Fatalf("SetDefaultEffect(sometimes) = %v", err)
 	}

@@ -55,6 +55,9 @@ type Registry struct {
 	maxOutput int
 	// refused holds the registered names a grant left out (see Grant).
 	refused map[string]bool
+	// journal, when set, journals the calls that may change the world
+	// (journal.go).
+	journal *Journal
 }
 
 // NewRegistry returns a registry holding tools.
@@ -136,6 +139,9 @@ func (r *Registry) Merge(other *Registry) error {
 	r.hooks = append(r.hooks, other.hooks...)
 	if r.effect == effect.ClassUndeclared {
 		r.effect = other.effect
+	}
+	if r.journal == nil {
+		r.journal = other.journal
 	}
 	return nil
 }
@@ -270,9 +276,10 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 	return a
 }
 
-// Clone returns a registry with the same tools, settings, hooks and schema
-// cache, which can be extended without changing r. Registered tools are
-// shared, not copied.
+// Clone returns a registry with the same tools, settings (the default
+// effect class and the journal included), hooks and schema cache, which
+// can be extended without changing r. Registered tools are shared, not
+// copied.
 func (r *Registry) Clone() *Registry {
 	return &Registry{
 		entries:    maps.Clone(r.entries),
@@ -284,6 +291,7 @@ func (r *Registry) Clone() *Registry {
 		cache:      r.cache,
 		maxOutput:  r.maxOutput,
 		refused:    r.cloneRefused(),
+		journal:    r.journal,
 	}
 }
 
@@ -292,8 +300,8 @@ func (r *Registry) Clone() *Registry {
 func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
-	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache, entries: map[string]*entry{},
-		maxOutput: r.maxOutput, refused: r.cloneRefused()}
+	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
+		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

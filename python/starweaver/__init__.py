@@ -94,9 +94,14 @@ _EXPORTS: dict[str, str] = {
     "ToolOutcome": "hooks",
     "ToolDependencies": "dependencies",
     "ClaimedResume": "stores",
+    "EffectRecovery": "stores",
+    "InFlightRun": "stores",
     "PostgresSessionStore": "stores",
+    "PostgresStore": "stores",
     "SessionStore": "stores",
     "SqliteSessionStore": "stores",
+    "SqliteStore": "stores",
+    "Store": "stores",
 }
 
 __all__ = [
@@ -124,12 +129,14 @@ __all__ = [
     "ClientTool",
     "CombinedToolset",
     "DeferredResult",
+    "EffectRecovery",
     "Execution",
     "Feedback",
     "FunctionModel",
     "FunctionToolset",
     "HitlSnapshot",
     "Hook",
+    "InFlightRun",
     "InvalidArguments",
     "MemoryArtifactStore",
     "ModelError",
@@ -144,6 +151,7 @@ __all__ = [
     "PendingDeferred",
     "PostgresArtifactStore",
     "PostgresSessionStore",
+    "PostgresStore",
     "RunHitl",
     "RunResult",
     "RunStatus",
@@ -153,8 +161,10 @@ __all__ = [
     "SessionStore",
     "SqliteArtifactStore",
     "SqliteSessionStore",
+    "SqliteStore",
     "StarweaverError",
     "StateError",
+    "Store",
     "StoreUnavailableError",
     "StoreUnavailable",
     "StreamEvent",
@@ -263,7 +273,17 @@ if _TYPE_CHECKING:
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
-    from starweaver.stores import ClaimedResume, PostgresSessionStore, SessionStore, SqliteSessionStore
+    from starweaver.stores import (
+        ClaimedResume,
+        EffectRecovery,
+        InFlightRun,
+        PostgresSessionStore,
+        PostgresStore,
+        SessionStore,
+        SqliteSessionStore,
+        SqliteStore,
+        Store,
+    )
     from starweaver.streaming import AgentRun, AgentStream, RunHitl, RunStatus, StreamEvent, StreamRunResult
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.tool_output import ToolOutput

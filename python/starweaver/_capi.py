@@ -415,7 +415,8 @@ def session_messages(session: int) -> list[dict[str, Any]]:
 
 
 def session_info(session: int) -> dict[str, Any]:
-    """``{"id", "waiting", "pending"}`` of a session. Raises StateError."""
+    """``{"id", "waiting", "pending", "usage", "in_flight"}`` of a session.
+    Raises StateError."""
     result: dict[str, Any] = _read(_lib.sw_session_info, session)
     return result
 

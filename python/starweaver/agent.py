@@ -31,7 +31,7 @@ from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, 
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.stores import ClaimedResume, SessionStore
+from starweaver.stores import ClaimedResume, EffectRecovery, InFlightRun, SessionStore, Store
 from starweaver.streaming import AgentRun
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Effect, Tool, ensure_tool
@@ -327,6 +327,8 @@ class Agent:
         max_tool_output_bytes: int | None = None,
         output_budget: OutputBudget | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
+        effect_journal: Store | None = None,
+        effect_recovery: EffectRecovery | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -344,6 +346,16 @@ class Agent:
             )
         #: Where the agent keeps its sessions by id (None: in memory only).
         self.session_store = session_store
+        if effect_journal is not None and not isinstance(effect_journal, Store):
+            raise TypeError(
+                "effect_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
+                f"got {type(effect_journal).__name__}"
+            )
+        if effect_recovery is not None and not isinstance(effect_recovery, str):
+            raise TypeError(f"effect_recovery must be a str, got {type(effect_recovery).__name__}")
+        #: Where the agent journals its tool calls that may change the world
+        #: (None: no journal).
+        self.effect_journal = effect_journal
         self._trace_content = bool(trace_content)
         # The spans of runs started and not yet finished (see tracing.py).
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
@@ -401,6 +413,8 @@ class Agent:
             ("active_tags", None if active_tags is None else _tags(active_tags)),
             ("session_store", session_store._handle if session_store is not None else None),
             ("tool_error_policy", policy_spec(tool_error_policy)),
+            ("effect_journal", effect_journal._handle if effect_journal is not None else None),
+            ("effect_recovery", effect_recovery),
         ):
             if value is not None:
                 spec[key] = value
@@ -801,6 +815,8 @@ class Agent:
 
         A session whose claimed resume never finished opens with
         ``claimed_resume`` set and refuses to run until ``abandon_resume()``.
+        A session whose worker stopped while its run ran tool calls opens
+        with ``in_flight`` set and refuses to run until ``recover()``.
 
         Raises:
             TypeError: ``session_id`` is not a string.
@@ -1041,6 +1057,40 @@ class AgentSession:
         raw = _capi.session_claimed_resume(self._handle)
         return ClaimedResume._from_wire(raw) if raw is not None else None
 
+    @property
+    def in_flight(self) -> InFlightRun | None:
+        """The run this session was opened with while it ran its tool calls
+        (see ``Agent.open_session``): its worker stopped part way, and the
+        session refuses to run (``StateError``, code ``"run_in_flight"``)
+        until ``recover()``. None otherwise."""
+        raw = _capi.session_info(self._handle).get("in_flight")
+        return InFlightRun._from_wire(raw) if raw is not None else None
+
+    async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult:
+        """Continue the run a stopped worker left in this session (``in_flight``,
+        or a ``claimed_resume`` made by a worker with an effect journal;
+        another raises ``StateError``, code ``"resume_claimed"``: only
+        ``abandon_resume()`` repairs it), with the agent's ``effect_journal``: the
+        session is first claimed in the store (of two workers recovering it,
+        one goes on and the other raises ``StateError``, code
+        ``"session_conflict"``, having run nothing); then the interrupted
+        tool calls run again through the journal, where a call that
+        completed replays its recorded return, a call that started and never
+        finished returns an error marked ``"starweaver_ambiguous"`` (unless
+        ``effect_recovery="retry_safe"`` allows it to run again) and a call
+        that never started runs; then the run goes on to its end, as
+        ``run`` does (``on_event`` and ``deps`` as there).
+
+        Raises:
+            StateError: the session has nothing to recover, changed in the
+                store since it was opened (code ``"session_conflict"``), or
+                is busy.
+            AgentError: the agent has no ``effect_journal``.
+            StoreUnavailableError: the store failed.
+        """
+        request = {"recover": True, "events": on_event is not None}
+        return await self.agent._drive(self._ref, request, self.agent._catalog, on_event, deps)
+
     async def abandon_resume(self) -> None:
         """Repair a session whose claimed resume will never finish because its
         worker stopped: the paused batch is closed without running anything
@@ -1148,6 +1198,8 @@ def create_agent(
     max_tool_output_bytes: int | None = None,
     output_budget: OutputBudget | None = None,
     tool_error_policy: ToolErrorPolicy | None = None,
+    effect_journal: Store | None = None,
+    effect_recovery: EffectRecovery | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1215,6 +1267,17 @@ def create_agent(
     second resume (in this process or another, or from an old exported
     copy) raises ``StateError`` and runs nothing. Give the agents sharing a
     store the same ``state_key``.
+    ``effect_journal`` (a store, the same as ``session_store`` or another)
+    journals every call of a tool that may change the world (any tool not
+    declared pure or read-only): it is recorded before it runs and, with its
+    return, when it ends. A call met again replays its recorded return (its
+    metadata says ``"starweaver_replayed": True``) instead of running; a
+    call whose worker stopped while it ran is not run again but returns an
+    error marked ``"starweaver_ambiguous": True`` (``effect_recovery=
+    "retry_safe"`` runs it again when its class is safe to repeat). With a
+    ``session_store`` too, each run is saved before it runs a batch of calls,
+    so a session whose process stopped mid-run opens with ``in_flight`` set
+    and is continued by ``await session.recover()``. See docs/durability.md.
     ``artifact_store`` (with ``artifact_scope``, a name such as
     ``"tenant.acme"``) gives tools a store for binary outputs through
     ``ctx.artifacts``; artifact references in tool outputs are read from it
@@ -1241,7 +1304,7 @@ def create_agent(
     docs/errors.md.
 
     Raises:
-        TypeError: ``session_store`` is not a store.
+        TypeError: ``session_store`` or ``effect_journal`` is not a store.
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
         StateError: ``session_store`` is closed.
@@ -1280,4 +1343,6 @@ def create_agent(
         max_tool_output_bytes=max_tool_output_bytes,
         output_budget=output_budget,
         tool_error_policy=tool_error_policy,
+        effect_journal=effect_journal,
+        effect_recovery=effect_recovery,
     )

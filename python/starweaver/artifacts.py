@@ -32,7 +32,7 @@ from typing import Any, final
 from . import _capi
 from .content import ArtifactRef
 from .errors import StateError
-from .stores import PostgresSessionStore, SqliteSessionStore, _redact_dsn
+from .stores import PostgresStore, SqliteStore, _redact_dsn
 
 __all__ = (
     "ArtifactPage",
@@ -272,7 +272,7 @@ def _database_spec(kind: str, store: int, max_bytes: int | None) -> dict[str, An
     return spec
 
 
-def _session_store_handle(store: SqliteSessionStore | PostgresSessionStore) -> int:
+def _session_store_handle(store: SqliteStore | PostgresStore) -> int:
     if store.closed:
         raise StateError(f"{type(store).__name__} is closed: open the artifact store first", code="state")
     return store._handle
@@ -286,9 +286,10 @@ class SqliteArtifactStore(ArtifactStore):
     process, stores of one file share one database.
 
     Arguments:
-        database: The database file, or an open ``SqliteSessionStore``
-            whose database to share (the way to share a private
-            ``":memory:"`` database, which no path names twice). The
+        database: The database file, or an open ``SqliteStore`` (or
+            ``SqliteSessionStore``) whose database to share (the way to
+            share a private ``":memory:"`` database, which no path names
+            twice). The
             artifact store keeps the database open for as long as it lives,
             whether or not the session store is closed.
         max_bytes: The largest artifact it accepts (16 MiB by default).
@@ -302,8 +303,8 @@ class SqliteArtifactStore(ArtifactStore):
 
     __slots__ = ("path",)
 
-    def __init__(self, database: str | os.PathLike[str] | SqliteSessionStore, *, max_bytes: int | None = None) -> None:
-        if isinstance(database, SqliteSessionStore):
+    def __init__(self, database: str | os.PathLike[str] | SqliteStore, *, max_bytes: int | None = None) -> None:
+        if isinstance(database, SqliteStore):
             self.path = database.path
             super().__init__(_database_spec("sqlite", _session_store_handle(database), max_bytes))
             return
@@ -336,8 +337,8 @@ class PostgresArtifactStore(ArtifactStore):
     Arguments:
         database: A libpq connection string (a URL or ``key=value``
             pairs; kept only by the native store: the repr and the errors
-            never show its password), or an open ``PostgresSessionStore``
-            whose database to share.
+            never show its password), or an open ``PostgresStore`` (or
+            ``PostgresSessionStore``) whose database to share.
         max_bytes: The largest artifact it accepts (16 MiB by default).
 
     Raises:
@@ -350,8 +351,8 @@ class PostgresArtifactStore(ArtifactStore):
 
     __slots__ = ("_redacted",)
 
-    def __init__(self, database: str | PostgresSessionStore, *, max_bytes: int | None = None) -> None:
-        if isinstance(database, PostgresSessionStore):
+    def __init__(self, database: str | PostgresStore, *, max_bytes: int | None = None) -> None:
+        if isinstance(database, PostgresStore):
             self._redacted = database._location()
             super().__init__(_database_spec("postgres", _session_store_handle(database), max_bytes))
             return

@@ -13,7 +13,8 @@ With a ``session_store=`` (``starweaver.stores``) sessions are durable:
 ``open_session(id)`` finds a session another process (or an earlier run of
 this one) left in the store, and ``resume_after_hitl_by_id`` answers a
 waiting run wherever it started; of two resumes of one waiting run exactly
-one runs, the other raises ``StateError``.
+one runs, the other raises ``StateError``. With an ``effect_journal=`` too,
+``recover_by_id`` continues a run whose process stopped while it ran.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
-from starweaver._bridge import CANCEL_GRACE
+from starweaver._bridge import CANCEL_GRACE, EventCallback
 from starweaver._policy import ToolErrorPolicy
 from starweaver.agent import Agent, AgentSession, MessageHistory, RunResult, create_agent
 from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.messages import ModelMessage
-from starweaver.stores import ClaimedResume
+from starweaver.stores import ClaimedResume, InFlightRun
 
 __all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")
 
@@ -83,6 +84,10 @@ class RuntimeSession(AgentSession):
             ),
         )
 
+    async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult:
+        """``AgentSession.recover``, tracked by the runtime."""
+        return await self._runtime._track(self, lambda: AgentSession.recover(self, on_event=on_event, deps=deps))
+
     def export_state(self) -> dict[str, Any]:
         self._runtime._check_open(self)
         return super().export_state()
@@ -96,6 +101,11 @@ class RuntimeSession(AgentSession):
     def claimed_resume(self) -> ClaimedResume | None:
         self._runtime._check_open(self)
         return super().claimed_resume
+
+    @property
+    def in_flight(self) -> InFlightRun | None:
+        self._runtime._check_open(self)
+        return super().in_flight
 
     async def abandon_resume(self) -> None:
         """``AgentSession.abandon_resume``.
@@ -346,6 +356,25 @@ class AgentRuntime:
         return await session.resume_after_hitl(
             approvals=approvals, deferred_results=deferred_results, on_event=on_event
         )
+
+    async def recover_by_id(
+        self, session_id: str, *, on_event: EventCallback | None = None, allow_unsigned: bool = False
+    ) -> RunResult:
+        """Open the session ``session_id`` from the session store (as
+        ``open_session``) and continue the run its worker left in flight (see
+        ``AgentSession.recover``).
+
+        Raises:
+            StateError: the runtime is closed, the session has nothing to
+                recover, or another worker recovered it first (code
+                ``"session_conflict"``).
+            SessionNotFoundError: no session has this id.
+            AgentError: the agent has no ``session_store`` or no
+                ``effect_journal``.
+            StoreUnavailableError: the store failed.
+        """
+        session = await self.open_session(session_id, allow_unsigned=allow_unsigned)
+        return await session.recover(on_event=on_event)
 
     async def _track(
         self, session: RuntimeSession | None, start: Callable[[], Coroutine[Any, Any, RunResult]]

@@ -1,19 +1,31 @@
 """Durable stores: where agents keep what must outlive a process.
 
-A session store keeps an agent's sessions by id (``create_agent(...,
-session_store=...)``): every run's end is saved, any process sharing the
-store opens a session by id (``AgentRuntime.open_session``,
-``resume_after_hitl_by_id``), and a waiting run is resumed at most once
-across them all. Two backends:
+A store is an open database (``SqliteStore(path)``, ``PostgresStore(dsn)``)
+holding the tables of every durable concern. Agents use it as:
 
-- ``SqliteSessionStore(path)``: an SQLite file, the default for one process
-  or for processes on one machine.
-- ``PostgresSessionStore(dsn)``: a PostgreSQL database shared by workers on
+- a session store (``create_agent(..., session_store=store)``): every run's
+  end is saved, any process sharing the store opens a session by id
+  (``AgentRuntime.open_session``, ``resume_after_hitl_by_id``), and a waiting
+  run is resumed at most once across them all;
+- an effect journal (``create_agent(..., effect_journal=store)``): tool calls
+  that may change the world are recorded before they run and when they end,
+  so that a call met again replays its recorded return instead of running
+  twice, and a call whose worker stopped while it ran is reported ambiguous
+  rather than repeated. With both, a run whose process stopped mid-turn is
+  continued by another with ``AgentSession.recover()``.
+
+Two backends:
+
+- ``SqliteStore(path)``: an SQLite file, the default for one process or for
+  processes on one machine.
+- ``PostgresStore(dsn)``: a PostgreSQL database shared by workers on
   several machines.
 
-Stores of the same file (or the same DSN) share one database within the
-process. ``close()`` (or leaving a ``with`` block) releases the store;
-agents built with it keep its database open as long as they live.
+``SqliteSessionStore`` and ``PostgresSessionStore`` are the same stores under
+their earlier names. Stores of the same file (or the same DSN) share one
+database within the process. ``close()`` (or leaving a ``with`` block)
+releases the store; agents built with it keep its database open as long as
+they live.
 """
 
 from __future__ import annotations
@@ -24,22 +36,40 @@ import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import Any, final
+from typing import Any, Literal, final
 from urllib.parse import urlsplit, urlunsplit
 
 from starweaver import _capi
 from starweaver.hitl import ApprovalDecision, DeferredResult, HitlSnapshot
 
-__all__ = ["ClaimedResume", "PostgresSessionStore", "SessionStore", "SqliteSessionStore"]
+__all__ = [
+    "ClaimedResume",
+    "EffectRecovery",
+    "InFlightRun",
+    "PostgresSessionStore",
+    "PostgresStore",
+    "SessionStore",
+    "SqliteSessionStore",
+    "SqliteStore",
+    "Store",
+]
 
 
-class SessionStore:
-    """An open session store; see the module docstring. Build one with
-    ``SqliteSessionStore`` or ``PostgresSessionStore``."""
+#: What a journaled call does when the journal holds a record of it that
+#: started and never finished (its worker stopped while it ran): refuse it as
+#: ambiguous (``"reject_ambiguous"``, the default), or run it again when its
+#: effect class is safe to repeat (``"retry_safe"``: undeclared tools and
+#: idempotent writes).
+EffectRecovery = Literal["reject_ambiguous", "retry_safe"]
+
+
+class Store:
+    """An open store; see the module docstring. Build one with
+    ``SqliteStore`` or ``PostgresStore``."""
 
     def __init__(self, spec: dict[str, Any]) -> None:
-        if type(self) is SessionStore:
-            raise TypeError("SessionStore is abstract: use SqliteSessionStore or PostgresSessionStore")
+        if type(self) is Store:
+            raise TypeError("Store is abstract: use SqliteStore or PostgresStore")
         self._handle = _capi.store_open(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
 
@@ -54,7 +84,7 @@ class SessionStore:
         an agent with a closed store fails (``StateError``)."""
         self._release()
 
-    def __enter__(self) -> SessionStore:
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(
@@ -70,9 +100,12 @@ class SessionStore:
         return f"{type(self).__name__}({self._location()!r}{closed})"
 
 
-@final
-class SqliteSessionStore(SessionStore):
-    """Sessions in an SQLite file (created with its tables if needed);
+#: The name ``Store`` had when it kept sessions only.
+SessionStore = Store
+
+
+class SqliteStore(Store):
+    """A store in an SQLite file (created with its tables if needed);
     processes on one machine may share the file. ``":memory:"`` is a
     private in-memory database, for tests.
 
@@ -92,7 +125,7 @@ class SqliteSessionStore(SessionStore):
             raise TypeError("path must be a text path, not bytes")
         super().__init__({"kind": "sqlite", "path": self.path})
 
-    def __enter__(self) -> SqliteSessionStore:
+    def __enter__(self) -> SqliteStore:
         return self
 
     def _location(self) -> str:
@@ -100,8 +133,15 @@ class SqliteSessionStore(SessionStore):
 
 
 @final
-class PostgresSessionStore(SessionStore):
-    """Sessions in a PostgreSQL database (its tables created or migrated on
+class SqliteSessionStore(SqliteStore):
+    """``SqliteStore`` under the name it had when it kept sessions only."""
+
+    def __enter__(self) -> SqliteSessionStore:
+        return self
+
+
+class PostgresStore(Store):
+    """A store in a PostgreSQL database (its tables created or migrated on
     open), shared by every worker connected to it.
 
     Arguments:
@@ -122,11 +162,19 @@ class PostgresSessionStore(SessionStore):
         self._redacted = _redact_dsn(dsn)
         super().__init__({"kind": "postgres", "dsn": dsn})
 
-    def __enter__(self) -> PostgresSessionStore:
+    def __enter__(self) -> PostgresStore:
         return self
 
     def _location(self) -> str:
         return self._redacted
+
+
+@final
+class PostgresSessionStore(PostgresStore):
+    """``PostgresStore`` under the name it had when it kept sessions only."""
+
+    def __enter__(self) -> PostgresSessionStore:
+        return self
 
 
 _KV_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)", re.IGNORECASE)
@@ -198,4 +246,33 @@ class ClaimedResume:
                 )
                 for d in resolution.get("deferred_results") or []
             ],
+        )
+
+
+@dataclass(frozen=True)
+class InFlightRun:
+    """A run whose worker stopped while it ran its tool calls (or later in
+    the run): the session refuses to run until ``AgentSession.recover()``
+    continues it (see ``create_agent``'s ``effect_journal``).
+
+    Arguments:
+        run_id: The run.
+        step: Its step whose calls were running.
+        calls: Those calls, as ``(tool_call_id, tool_name)`` pairs in model
+            order.
+        recoveries: How many recoveries were claimed so far.
+    """
+
+    run_id: str
+    step: int
+    calls: tuple[tuple[str, str], ...]
+    recoveries: int
+
+    @classmethod
+    def _from_wire(cls, raw: dict[str, Any]) -> InFlightRun:
+        return cls(
+            run_id=str(raw.get("run_id", "")),
+            step=int(raw.get("step", 0)),
+            calls=tuple((str(c.get("id", "")), str(c.get("name", ""))) for c in raw.get("calls") or []),
+            recoveries=int(raw.get("recoveries", 0)),
         )
