@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import glob
 import json
+import os
+import secrets
+import shutil
+import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -78,3 +83,50 @@ def run_tool(t: Tool[..., Any], arguments: Any = None, *, ctx: ToolContext | Non
 @pytest.fixture
 def ctx() -> ToolContext:
     return make_ctx()
+
+
+# -- PostgreSQL: a schema of each test's own (tests of durable stores) ---------
+
+
+def _need_postgres(what: str) -> None:
+    msg = f"PostgreSQL tests need {what}: run `make postgres-up` and export the STARWEAVER_TEST_POSTGRES_DSN it prints"
+    if os.environ.get("STARWEAVER_REQUIRE_POSTGRES"):
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+def _psql() -> str | None:
+    found = shutil.which("psql")
+    if found:
+        return found
+    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))
+    return bins[-1] if bins else None
+
+
+def _sql(psql: str, dsn: str, statement: str) -> None:
+    subprocess.run(
+        [psql, dsn, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement], check=True, capture_output=True, timeout=60
+    )
+
+
+@pytest.fixture
+def postgres_dsn() -> Iterator[str]:
+    """A DSN whose search_path is a new schema of this test's, dropped after it."""
+    base = os.environ.get("STARWEAVER_TEST_POSTGRES_DSN", "")
+    if not base:
+        _need_postgres("a server")
+    psql = _psql()
+    if psql is None:
+        _need_postgres("psql (PostgreSQL's client, installed with the server)")
+        return
+    schema = "t_" + secrets.token_hex(6)
+    _sql(psql, base, f"CREATE SCHEMA {schema}")
+    try:
+        if "://" in base:
+            yield base + ("&" if "?" in base else "?") + f"search_path={schema}"
+        else:
+            yield f"{base} search_path={schema}"
+    finally:
+        gc.collect()  # closes the test's pools before their schema goes
+        _sql(psql, base, f"DROP SCHEMA {schema} CASCADE")
+

@@ -34,7 +34,6 @@ from starweaver import (
     create_agent_runtime,
 )
 from starweaver.messages import ModelMessage
-from test_durable import postgres_dsn  # noqa: F401 (a fixture)
 
 WORKER = str(Path(__file__).with_name("journal_worker.py"))
 #: How long the worker may take to reach the point where it is killed.
@@ -127,7 +126,7 @@ def test_killed_after_the_tool_the_effect_happens_once(tmp_path: Path, effects: 
         kill_after_the_tool("sqlite", db, store, effects, tmp_path)
 
 
-def test_killed_after_the_tool_postgres(postgres_dsn: str, effects: str, tmp_path: Path) -> None:  # noqa: F811
+def test_killed_after_the_tool_postgres(postgres_dsn: str, effects: str, tmp_path: Path) -> None:
     with PostgresStore(postgres_dsn) as store:
         kill_after_the_tool("postgres", postgres_dsn, store, effects, tmp_path)
 
