@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -244,21 +243,11 @@ type effectRow struct {
 	output   any // string, or nil unless completed
 }
 
-// effectEnvelope is record_json: the record without its payloads.
-type effectEnvelope struct {
-	ID    string          `json:"id"`
-	Key   string          `json:"key,omitempty"`
-	Tool  string          `json:"tool"`
-	Class effect.Class    `json:"class,omitempty"`
-	State effect.State    `json:"state"`
-	Error *effect.Failure `json:"error,omitempty"`
-}
-
 func encodeEffect(rec effect.Record) (effectRow, error) {
 	q := rec.Request
-	env, err := json.Marshal(effectEnvelope{ID: q.ID, Key: q.Key, Tool: q.Tool, Class: q.Class, State: rec.Status.State, Error: rec.Status.Error})
+	env, err := effect.EncodeEnvelope(rec)
 	if err != nil {
-		return effectRow{}, fmt.Errorf("sqlite: encode effect %q: %w", q.ID, errors.Join(effect.ErrInvalid, err))
+		return effectRow{}, fmt.Errorf("sqlite: encode effect %q: %w", q.ID, err)
 	}
 	r := effectRow{envelope: string(env), input: string(q.Input)}
 	if q.Key != "" {
@@ -279,17 +268,5 @@ func scanEffect(row *sql.Row) (effect.Record, error) {
 		}
 		return effect.Record{}, errors.Join(store.ErrUnavailable, err)
 	}
-	var e effectEnvelope
-	if err := json.Unmarshal(env, &e); err != nil {
-		return effect.Record{}, fmt.Errorf("the stored record is malformed: %w", errors.Join(effect.ErrInvalid, err))
-	}
-	rec := effect.Record{
-		Revision: uint64(rev),
-		Request:  effect.Request{ID: e.ID, Key: e.Key, Tool: e.Tool, Class: e.Class, Input: input},
-		Status:   effect.Status{State: e.State, Output: output, Error: e.Error},
-	}
-	if err := rec.Validate(); err != nil {
-		return effect.Record{}, fmt.Errorf("the stored record is malformed: %w", err)
-	}
-	return rec, nil
+	return effect.DecodeStored(uint64(rev), env, input, output)
 }
