@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/effect"
 )
 
@@ -59,6 +60,18 @@ type Context struct {
 	// nil when the agent has none (its methods then fail with
 	// ErrNoArtifacts). Shared by concurrent calls.
 	Artifacts *Artifacts
+	// Agent is the session's agent context (the broad handle). The agent
+	// sets it on the base context of a run's calls; a call receives it
+	// only under the Legacy profile, Filtered and Strict calls get nil and
+	// reach the context through Handles.
+	Agent *agentctx.Context
+	// Handles are the context capability handles the call was authorised
+	// (see Dependencies.ContextCapabilities); unauthorised ones are nil.
+	Handles agentctx.Handles
+	// ShellEnv is the configured shell environment, when the call's
+	// profile allows it: Legacy always, Filtered when the tool asks for it,
+	// Strict when it asks and was granted it.
+	ShellEnv map[string]string
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,
@@ -152,6 +165,9 @@ type RunContext struct {
 	// hidden_by_tags contains one of them is hidden.
 	ActiveTags []string
 	Deps       *Deps
+	// Agent is the session's agent context, for checks that depend on it
+	// (tool-search loaded state, say); nil outside a session.
+	Agent *agentctx.Context
 	// Ctx is the run's context, for availability checks and preparations
 	// that wait (on a host process, say): they must give up when it ends.
 	// It is nil when definitions are prepared outside a run (when an agent

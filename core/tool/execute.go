@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 )
 
@@ -97,8 +98,34 @@ func (r *Registry) prepare(ctx context.Context, e *entry, base *Context, call Ca
 	return raw, nil
 }
 
+// CallContext returns the context a call of the named tool receives,
+// derived from base with the authority the tool's dependency profile
+// allows: what execution gives the tool, for code that calls a tool's
+// other entry points itself (its user-input preprocessor, say).
+func (r *Registry) CallContext(base *Context, call Call) *Context {
+	tc := &Context{}
+	if e, ok := r.entries[call.Name]; ok {
+		r.callContext(tc, e, base, call)
+		return tc
+	}
+	if base != nil {
+		*tc = *base
+	}
+	tc.ToolCallID, tc.ToolName, tc.CallIndex = call.ID, call.Name, call.Index
+	tc.Agent, tc.ShellEnv = nil, nil
+	tc.Deps = tc.Deps.only(nil)
+	return tc
+}
+
 // callContext sets tc to the call's own context, derived from base with
-// the dependencies narrowed to what the tool's profile allows.
+// the authority the tool's profile allows (seed 000, "Tools with context
+// dependencies"):
+//   - Legacy: every dependency, the broad agent context, the shell
+//     environment, and the handles of the context capabilities it declares.
+//   - Filtered: typed dependencies and the named ones it declares, the
+//     declared context handles, the shell environment only if declared.
+//   - Strict: only what it declares and its grant (installed in the agent
+//     context under the tool's name) allows; nothing without a grant.
 func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) {
 	*tc = Context{}
 	if base != nil {
@@ -108,12 +135,50 @@ func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) 
 	tc.ToolName = call.Name
 	tc.CallIndex = call.Index
 	tc.MaxRetries = r.maxRetriesOf(e)
+	agent := tc.Agent
+	tc.ShellEnv = nil
 	switch e.deps.Profile {
 	case ProfileStrict:
-		tc.Deps = tc.Deps.only(e.deps.HostCapabilities)
+		tc.Agent = nil
+		grant, _ := agent.ToolCapabilityGrant(call.Name)
+		tc.Deps = tc.Deps.only(intersect(e.deps.HostCapabilities, grant.HostCapabilities))
+		tc.Handles = agent.HandlesFor(intersect(e.contextCaps(), grant.ContextCapabilities))
+		if e.deps.ShellEnvironment && grant.ShellEnvironment {
+			tc.ShellEnv = agent.ShellEnvironment()
+		}
 	case ProfileFiltered:
+		tc.Agent = nil
 		tc.Deps = tc.Deps.filtered(e.deps.HostCapabilities)
+		tc.Handles = agent.HandlesFor(e.contextCaps())
+		if e.deps.ShellEnvironment {
+			tc.ShellEnv = agent.ShellEnvironment()
+		}
+	default:
+		if caps := e.contextCaps(); len(caps) > 0 {
+			tc.Handles = agent.HandlesFor(caps)
+		}
+		tc.ShellEnv = agent.ShellEnvironment()
 	}
+}
+
+// contextCaps are the context capabilities the tool asks for, in its
+// dependency metadata or its Config.
+func (e *entry) contextCaps() []string {
+	if len(e.cfg.Capabilities) == 0 {
+		return e.deps.ContextCapabilities
+	}
+	return append(slices.Clip(e.deps.ContextCapabilities), e.cfg.Capabilities...)
+}
+
+// intersect returns the names of want that also appear in allowed.
+func intersect(want, allowed []string) []string {
+	var out []string
+	for _, n := range want {
+		if slices.Contains(allowed, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // safeCall turns a panicking tool into an execution error whose stack stays
