@@ -105,6 +105,7 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 		}
 		return nil, err
 	}
+	defer r.finish()
 	// A claimed run never waits for the same answers again (its approved
 	// calls may have run): when it fails it ends like a failed Run.
 	r.keepOnFail = durable
@@ -266,14 +267,14 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 			md["reason"] = d.Reason
 		}
 		approval := &tool.Approval{Status: "approved", OverrideArguments: d.OverrideArguments, Arguments: call.Arguments, Metadata: md}
-		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps, Approval: approval,
-			Artifacts: r.a.artifacts}
+		base := r.baseContext(step)
+		base.Approval = approval
 		if len(d.UserInput) > 0 {
 			if t, ok := reg.Tool(call.Name); ok {
 				if pre := tool.ConfigOf(t).PreprocessUserInput; pre != nil {
-					tc := *base
-					tc.ToolCallID, tc.ToolName = call.ID, call.Name
-					out, err := pre(ctx, &tc, d.UserInput)
+					// The preprocessor gets the authority its tool's
+					// profile allows, as the tool's calls do.
+					out, err := pre(ctx, reg.CallContext(base, call), d.UserInput)
 					if err != nil {
 						returns[p.index] = resolvedReturn(tool.ErrorReturn(call, err))
 						continue

@@ -197,8 +197,8 @@ type outputVerdict struct {
 // (call.ID set) or the text of a native answer.
 func (r *runner) checkOutput(ctx context.Context, step int, call tool.Call) outputVerdict {
 	o := r.a.output
-	base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata,
-		Deps: r.rc.Deps, Retry: r.outputRetries}
+	base := r.baseContext(step)
+	base.Artifacts, base.Retry = nil, r.outputRetries
 	ret := o.reg.Execute(ctx, base, call)
 	switch ret.ErrorKind() {
 	case "":

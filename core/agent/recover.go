@@ -113,7 +113,7 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 	}
 	f := &inFlight{RunID: r.runID, Step: step, Calls: calls, Retry: retry, Start: r.start, Usage: r.usage,
 		Tries: maps.Clone(r.retries), OutputRetries: r.outputRetries}
-	st := sessionState{ConversationID: r.s.id, Messages: r.history.full, InFlight: f}
+	st := sessionState{ConversationID: r.s.id, Messages: r.history.full, InFlight: f, Context: r.s.contextState()}
 	return r.s.put(ctx, st, fmt.Sprintf("checkpointing step %d of run %s of session", step, r.runID))
 }
 
@@ -189,6 +189,7 @@ func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, e
 	if err != nil {
 		return nil, err
 	}
+	defer r.finish()
 	// The interrupted calls may have run: a recovery that fails keeps what
 	// it added, as a failed Run does.
 	r.keepOnFail = true
@@ -223,8 +224,7 @@ func (r *runner) recoverInFlight(ctx context.Context, f *inFlight) (*RunResult, 
 	r.rc.RunStep = step
 	avail := r.reg.DefinitionsFor(&r.rc)
 	prepared := r.prepared(avail)
-	base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps,
-		Artifacts: r.a.artifacts}
+	base := r.baseContext(step)
 	for i := range f.Calls {
 		c := model.ToolCall{ID: f.Calls[i].ID, Name: f.Calls[i].Name, Arguments: f.Calls[i].Arguments}
 		r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})

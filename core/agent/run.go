@@ -8,7 +8,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
@@ -54,6 +56,11 @@ type runner struct {
 	// spilled indexes the outputs the conversation spilled; nil when the
 	// agent never spills (artifacts.go).
 	spilled *spillIndex
+	// emitMu serialises events: context events come from tools' goroutines.
+	emitMu sync.Mutex
+	// detachContext stops the delivery of the session's context events to
+	// this run (see finish).
+	detachContext func()
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -78,7 +85,7 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 	if len(o.activeTags) > 0 {
 		tags = append(slices.Clip(tags), o.activeTags...)
 	}
-	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx}
+	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx, Agent: s.actx}
 	reg, err := a.registry(&r.rc, o)
 	if err != nil {
 		return nil, err
@@ -102,13 +109,39 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 	if r.trace = newRunTrace(ctx, a, o); r.trace != nil {
 		o.events = append(slices.Clip(o.events), r.trace.handle)
 	}
+	if s.actx != nil {
+		r.detachContext = s.actx.Attach(r.contextEvent)
+	}
 	return r, nil
+}
+
+// contextEvent delivers a context event of the session (see package
+// agentctx) as a custom event of the run.
+func (r *runner) contextEvent(ev agentctx.Event) {
+	r.emit(Event{Kind: EventCustom, Step: r.rc.RunStep, Custom: &CustomEvent{Kind: ev.Kind, Payload: ev.Payload}})
+}
+
+// finish ends the runner's hold on the session's resources; every entry
+// point that built a runner defers it, whatever the run's outcome.
+func (r *runner) finish() {
+	if r.detachContext != nil {
+		r.detachContext()
+	}
+}
+
+// baseContext is the run-level part of the tool context of the calls of
+// step; the registry narrows it per call (tool.Registry.CallContext).
+func (r *runner) baseContext(step int) *tool.Context {
+	return &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps,
+		Artifacts: r.a.artifacts, Agent: r.s.actx}
 }
 
 func (r *runner) emit(ev Event) {
 	if len(r.o.events) == 0 {
 		return
 	}
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
 	r.seq++
 	ev.Sequence = r.seq
 	ev.RunID = r.runID
@@ -153,8 +186,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		r.history.append(r.request(req))
 		r.emit(Event{Kind: EventModelRequest, Step: step})
 		prepared := r.prepared(avail)
-		base := &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps,
-			Artifacts: r.a.artifacts}
+		base := r.baseContext(step)
 		// Models receive the model-visible projection, shared (see
 		// model.Model): never the host surfaces of tool returns.
 		resp, early, err := r.ask(ctx, step, prepared, base, r.params(avail.Definitions))
@@ -180,6 +212,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			used = *resp.Usage
 		}
 		r.usage.Add(used)
+		r.s.actx.AddUsage(agentctx.Usage{Requests: used.Requests, InputTokens: used.InputTokens, OutputTokens: used.OutputTokens})
 		r.emit(Event{Kind: EventModelResponse, Step: step, Usage: &used, Response: responseInfo(resp)})
 		if r.o.deltas {
 			total := r.usage

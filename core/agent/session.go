@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
@@ -40,11 +41,18 @@ type Session struct {
 	// inflight is the checkpoint of a run a stopped worker left in flight
 	// (recover.go): the session refuses runs and resumes until recovered.
 	inflight *inFlight
+	// actx is the session's agent context (see Session.Context).
+	actx *agentctx.Context
 }
+
+// Context returns the session's agent context: metadata, notes, named
+// dependencies, per-tool capability grants, tool-search loaded state and
+// context events (see package agentctx). It is part of exported state.
+func (s *Session) Context() *agentctx.Context { return s.actx }
 
 // NewSession starts an empty conversation.
 func (a *Agent) NewSession() *Session {
-	return &Session{agent: a, id: newID("conv")}
+	return &Session{agent: a, id: newID("conv"), actx: agentctx.New()}
 }
 
 // Run runs prompt in a fresh session.
@@ -125,6 +133,7 @@ func (s *Session) Run(ctx context.Context, prompt string, opts ...RunOption) (*R
 	if err != nil {
 		return nil, err
 	}
+	defer r.finish()
 	r.keepOnFail = true
 	req := model.Request()
 	if len(history.full) == 0 && s.agent.systemPrompt != "" {

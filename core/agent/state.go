@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -33,6 +34,20 @@ type sessionState struct {
 	// InFlight is the checkpoint of a run whose batch of calls was about
 	// to run when it was saved (see recover.go).
 	InFlight *inFlight `json:"in_flight,omitempty"`
+	// Context is the session's agent context (its exportable part).
+	Context *agentctx.State `json:"context,omitempty"`
+}
+
+// contextState is the exportable part of the session's agent context, or
+// nil when it holds nothing (state then reads as before agent contexts).
+func (s *Session) contextState() *agentctx.State {
+	if s.actx == nil {
+		return nil
+	}
+	if st := s.actx.Export(); !st.IsZero() {
+		return &st
+	}
+	return nil
 }
 
 // Digest algorithms of exported state. The algorithm is part of the
@@ -172,7 +187,8 @@ func (s *Session) ExportState() ([]byte, error) {
 func (s *Session) snapshot() sessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting, Resuming: s.resuming, InFlight: s.inflight}
+	return sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting, Resuming: s.resuming, InFlight: s.inflight,
+		Context: s.contextState()}
 }
 
 // encodeState encodes st and signs it (see ExportState).
@@ -273,8 +289,12 @@ func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 			return nil, err
 		}
 	}
+	actx := agentctx.New()
+	if st.Context != nil {
+		actx.Restore(*st.Context)
+	}
 	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting, resuming: st.Resuming,
-		inflight: st.InFlight}, nil
+		inflight: st.InFlight, actx: actx}, nil
 }
 
 // checkWaiting verifies that a restored waiting run fits this agent.

@@ -199,8 +199,11 @@ func (c *Context) ShellEnvironment() map[string]string {
 }
 
 // AddUsage adds what one model request consumed; the agent calls it after
-// each response.
+// each response. A nil Context ignores it.
 func (c *Context) AddUsage(u Usage) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.usage.Requests += u.Requests

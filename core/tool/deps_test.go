@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"slices"
 	"testing"
 
@@ -151,7 +152,10 @@ func TestDependencyProfilesAtExecution(t *testing.T) {
 		return tool.Text("ok"), nil
 	}).WithMetadata(map[string]any{tool.MetaDependencies: "everything please"}))
 
-	base := &tool.Context{Deps: deps}
+	// Strict receives what it asks for only where its grant allows it.
+	actx := agentctx.New()
+	actx.GrantToolCapabilities("strict", agentctx.Grant{HostCapabilities: []string{"mail", "db"}})
+	base := &tool.Context{Deps: deps, Agent: actx}
 	for _, n := range []string{"legacy", "filtered", "strict"} {
 		wantSuccess(t, r.Execute(context.Background(), base, call("1", n, `{}`)))
 	}
