@@ -81,6 +81,9 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 	if deps == nil {
 		deps = &tool.Deps{}
 	}
+	// Named dependencies inserted in the session's agent context join the
+	// run's (the context's win under the same name).
+	deps = deps.WithNamed(s.actx.NamedDependencies())
 	tags := a.activeTags
 	if len(o.activeTags) > 0 {
 		tags = append(slices.Clip(tags), o.activeTags...)

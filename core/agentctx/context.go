@@ -142,8 +142,12 @@ func (c *Context) InsertNamedDependency(name string, v any) {
 	c.named[name] = v
 }
 
-// NamedDependencies returns a copy of the named dependencies.
+// NamedDependencies returns a copy of the named dependencies; nil for a
+// nil Context.
 func (c *Context) NamedDependencies() map[string]any {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.named)

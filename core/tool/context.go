@@ -72,6 +72,18 @@ type Context struct {
 	// profile allows it: Legacy always, Filtered when the tool asks for it,
 	// Strict when it asks and was granted it.
 	ShellEnv map[string]string
+	// Profile is the call's effective dependency profile ("" before the
+	// registry derived the call's context).
+	Profile Profile
+	// HostCapabilities are the named dependencies the call may receive
+	// when its profile is Filtered or Strict (declared, and for Strict
+	// also granted), whether or not the run provides them; nil under
+	// Legacy, which receives all. Hosts that keep dependencies of their
+	// own (the Python package) narrow them by it.
+	HostCapabilities []string
+	// ContextCapabilities are the context capabilities the call was
+	// authorised (those Handles holds).
+	ContextCapabilities []string
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,
@@ -140,6 +152,22 @@ func (d *Deps) Names() []string {
 		return nil
 	}
 	return slices.Sorted(maps.Keys(d.named))
+}
+
+// WithNamed returns a copy of d with the named dependencies of named
+// added (replacing those of d under the same names); d is unchanged. It
+// returns d itself when named is empty.
+func (d *Deps) WithNamed(named map[string]any) *Deps {
+	if len(named) == 0 {
+		return d
+	}
+	out := &Deps{named: make(map[string]any, len(named))}
+	if d != nil {
+		out.typed = d.typed
+		maps.Copy(out.named, d.named)
+	}
+	maps.Copy(out.named, named)
+	return out
 }
 
 // only returns a copy holding just the named dependencies in names and no

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"sync"
 )
 
@@ -136,28 +138,32 @@ func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) 
 	tc.CallIndex = call.Index
 	tc.MaxRetries = r.maxRetriesOf(e)
 	agent := tc.Agent
-	tc.ShellEnv = nil
+	tc.Profile = e.deps.Profile
+	tc.ShellEnv, tc.HostCapabilities, tc.ContextCapabilities, tc.Handles = nil, nil, nil, agentctx.Handles{}
 	switch e.deps.Profile {
 	case ProfileStrict:
 		tc.Agent = nil
 		grant, _ := agent.ToolCapabilityGrant(call.Name)
-		tc.Deps = tc.Deps.only(intersect(e.deps.HostCapabilities, grant.HostCapabilities))
-		tc.Handles = agent.HandlesFor(intersect(e.contextCaps(), grant.ContextCapabilities))
+		tc.HostCapabilities = intersect(e.deps.HostCapabilities, grant.HostCapabilities)
+		tc.Deps = tc.Deps.only(tc.HostCapabilities)
+		tc.ContextCapabilities = intersect(known(e.contextCaps()), grant.ContextCapabilities)
 		if e.deps.ShellEnvironment && grant.ShellEnvironment {
 			tc.ShellEnv = agent.ShellEnvironment()
 		}
 	case ProfileFiltered:
 		tc.Agent = nil
-		tc.Deps = tc.Deps.filtered(e.deps.HostCapabilities)
-		tc.Handles = agent.HandlesFor(e.contextCaps())
+		tc.HostCapabilities = slices.Clip(e.deps.HostCapabilities)
+		tc.Deps = tc.Deps.filtered(tc.HostCapabilities)
+		tc.ContextCapabilities = known(e.contextCaps())
 		if e.deps.ShellEnvironment {
 			tc.ShellEnv = agent.ShellEnvironment()
 		}
 	default:
-		if caps := e.contextCaps(); len(caps) > 0 {
-			tc.Handles = agent.HandlesFor(caps)
-		}
+		tc.ContextCapabilities = known(e.contextCaps())
 		tc.ShellEnv = agent.ShellEnvironment()
+	}
+	if len(tc.ContextCapabilities) > 0 {
+		tc.Handles = agent.HandlesFor(tc.ContextCapabilities)
 	}
 }
 
@@ -170,11 +176,28 @@ func (e *entry) contextCaps() []string {
 	return append(slices.Clip(e.deps.ContextCapabilities), e.cfg.Capabilities...)
 }
 
+// known returns the context capabilities among names (unknown names are
+// ignored), without copying when all are known.
+func known(names []string) []string {
+	for i, n := range names {
+		if !agentctx.KnownCapability(n) {
+			out := slices.Clone(names[:i])
+			for _, m := range names[i+1:] {
+				if agentctx.KnownCapability(m) {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+	}
+	return slices.Clip(names)
+}
+
 // intersect returns the names of want that also appear in allowed.
 func intersect(want, allowed []string) []string {
 	var out []string
 	for _, n := range want {
-		if slices.Contains(allowed, n) {
+		if slices.Contains(allowed, n) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
