@@ -225,6 +225,13 @@ func swgo_session_info(h C.longlong, out **C.char, outLen *C.longlong, errOut **
 	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return json.Marshal(infoOf(s)) })
 }
 
+//export swgo_session_context
+func swgo_session_context(h C.longlong, req *C.char, reqLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	body := goBytes(req, reqLen)
+	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return sessionContext(s, body) })
+}
+
 //export swgo_session_export
 func swgo_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

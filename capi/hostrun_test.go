@@ -276,6 +276,10 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 	for _, tc := range []*tool.Context{
 		{RunID: "r\"un\n\x00é<&>", ToolCallID: "\u2028", ToolName: "t\\", Approval: approval, Metadata: map[string]any{"k": []int{1}}},
 		{RunID: "run_1", ConversationID: "conv", Metadata: map[string]any{"tenant": "a"}},
+		// A narrowed call takes the object form and carries its authority.
+		{RunID: "run_2", Profile: tool.ProfileStrict, HostCapabilities: []string{"db"}},
+		{RunID: "run_3", Profile: tool.ProfileFiltered, ContextCapabilities: []string{"starweaver.context.tasks"}, ShellEnv: map[string]string{"A": "b"}},
+		{RunID: "run_4", Profile: tool.ProfileLegacy, ShellEnv: map[string]string{}},
 	} {
 		args := json.RawMessage(`{"a": [1, 2]}`)
 		got, err := appendCallItem(nil, 7, 9, tc, args, true)

@@ -57,6 +57,36 @@ type wireContext struct {
 	IdempotencyKey string         `json:"idempotency_key"`
 	Approval       *tool.Approval `json:"approval"`
 	Metadata       map[string]any `json:"metadata"`
+	// Authority is what the call may receive beyond the run's fields,
+	// when core narrowed it (see authorityOf); absent for a Legacy call
+	// with no context capabilities and no shell environment.
+	Authority *wireAuthority `json:"authority,omitempty"`
+}
+
+// wireAuthority is the authority core gave a call (tool.Context's
+// Profile, HostCapabilities, ContextCapabilities and ShellEnv): the host
+// narrows its own dependencies by it, so the rule stays in core.
+type wireAuthority struct {
+	Profile             tool.Profile      `json:"profile"`
+	HostCapabilities    []string          `json:"host_capabilities"`
+	ContextCapabilities []string          `json:"context_capabilities"`
+	ShellEnvironment    map[string]string `json:"shell_environment"`
+}
+
+// authorityOf is the call's authority on the wire, or nil when the call
+// has the whole run's (Legacy, nothing more).
+func authorityOf(tc *tool.Context) *wireAuthority {
+	if (tc.Profile == "" || tc.Profile == tool.ProfileLegacy) && len(tc.ContextCapabilities) == 0 && tc.ShellEnv == nil {
+		return nil
+	}
+	a := &wireAuthority{Profile: tc.Profile, HostCapabilities: tc.HostCapabilities, ContextCapabilities: tc.ContextCapabilities, ShellEnvironment: tc.ShellEnv}
+	if a.HostCapabilities == nil {
+		a.HostCapabilities = []string{}
+	}
+	if a.ContextCapabilities == nil {
+		a.ContextCapabilities = []string{}
+	}
+	return a
 }
 
 // outcome is what the host reports for a call.
@@ -132,7 +162,7 @@ func wireContextOf(tc *tool.Context) wireContext {
 	return wireContext{
 		RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
 		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, IdempotencyKey: tc.IdempotencyKey(),
-		Approval: tc.Approval, Metadata: tc.Metadata,
+		Approval: tc.Approval, Metadata: tc.Metadata, Authority: authorityOf(tc),
 	}
 }
 

@@ -33,6 +33,11 @@
  *                                  (a plain call otherwise; the key is the
  *                                  call's, stable across re-runs and crashes)
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
+ *         (the context has "authority": {"profile", "host_capabilities",
+ *         "context_capabilities", "shell_environment": {...} | null} when
+ *         the call's dependency profile narrowed it: the host gives the
+ *         call only the named dependencies listed; a Legacy call with no
+ *         context capabilities and no shell environment has none)
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
  *       {"kind": "hook", "token": n, "hook": id, "phase": "before" | "validate",
  *        "context": {...}, "arguments": {...}}
@@ -342,6 +347,36 @@ int sw_session_messages(sw_handle session, char **out, long long *out_len, char 
  * "calls": [{"id", "name"}], "recoveries"} (see sw_run_start's "recover").
  * Returns: 0, or -1 with *err (type "bad_handle"). */
 int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
+
+/* sw_session_context applies one operation to a session's agent context
+ * (metadata, notes, per-tool capability grants, tool-search loaded state,
+ * tasks, handoff message, shell environment, context events) and writes
+ * the context after it:
+ *   {"metadata", "notes", "tool_capability_grants": {tool: {"host_capabilities",
+ *    "context_capabilities", "shell_environment"}}, "tool_search_loaded_tools",
+ *    "tool_search_loaded_namespaces", "tasks": [{"id", "title", "status"}],
+ *    "next_task", "handoff_message", "usage": {"requests", "input_tokens",
+ *    "output_tokens"}, "events": [...] (take_events only), "added": ...}
+ * (empty fields left out). req is a JSON object {"op": op, ...}:
+ *   get                                     nothing changes
+ *   set_metadata {"key", "value"}           a null value deletes the key
+ *   set_note {"key", "text"}                an empty text deletes the note
+ *   grant {"tool", "grant": {...}}          install the tool's grant
+ *   revoke {"tool"}                         remove it
+ *   record_tool_search_loaded {"tools", "namespaces"}
+ *                                           "added": {"tools", "namespaces"}
+ *   clear_tool_search_loaded
+ *   set_shell_environment {"env": {name: value}}   (never exported)
+ *   set_handoff_message {"text"}
+ *   add_task {"text"}                       "added": the new task
+ *   set_task_status {"id", "status"}
+ *   take_events                             "events": [{"kind", "payload"}]
+ *                                           published while no run was
+ *                                           attached; the queue empties
+ * The exportable part is also in sw_session_export's state.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for an unknown op or a
+ * malformed request, "invalid_argument" for an unknown task, "bad_handle"). */
+int sw_session_context(sw_handle session, const char *req, long long req_len, char **out, long long *out_len, char **err);
 
 /* sw_session_export writes the session's durable state (history and any
  * waiting run) as JSON {"version": 1, "state": {...}, "digest": d}. With

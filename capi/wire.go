@@ -29,7 +29,8 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 		}
 		args = c.Bytes()
 	}
-	if tc.Approval == nil && len(tc.Metadata) == 0 {
+	authority := authorityOf(tc)
+	if tc.Approval == nil && len(tc.Metadata) == 0 && (authority == nil || !withContext) {
 		b = append(b, '[')
 		b = strconv.AppendInt(b, token, 10)
 		b = append(b, ',')
@@ -81,6 +82,12 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 	b = append(b, `,"metadata":`...)
 	if b, err = appendValue(b, tc.Metadata, len(tc.Metadata) == 0); err != nil {
 		return nil, err
+	}
+	if authority != nil {
+		b = append(b, `,"authority":`...)
+		if b, err = appendValue(b, authority, false); err != nil {
+			return nil, err
+		}
 	}
 	b = append(b, `},"arguments":`...)
 	b = append(b, args...)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"maps"
 	"time"
 
@@ -33,11 +34,14 @@ type Agent struct {
 	systemPrompt string
 	instructions []string
 	tools        []tool.Tool
-	toolsets     []toolset.Toolset
-	registries   []*tool.Registry
-	hooks        []tool.Hook
-	maxRetries   *int
-	timeout      time.Duration
+	// capabilityGrants are the per-tool grants every session starts with
+	// (see Builder.GrantToolCapabilities).
+	capabilityGrants map[string]agentctx.Grant
+	toolsets         []toolset.Toolset
+	registries       []*tool.Registry
+	hooks            []tool.Hook
+	maxRetries       *int
+	timeout          time.Duration
 	// defaultEffect is the effect class of tools that declare none.
 	defaultEffect  effect.Class
 	sequential     bool
@@ -107,6 +111,18 @@ func (b *Builder) Instructions(s ...string) *Builder {
 
 // Tool registers tools.
 func (b *Builder) Tool(t ...tool.Tool) *Builder { b.a.tools = append(b.a.tools, t...); return b }
+
+// GrantToolCapabilities grants the named tool authority in every session
+// of the agent: the only authority a Strict tool receives is what it
+// declares intersected with its grant (see package agentctx). A session's
+// own grant (Session.Context().GrantToolCapabilities) replaces it.
+func (b *Builder) GrantToolCapabilities(name string, g agentctx.Grant) *Builder {
+	if b.a.capabilityGrants == nil {
+		b.a.capabilityGrants = map[string]agentctx.Grant{}
+	}
+	b.a.capabilityGrants[name] = g
+	return b
+}
 
 // Toolset registers toolsets.
 func (b *Builder) Toolset(ts ...toolset.Toolset) *Builder {
@@ -271,6 +287,7 @@ func (b *Builder) Build() (*Agent, error) {
 	}
 	a.instructions = append([]string(nil), a.instructions...)
 	a.tools = append([]tool.Tool(nil), a.tools...)
+	a.capabilityGrants = maps.Clone(a.capabilityGrants)
 	a.toolsets = append([]toolset.Toolset(nil), a.toolsets...)
 	a.registries = append([]*tool.Registry(nil), a.registries...)
 	a.hooks = append([]tool.Hook(nil), a.hooks...)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -115,7 +114,7 @@ func (a *Agent) SessionFromMessages(msgs []model.Message) (*Session, error) {
 	if err := ValidateHistory(msgs); err != nil {
 		return nil, err
 	}
-	return &Session{agent: a, id: newID("conv"), history: model.CloneMessages(msgs), actx: agentctx.New()}, nil
+	return &Session{agent: a, id: newID("conv"), history: model.CloneMessages(msgs), actx: a.newContext()}, nil
 }
 
 // DecodeMessages reads a JSON list of messages (the form of

@@ -52,7 +52,17 @@ func (s *Session) Context() *agentctx.Context { return s.actx }
 
 // NewSession starts an empty conversation.
 func (a *Agent) NewSession() *Session {
-	return &Session{agent: a, id: newID("conv"), actx: agentctx.New()}
+	return &Session{agent: a, id: newID("conv"), actx: a.newContext()}
+}
+
+// newContext is the agent context a new or restored session starts with:
+// empty, with the agent's grants as its defaults.
+func (a *Agent) newContext() *agentctx.Context {
+	c := agentctx.New()
+	if len(a.capabilityGrants) > 0 {
+		c.SetDefaultGrants(a.capabilityGrants)
+	}
+	return c
 }
 
 // Run runs prompt in a fresh session.

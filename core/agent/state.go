@@ -289,7 +289,7 @@ func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 			return nil, err
 		}
 	}
-	actx := agentctx.New()
+	actx := a.newContext()
 	if st.Context != nil {
 		actx.Restore(*st.Context)
 	}

@@ -66,6 +66,7 @@ type Context struct {
 	notes    map[string]string
 	named    map[string]any
 	grants   map[string]Grant
+	defaults map[string]Grant
 	tools    []string
 	spaces   []string
 	tasks    []Task
@@ -171,8 +172,9 @@ func (c *Context) RevokeToolCapabilities(name string) {
 	delete(c.grants, name)
 }
 
-// ToolCapabilityGrant returns the grant of the named tool; without one a
-// Strict tool receives no authority.
+// ToolCapabilityGrant returns the grant of the named tool: the context's
+// own, else the default one (SetDefaultGrants); without either a Strict
+// tool receives no authority.
 func (c *Context) ToolCapabilityGrant(name string) (Grant, bool) {
 	if c == nil {
 		return Grant{}, false
@@ -180,7 +182,22 @@ func (c *Context) ToolCapabilityGrant(name string) (Grant, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.grants[name]
+	if !ok {
+		g, ok = c.defaults[name]
+	}
 	return g.clone(), ok
+}
+
+// SetDefaultGrants sets the grants of tools the context has no grant of
+// its own for: an agent's configured grants, which every session of the
+// agent starts with. They are host configuration and are not exported.
+func (c *Context) SetDefaultGrants(grants map[string]Grant) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.defaults = make(map[string]Grant, len(grants))
+	for k, g := range grants {
+		c.defaults[k] = g.clone()
+	}
 }
 
 // SetShellEnvironment sets the environment variables configured for

@@ -67,6 +67,7 @@ __all__ = [
     "session_messages",
     "session_abandon_resume",
     "session_claimed_resume",
+    "session_context",
     "session_export",
     "session_info",
     "session_new",
@@ -327,6 +328,7 @@ def artifact_get(store: int, reference: dict[str, Any], scope: str | None = None
 
 
 def _artifact_call(fn: Any, store: int, spec: dict[str, Any]) -> Any:
+    """Calls an export of the shape (handle, request JSON, out) -> JSON."""
     check_process()
     req = json.dumps(spec).encode()
     out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
@@ -418,6 +420,20 @@ def session_info(session: int) -> dict[str, Any]:
     """``{"id", "waiting", "pending", "usage", "in_flight"}`` of a session.
     Raises StateError."""
     result: dict[str, Any] = _read(_lib.sw_session_info, session)
+    return result
+
+
+def session_context(session: int, request: dict[str, Any]) -> dict[str, Any]:
+    """Applies one operation to the session's agent context and returns the
+    context after it (see ``sw_session_context``). Safe from any thread.
+
+    Raises:
+        ValueError: an unknown operation, a malformed request or an unknown
+            task id.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    result: dict[str, Any] = _artifact_call(_lib.sw_session_context, session, request)
     return result
 
 
