@@ -22,6 +22,8 @@ type contextRequest struct {
 	Env        map[string]string `json:"env"`
 	ID         string            `json:"id"`
 	Status     string            `json:"status"`
+	Kind       string            `json:"kind"`
+	Payload    map[string]any    `json:"payload"`
 }
 
 // contextView is what sw_session_context writes back: the context's
@@ -89,6 +91,11 @@ func sessionContext(s *agent.Session, body []byte) ([]byte, error) {
 		if !c.SetTaskStatus(req.ID, req.Status) {
 			return nil, &abiError{Type: "invalid_argument", Message: "no task " + req.ID}
 		}
+	case "publish":
+		if req.Kind == "" {
+			return nil, specError("publish needs a kind")
+		}
+		c.Publish(req.Kind, req.Payload)
 	case "take_events":
 		view.Events = c.TakeEvents()
 		if view.Events == nil {

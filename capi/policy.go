@@ -8,6 +8,9 @@ func (s agentSpec) applyPolicy(b *agent.Builder) {
 	if s.ToolErrorPolicy != nil {
 		b.ToolErrorPolicy(*s.ToolErrorPolicy)
 	}
+	for name, g := range s.ToolCapabilityGrants {
+		b.GrantToolCapabilities(name, g)
+	}
 }
 
 // policyOptions are the run options of the spec's tool error policy and

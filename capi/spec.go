@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"math"
 	"time"
 
@@ -126,6 +127,9 @@ type agentSpec struct {
 	// ToolErrorPolicy is "return_to_model" (the default) or "fail_fast"
 	// (policy.go).
 	ToolErrorPolicy *agent.ToolErrorPolicy `json:"tool_error_policy"`
+	// ToolCapabilityGrants are per-tool grants every session starts with
+	// (agentcontext.go).
+	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not

@@ -219,6 +219,12 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "size_bytes", "head_bytes"}.
  * A run whose tool returned host-only output fails with an error of type
  * "tool_output_not_visible" carrying "tool" and "tool_call_id".
+ * Least authority:
+ *   "tool_capability_grants": {tool: {"host_capabilities": [name, ...],
+ *       "context_capabilities": [name, ...], "shell_environment": bool}}
+ *       the grants every session of the agent starts with (a session's
+ *       own, see sw_session_context, replace them per tool). A Strict tool
+ *       receives only what it declares intersected with its grant.
  * Tool errors:
  *   "tool_error_policy": "return_to_model" | "fail_fast"
  *       what a failed call does (a run's "tool_error_policy" overrides
@@ -370,6 +376,9 @@ int sw_session_info(sw_handle session, char **out, long long *out_len, char **er
  *   set_handoff_message {"text"}
  *   add_task {"text"}                       "added": the new task
  *   set_task_status {"id", "status"}
+ *   publish {"kind", "payload"}             publish a context event: a custom
+ *                                           event of the running run, else
+ *                                           queued for the next one
  *   take_events                             "events": [{"kind", "payload"}]
  *                                           published while no run was
  *                                           attached; the queue empties

@@ -93,6 +93,9 @@ _EXPORTS: dict[str, str] = {
     "Hook": "hooks",
     "ToolOutcome": "hooks",
     "ToolDependencies": "dependencies",
+    "AgentContext": "agent_context",
+    "ContextEvent": "agent_context",
+    "ToolCapabilityGrant": "agent_context",
     "ClaimedResume": "stores",
     "EffectRecovery": "stores",
     "InFlightRun": "stores",
@@ -106,6 +109,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Agent",
+    "AgentContext",
     "AgentError",
     "AgentRun",
     "AgentRuntime",
@@ -125,6 +129,7 @@ __all__ = [
     "BaseTool",
     "CallDeferred",
     "Cancelled",
+    "ContextEvent",
     "ClaimedResume",
     "ClientTool",
     "CombinedToolset",
@@ -173,6 +178,7 @@ __all__ = [
     "Timeout",
     "Tool",
     "ToolArtifacts",
+    "ToolCapabilityGrant",
     "ToolContext",
     "ToolDependencies",
     "ToolError",
@@ -219,6 +225,7 @@ if _TYPE_CHECKING:
         SessionHitl,
         create_agent,
     )
+    from starweaver.agent_context import AgentContext, ContextEvent, ToolCapabilityGrant
     from starweaver.artifacts import (
         ArtifactPage,
         ArtifactStore,

@@ -159,8 +159,10 @@ class RunDriver:
         hooks: Mapping[int, Hook] | None = None,
         scope: CallScope | None = None,
         artifacts: ToolArtifacts | None = None,
+        session: int | None = None,
     ) -> None:
         self._loop = loop
+        self._session = session  # the run's native session, for ctx.agent_context
         self._artifacts = artifacts  # the agent's store, for ctx.artifacts
         self._scope = scope
         self._handle = handle
@@ -396,7 +398,7 @@ class RunDriver:
             )
             return None
         ctx = (
-            ToolContext._from_wire(item["context"], tool._grant(self._deps), self._artifacts)
+            ToolContext._from_wire(item["context"], self._deps, self._artifacts, self._session)
             if context or tool.takes_ctx
             else None
         )
@@ -429,8 +431,9 @@ class RunDriver:
                 retry=retry,
                 max_retries=max_retries,
                 idempotency_key=key,
-                deps=tool._grant(self._deps),
+                deps=self._deps,
                 artifacts=self._artifacts,
+                session=self._session,
             )
         self._dispatch(token, tool, ctx, args, (call_id, name))
 
@@ -549,7 +552,8 @@ class RunDriver:
                 token, {"ok": False, "kind": "user_error", "message": f"unknown host hook id {item['hook']}"}
             )
             return
-        ctx = ToolContext._from_wire(item["context"], self._deps, self._artifacts)
+        # Hooks are the host's own code: they see every dependency.
+        ctx = ToolContext._from_wire({**item["context"], "authority": None}, self._deps, self._artifacts)
         phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
         self._start(token, ctx, _hook_runner(phase), _call_of(item))
 
@@ -764,7 +768,7 @@ def start(
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
     _log.debug("starweaver: run started (handle %d)", handle)
-    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts)
+    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session)
 
 
 async def finish(driver: RunDriver) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, Union
 from starweaver import _bridge, _capi, _prepare, tracing
 from starweaver._bridge import EventCallback
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
+from starweaver.agent_context import AgentContext, ToolCapabilityGrant
 from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError, StateError
@@ -144,6 +145,15 @@ def _tags(value: Iterable[str]) -> list[str]:
     if not all(isinstance(t, str) for t in out):
         raise TypeError("active_tags must hold strings")
     return out
+
+
+def _grants_spec(grants: Mapping[str, ToolCapabilityGrant] | None) -> dict[str, Any] | None:
+    if not grants:
+        return None
+    for name, g in grants.items():
+        if not isinstance(g, ToolCapabilityGrant):
+            raise TypeError(f"tool_capability_grants[{name!r}] must be a ToolCapabilityGrant")
+    return {name: g.to_dict() for name, g in grants.items()}
 
 
 def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPolicy | None) -> dict[str, Any]:
@@ -329,6 +339,7 @@ class Agent:
         tool_error_policy: ToolErrorPolicy | None = None,
         effect_journal: Store | None = None,
         effect_recovery: EffectRecovery | None = None,
+        tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -415,6 +426,7 @@ class Agent:
             ("tool_error_policy", policy_spec(tool_error_policy)),
             ("effect_journal", effect_journal._handle if effect_journal is not None else None),
             ("effect_recovery", effect_recovery),
+            ("tool_capability_grants", _grants_spec(tool_capability_grants)),
         ):
             if value is not None:
                 spec[key] = value
@@ -1031,6 +1043,13 @@ class AgentSession:
         return state
 
     @property
+    def context(self) -> AgentContext:
+        """The session's agent context: metadata, notes, per-tool capability
+        grants, tool-search loaded state, tasks and context events (see
+        ``starweaver.agent_context``); part of ``export_state()``."""
+        return AgentContext(self._handle)
+
+    @property
     def id(self) -> str:
         """The conversation id (kept across export and restore)."""
         return str(_capi.session_info(self._handle)["id"])
@@ -1200,6 +1219,7 @@ def create_agent(
     tool_error_policy: ToolErrorPolicy | None = None,
     effect_journal: Store | None = None,
     effect_recovery: EffectRecovery | None = None,
+    tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1303,6 +1323,12 @@ def create_agent(
     return's ``private_metadata`` and in events and results. See
     docs/errors.md.
 
+    ``tool_capability_grants`` maps tool names to the ``ToolCapabilityGrant``
+    every session starts with: a tool with a Strict dependency profile
+    receives what it declares only as far as its grant allows, nothing
+    without one (``session.context.grant_tool_capabilities`` replaces a
+    grant for one session). See docs/toolsets.md.
+
     Raises:
         TypeError: ``session_store`` or ``effect_journal`` is not a store.
         AgentError: duplicate tool names or an invalid configuration.
@@ -1345,4 +1371,5 @@ def create_agent(
         tool_error_policy=tool_error_policy,
         effect_journal=effect_journal,
         effect_recovery=effect_recovery,
+        tool_capability_grants=tool_capability_grants,
     )

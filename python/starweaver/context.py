@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 
 from typing_extensions import TypeVar
 
+from .dependencies import narrow
 from .errors import UserError
 
 if TYPE_CHECKING:
+    from .agent_context import AgentContext
     from .artifacts import ToolArtifacts
 
 __all__ = ("ToolContext",)
@@ -67,6 +69,8 @@ class ToolContext(Generic[DepsT]):
     __slots__ = (
         "_approval",
         "_artifacts",
+        "_authority",
+        "_session",
         "_cancel_event",
         "_cancelled",
         "_conversation_id",
@@ -98,8 +102,13 @@ class ToolContext(Generic[DepsT]):
         metadata: Mapping[str, Any] | None = None,
         deps: Any = None,
         artifacts: ToolArtifacts | None = None,
+        authority: Mapping[str, Any] | None = None,
+        session: int | None = None,
     ) -> None:
         self._run_id = run_id
+        self._authority = authority
+        self._session = session
+        deps = narrow(deps, authority)
         self._artifacts = artifacts
         self._conversation_id = conversation_id
         self._run_step = run_step
@@ -124,12 +133,17 @@ class ToolContext(Generic[DepsT]):
 
     @classmethod
     def _from_wire(
-        cls, data: Mapping[str, Any], deps: Any = None, artifacts: ToolArtifacts | None = None
+        cls,
+        data: Mapping[str, Any],
+        deps: Any = None,
+        artifacts: ToolArtifacts | None = None,
+        session: int | None = None,
     ) -> ToolContext[Any]:
         """Builds the context from the JSON object Go sends with a call.
 
         Keys: run_id, conversation_id, run_step, tool_call_id, tool_name,
-        retry, max_retries, approval, metadata; missing keys take defaults.
+        retry, max_retries, approval, metadata, authority; missing keys take
+        defaults. ``deps`` are the run's, narrowed here by the authority.
         """
         approval = data.get("approval")
         return cls(
@@ -145,7 +159,38 @@ class ToolContext(Generic[DepsT]):
             metadata=data.get("metadata") or {},
             deps=deps,
             artifacts=artifacts,
+            authority=data.get("authority"),
+            session=session,
         )
+
+    @property
+    def profile(self) -> str:
+        """The call's effective dependency profile: ``"legacy"``,
+        ``"filtered"`` or ``"strict"``."""
+        return str((self._authority or {}).get("profile") or "legacy")
+
+    @property
+    def context_capabilities(self) -> tuple[str, ...]:
+        """The context capabilities the runtime authorised for this call."""
+        return tuple((self._authority or {}).get("context_capabilities") or ())
+
+    @property
+    def shell_environment(self) -> Mapping[str, str] | None:
+        """The configured shell environment, when this call may see it
+        (``AgentContext.set_shell_environment``); None otherwise."""
+        env = (self._authority or {}).get("shell_environment")
+        return MappingProxyType(dict(env)) if env is not None else None
+
+    @property
+    def agent_context(self) -> AgentContext | None:
+        """The session's agent context, for Legacy calls only (Filtered and
+        Strict calls never receive the broad context); None outside a
+        session-backed run."""
+        if self._session is None or self.profile != "legacy":
+            return None
+        from .agent_context import AgentContext
+
+        return AgentContext(self._session)
 
     @property
     def run_id(self) -> str:

@@ -433,10 +433,6 @@ class Tool(Generic[P, R]):
         """The tool's dependency requirements (Legacy unless declared)."""
         return self._dependencies
 
-    def _grant(self, deps: Any) -> Any:
-        """What this tool sees of a run's dependencies (its profile)."""
-        return self._dependencies.grant(deps)
-
     @property
     def has_user_input_preprocessor(self) -> bool:
         return self._user_input_preprocessor is not None
@@ -580,9 +576,9 @@ class Tool(Generic[P, R]):
 
     # The protocol the run driver (``_bridge``) uses, all of it: how to run
     # a call (``_runner``) or a preprocessing (``_preprocessor_runner``),
-    # what a call sees of the run's dependencies (``_grant``), and whether it
-    # takes a context (``takes_ctx``). It never reads the function or its
-    # schema itself.
+    # and whether it takes a context (``takes_ctx``); what a call sees of the
+    # run's dependencies comes with the call (``dependencies.narrow``). It
+    # never reads the function or its schema itself.
 
     def _runner(self, ctx: ToolContext | None, args: Mapping[str, Any]) -> Runner:
         """How to run one call with its decoded arguments (see ``Runner``).

@@ -15,7 +15,16 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import ApprovalRequired, BaseTool, ToolContext, ToolDependencies, UserError, create_agent, tool
+from starweaver import (
+    ApprovalRequired,
+    BaseTool,
+    ToolCapabilityGrant,
+    ToolContext,
+    ToolDependencies,
+    UserError,
+    create_agent,
+    tool,
+)
 from starweaver.dependencies import METADATA_KEY
 from starweaver.testing import TestModel
 
@@ -82,9 +91,19 @@ def test_profiles_narrow_what_each_tool_sees() -> None:
         seen["strict"] = dict(ctx.deps)
         return ctx.dependency("secret")
 
-    model = calls("legacy", "filtered", "strict")
-    run(create_agent(model=model, tools=[legacy, filtered, strict], deps={"db": 1, "secret": 2}).run("go"))
-    assert seen == {"legacy": {"db": 1, "secret": 2}, "filtered": {"db": 1}, "strict": {"db": 1}}
+    @tool(dependencies=ToolDependencies.strict("db"))
+    def ungranted(ctx: ToolContext) -> str:
+        seen["ungranted"] = dict(ctx.deps)
+        return "ok"
+
+    model = calls("legacy", "filtered", "strict", "ungranted")
+    # The grant names more than strict asks for: it still gets only "db".
+    grants = {"strict": ToolCapabilityGrant(host_capabilities=("db", "secret"))}
+    agent = create_agent(
+        model=model, tools=[legacy, filtered, strict, ungranted], deps={"db": 1, "secret": 2}, tool_capability_grants=grants
+    )
+    run(agent.run("go"))
+    assert seen == {"legacy": {"db": 1, "secret": 2}, "filtered": {"db": 1}, "strict": {"db": 1}, "ungranted": {}}
     ret = tool_returns(model.captured_messages(), "strict")[0]
     assert ret["content"]["kind"] == "user_error"
     assert "dependency 'secret' is not available to tool 'strict'" in ret["content"]["message"]
@@ -124,7 +143,12 @@ def test_preprocessor_and_approved_rerun_see_only_what_the_profile_grants() -> N
         return {"override_arguments": {"target": user_input}}
 
     model = TestModel.responses([TestModel.tool_call_response([call("deploy", "d1", target="prod")]), "done"])
-    agent = create_agent(model=model, tools=[deploy], deps={"repo": "r", "token": "t"})
+    agent = create_agent(
+        model=model,
+        tools=[deploy],
+        deps={"repo": "r", "token": "t"},
+        tool_capability_grants={"deploy": ToolCapabilityGrant(host_capabilities=("repo", "token"))},
+    )
 
     async def main() -> None:
         session = agent.session()
@@ -229,7 +253,8 @@ def test_base_tool_declares_dependencies() -> None:
             return sorted(ctx.deps)
 
     model = calls("report")
-    run(create_agent(model=model, tools=[Report()], deps={"db": 1, "secret": 2}).run("go"))
+    grants = {"report": ToolCapabilityGrant(host_capabilities=("db",))}
+    run(create_agent(model=model, tools=[Report()], deps={"db": 1, "secret": 2}, tool_capability_grants=grants).run("go"))
     assert tool_returns(model.captured_messages(), "report")[0]["content"] == ["db"]
 
 
