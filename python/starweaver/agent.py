@@ -182,6 +182,9 @@ class _SessionRef:
 
     def __init__(self, handle: int) -> None:
         self.handle = handle
+        # Named dependencies inserted through session.context: Python
+        # objects, so they live here, not in the runtime's context.
+        self.named_deps: dict[str, Any] = {}
         # The run in progress, for steer and interrupt at the session level;
         # weak, so a run whose loop was dropped is still collected (and
         # cancelled by its finalizer).
@@ -491,7 +494,7 @@ class Agent:
                 request,
                 catalog.tools,
                 catalog.models,
-                merge_deps(self.deps, deps),
+                merge_deps(merge_deps(self.deps, session.named_deps or None), deps),
                 on_event,
                 hooks=catalog.hooks,
                 scope=trace,
@@ -1047,7 +1050,7 @@ class AgentSession:
         """The session's agent context: metadata, notes, per-tool capability
         grants, tool-search loaded state, tasks and context events (see
         ``starweaver.agent_context``); part of ``export_state()``."""
-        return AgentContext(self._handle)
+        return AgentContext(self._handle, self._ref.named_deps)
 
     @property
     def id(self) -> str:

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import _capi
+from .errors import StateError
 
 __all__ = (
     "CONTEXT_CAPABILITIES",
@@ -101,10 +102,11 @@ class AgentContext:
     """A session's agent context (``session.context``). Each read asks the
     runtime, so it sees changes tools made during runs."""
 
-    __slots__ = ("_session",)
+    __slots__ = ("_named", "_session")
 
-    def __init__(self, session: int) -> None:
+    def __init__(self, session: int, named: dict[str, Any] | None = None) -> None:
         self._session = session
+        self._named = named
 
     def _op(self, op: str, **fields: Any) -> dict[str, Any]:
         return _capi.session_context(self._session, {"op": op, **fields})
@@ -112,6 +114,27 @@ class AgentContext:
     def to_dict(self) -> dict[str, Any]:
         """The exportable state (what ``export_state()`` carries) and usage."""
         return self._op("get")
+
+    def insert_named_dependency(self, name: str, value: Any) -> None:
+        """Adds a named dependency to every later run of the session: runs
+        see it as a key of their ``deps=`` mapping (the run's own ``deps=``
+        wins per name), and tools request it by name in their profile.
+        Host configuration: not exported.
+
+        Raises:
+            StateError: on a context reached from a tool (``ctx.agent_context``),
+                which cannot change the run's dependencies.
+        """
+        if self._named is None:
+            raise StateError("named dependencies are inserted through session.context, not from a tool")
+        if not isinstance(name, str) or not name:
+            raise ValueError("a named dependency needs a non-empty name")
+        self._named[name] = value
+
+    @property
+    def named_dependencies(self) -> Mapping[str, Any]:
+        """The named dependencies inserted through ``session.context``."""
+        return MappingProxyType(dict(self._named or {}))
 
     @property
     def metadata(self) -> Mapping[str, Any]:

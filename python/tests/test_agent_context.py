@@ -12,6 +12,7 @@ import pytest
 from helpers import call, tool_returns
 from starweaver import (
     AgentContext,
+    StateError,
     ToolCapabilityGrant,
     ToolContext,
     ToolDependencies,
@@ -248,3 +249,24 @@ def test_agent_grants_are_session_defaults_and_reject_bad_values() -> None:
     assert seen == [{"db": 1}]
     with pytest.raises(TypeError, match="ToolCapabilityGrant"):
         create_agent(model=TestModel(), tool_capability_grants={"probe": {"host_capabilities": ["db"]}})  # type: ignore[dict-item]
+
+
+def test_named_dependencies_of_the_session_join_its_runs() -> None:
+    seen: list[Any] = []
+
+    @tool(dependencies=ToolDependencies.filtered("db", "cache"))
+    def probe(ctx: ToolContext) -> str:
+        seen.append(dict(ctx.deps))
+        return "ok"
+
+    model = TestModel.responses(
+        [TestModel.tool_call_response([call("probe", "a")]), "1", TestModel.tool_call_response([call("probe", "b")]), "2"]
+    )
+    session = create_agent(model=model, tools=[probe], deps={"db": "agent-db"}).session()
+    session.context.insert_named_dependency("cache", "session-cache")
+    assert session.context.named_dependencies == {"cache": "session-cache"}
+    run(session.run("one"))
+    run(session.run("two", deps={"cache": "run-cache"}))
+    assert seen == [{"db": "agent-db", "cache": "session-cache"}, {"db": "agent-db", "cache": "run-cache"}]
+    with pytest.raises(StateError):
+        AgentContext(0).insert_named_dependency("x", 1)
