@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Union
 
 from . import _capi
 from .errors import StateError
@@ -31,7 +31,12 @@ __all__ = (
     "CONTEXT_CAPABILITIES",
     "AgentContext",
     "ContextEvent",
+    "ContextHandle",
+    "HandoffHandle",
+    "TasksHandle",
     "ToolCapabilityGrant",
+    "ToolSearchHandle",
+    "UsageHandle",
 )
 
 CONTEXT_CAPABILITIES = (
@@ -239,3 +244,85 @@ class AgentContext:
 
     def __repr__(self) -> str:
         return f"AgentContext({self.to_dict()!r})"
+
+
+class _Handle:
+    __slots__ = ("_context",)
+
+    def __init__(self, session: int) -> None:
+        self._context = AgentContext(session)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class ToolSearchHandle(_Handle):
+    """``starweaver.context.tool_search``: the tool-search loaded state."""
+
+    __slots__ = ()
+
+    def loaded(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The loaded tools and namespaces."""
+        d = self._context.to_dict()
+        return tuple(d.get("tool_search_loaded_tools") or ()), tuple(d.get("tool_search_loaded_namespaces") or ())
+
+    def record(
+        self, tools: Iterable[str] = (), namespaces: Iterable[str] = ()
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Marks tools and namespaces loaded; returns the newly loaded ones."""
+        return self._context.record_tool_search_loaded(tools, namespaces)
+
+    def publish(self, kind: str, payload: Mapping[str, Any] | None = None) -> None:
+        self._context.publish(kind, payload)
+
+
+class TasksHandle(_Handle):
+    """``starweaver.context.tasks``: the session's task list."""
+
+    __slots__ = ()
+
+    def tasks(self) -> tuple[Mapping[str, str], ...]:
+        return self._context.tasks
+
+    def add(self, title: str) -> Mapping[str, str]:
+        return self._context.add_task(title)
+
+    def set_status(self, task_id: str, status: str) -> None:
+        self._context.set_task_status(task_id, status)
+
+
+class UsageHandle(_Handle):
+    """``starweaver.context.usage``: what the session's runs consumed."""
+
+    __slots__ = ()
+
+    def usage(self) -> Mapping[str, int]:
+        return self._context.usage
+
+
+class HandoffHandle(_Handle):
+    """``starweaver.context.handoff``: the message for whoever continues."""
+
+    __slots__ = ()
+
+    def message(self) -> str:
+        return self._context.handoff_message
+
+    def set(self, text: str) -> None:
+        self._context.set_handoff_message(text)
+
+
+ContextHandle = Union[ToolSearchHandle, TasksHandle, UsageHandle, HandoffHandle]
+
+_HANDLES: dict[str, type[_Handle]] = {
+    "starweaver.context.tool_search": ToolSearchHandle,
+    "starweaver.context.tasks": TasksHandle,
+    "starweaver.context.usage": UsageHandle,
+    "starweaver.context.handoff": HandoffHandle,
+}
+
+
+def handle_for(name: str, session: int) -> ContextHandle | None:
+    """The handle of one context capability, None for an unknown name."""
+    cls = _HANDLES.get(name)
+    return cls(session) if cls is not None else None  # type: ignore[return-value]

@@ -15,7 +15,7 @@ from .dependencies import narrow
 from .errors import UserError
 
 if TYPE_CHECKING:
-    from .agent_context import AgentContext
+    from .agent_context import AgentContext, ContextHandle
     from .artifacts import ToolArtifacts
 
 __all__ = ("ToolContext",)
@@ -180,6 +180,17 @@ class ToolContext(Generic[DepsT]):
         (``AgentContext.set_shell_environment``); None otherwise."""
         env = (self._authority or {}).get("shell_environment")
         return MappingProxyType(dict(env)) if env is not None else None
+
+    def context_handle(self, capability: str) -> ContextHandle | None:
+        """The narrow handle of a context capability the runtime authorised
+        for this call (``starweaver.context.tool_search``, ``.tasks``,
+        ``.usage``, ``.handoff``), or None: declared ones for Legacy and
+        Filtered tools, declared and granted ones for Strict tools."""
+        if self._session is None or capability not in self.context_capabilities:
+            return None
+        from .agent_context import handle_for
+
+        return handle_for(capability, self._session)
 
     @property
     def agent_context(self) -> AgentContext | None:

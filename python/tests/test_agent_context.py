@@ -13,9 +13,11 @@ from helpers import call, tool_returns
 from starweaver import (
     AgentContext,
     StateError,
+    TasksHandle,
     ToolCapabilityGrant,
     ToolContext,
     ToolDependencies,
+    ToolSearchHandle,
     create_agent,
     tool,
 )
@@ -260,7 +262,12 @@ def test_named_dependencies_of_the_session_join_its_runs() -> None:
         return "ok"
 
     model = TestModel.responses(
-        [TestModel.tool_call_response([call("probe", "a")]), "1", TestModel.tool_call_response([call("probe", "b")]), "2"]
+        [
+            TestModel.tool_call_response([call("probe", "a")]),
+            "1",
+            TestModel.tool_call_response([call("probe", "b")]),
+            "2",
+        ]
     )
     session = create_agent(model=model, tools=[probe], deps={"db": "agent-db"}).session()
     session.context.insert_named_dependency("cache", "session-cache")
@@ -270,3 +277,33 @@ def test_named_dependencies_of_the_session_join_its_runs() -> None:
     assert seen == [{"db": "agent-db", "cache": "session-cache"}, {"db": "agent-db", "cache": "run-cache"}]
     with pytest.raises(StateError):
         AgentContext(0).insert_named_dependency("x", 1)
+
+
+def test_context_handles_are_given_only_for_authorised_capabilities() -> None:
+    seen: dict[str, Any] = {}
+
+    @tool(dependencies=ToolDependencies.filtered(context_capabilities=(TASKS,)))
+    def planner(ctx: ToolContext) -> str:
+        tasks = ctx.context_handle(TASKS)
+        assert isinstance(tasks, TasksHandle)
+        task = tasks.add("review")
+        tasks.set_status(task["id"], "in_progress")
+        seen["search"] = ctx.context_handle(SEARCH)
+        return "planned"
+
+    @tool(dependencies=ToolDependencies.strict(context_capabilities=(SEARCH, TASKS)))
+    def finder(ctx: ToolContext) -> str:
+        search = ctx.context_handle(SEARCH)
+        assert isinstance(search, ToolSearchHandle)
+        search.record(["found_tool"])
+        seen["finder_tasks"] = ctx.context_handle(TASKS)
+        return "found"
+
+    grants = {"finder": ToolCapabilityGrant(context_capabilities=(SEARCH,))}
+    session = create_agent(
+        model=calls("planner", "finder"), tools=[planner, finder], tool_capability_grants=grants
+    ).session()
+    run(session.run("go"))
+    assert [(t["title"], t["status"]) for t in session.context.tasks] == [("review", "in_progress")]
+    assert session.context.tool_search_loaded_tools == ("found_tool",)
+    assert seen == {"search": None, "finder_tasks": None}
