@@ -72,6 +72,11 @@ type Context struct {
 	// profile allows it: Legacy always, Filtered when the tool asks for it,
 	// Strict when it asks and was granted it.
 	ShellEnv map[string]string
+
+	// reg and base are the registry running the call and the base context
+	// it was derived from, for Dispatch (dispatch.go).
+	reg  *Registry
+	base *Context
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,
