@@ -78,6 +78,7 @@ type catalogRequest struct {
 	Reason    string                 `json:"reason"`
 	Binding   catalog.RefreshBinding `json:"binding"`
 	NowMS     int64                  `json:"now_ms"`
+	Version   int64                  `json:"version"`
 }
 
 // catalogHostCall runs one host operation of a catalogue on a session's
@@ -128,6 +129,8 @@ func catalogHostCall(s *agent.Session, data []byte) ([]byte, error) {
 			return nil, err
 		}
 		return json.Marshal(c.InvalidateLoadedState(actx, req.Reason))
+	case "inventory_changed":
+		return json.Marshal(req.Binding.InventoryChanged(req.Version, req.NowMS))
 	case "refresh_if_due":
 		if err := needSession(); err != nil {
 			return nil, err

@@ -79,6 +79,10 @@ func TestCatalogHostOperations(t *testing.T) {
 	if got["refreshed"] != true || got["binding"].(map[string]any)["last_refresh_ms"] != float64(10) {
 		t.Fatalf("due %v", got)
 	}
+	got = hostCall(t, nil, "inventory_changed", `,"binding":{"debounce_ms":5},"version":3,"now_ms":20`)
+	if got["pending_inventory_version"] != float64(3) || got["pending_since_ms"] != float64(20) {
+		t.Fatalf("inventory_changed %v", got)
+	}
 	got = hostCall(t, s, "invalidate", `,"reason":"replaced"`)
 	if got["reason"] != "replaced" || !slices.Equal(toStrings(got["removed_loaded_namespaces"]), []string{"m_math"}) {
 		t.Fatalf("invalidate %v", got)

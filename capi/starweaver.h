@@ -394,6 +394,8 @@ int sw_session_info(sw_handle session, char **out, long long *out_len, char **er
  *       interval_elapsed); the event then carries refresh_scheduled,
  *       refresh_reason, refresh_ms and inventory_version. Keep the
  *       returned binding.
+ *   "inventory_changed"      the binding after req's "binding" saw
+ *       inventory "version" at "now_ms" (pending until its debounce).
  * Events published outside a run reach the session's next run.
  * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec" for a
  * malformed request or an unknown op, "invalid_argument" for an op that
