@@ -143,11 +143,23 @@ func (inv *inventory) search(query string, maxResults int) (tools []item, namesp
 	return tools, namespaces
 }
 
-// available reports whether the tool's own availability check passes
-// for rc (no check: available).
+// available reports whether the tool would be offered for rc, as
+// Registry.DefinitionsFor decides: its availability check, the active
+// tags and its prepare function. Checks that must ask a host outside a
+// run keep the tool (see tool.RunContext.Ctx).
 func (it item) available(rc *tool.RunContext) bool {
 	cfg := tool.ConfigOf(it.tool)
-	return cfg.Available == nil || cfg.Available(rc)
+	if cfg.Available != nil && !cfg.Available(rc) {
+		return false
+	}
+	if tool.HiddenByActiveTags(it.def.Metadata, rc.ActiveTags) {
+		return false
+	}
+	if cfg.Prepare != nil {
+		_, ok := cfg.Prepare(rc, it.def.Clone())
+		return ok
+	}
+	return true
 }
 
 // described is the tool as search results show it.

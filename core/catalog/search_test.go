@@ -127,6 +127,13 @@ func TestSearchInstructionsAndReports(t *testing.T) {
 	if !s.RefreshReport(nil).AvailabilityChecked {
 		t.Fatal("RefreshReport did not check availability")
 	}
+	hidden := tool.New("hidden", "Prepared away.", nil, echo).WithPrepareDefinition(func(*tool.RunContext, tool.Definition) (tool.Definition, bool) {
+		return tool.Definition{}, false
+	})
+	s = catalog.NewSearch(append(library(), toolset.New("ops", hidden).WithID("ops")))
+	if r := s.RefreshReport(nil); r.UnavailableTools != 1 || r.Namespaces[2].UnavailableTools != 1 {
+		t.Fatalf("a tool its prepare function hides counts as available: %+v", r)
+	}
 }
 
 func TestHostAPIsOnTheLoadedState(t *testing.T) {

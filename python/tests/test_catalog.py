@@ -284,3 +284,26 @@ def test_tool_proxy_approval_pauses_and_resumes_through_call_tool() -> None:
         assert tool_returns(model.captured_messages(), "call_tool")[0]["content"] == "deployed to prod"
 
     run(main())
+
+
+def test_catalogue_specs_are_what_the_runtime_reads() -> None:
+    from starweaver.agent import _Catalog
+
+    proxy = ToolProxyToolset(
+        [Toolset("math", tools=[add], id="math")],
+        prefix="ws",
+        max_results=2,
+        namespace_descriptions={"math": "Arithmetic"},
+    )
+    spec = _Catalog().toolset_spec(proxy)
+    assert spec["catalog"] == {
+        "kind": "tool_proxy",
+        "max_results": 2,
+        "prefix": "ws",
+        "namespace_descriptions": {"math": "Arithmetic"},
+    }
+    assert [m["id"] for m in spec["combined"]] == ["math"]
+    # Defaults are the runtime's: nothing is sent for them.
+    assert _Catalog().toolset_spec(ToolSearchToolset(library()))["catalog"] == {"kind": "tool_search"}
+    with pytest.raises(TypeError):
+        ToolSearchToolset(library(), max_results="5")  # type: ignore[arg-type]
