@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Entry is one searchable item: a tool, or a namespace (a toolset id)
@@ -65,6 +66,7 @@ type Index struct {
 	byToken  map[string]int32
 	postings [][]posting
 	idf      []float64
+	pool     sync.Pool
 }
 
 // New indexes entries. The entries are kept (not copied deeply); they
@@ -149,12 +151,11 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	if len(terms) == 0 {
 		return nil
 	}
-	n := len(ix.entries)
-	score := make([]float64, n)
-	matched := make([]uint16, n)
-	// best holds, for the current term, each (entry, field)'s best match.
-	best := make([]float64, n*numFields)
-	touched := make([]int32, 0, 64)
+	sc := ix.scratch(len(ix.entries))
+	defer ix.pool.Put(sc)
+	score, matched, best := sc.score, sc.matched, sc.best
+	touched := sc.touched[:0]
+	defer func() { sc.touched = touched[:0] }()
 	for _, term := range terms {
 		touched = touched[:0]
 		// A partial match never says more than a whole-word match of the
@@ -236,7 +237,28 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	if limit <= 0 {
 		sort.Slice(hits, func(a, b int) bool { return less(hits[a], hits[b]) })
 	}
+	clear(score)
+	clear(matched)
 	return hits
+}
+
+// scratch is the per-query working memory, pooled: a query over a large
+// catalogue would otherwise allocate tens of kilobytes. best is left
+// zeroed by every query (each term clears what it touched); score and
+// matched are cleared at its end.
+type scratch struct {
+	score   []float64
+	matched []uint16
+	// best holds, for the current term, each (entry, field)'s best match.
+	best    []float64
+	touched []int32
+}
+
+func (ix *Index) scratch(n int) *scratch {
+	if sc, ok := ix.pool.Get().(*scratch); ok {
+		return sc
+	}
+	return &scratch{score: make([]float64, n), matched: make([]uint16, n), best: make([]float64, n*numFields), touched: make([]int32, 0, 64)}
 }
 
 func less(a, b Hit) bool {

@@ -1,6 +1,7 @@
 package toolsearch_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -114,4 +115,73 @@ func names(h []toolsearch.Hit) []string {
 		out[i] = x.Name
 	}
 	return out
+}
+
+// referenceTop is the first result of the reference implementation's
+// ranking (tool_proxy score_entry): per whitespace term, substring matches add name +3,
+// description +2, namespace +2, parameters +1; ties go to the name.
+func referenceTop(entries []toolsearch.Entry, query string) string {
+	best, bestName := 0, ""
+	for _, e := range entries {
+		params, _ := json.Marshal(e.Parameters)
+		score := 0
+		for _, term := range strings.Fields(strings.ToLower(query)) {
+			if strings.Contains(strings.ToLower(e.Name), term) {
+				score += 3
+			}
+			if strings.Contains(strings.ToLower(e.Description), term) {
+				score += 2
+			}
+			if strings.Contains(strings.ToLower(e.Namespace), term) {
+				score += 2
+			}
+			if strings.Contains(strings.ToLower(string(params)), term) {
+				score++
+			}
+		}
+		if score > best || score == best && score > 0 && e.Name < bestName {
+			best, bestName = score, e.Name
+		}
+	}
+	return bestName
+}
+
+// TestRankingFixesTheReferenceScore pins queries the reference's
+// substring score answers wrongly: a prefix ("listen" for "list") tying
+// with whole words, and a plural missing its singular.
+func TestRankingFixesTheReferenceScore(t *testing.T) {
+	entries := corpus(1)
+	ix := toolsearch.New(entries)
+	for query, want := range map[string]string{
+		"list":          "calendar_list_attendee", // whole words first, then by name
+		"issue refunds": "stripe_create_refund",
+	} {
+		if ref := referenceTop(entries, query); ref == want {
+			t.Errorf("%q: the reference already answers %q; pick a query it gets wrong", query, ref)
+		}
+		if got := ix.Search(query, 1); len(got) == 0 || got[0].Name != want {
+			t.Errorf("%q: top %v, want %q", query, names(got), want)
+		}
+	}
+}
+
+func TestConcurrentSearchesAgree(t *testing.T) {
+	ix := toolsearch.New(corpus(1))
+	want := names(ix.Search("create pull request", 5))
+	done := make(chan []string)
+	for range 8 {
+		go func() {
+			var got []string
+			for range 50 {
+				got = names(ix.Search("create pull request", 5))
+				ix.Search("list s3 buckets", 3)
+			}
+			done <- got
+		}()
+	}
+	for range 8 {
+		if got := <-done; !slices.Equal(got, want) {
+			t.Fatalf("concurrent search %v, want %v", got, want)
+		}
+	}
 }
