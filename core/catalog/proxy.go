@@ -116,6 +116,10 @@ func (p *Proxy) Tools(*tool.RunContext) ([]tool.Tool, error) {
 	return out, nil
 }
 
+// proxyDeps are both surface tools' requirements: the tool-search handle
+// and nothing of the app's named dependencies. call_tool needs no more
+// (the reference gave it Legacy, the whole context): a dispatched call
+// derives its own context from the run's, with its own profile.
 var proxyDeps = tool.Dependencies{Profile: tool.ProfileFiltered, ContextCapabilities: []string{agentctx.CapabilityToolSearch}}
 
 func (p *Proxy) searchTool() tool.Tool {

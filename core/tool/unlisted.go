@@ -61,16 +61,6 @@ func IsUnlisted(t Tool) bool {
 // UnlistedNames returns the names of the unlisted tools, sorted.
 func (r *Registry) UnlistedNames() []string { return r.unlistedNames() }
 
-// UnlistedDefinition returns the normalised definition of the unlisted
-// tool name, for the tool that describes it to the model itself.
-func (r *Registry) UnlistedDefinition(name string) (Definition, bool) {
-	e, ok := r.unlisted[name]
-	if !ok {
-		return Definition{}, false
-	}
-	return e.def.Clone(), true
-}
-
 func (r *Registry) unlistedNames() []string {
 	names := make([]string, 0, len(r.unlisted))
 	for n := range r.unlisted {
