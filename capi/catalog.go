@@ -26,6 +26,8 @@ type catalogHost interface {
 	toolset.Toolset
 	InitializationReport() catalog.Report
 	RefreshReport(rc *tool.RunContext) catalog.Report
+	PublishInitializationReport(actx *agentctx.Context) catalog.Report
+	PublishRefreshReport(actx *agentctx.Context) catalog.Report
 	PreloadNamespace(actx *agentctx.Context, namespace string) (catalog.LoadResult, error)
 	RefreshLoadedState(actx *agentctx.Context) catalog.RefreshResult
 	InvalidateLoadedState(actx *agentctx.Context, reason string) catalog.RefreshResult
@@ -110,6 +112,14 @@ func catalogHostCall(s *agent.Session, data []byte) ([]byte, error) {
 		return json.Marshal(c.InitializationReport())
 	case "refresh_report":
 		return json.Marshal(c.RefreshReport(&tool.RunContext{Agent: actx}))
+	case "publish_initialization_report", "publish_refresh_report":
+		if err := needSession(); err != nil {
+			return nil, err
+		}
+		if req.Op == "publish_initialization_report" {
+			return json.Marshal(c.PublishInitializationReport(actx))
+		}
+		return json.Marshal(c.PublishRefreshReport(actx))
 	case "preload_namespace":
 		if err := needSession(); err != nil {
 			return nil, err

@@ -83,6 +83,9 @@ func TestCatalogHostOperations(t *testing.T) {
 	if got["pending_inventory_version"] != float64(3) || got["pending_since_ms"] != float64(20) {
 		t.Fatalf("inventory_changed %v", got)
 	}
+	if got = hostCall(t, s, "publish_refresh_report", ""); got["availability_checked"] != true {
+		t.Fatalf("publish_refresh_report %v", got)
+	}
 	got = hostCall(t, s, "invalidate", `,"reason":"replaced"`)
 	if got["reason"] != "replaced" || !slices.Equal(toStrings(got["removed_loaded_namespaces"]), []string{"m_math"}) {
 		t.Fatalf("invalidate %v", got)
@@ -91,7 +94,7 @@ func TestCatalogHostOperations(t *testing.T) {
 	for _, ev := range s.Context().TakeEvents() {
 		kinds = append(kinds, ev.Kind)
 	}
-	want := []string{"tool_search_loaded", "tool_search_refreshed", "tool_search_refreshed", "tool_search_invalidated"}
+	want := []string{"tool_search_loaded", "tool_search_refreshed", "tool_search_refreshed", "tool_search_refreshed", "tool_search_invalidated"}
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("events %v, want %v", kinds, want)
 	}

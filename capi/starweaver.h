@@ -375,6 +375,10 @@ int sw_session_info(sw_handle session, char **out, long long *out_len, char **er
  *       "available_tools", "unavailable_tools", "availability_checked",
  *       "max_results"}, availability unchecked.
  *   "refresh_report"         the same, availability checked.
+ *   "publish_initialization_report", "publish_refresh_report"
+ *                            the same reports, also published on the
+ *       session as tool_search_initialized or tool_search_refreshed (the
+ *       latter with the loaded state as retained, nothing removed).
  *   "preload_namespace"      {"loaded_tools", "loaded_namespaces"} after
  *       loading req's "namespace" and its tools (event tool_search_loaded).
  *   "refresh"                {"report", "removed_loaded_tools",

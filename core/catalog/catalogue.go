@@ -168,9 +168,11 @@ func (c *catalogue) PreloadNamespace(actx *agentctx.Context, namespace string) (
 }
 
 // RefreshLoadedState re-reads the inventory and prunes the loaded state
-// of actx: tools the catalogue no longer has or whose availability check
-// now fails, namespaces it no longer has or that have no tools. It
-// publishes tool_search_refreshed.
+// of actx: tools the catalogue no longer has or that are now unavailable
+// (see RefreshReport), namespaces it no longer has or that have no tools.
+// As in the reference, a loaded name the catalogue does not have is
+// stale whoever loaded it; InvalidateLoadedState, by contrast, forgets only
+// the catalogue's own. It publishes tool_search_refreshed.
 func (c *catalogue) RefreshLoadedState(actx *agentctx.Context) RefreshResult {
 	return c.refresh(actx, nil)
 }

@@ -199,8 +199,23 @@ class _Catalogue(CombinedToolset):
         return result
 
     def refresh_report(self, session: AgentSession | None = None) -> dict[str, Any]:
-        """``initialization_report`` with each tool's availability checked."""
+        """``initialization_report`` with each tool's availability checked.
+        Checks that call back into Python (a tool's ``available`` or
+        ``prepare``) run only during a run; outside one such tools count as
+        available."""
         result: dict[str, Any] = self._host("refresh_report", session)
+        return result
+
+    def publish_initialization_report(self, session: AgentSession) -> dict[str, Any]:
+        """``initialization_report``, also published on ``session`` as a
+        ``tool_search_initialized`` event (delivered at its next run)."""
+        result: dict[str, Any] = self._host("publish_initialization_report", session)
+        return result
+
+    def publish_refresh_report(self, session: AgentSession) -> dict[str, Any]:
+        """``refresh_report``, also published on ``session`` as a
+        ``tool_search_refreshed`` event, without changing its loaded state."""
+        result: dict[str, Any] = self._host("publish_refresh_report", session)
         return result
 
     def preload_namespace(self, session: AgentSession, namespace: str) -> dict[str, Any]:

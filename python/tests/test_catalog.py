@@ -189,6 +189,18 @@ def test_tool_search_persists_loaded_state_and_sideband_events() -> None:
         assert binding.inventory_version == 2 and binding.last_refresh_ms == 70
         gone = search.invalidate_loaded_state(restored, "catalogue replaced")
         assert gone["reason"] == "catalogue replaced" and gone["retained_loaded_tools"] == []
+        assert search.publish_initialization_report(restored)["total_tools"] == 3
+        assert search.publish_refresh_report(restored)["availability_checked"] is True
+
+        # Events published by the host APIs reach the session's next run.
+        events: list[dict[str, Any]] = []
+        model_again = TestModel.responses(["ok"])
+        later = create_agent(model=model_again, toolsets=[search])
+        later_session = later.session()
+        search.preload_namespace(later_session, "math")
+        await later_session.run("go", on_event=events.append)
+        assert "tool_search_loaded" in custom_kinds(events)
+        assert names(model_again, 0) == ["add", "multiply", "tool_search"]
 
     run(main())
 
