@@ -232,26 +232,41 @@ func innerArguments(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// innerApproval passes a decision on call_tool to the tool it calls. An
-// override written for call_tool ({"name", "arguments"} naming the same
-// tool) becomes an override of the tool's arguments; any other override
-// is taken as the tool's arguments already.
+// innerApproval passes a decision on call_tool to the tool it calls,
+// with call_tool's arguments unwrapped: the model's (Arguments) and a
+// person's override (the agent has already made the override call_tool's
+// arguments, so it has call_tool's shape, {"name", "arguments"}). An
+// override naming another tool is dropped: the call runs with what
+// call_tool received.
 func innerApproval(a *tool.Approval, name string) *tool.Approval {
 	if a == nil {
 		return nil
 	}
 	out := *a
-	out.Arguments = nil
-	if len(a.OverrideArguments) > 0 {
-		var wrapped struct {
-			Name      *string         `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if json.Unmarshal(a.OverrideArguments, &wrapped) == nil && wrapped.Name != nil && *wrapped.Name == name {
-			out.OverrideArguments = innerArguments(wrapped.Arguments)
-		}
+	out.Arguments, out.OverrideArguments = nil, nil
+	if args, ok := unwrapCall(a.Arguments, name); ok {
+		out.Arguments = args
+	}
+	if args, ok := unwrapCall(a.OverrideArguments, name); ok {
+		out.OverrideArguments = args
 	}
 	return &out
+}
+
+// unwrapCall returns the tool arguments of call_tool arguments naming
+// name.
+func unwrapCall(raw json.RawMessage, name string) (json.RawMessage, bool) {
+	if len(raw) == 0 {
+		return nil, false
+	}
+	var wrapped struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(raw, &wrapped) != nil || wrapped.Name == nil || strings.TrimSpace(*wrapped.Name) != name {
+		return nil, false
+	}
+	return innerArguments(wrapped.Arguments), true
 }
 
 // resultOf is the tool's successful return as call_tool's result; its

@@ -155,6 +155,23 @@ func TestProxyApprovalPausesAndTheApprovedCallToolRunsTheTool(t *testing.T) {
 	if got := rec.returns[0]; got.IsError || got.Content != `deployed {"env":"prod"}` {
 		t.Fatalf("approved call_tool returned %#v", got.Content)
 	}
+
+	// A person's override of call_tool's arguments reaches the tool.
+	m2 := model.NewTestModel(
+		model.CallsResponse(call("1", "call_tool", `{"name":"deploy","arguments":{"env":"prod"}}`)),
+		model.Response(model.TextPart("done")),
+	)
+	s = agent.NewBuilder(m2).Toolset(newProxy(t, []toolset.Toolset{ops}, "")).MustBuild().NewSession()
+	mustRun(t, s, "deploy")
+	override := agent.ApprovalDecision{ID: s.Pending()[0].ID, Approved: true,
+		OverrideArguments: json.RawMessage(`{"name":"deploy","arguments":{"env":"staging"}}`)}
+	rec = recorder{}
+	if _, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{override}}, rec.handler()); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.returns[0].Content; got != `deployed {"env":"staging"}` {
+		t.Fatalf("overridden call_tool returned %#v", got)
+	}
 }
 
 func TestProxiedCallsKeepTheirTimeoutAndDefaults(t *testing.T) {
