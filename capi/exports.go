@@ -232,6 +232,20 @@ func swgo_session_context(h C.longlong, req *C.char, reqLen C.longlong, out **C.
 	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return sessionContext(s, body) })
 }
 
+//export swgo_catalog_host
+func swgo_catalog_host(h C.longlong, req *C.char, reqLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	if h == 0 {
+		b, err := catalogHostCall(nil, goBytes(req, reqLen))
+		if err != nil {
+			return setErr(errOut, err)
+		}
+		setOut(out, outLen, b)
+		return 0
+	}
+	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return catalogHostCall(s, goBytes(req, reqLen)) })
+}
+
 //export swgo_session_export
 func swgo_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

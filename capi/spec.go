@@ -71,6 +71,9 @@ type toolsetSpec struct {
 	Combined []toolsetSpec `json:"combined"`
 	// Layers are combinators wrapped around the toolset, in order.
 	Layers []layerSpec `json:"layers"`
+	// Catalog, when set, makes this toolset a tool search or tool proxy
+	// over its Combined members (see catalog.go).
+	Catalog *catalogSpec `json:"catalog"`
 	// InstructionsCallback, when not 0, is the host callback giving
 	// per-context instructions (see hostinstructions.go).
 	InstructionsCallback int64 `json:"instructions_callback"`
@@ -304,6 +307,9 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 	if s.Bundle != "" {
 		return bundle(s.Bundle)
+	}
+	if s.Catalog != nil {
+		return catalogToolset(s)
 	}
 	if len(s.Combined) > 0 {
 		return combinedToolset(s)

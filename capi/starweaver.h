@@ -168,6 +168,27 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       one pure or read-only tool run in parallel in a batch.
  *   "default_effect": class   the class of tools that declare none.
  *   An unknown class is "invalid_spec".
+ * Tool catalogues (a toolset spec whose "catalog" is set; its "combined"
+ * toolset specs are the members, with their ids as namespaces):
+ *   "catalog": {"kind": "tool_search", "max_results"?: n}
+ *       the model first sees only tool_search{query}; every member tool is
+ *       registered but listed only once a search loaded it (its name or
+ *       its namespace is in the session's tool-search loaded state, which
+ *       sw_session_export keeps).
+ *   "catalog": {"kind": "tool_proxy", "max_results"?: n, "prefix"?: p,
+ *               "namespace_descriptions"?: {id: text}}
+ *       the model sees search_tools{query} and call_tool{name, arguments}
+ *       ({p}_search_tool and {p}_call_tool with a prefix); member tools are
+ *       never listed and a direct call of one is not_found; call_tool runs
+ *       them through the registry (validation, hooks, timeouts, approval).
+ *   max_results defaults to 5. An unknown kind, a negative max_results, a
+ *   prefix that is not a name (an ASCII letter, then letters, digits and
+ *   underscores, once spaces and outer underscores are trimmed) or a
+ *   tool_search with a prefix or namespace_descriptions is "invalid_spec".
+ *   The catalogues publish custom events tool_search_initialized,
+ *   tool_search_loaded, tool_search_no_match, tool_search_failed (and,
+ *   through sw_catalog_host, tool_search_refreshed and
+ *   tool_search_invalidated).
  * Durable sessions:
  *   "session_store": handle   a store (sw_store_open) that keeps the
  *       agent's sessions by id: every run's end saves the session with a
@@ -386,6 +407,48 @@ int sw_session_info(sw_handle session, char **out, long long *out_len, char **er
  * Returns: 0, or -1 with *err (type "invalid_spec" for an unknown op or a
  * malformed request, "invalid_argument" for an unknown task, "bad_handle"). */
 int sw_session_context(sw_handle session, const char *req, long long req_len, char **out, long long *out_len, char **err);
+
+/* sw_catalog_host runs one host operation of a tool catalogue on a
+ * session's agent context. req is JSON {"toolset": toolset spec with a
+ * "catalog" (see sw_agent_new), "op": op, ...}; session may be 0 for the
+ * reports. Ops and what they write:
+ *   "initialization_report"  the report {"toolset_name", "search_tool_name",
+ *       "total_tools", "total_namespaces", "loose_tools", "namespaces":
+ *       [{"namespace", "status": "connected" | "empty" | "unavailable",
+ *       "tools", "total_tools", "available_tools", "unavailable_tools"}],
+ *       "available_tools", "unavailable_tools", "availability_checked",
+ *       "max_results"}, availability unchecked.
+ *   "refresh_report"         the same, availability checked.
+ *   "publish_initialization_report", "publish_refresh_report"
+ *                            the same reports, also published on the
+ *       session as tool_search_initialized or tool_search_refreshed (the
+ *       latter with the loaded state as retained, nothing removed).
+ *   "preload_namespace"      {"loaded_tools", "loaded_namespaces"} after
+ *       loading req's "namespace" and its tools (event tool_search_loaded).
+ *   "refresh"                {"report", "removed_loaded_tools",
+ *       "removed_loaded_namespaces", "retained_loaded_tools",
+ *       "retained_loaded_namespaces"} after pruning loaded tools and
+ *       namespaces the catalogue no longer has or that are unavailable
+ *       (event tool_search_refreshed).
+ *   "invalidate"             the same with "reason" (req's) and no report,
+ *       after forgetting the catalogue's loaded state (event
+ *       tool_search_invalidated).
+ *   "refresh_if_due"         {"refreshed": bool, "result": as "refresh" or
+ *       null, "binding": binding} for req's "binding" {"interval_ms",
+ *       "debounce_ms", "last_refresh_ms", "inventory_version",
+ *       "pending_inventory_version", "pending_since_ms"} at req's "now_ms":
+ *       a pending version is due after debounce_ms (reason
+ *       inventory_changed), otherwise a refresh after interval_ms (reason
+ *       interval_elapsed); the event then carries refresh_scheduled,
+ *       refresh_reason, refresh_ms and inventory_version. Keep the
+ *       returned binding.
+ *   "inventory_changed"      the binding after req's "binding" saw
+ *       inventory "version" at "now_ms" (pending until its debounce).
+ * Events published outside a run reach the session's next run.
+ * Returns: 0, or -1 with *err (type "bad_handle", "invalid_spec" for a
+ * malformed request or an unknown op, "invalid_argument" for an op that
+ * needs a session or an unknown namespace). */
+int sw_catalog_host(sw_handle session, const char *req, long long req_len, char **out, long long *out_len, char **err);
 
 /* sw_session_export writes the session's durable state (history and any
  * waiting run) as JSON {"version": 1, "state": {...}, "digest": d}. With

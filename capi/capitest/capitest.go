@@ -388,3 +388,19 @@ func ArtifactPurgeExpired(store int64, spec []byte, o Opts) Status {
 		return C.sw_artifact_purge_expired(h, p, n, out, outLen, err)
 	}, store, spec, o)
 }
+
+// CatalogHost calls sw_catalog_host on session (0 for none) with req.
+func CatalogHost(session int64, req []byte, o Opts) Status {
+	p, n := cbytes(req)
+	defer C.free(unsafe.Pointer(p))
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(C.sw_catalog_host(C.sw_handle(session), p, n, op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}

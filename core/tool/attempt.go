@@ -65,6 +65,11 @@ func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call
 		wg.Done()
 		return
 	}
+	c.launch(call, dst, wg)
+}
+
+// launch starts the first attempt of a prepared call.
+func (c *callRun) launch(call Call, dst *Return, wg *sync.WaitGroup) {
 	c.dst, c.wg = dst, wg
 	if c.r.journals(c.e) {
 		c.journaled(call.Arguments)
@@ -77,11 +82,16 @@ func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call
 // arguments that passed hooks, validators and the schema. A panicking
 // before-hook or validator ends the call like a panicking tool does,
 // instead of the process.
-func (r *Registry) prepareRun(c *callRun, ctx context.Context, base *Context, call Call) (err error) {
+func (r *Registry) prepareRun(c *callRun, ctx context.Context, base *Context, call Call) error {
 	e, ok := r.entries[call.Name]
 	if !ok {
 		return r.missing(call.Name)
 	}
+	return r.prepareEntry(c, e, ctx, base, call)
+}
+
+// prepareEntry is prepareRun of the registered entry e, listed or not.
+func (r *Registry) prepareEntry(c *callRun, e *entry, ctx context.Context, base *Context, call Call) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = panicError(panickedHook, p)

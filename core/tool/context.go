@@ -84,6 +84,11 @@ type Context struct {
 	// ContextCapabilities are the context capabilities the call was
 	// authorised (those Handles holds).
 	ContextCapabilities []string
+
+	// reg and base are the registry running the call and the base context
+	// it was derived from, for Dispatch (dispatch.go).
+	reg  *Registry
+	base *Context
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,

@@ -20,4 +20,8 @@
 // unexpected failures are re-run; with a Journal (Registry.SetJournal) the
 // calls of tools that may change the world are recorded in an effect
 // journal (package effect), and replayed rather than repeated.
+//
+// A tool registered through Unlisted is executed like any other but never
+// listed and never found by a model's call: only another tool of the run
+// reaches it, with Context.Dispatch (a tool proxy's call_tool, say).
 package tool

@@ -137,6 +137,7 @@ func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) 
 	tc.ToolName = call.Name
 	tc.CallIndex = call.Index
 	tc.MaxRetries = r.maxRetriesOf(e)
+	tc.reg, tc.base = r, base
 	agent := tc.Agent
 	tc.Profile = e.deps.Profile
 	tc.ShellEnv, tc.HostCapabilities, tc.ContextCapabilities, tc.Handles = nil, nil, nil, agentctx.Handles{}

@@ -58,6 +58,10 @@ type Registry struct {
 	// journal, when set, journals the calls that may change the world
 	// (journal.go).
 	journal *Journal
+	// unlisted holds the tools registered unlisted (unlisted.go): kept
+	// apart from entries, so that no listing or lookup of a model's call
+	// ever sees them.
+	unlisted map[string]*entry
 }
 
 // NewRegistry returns a registry holding tools.
@@ -92,7 +96,7 @@ func (r *Registry) AddEntry(e Entry) error {
 	if strings.TrimSpace(def.Name) == "" {
 		return errors.New("tool: tool name must not be empty")
 	}
-	if _, dup := r.entries[def.Name]; dup {
+	if r.taken(def.Name) {
 		return fmt.Errorf("%w %q", ErrDuplicateTool, def.Name)
 	}
 	params, schema, err := r.cache.compile(def.Parameters)
@@ -104,10 +108,15 @@ func (r *Registry) AddEntry(e Entry) error {
 	if err := CheckEffect(cfg.Effect); err != nil {
 		return fmt.Errorf("tool %q: %w", def.Name, err)
 	}
+	ent := &entry{Entry: e, def: def, cfg: cfg, schema: schema, deps: ParseDependencies(def.Metadata)}
+	if IsUnlisted(e.Tool) {
+		r.addUnlisted(ent)
+		return nil
+	}
 	if r.entries == nil {
 		r.entries = map[string]*entry{}
 	}
-	r.entries[def.Name] = &entry{Entry: e, def: def, cfg: cfg, schema: schema, deps: ParseDependencies(def.Metadata)}
+	r.entries[def.Name] = ent
 	i, _ := slices.BinarySearch(r.names, def.Name)
 	r.names = slices.Insert(r.names, i, def.Name)
 	return nil
@@ -133,6 +142,11 @@ func (r *Registry) Merge(other *Registry) error {
 	}
 	for _, n := range other.names {
 		if err := r.AddEntry(other.entries[n].Entry); err != nil {
+			return err
+		}
+	}
+	for _, n := range other.unlistedNames() {
+		if err := r.AddEntry(other.unlisted[n].Entry); err != nil {
 			return err
 		}
 	}
@@ -292,16 +306,19 @@ func (r *Registry) Clone() *Registry {
 		maxOutput:  r.maxOutput,
 		refused:    r.cloneRefused(),
 		journal:    r.journal,
+		unlisted:   maps.Clone(r.unlisted),
 	}
 }
 
 // Select returns a registry with only the named tools (unknown names are
-// ignored), keeping defaults and global hooks.
+// ignored), keeping defaults, global hooks and every unlisted tool (they
+// are selected by the tool that dispatches to them, not by name).
 func (r *Registry) Select(names []string) *Registry {
 	// The hooks slice is clipped so that hooks added to either registry
 	// later never overwrite the other's.
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
-		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal}
+		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal,
+		unlisted: maps.Clone(r.unlisted)}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

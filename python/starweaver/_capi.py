@@ -51,6 +51,7 @@ __all__ = [
     "artifact_purge_expired",
     "artifact_put",
     "artifact_store_new",
+    "catalog_host",
     "check_process",
     "error_from",
     "error_kinds",
@@ -624,3 +625,20 @@ def shutdown() -> None:
     nothing in a forked child."""
     if not _forked:
         _lib.sw_shutdown()
+
+
+def catalog_host(session: int, request: dict[str, Any]) -> Any:
+    """Run one host operation of a tool catalogue (``sw_catalog_host``);
+    ``session`` is 0 for the operations that need none.
+
+    Raises:
+        ValueError: a malformed request, an unknown operation or namespace,
+            or an operation that needs a session.
+        StateError: a bad session handle.
+    """
+    check_process()
+    data = json.dumps(request).encode()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if _lib.sw_catalog_host(session, data, len(data), out, out_len, err) != 0:
+        _raise(err)
+    return json.loads(_take(out, out_len))

@@ -1,0 +1,192 @@
+package catalog_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/catalog"
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/toolset"
+)
+
+func newProxy(t *testing.T, members []toolset.Toolset, prefix string, opts ...catalog.Option) *catalog.Proxy {
+	t.Helper()
+	p, err := catalog.NewProxy(members, prefix, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestProxySearchesAndCallsThroughTheRegistry(t *testing.T) {
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "search_tools", `{"query":"add integers"}`)),
+		model.CallsResponse(call("2", "call_tool", `{"name":"add","arguments":{"a":1,"b":2}}`)),
+		model.CallsResponse(call("3", "call_tool", `{"name":"add","arguments":{"a":"x"}}`)),
+		model.CallsResponse(call("4", "add", `{"a":1,"b":2}`), call("5", "call_tool", `{"name":"nope"}`), call("6", "call_tool", `{"name":" "}`)),
+		model.Response(model.TextPart("done")),
+	)
+	a := agent.NewBuilder(m).Toolset(newProxy(t, library(), "")).MustBuild()
+	s := a.NewSession()
+	var rec recorder
+	mustRun(t, s, "x", rec.handler())
+	for i, names := range toolNames(m) {
+		if !slices.Equal(names, []string{"call_tool", "search_tools"}) {
+			t.Fatalf("request %d listed %v", i, names)
+		}
+	}
+	results := rec.returns[0].Content.(string)
+	if !strings.HasPrefix(results, `<search-results query="add integers" count="`) ||
+		!strings.Contains(results, `<tool name="add" toolset="math" namespace="math">`) ||
+		!strings.Contains(results, `<parameters>{"properties":`) {
+		t.Fatalf("search results:\n%s", results)
+	}
+	if got := rec.returns[1]; got.IsError || got.Content != float64(3) && got.Content != 3 {
+		t.Fatalf("call_tool(add) = %#v", got.Content)
+	}
+	invalid := rec.returns[2].Content.(string)
+	if !strings.HasPrefix(invalid, "<tool-call-error tool=\"add\">\n<message>") || !strings.Contains(invalid, "<parameters>") {
+		t.Fatalf("invalid arguments:\n%s", invalid)
+	}
+	if k := rec.returns[3].ErrorKind(); k != tool.ErrorKindNotFound {
+		t.Fatalf("direct call of a hidden tool: %v %v", k, rec.returns[3].Content)
+	}
+	if got := rec.returns[4].Content; got != `<error>Tool "nope" not found. Use search_tools to discover available tools.</error>` {
+		t.Fatalf("unknown name: %v", got)
+	}
+	if got := rec.returns[5].Content; got != `<error>Parameter 'name' is required.</error>` {
+		t.Fatalf("blank name: %v", got)
+	}
+	if tools, _ := s.Context().ToolSearchLoaded(); !slices.Contains(tools, "add") {
+		t.Fatalf("loaded %v", tools)
+	}
+}
+
+func TestProxyPrefixUsesAFixedSurface(t *testing.T) {
+	p := newProxy(t, library(), " _workspace_ ")
+	if p.SearchToolName() != "workspace_search_tool" || p.CallToolName() != "workspace_call_tool" {
+		t.Fatalf("names %s %s", p.SearchToolName(), p.CallToolName())
+	}
+	if ins := p.Instructions(nil); ins[0].Group != "workspace-tool-proxy" {
+		t.Fatalf("group %q", ins[0].Group)
+	}
+	for _, bad := range []string{"1ws", "work space", "wörk"} {
+		if _, err := catalog.NewProxy(library(), bad); !errors.Is(err, catalog.ErrPrefix) {
+			t.Errorf("prefix %q: %v", bad, err)
+		}
+	}
+	if p := newProxy(t, library(), "__"); p.SearchToolName() != "search_tools" {
+		t.Fatalf("empty prefix gave %s", p.SearchToolName())
+	}
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "workspace_search_tool", `{"query":"weather"}`)),
+		model.CallsResponse(call("2", "workspace_call_tool", `{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}`)),
+		model.Response(model.TextPart("done")),
+	)
+	a := agent.NewBuilder(m).Toolset(p).MustBuild()
+	var rec recorder
+	s := a.NewSession()
+	mustRun(t, s, "x", rec.handler())
+	if got := toolNames(m)[1]; !slices.Equal(got, []string{"workspace_call_tool", "workspace_search_tool"}) {
+		t.Fatalf("listed %v", got)
+	}
+	if !strings.Contains(rec.returns[0].Content.(string), `<tool name="weather" toolset="misc">`) {
+		t.Fatalf("loose tool result %v", rec.returns[0].Content)
+	}
+	if got, _ := json.Marshal(rec.returns[1].Content); string(got) != `{"city":"Oslo"}` {
+		t.Fatalf("arguments given as a JSON string: %s", got)
+	}
+	if tools, _ := s.Context().ToolSearchLoaded(); !slices.Equal(tools, []string{"weather"}) {
+		t.Fatalf("loaded %v", tools)
+	}
+}
+
+func TestProxyNamespaceDescriptionsAreSearched(t *testing.T) {
+	p := newProxy(t, library(), "", catalog.WithNamespaceDescriptions(map[string]string{"math": "Arithmetic calculator"}))
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "search_tools", `{"query":"calculator"}`)),
+		model.Response(model.TextPart("done")),
+	)
+	var rec recorder
+	mustRun(t, agent.NewBuilder(m).Toolset(p).MustBuild().NewSession(), "x", rec.handler())
+	got := rec.returns[0].Content.(string)
+	if !strings.Contains(got, `count="2"`) || !strings.Contains(got, `name="add"`) || !strings.Contains(got, `name="multiply"`) {
+		t.Fatalf("results:\n%s", got)
+	}
+	if !strings.Contains(p.Instructions(nil)[0].Content, "- math: Arithmetic calculator (2 tools)") {
+		t.Fatalf("instructions %q", p.Instructions(nil)[0].Content)
+	}
+}
+
+func TestProxyApprovalPausesAndTheApprovedCallToolRunsTheTool(t *testing.T) {
+	var ran atomic.Int32
+	deploy := tool.New("deploy", "Deploy the service.", object("env"), func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
+		ran.Add(1)
+		return tool.Text("deployed " + string(args)), nil
+	})
+	ops := toolset.ApprovalRequired(toolset.New("ops", deploy).WithID("ops"), "deploy")
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "call_tool", `{"name":"deploy","arguments":{"env":"prod"}}`)),
+		model.Response(model.TextPart("done")),
+	)
+	a := agent.NewBuilder(m).Toolset(newProxy(t, []toolset.Toolset{ops}, "")).MustBuild()
+	s := a.NewSession()
+	res := mustRun(t, s, "deploy")
+	if res.Status != agent.StatusWaiting || ran.Load() != 0 {
+		t.Fatalf("status %s, ran %d", res.Status, ran.Load())
+	}
+	pending := s.Pending()
+	if len(pending) != 1 || pending[0].ToolName != "call_tool" || pending[0].Metadata["proxied_tool"] != "deploy" {
+		t.Fatalf("pending %+v", pending)
+	}
+	var rec recorder
+	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: pending[0].ID, Approved: true}}}, rec.handler())
+	if err != nil || res.Output != "done" || ran.Load() != 1 {
+		t.Fatalf("resume: %v %v ran %d", res, err, ran.Load())
+	}
+	if got := rec.returns[0]; got.IsError || got.Content != `deployed {"env":"prod"}` {
+		t.Fatalf("approved call_tool returned %#v", got.Content)
+	}
+
+	// A person's override of call_tool's arguments reaches the tool.
+	m2 := model.NewTestModel(
+		model.CallsResponse(call("1", "call_tool", `{"name":"deploy","arguments":{"env":"prod"}}`)),
+		model.Response(model.TextPart("done")),
+	)
+	s = agent.NewBuilder(m2).Toolset(newProxy(t, []toolset.Toolset{ops}, "")).MustBuild().NewSession()
+	mustRun(t, s, "deploy")
+	override := agent.ApprovalDecision{ID: s.Pending()[0].ID, Approved: true,
+		OverrideArguments: json.RawMessage(`{"name":"deploy","arguments":{"env":"staging"}}`)}
+	rec = recorder{}
+	if _, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{override}}, rec.handler()); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.returns[0].Content; got != `deployed {"env":"staging"}` {
+		t.Fatalf("overridden call_tool returned %#v", got)
+	}
+}
+
+func TestProxiedCallsKeepTheirTimeoutAndDefaults(t *testing.T) {
+	slow := tool.New("slow", "Never answers.", nil, func(ctx context.Context, _ *tool.Context, _ json.RawMessage) (tool.Result, error) {
+		<-ctx.Done()
+		return tool.Result{}, ctx.Err()
+	})
+	members := []toolset.Toolset{toolset.New("slow", slow).WithID("slow").WithTimeout(20 * time.Millisecond).WithMaxRetries(0)}
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "call_tool", `{"name":"slow"}`)),
+		model.Response(model.TextPart("done")),
+	)
+	var rec recorder
+	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "")).MustBuild().NewSession(), "x", rec.handler())
+	if got := rec.returns[0].Content.(string); !strings.Contains(got, "exceeded 20ms") {
+		t.Fatalf("timeout result %q", got)
+	}
+}
