@@ -74,9 +74,12 @@ func (s *Search) Tools(*tool.RunContext) ([]tool.Tool, error) {
 	return out, nil
 }
 
-// loaded wraps an indexed tool so that it is available only when its
-// name or namespace is loaded. Its metadata says so (tool_search_direct,
-// tool_search_namespace).
+// loaded wraps an indexed tool so that it is listed only when its name or
+// namespace is loaded (tool.Config.Listed): until then the model is not
+// offered it, a call naming it is refused, and it is not reported
+// unavailable step after step (the reference reports every unloaded tool
+// in tools_unavailable, which also fails runs under FailOnUnavailable).
+// Its metadata says so (tool_search_direct, tool_search_namespace).
 func loaded(it item) tool.Tool {
 	m := &member{inner: it.tool, def: it.def.Clone(), cfg: *tool.ConfigOf(it.tool)}
 	if m.def.Metadata == nil {
@@ -86,8 +89,8 @@ func loaded(it item) tool.Tool {
 	if it.namespace != "" {
 		m.def.Metadata["tool_search_namespace"] = it.namespace
 	}
-	own, name, ns := m.cfg.Available, it.def.Name, it.namespace
-	m.cfg.Available = func(rc *tool.RunContext) bool {
+	own, name, ns := m.cfg.Listed, it.def.Name, it.namespace
+	m.cfg.Listed = func(rc *tool.RunContext) bool {
 		return rc != nil && rc.Agent.IsToolSearchLoaded(name, ns) && (own == nil || own(rc))
 	}
 	return m

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -44,10 +45,14 @@ func TestSearchLoadsToolsForTheNextTurnAndSurvivesExport(t *testing.T) {
 	if rec.returns[1].IsError {
 		t.Fatalf("direct call of the loaded tool failed: %v", rec.returns[1].Content)
 	}
-	for _, k := range []string{catalog.EventInitialized, catalog.EventLoaded, "tools_unavailable"} {
+	for _, k := range []string{catalog.EventInitialized, catalog.EventLoaded} {
 		if !rec.has(k) {
 			t.Errorf("no %s event in %v", k, rec.kinds)
 		}
+	}
+	// Unloaded tools wait to be discovered: they are not unavailable.
+	if rec.has("tools_unavailable") {
+		t.Errorf("unloaded tools were reported unavailable: %v", rec.kinds)
 	}
 
 	// The loaded state is part of the session's exported state.
@@ -223,4 +228,21 @@ func contains(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// A model that guesses the name of a tool it has not loaded is refused
+// before the tool runs, and an agent that fails runs on unavailable tools
+// still runs with a catalogue of unloaded ones.
+func TestUnloadedToolsAreRefusedAndNotUnavailable(t *testing.T) {
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "lookup_docs", `{"topic":"go"}`)),
+		model.Response(model.TextPart("done")),
+	)
+	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library())).UnavailableTools(agent.FailOnUnavailable).MustBuild()
+	res := mustRun(t, a.NewSession(), "guess")
+	ret := res.Returns()[0]
+	body, _ := json.Marshal(ret.Content)
+	if ret.ErrorKind() != tool.ErrorKindUserError || !strings.Contains(string(body), "not loaded") {
+		t.Fatalf("a guessed unloaded tool returned %+v", ret)
+	}
 }

@@ -70,6 +70,9 @@ func (r *Registry) prepare(ctx context.Context, e *entry, base *Context, call Ca
 	if err != nil {
 		return nil, err
 	}
+	if e.cfg.Listed != nil && !e.cfg.Listed(listedContext(base)) {
+		return nil, UserError("tool %q is not loaded in this run step; discover it first (tool search)", call.Name)
+	}
 	r.callContext(tc, e, base, call)
 	if len(r.hooks) > 0 || len(e.cfg.Hooks) > 0 || len(e.cfg.Validators) > 0 {
 		// Hooks and validators work on decoded arguments; the tool and the
@@ -98,6 +101,16 @@ func (r *Registry) prepare(ctx context.Context, e *entry, base *Context, call Ca
 		return nil, err
 	}
 	return raw, nil
+}
+
+// listedContext is the run context a call's Listed check sees, from the
+// run-level fields of its base context.
+func listedContext(base *Context) *RunContext {
+	if base == nil {
+		return &RunContext{}
+	}
+	return &RunContext{RunID: base.RunID, ConversationID: base.ConversationID, RunStep: base.RunStep, Metadata: base.Metadata,
+		Deps: base.Deps, Agent: base.Agent}
 }
 
 // CallContext returns the context a call of the named tool receives,

@@ -263,6 +263,9 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 	}
 	for _, n := range r.names {
 		e := r.entries[n]
+		if e.cfg.Listed != nil && !e.cfg.Listed(rc) {
+			continue
+		}
 		def, ok := e.def, true
 		if e.cfg.Available != nil && !e.cfg.Available(rc) {
 			ok = false

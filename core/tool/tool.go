@@ -64,6 +64,14 @@ type Config struct {
 	Validators []ArgumentValidator
 	// Available hides the tool from runs where it returns false.
 	Available func(rc *RunContext) bool
+	// Listed, when set, says whether the model is offered the tool in rc.
+	// A tool that is not listed waits to be discovered (tool search's
+	// tools wait to be loaded): it is left out of the definitions without
+	// being reported unavailable (so FailOnUnavailable ignores it), and a
+	// call naming it anyway is refused as user_error before anything of it
+	// runs. Available, by contrast, reports a tool that should be there
+	// and is not.
+	Listed func(rc *RunContext) bool
 	// Prepare rewrites the definition for one run; false hides the tool.
 	Prepare func(rc *RunContext, d Definition) (Definition, bool)
 	// PreprocessUserInput handles input given with an approval.
