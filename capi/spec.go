@@ -70,6 +70,10 @@ type toolsetSpec struct {
 	Combined []toolsetSpec `json:"combined"`
 	// Layers are combinators wrapped around the toolset, in order.
 	Layers []layerSpec `json:"layers"`
+	// Kind, when set, names a toolset built from its own object instead
+	// of Tools (see kindToolset): "mcp" reads MCP.
+	Kind string   `json:"kind"`
+	MCP  *mcpSpec `json:"mcp"`
 	// InstructionsCallback, when not 0, is the host callback giving
 	// per-context instructions (see hostinstructions.go).
 	InstructionsCallback int64 `json:"instructions_callback"`
@@ -298,6 +302,9 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 }
 
 func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
+	if s.Kind != "" || s.MCP != nil {
+		return kindToolset(s)
+	}
 	if s.Bundle != "" {
 		return bundle(s.Bundle)
 	}
