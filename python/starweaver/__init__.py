@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "Toolset": "toolsets",
     "ToolsetContext": "toolsets",
     "user_input_tools": "toolsets",
+    "McpToolset": "mcp",
+    "McpTransport": "mcp",
     "Agent": "agent",
     "AgentSession": "agent",
     "RunResult": "agent",
@@ -138,6 +140,8 @@ __all__ = [
     "Hook",
     "InFlightRun",
     "InvalidArguments",
+    "McpToolset",
+    "McpTransport",
     "MemoryArtifactStore",
     "ModelError",
     "ModelMessage",
@@ -269,6 +273,7 @@ if _TYPE_CHECKING:
         PendingDeferred,
     )
     from starweaver.hooks import Hook, ToolOutcome
+    from starweaver.mcp import McpToolset, McpTransport
     from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
