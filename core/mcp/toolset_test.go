@@ -266,3 +266,17 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestStdioCallTimesOutAndTheServerStaysUsable(t *testing.T) {
+	ts := open(t, "everything", everything(t), mcp.Options{Defaults: toolset.Defaults{Timeout: 500 * time.Millisecond}})
+	r := registry(t, ts)
+	start := time.Now()
+	ret := call(t, r, "trigger-long-running-operation", `{"duration":30,"steps":3}`)
+	if ret.ErrorKind() != tool.ErrorKindTimeout || time.Since(start) > 10*time.Second {
+		t.Fatalf("long-running operation: %+v after %s", ret, time.Since(start))
+	}
+	t.Logf("timed out after %s", time.Since(start))
+	if ret := call(t, r, "echo", `{"message":"still here"}`); ret.Content != "Echo: still here" {
+		t.Fatalf("echo after the timeout: %+v", ret)
+	}
+}
