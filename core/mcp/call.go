@@ -22,7 +22,8 @@ import (
 // the server returns instead of a result is invalid_arguments for invalid
 // params (the model can correct them) and an execution failure otherwise.
 // A connection that ended (a stdio server that exited) is dropped, so the
-// next call, a retry included, connects again.
+// next call, a retry included, connects again; a connection closed here
+// (Exit, Close) ends its calls in flight at once, as cancelled.
 func (s *Toolset) call(remote string) tool.Handler {
 	return func(ctx context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
 		c, err := s.session(ctx)
@@ -32,7 +33,9 @@ func (s *Toolset) call(remote string) tool.Handler {
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: remote, Arguments: args})
+		cctx, done := c.bind(ctx)
+		res, err := c.session.CallTool(cctx, &sdk.CallToolParams{Name: remote, Arguments: args})
+		done()
 		if err != nil {
 			return tool.Result{}, s.callError(ctx, c, remote, err)
 		}
@@ -44,6 +47,9 @@ func (s *Toolset) call(remote string) tool.Handler {
 func (s *Toolset) callError(ctx context.Context, c *conn, remote string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if c.ctx.Err() != nil {
+		return tool.Cancelled(fmt.Sprintf("toolset %q closed its connection to the MCP server during the call", s.id))
 	}
 	var werr *jsonrpc.Error
 	if errors.As(err, &werr) && werr.Code == jsonrpc.CodeInvalidParams {

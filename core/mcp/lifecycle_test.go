@@ -83,3 +83,34 @@ func TestAgentCallsMCPTools(t *testing.T) {
 		t.Errorf("the model was offered %v", names)
 	}
 }
+
+func TestCloseEndsCallsInFlight(t *testing.T) {
+	slow := map[string][2]string{
+		"stdio":           {"trigger-long-running-operation", `{"duration":30,"steps":3}`},
+		"streamable_http": {"slow", `{"seconds":30}`},
+	}
+	for _, tr := range []mcp.Transport{everything(t), mcp.StreamableHTTP(httpServer(t), nil)} {
+		t.Run(tr.Kind, func(t *testing.T) {
+			ts := open(t, "slow", tr, mcp.Options{})
+			r := registry(t, ts)
+			done := make(chan tool.Return, 1)
+			go func() { done <- call(t, r, slow[tr.Kind][0], slow[tr.Kind][1]) }()
+			time.Sleep(500 * time.Millisecond)
+			start := time.Now()
+			if err := ts.Close(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case ret := <-done:
+				if ret.ErrorKind() != tool.ErrorKindCancelled {
+					t.Errorf("call: %+v", ret)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call is still running 10s after Close")
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Close took %s", d)
+			}
+		})
+	}
+}

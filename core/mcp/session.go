@@ -17,7 +17,11 @@ const clientVersion = "0.1.0"
 
 // conn is one open connection to the server: for stdio, one process.
 type conn struct {
-	session      *sdk.ClientSession
+	session *sdk.ClientSession
+	// ctx ends when the connection is closed here; requests in flight
+	// are bound to it (see bind), so that closing never waits for them.
+	ctx          context.Context
+	cancel       context.CancelFunc
 	tail         *tailBuffer
 	instructions string
 	// done is closed when the session ends, whoever ended it.
@@ -59,8 +63,22 @@ func (c *conn) changed() {
 
 // close ends the session and, for stdio, stops the server: its input is
 // closed, then it is signalled and finally killed if it does not exit.
+// Requests in flight are cancelled first (the SDK's close waits for
+// them otherwise, which a slow tool would make long).
 func (c *conn) close() {
+	c.cancel()
 	_ = c.session.Close()
+}
+
+// bind returns ctx, also cancelled when c is closed; call stop when the
+// request is done.
+func (c *conn) bind(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.ctx, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
 }
 
 // session returns the open connection, opening one when there is none.
@@ -138,6 +156,7 @@ func (s *Toolset) connect(ctx context.Context) (*conn, error) {
 		return nil, s.unavailable("start", startError(err, tail))
 	}
 	c.session = cs
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if res := cs.InitializeResult(); res != nil {
 		c.instructions = res.Instructions
 	}
@@ -232,7 +251,8 @@ func (s *Toolset) Exit(context.Context, *tool.RunContext) error {
 
 // Close closes the connection (stopping a stdio server) whatever holds
 // it, abandons a start in progress and forgets every hold. Calls in
-// flight fail. The toolset stays usable: its next use connects again.
+// flight end at once as cancelled (tool.Cancelled). The toolset stays
+// usable: its next use connects again.
 // Close is idempotent and returns once the server has stopped.
 func (s *Toolset) Close() error {
 	s.mu.Lock()

@@ -32,6 +32,8 @@ func (s *Toolset) list(ctx context.Context, c *conn) ([]tool.Tool, error) {
 		ctx, cancel = context.WithTimeout(ctx, s.opts.ReadTimeout)
 		defer cancel()
 	}
+	ctx, done := c.bind(ctx)
+	defer done()
 	var defs []*sdk.Tool
 	for d, err := range c.session.Tools(ctx, nil) {
 		if err != nil {
