@@ -179,8 +179,8 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       connected to) when the toolset's tools are first read and stopped
  *       when the run that read them ends; one that does not start or answer
  *       within init_timeout_ms (30 s by default) fails that read with an
- *       error naming the toolset ("config" when the agent is built, the
- *       run's error otherwise). Lists are cached unless "cache_tools" is
+ *       error naming the toolset, never a hang (sw_agent_new reads them:
+ *       type "config"). Lists are cached unless "cache_tools" is
  *       false, and listed again on notifications/tools/list_changed;
  *       read_timeout_ms bounds each listing. Calls are validated against
  *       the server's schema, bounded by the tools' timeouts (a timeout or a
