@@ -116,6 +116,17 @@ func TestEverythingImageAndResources(t *testing.T) {
 	if ret.IsError || links != 2 {
 		t.Errorf("get-resource-links: %+v", ret)
 	}
+	// An embedded blob resource (here gzip-compressed data) is a document.
+	ret = call(t, r, "gzip-file-as-resource", `{"data":"data:text/plain;base64,SGVsbG8=","name":"hello.gz","outputType":"resource"}`)
+	var doc *tool.Part
+	for i := range ret.Parts {
+		if ret.Parts[i].Kind == tool.PartDocument {
+			doc = &ret.Parts[i]
+		}
+	}
+	if ret.IsError || doc == nil || doc.Source.MediaType != "application/gzip" || !strings.HasSuffix(doc.Name, "hello.gz") {
+		t.Errorf("gzip-file-as-resource: %+v", ret)
+	}
 	ret = call(t, r, "get-resource-reference", `{"resourceId":1}`)
 	if s, _ := ret.Content.(string); ret.IsError || !strings.Contains(s, "Resource 1") {
 		t.Errorf("get-resource-reference: %+v", ret)
