@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -168,9 +169,10 @@ func (s *Toolset) connect(ctx context.Context) (*conn, error) {
 }
 
 // hold keeps the connection open for the run whose context is ctx, and
-// releases it when ctx ends. A context that never ends holds nothing.
+// releases it when ctx ends. A context that never ends holds nothing, and
+// neither does one that cannot be a map key (no standard context is).
 func (s *Toolset) hold(ctx context.Context) {
-	if ctx.Done() == nil {
+	if ctx.Done() == nil || !reflect.TypeOf(ctx).Comparable() {
 		return
 	}
 	s.mu.Lock()
