@@ -74,6 +74,10 @@ type toolsetSpec struct {
 	// Catalog, when set, makes this toolset a tool search or tool proxy
 	// over its Combined members (see catalog.go).
 	Catalog *catalogSpec `json:"catalog"`
+	// Kind, when set, names a toolset built from its own object instead
+	// of Tools (see kindToolset): "mcp" reads MCP.
+	Kind string   `json:"kind"`
+	MCP  *mcpSpec `json:"mcp"`
 	// InstructionsCallback, when not 0, is the host callback giving
 	// per-context instructions (see hostinstructions.go).
 	InstructionsCallback int64 `json:"instructions_callback"`
@@ -305,6 +309,9 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 }
 
 func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
+	if s.Kind != "" || s.MCP != nil {
+		return kindToolset(s)
+	}
 	if s.Bundle != "" {
 		return bundle(s.Bundle)
 	}

@@ -189,6 +189,32 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *   tool_search_loaded, tool_search_no_match, tool_search_failed (and,
  *   through sw_catalog_host, tool_search_refreshed and
  *   tool_search_invalidated).
+ * MCP toolsets:
+ *   a toolset spec {"name", "id"?, "kind": "mcp", "mcp": {...},
+ *       "max_retries"?, "timeout_ms"?, "layers"?, ...} takes its tools from
+ *       a Model Context Protocol server; "mcp" is {"transport": transport,
+ *       "tool_prefix"?, "cache_tools"?: bool, "read_timeout_ms"?,
+ *       "init_timeout_ms"?, "include_instructions"?: bool}, a transport
+ *       {"kind": "stdio", "command", "args"?: [...], "env"?: {...}, "cwd"?}
+ *       (a child process speaking MCP on stdin/stdout) or {"kind":
+ *       "streamable_http", "url", "headers"?: {...}}. The tools are named
+ *       "{tool_prefix}_{name}" (the server's name without a prefix); their
+ *       definitions carry the server's schema and description and the
+ *       metadata "mcp_server_id" (the id, else the name), "mcp_transport",
+ *       "mcp_tool_name" and "mcp_task" (false). The server is started (or
+ *       connected to) when the toolset's tools are first read and stopped
+ *       when the run that read them ends; one that does not start or answer
+ *       within init_timeout_ms (30 s by default) fails that read with an
+ *       error naming the toolset, never a hang (sw_agent_new reads them:
+ *       type "config"). Lists are cached unless "cache_tools" is
+ *       false, and listed again on notifications/tools/list_changed;
+ *       read_timeout_ms bounds each listing. Calls are validated against
+ *       the server's schema, bounded by the tools' timeouts (a timeout or a
+ *       cancelled run cancels the request on the server), and their MCP
+ *       content becomes the return's content (all text) or "parts" (images,
+ *       audio, embedded resources, resource links); "isError" gives a
+ *       return with "is_error": true. An unknown "kind", transport kind or
+ *       field is "invalid_spec".
  * Durable sessions:
  *   "session_store": handle   a store (sw_store_open) that keeps the
  *       agent's sessions by id: every run's end saves the session with a

@@ -57,3 +57,15 @@ func applyLayers(set toolset.Toolset, layers []layerSpec) (toolset.Toolset, erro
 	}
 	return set, nil
 }
+
+// kindToolset builds a toolset spec that names its kind: "mcp" is an MCP
+// server's toolset (mcp.go). Any other kind fails.
+func kindToolset(s toolsetSpec) (toolset.Toolset, error) {
+	switch s.Kind {
+	case "mcp":
+		return mcpToolset(s)
+	case "":
+		return nil, specError("toolset %q: an \"mcp\" object needs \"kind\": \"mcp\"", s.Name)
+	}
+	return nil, specError("toolset %q: unknown kind %q", s.Name, s.Kind)
+}

@@ -69,6 +69,8 @@ _EXPORTS: dict[str, str] = {
     "ToolSearchRefreshBinding": "catalog",
     "ToolSearchToolset": "catalog",
     "ToolsetIdValidation": "catalog",
+    "McpToolset": "mcp",
+    "McpTransport": "mcp",
     "Agent": "agent",
     "AgentSession": "agent",
     "RunResult": "agent",
@@ -153,6 +155,8 @@ __all__ = [
     "Hook",
     "InFlightRun",
     "InvalidArguments",
+    "McpToolset",
+    "McpTransport",
     "MemoryArtifactStore",
     "ModelError",
     "ModelMessage",
@@ -309,6 +313,7 @@ if _TYPE_CHECKING:
         PendingDeferred,
     )
     from starweaver.hooks import Hook, ToolOutcome
+    from starweaver.mcp import McpToolset, McpTransport
     from starweaver.messages import ModelMessage, ModelRequest, ModelResponse
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime

@@ -1,0 +1,187 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Transport kinds, as they appear in the mcp_transport metadata key and in
+// the "kind" field of a serialised transport.
+const (
+	TransportStdio          = "stdio"
+	TransportStreamableHTTP = "streamable_http"
+)
+
+// Transport says how to reach an MCP server: a command started as a child
+// process that speaks MCP over its stdin and stdout (Stdio), or a
+// streamable HTTP endpoint (StreamableHTTP). Build it with those
+// constructors and the With methods; the zero value is no transport and
+// makes every connection fail.
+type Transport struct {
+	// Kind is TransportStdio or TransportStreamableHTTP.
+	Kind string
+	// Command, Args, Env and Dir describe a stdio server's process. Env
+	// is added to the environment the process inherits (a key given here
+	// wins); Dir "" is the current directory.
+	Command string
+	Args    []string
+	Env     map[string]string
+	Dir     string
+	// URL and Headers describe a streamable HTTP server; the headers are
+	// sent with every request.
+	URL     string
+	Headers map[string]string
+}
+
+// Stdio returns the transport of a server started as command with args.
+func Stdio(command string, args ...string) Transport {
+	return Transport{Kind: TransportStdio, Command: command, Args: args}
+}
+
+// StreamableHTTP returns the transport of a server at rawURL; headers may
+// be nil.
+func StreamableHTTP(rawURL string, headers map[string]string) Transport {
+	return Transport{Kind: TransportStreamableHTTP, URL: rawURL, Headers: headers}
+}
+
+// WithEnv returns t whose process environment also holds env.
+func (t Transport) WithEnv(env map[string]string) Transport {
+	t.Env = env
+	return t
+}
+
+// WithDir returns t whose process starts in dir.
+func (t Transport) WithDir(dir string) Transport {
+	t.Dir = dir
+	return t
+}
+
+// Validate returns an error unless t is a complete transport of a known
+// kind: a stdio transport with a command, or a streamable HTTP transport
+// with an http(s) URL.
+func (t Transport) Validate() error {
+	switch t.Kind {
+	case TransportStdio:
+		if strings.TrimSpace(t.Command) == "" {
+			return errors.New("a stdio transport needs a command")
+		}
+		return nil
+	case TransportStreamableHTTP:
+		u, err := url.Parse(t.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("a streamable_http transport needs an http or https URL, got %q", t.URL)
+		}
+		return nil
+	case "":
+		return errors.New("no transport")
+	}
+	return fmt.Errorf("unknown transport kind %q (want %q or %q)", t.Kind, TransportStdio, TransportStreamableHTTP)
+}
+
+// String describes the transport for errors, without header values or
+// environment values (they may hold secrets).
+func (t Transport) String() string {
+	switch t.Kind {
+	case TransportStdio:
+		return "stdio " + strings.Join(append([]string{t.Command}, t.Args...), " ")
+	case TransportStreamableHTTP:
+		return "streamable_http " + t.URL
+	}
+	return t.Kind
+}
+
+// stderrLimit is how much of a stdio server's standard error is kept, for
+// the error of a server that fails to start.
+const stderrLimit = 4 << 10
+
+// waitDelay bounds how long stopping a stdio server waits for its output
+// pipes once the process has exited (a grandchild may hold them open).
+const waitDelay = 2 * time.Second
+
+// terminateAfter is how long Close waits, after closing a stdio server's
+// input, before it signals the process to stop.
+const terminateAfter = 2 * time.Second
+
+// sdkTransport returns the SDK transport for t and, for stdio servers, the
+// buffer collecting the tail of the server's standard error.
+func (t Transport) sdkTransport() (sdk.Transport, *tailBuffer) {
+	switch t.Kind {
+	case TransportStdio:
+		cmd := exec.Command(t.Command, t.Args...)
+		cmd.Dir = t.Dir
+		if len(t.Env) > 0 {
+			env := os.Environ()
+			for k, v := range t.Env {
+				env = append(env, k+"="+v)
+			}
+			cmd.Env = env
+		}
+		tail := &tailBuffer{}
+		cmd.Stderr = tail
+		cmd.WaitDelay = waitDelay
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, tail
+	default:
+		client := &http.Client{Transport: headerTransport{headers: t.Headers, base: http.DefaultTransport}}
+		return &sdk.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: -1}, nil
+	}
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// tailBuffer keeps the last stderrLimit bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - stderrLimit; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the kept output, trimmed.
+func (b *tailBuffer) String() string {
+	if b == nil {
+		return ""
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(string(b.buf))
+}
+
+// startError adds what a stdio server wrote to its standard error, if
+// anything, to err.
+func startError(err error, tail *tailBuffer) error {
+	if s := tail.String(); s != "" {
+		err = fmt.Errorf("%w; the server's stderr ends with: %s", err, s)
+	}
+	return err
+}
