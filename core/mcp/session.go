@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"reflect"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ type conn struct {
 	ctx          context.Context
 	cancel       context.CancelFunc
 	tail         *tailBuffer
+	cmd          *exec.Cmd // the stdio server's, nil over HTTP
 	instructions string
 	// done is closed when the session ends, whoever ended it.
 	done chan struct{}
@@ -69,6 +71,7 @@ func (c *conn) changed() {
 func (c *conn) close() {
 	c.cancel()
 	_ = c.session.Close()
+	killGroup(c.cmd)
 }
 
 // bind returns ctx, also cancelled when c is closed; call stop when the
@@ -141,8 +144,8 @@ func (s *Toolset) open(ctx context.Context, d *dial, epoch uint64) {
 
 // connect opens a new connection bounded by ctx.
 func (s *Toolset) connect(ctx context.Context) (*conn, error) {
-	t, tail := s.transport.sdkTransport()
-	c := &conn{tail: tail, done: make(chan struct{})}
+	t, tail, cmd := s.transport.sdkTransport()
+	c := &conn{tail: tail, cmd: cmd, done: make(chan struct{})}
 	client := sdk.NewClient(&sdk.Implementation{Name: "starweaver", Version: clientVersion}, &sdk.ClientOptions{
 		// No roots, sampling or elicitation: the toolset only lists and
 		// calls tools.
@@ -154,6 +157,7 @@ func (s *Toolset) connect(ctx context.Context) (*conn, error) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer to the MCP handshake within %s: %w", s.initTimeout(), err)
 		}
+		killGroup(cmd)
 		return nil, s.unavailable("start", startError(err, tail))
 	}
 	c.session = cs

@@ -112,8 +112,9 @@ const waitDelay = 2 * time.Second
 const terminateAfter = 2 * time.Second
 
 // sdkTransport returns the SDK transport for t and, for stdio servers, the
-// buffer collecting the tail of the server's standard error.
-func (t Transport) sdkTransport() (sdk.Transport, *tailBuffer) {
+// buffer collecting the tail of the server's standard error and the
+// server's command (started by the SDK in its own process group).
+func (t Transport) sdkTransport() (sdk.Transport, *tailBuffer, *exec.Cmd) {
 	switch t.Kind {
 	case TransportStdio:
 		cmd := exec.Command(t.Command, t.Args...)
@@ -128,10 +129,11 @@ func (t Transport) sdkTransport() (sdk.Transport, *tailBuffer) {
 		tail := &tailBuffer{}
 		cmd.Stderr = tail
 		cmd.WaitDelay = waitDelay
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, tail
+		ownGroup(cmd)
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, tail, cmd
 	default:
 		client := &http.Client{Transport: headerTransport{headers: t.Headers, base: http.DefaultTransport}}
-		return &sdk.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: -1}, nil
+		return &sdk.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: -1}, nil, nil
 	}
 }
 
