@@ -118,7 +118,7 @@ func (r *runner) prepareToolsets(ctx context.Context, step int) error {
 					m.state = setUnavailable
 					r.report(CustomToolsetUnavailable, m, err)
 					if m.policy.FailOnUnavailable || ctx.Err() != nil {
-						return err
+						return fmt.Errorf("%w: %w", ErrConfig, err)
 					}
 					continue
 				}
@@ -129,7 +129,7 @@ func (r *runner) prepareToolsets(ctx context.Context, step int) error {
 		if err != nil {
 			m.state = setFailed
 			r.report(CustomToolsetFailed, m, err)
-			return err
+			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		m.tools, m.ins, changed = tools, ins, true
 		if first {

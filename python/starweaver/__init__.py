@@ -63,6 +63,13 @@ _EXPORTS: dict[str, str] = {
     "FunctionToolset": "toolsets",
     "Toolset": "toolsets",
     "ToolsetContext": "toolsets",
+    "AbstractToolset": "dynamic",
+    "PythonDynamicToolset": "dynamic",
+    "ToolsetFactory": "dynamic",
+    "ToolsetLifecyclePolicy": "dynamic",
+    "ToolsetLifecycleStatus": "dynamic",
+    "ToolsetPreparation": "dynamic",
+    "toolset_factory": "dynamic",
     "user_input_tools": "toolsets",
     "Agent": "agent",
     "AgentSession": "agent",
@@ -185,6 +192,13 @@ __all__ = [
     "ToolRetryLimitExceeded",
     "Toolset",
     "ToolsetContext",
+    "AbstractToolset",
+    "PythonDynamicToolset",
+    "ToolsetFactory",
+    "ToolsetLifecyclePolicy",
+    "ToolsetLifecycleStatus",
+    "ToolsetPreparation",
+    "toolset_factory",
     "UsageLimitExceeded",
     "UsageLimits",
     "UserError",
@@ -231,6 +245,15 @@ if _TYPE_CHECKING:
     from starweaver.content import ArtifactRef
     from starweaver.context import ToolContext
     from starweaver.dependencies import ToolDependencies
+    from starweaver.dynamic import (
+        AbstractToolset,
+        PythonDynamicToolset,
+        ToolsetFactory,
+        ToolsetLifecyclePolicy,
+        ToolsetLifecycleStatus,
+        ToolsetPreparation,
+        toolset_factory,
+    )
     from starweaver.errors import (
         AgentError,
         ApprovalRequired,

@@ -16,6 +16,7 @@ from starweaver._bridge import EventCallback
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
 from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
+from starweaver.dynamic import AbstractToolset, ToolsetFactory
 from starweaver.errors import StarweaverError, StateError
 from starweaver.hitl import (
     ApprovalsInput,
@@ -159,8 +160,8 @@ def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPo
     return request
 
 
-def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
-    out = list(value or [])
+def _toolsets(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset]:
+    out = [ts._as_toolset() if isinstance(ts, AbstractToolset) else ts for ts in value or []]
     for ts in out:
         if not isinstance(ts, Toolset):
             raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
@@ -418,8 +419,27 @@ class Agent:
         ):
             if value is not None:
                 spec[key] = value
+        self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
+
+    def toolset(self, func: Any = None, /, **options: Any) -> Any:
+        """Decorator adding ``func(ctx)`` to the agent as a ``ToolsetFactory``
+        (bare, or with its options: ``per_run_step``, ``name``, ``id``,
+        ``lifecycle_policy``, ...); returns the factory, which stays callable.
+        Sessions started before keep the toolsets they had."""
+
+        def decorate(f: Any) -> ToolsetFactory:
+            factory = ToolsetFactory(f, **options)
+            added = self._catalog.toolset_spec(factory._as_toolset())
+            spec = {**self._spec, "toolsets": [*self._spec["toolsets"], added]}
+            handle = _capi.agent_new(spec)
+            self._release()
+            self._spec, self._handle = spec, handle
+            self._release = weakref.finalize(self, _capi.release, handle)
+            return factory
+
+        return decorate if func is None else decorate(func)
 
     def _run_request(
         self,
