@@ -366,3 +366,25 @@ def test_policy_and_wrapper_arguments_are_checked() -> None:
             ).run("go")
         )
     assert ToolsetLifecyclePolicy()._spec() == {}
+
+
+def test_a_failing_exit_is_reported_and_keeps_the_outcome() -> None:
+    class LeakyExit(Recording):
+        def exit(self, ctx: ToolsetContext) -> None:  # type: ignore[override]
+            raise RuntimeError("socket already closed")
+
+    events: list[dict[str, Any]] = []
+    result = run(create_agent(model=two_steps(), toolsets=[LeakyExit()]).run("go", on_event=events.append))
+    assert result.output == "done"
+    reports = [e["custom"] for e in events if e.get("kind") == "custom"]
+    assert [r["kind"] for r in reports] == ["toolset_initialized", "toolset_failed"]
+    assert reports[1]["payload"]["phase"] == "exit"
+    assert "exit() raised RuntimeError: socket already closed" in reports[1]["payload"]["error"]
+
+
+def test_an_unknown_toolset_item_kind_fails_the_item() -> None:
+    from starweaver import dynamic
+
+    handle = dynamic._Handle(Recording())
+    outcome = run(handle.outcome("toolset_other", ToolsetContext(), False, lambda catalog: None))
+    assert outcome == {"ok": False, "message": "unknown toolset item kind 'toolset_other'"}
