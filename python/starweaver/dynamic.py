@@ -17,6 +17,7 @@ Sync methods run in the worker pool, async ones on the run's loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import enum
 import itertools
@@ -99,6 +100,9 @@ class ToolsetLifecyclePolicy:
             spec["fail_on_unavailable"] = True
         return spec
 
+
+#: How many runs a ``ToolsetFactory(per_run_step=False)`` keeps values for.
+_CACHED_RUNS = 128
 
 ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
 
@@ -254,8 +258,9 @@ class ToolsetFactory(AbstractToolset):
     """A dynamic toolset made by a function: ``factory(ctx)`` (sync or async)
     returns a ``Toolset``, a dynamic toolset, a ``ToolsetPreparation``, or a
     list of toolsets and tools. With ``per_run_step=True`` it is called before
-    every model request; with False once per run (and again to refresh a
-    resumed run)."""
+    every model request; with False once per ``run_id``: the runtime reads
+    it once per run, and a run resumed after a pause (same ``run_id``) gets
+    the cached value (the last ``_CACHED_RUNS`` runs are kept)."""
 
     def __init__(
         self,
@@ -281,10 +286,21 @@ class ToolsetFactory(AbstractToolset):
         )
         self.factory = factory
         self.per_run_step = per_run_step
+        self._cache: collections.OrderedDict[str, Any] = collections.OrderedDict()
 
     async def prepare(self, ctx: ToolsetContext) -> Any:
-        """What the factory returns for ctx."""
-        return await _call(self.factory, ctx)
+        """What the factory returns for ctx (cached per run id when not
+        per run step)."""
+        if self.per_run_step or not ctx.run_id:
+            return await _call(self.factory, ctx)
+        if ctx.run_id in self._cache:
+            self._cache.move_to_end(ctx.run_id)
+            return self._cache[ctx.run_id]
+        value = await _call(self.factory, ctx)
+        self._cache[ctx.run_id] = value
+        while len(self._cache) > _CACHED_RUNS:
+            self._cache.popitem(last=False)
+        return value
 
     def __call__(self, ctx: ToolsetContext) -> Any:
         """Calls the factory, so a decorated function stays callable."""

@@ -285,7 +285,9 @@ def test_toolset_factory_default_re_evaluates_each_run_step() -> None:
 
 def test_toolset_factory_prepares_dynamic_toolsets_and_caches_per_run() -> None:
     calls: list[str] = []
-    agent = create_agent(model=TestModel(responses=[TestModel.tool_call_response([call("lookup", topic="a")]), "ok"]))
+    agent = create_agent(
+        model=TestModel(responses=[TestModel.tool_call_response([call("lookup", topic="a")]), "ok", "again"])
+    )
 
     @agent.toolset(per_run_step=False)
     async def docs(ctx: ToolsetContext) -> Toolset:
@@ -295,7 +297,35 @@ def test_toolset_factory_prepares_dynamic_toolsets_and_caches_per_run() -> None:
     first = run(agent.run("go"))
     assert first.output == "ok"
     assert calls == [first.run_id]
+    second = run(agent.run("again"))
+    assert calls == [first.run_id, second.run_id]
     assert run(docs(ToolsetContext())).name == "docs"  # the factory stays callable
+
+
+def test_toolset_factory_once_per_run_is_cached_across_a_resume() -> None:
+    calls: list[tuple[str, int]] = []
+
+    @tool
+    async def deploy(ctx: ToolContext) -> str:
+        """Deploy."""
+        if ctx.approval is None:
+            raise ApprovalRequired("deploy?")
+        return "deployed"
+
+    @toolset_factory(per_run_step=False)
+    def ops(ctx: ToolsetContext) -> list[Any]:
+        calls.append((ctx.run_id, ctx.run_step))
+        return [deploy]
+
+    model = TestModel(responses=[TestModel.tool_call_response([call("deploy")]), "done"])
+
+    async def main() -> Any:
+        async with create_agent(model=model, toolsets=[ops]).session() as session:
+            waiting = await session.run("go")
+            return await session.resume_after_hitl(approvals=[waiting.approvals[0].approve()])
+
+    result = run(main())
+    assert result.output == "done" and calls == [(result.run_id, 0)]
 
 
 def test_per_run_toolset_factory_accepts_sequence_and_preparation_toolsets() -> None:
