@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -296,7 +297,8 @@ func (r *runner) report(kind string, m *managedSet, err error) {
 		"tool_count": len(m.tools), "instruction_count": count}
 	if err != nil {
 		payload["error"] = err.Error()
-		if le, ok := err.(*toolset.LifecycleError); ok {
+		var le *toolset.LifecycleError
+		if errors.As(err, &le) {
 			payload["phase"] = le.Phase
 		}
 	}
