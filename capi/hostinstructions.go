@@ -30,6 +30,10 @@ type hostInstructions struct {
 	callback int64
 }
 
+// Unwrap returns the toolset whose instructions h adds to (see
+// toolset.Walk).
+func (h *hostInstructions) Unwrap() toolset.Toolset { return h.Toolset }
+
 func (h *hostInstructions) Instructions(rc *tool.RunContext) []toolset.Instruction {
 	ins := h.Toolset.Instructions(rc)
 	text := h.ask(rc)

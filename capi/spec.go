@@ -81,6 +81,10 @@ type toolsetSpec struct {
 	// InstructionsCallback, when not 0, is the host callback giving
 	// per-context instructions (see hostinstructions.go).
 	InstructionsCallback int64 `json:"instructions_callback"`
+	// Dynamic makes the toolset one the host prepares per run or step;
+	// Lifecycle is its lifecycle policy (hostdynamic.go).
+	Dynamic   *dynamicSpec   `json:"dynamic"`
+	Lifecycle *lifecycleSpec `json:"lifecycle"`
 }
 
 // agentSpec is the JSON given to sw_agent_new.
@@ -303,7 +307,15 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 		if set, err = applyLayers(set, s.Layers); err != nil {
 			return nil, err
 		}
-		out = append(out, wrapPolicies(set, s))
+		set = wrapPolicies(set, s)
+		if s.Lifecycle != nil {
+			p, err := s.Lifecycle.policy(set.Name())
+			if err != nil {
+				return nil, err
+			}
+			set = toolset.WithLifecycle(set, p)
+		}
+		out = append(out, set)
 	}
 	return out, nil
 }
@@ -320,6 +332,9 @@ func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 	}
 	if len(s.Combined) > 0 {
 		return combinedToolset(s)
+	}
+	if s.Dynamic != nil {
+		return newHostDynamic(s)
 	}
 	if s.Name == "" {
 		return nil, specError("toolset without a name")

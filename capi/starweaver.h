@@ -57,6 +57,33 @@
  *         instructions (context as for "prepare"): the outcome is
  *         {"ok": true, "instructions": "text"} (blank for none), joined to
  *         the toolset's own, or {"ok": false, "message": "..."} as above.
+ *       {"kind": "toolset_enter" | "toolset_exit" | "toolset_prepare",
+ *        "token": n, "callback": id, "toolset": name, "refresh"?: true,
+ *        "context": {...}}
+ *         runs one phase of a host dynamic toolset (a toolset spec with
+ *         "dynamic": {"callback": id, "per_step"?: bool} and optionally
+ *         "lifecycle": {"initialization_timeout_ms"?, "read_timeout_ms"?,
+ *         "exit_timeout_ms"?, "enter_before_prepare"?, "exit_after_run"?,
+ *         "fail_on_unavailable"?}; context as for "prepare"). The runtime
+ *         decides when: enter before the toolset's first read in a run,
+ *         prepare at the first step (every step with "per_step"; with
+ *         "refresh": true instead of the first read of a resumed run), exit
+ *         on every end of the run; each wait is bounded by the policy's
+ *         timeouts and the run, and a "cancel" item follows a wait that
+ *         ended. Enter and exit are answered {"ok": true}; prepare is
+ *         answered {"ok": true, "tools": [tool specs], "instructions":
+ *         ["text"], "toolsets": [toolset specs]} (tool specs and toolset
+ *         specs as in sw_agent_new; the host tools must be known to the
+ *         host by their ids). Any phase may answer {"ok": false, "message":
+ *         "..."}: a failed enter leaves the toolset out of the run (reported
+ *         as a "toolset_unavailable" custom event) or, with
+ *         "fail_on_unavailable", ends the run with an error of type
+ *         "config" naming the toolset; a failed or timed-out prepare ends
+ *         the run that way; a failed exit is reported ("toolset_failed").
+ *         Lifecycle reports reach the run as custom events
+ *         "toolset_initialized", "toolset_unavailable", "toolset_failed" and
+ *         "toolset_closed" with {"toolset", "id", "status", "tool_count",
+ *         "instruction_count", "error"?, "phase"?}.
  *       {"kind": "cancel", "token": n}
  *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *       {"kind": "event", "event": {...}}

@@ -82,6 +82,9 @@ type Agent struct {
 	// and registries), so runs clone it instead of registering again; nil
 	// when an approval policy must wrap the agent's tools per run.
 	base *tool.Registry
+	// managed marks the toolsets the runner enters and reads itself (see
+	// managedSets); nil when none is.
+	managed []bool
 }
 
 // Builder assembles an Agent. Its methods record settings; Build checks
@@ -305,7 +308,9 @@ func (b *Builder) Build() (*Agent, error) {
 		return nil, err
 	}
 	a.output = out
-	reg, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
+	a.managed = managedMask(a.toolsets)
+	// Managed toolsets are entered and read in runs only.
+	reg, _, _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -359,14 +364,41 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	return r, nil
 }
 
+// runToolsets returns the toolsets of a run in order (the agent's, then
+// the run's) and which of them are managed (nil when none is, see
+// managedMask).
+func (a *Agent) runToolsets(o *runOptions) ([]toolset.Toolset, []bool) {
+	if o == nil || len(o.toolsets) == 0 {
+		return a.toolsets, a.managed
+	}
+	sets := append(append([]toolset.Toolset(nil), a.toolsets...), o.toolsets...)
+	return sets, managedMask(sets)
+}
+
 // registry builds the registry of one run: agent tools, registries and
-// toolsets, then the run's own.
-func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, error) {
+// toolsets, then the run's own. The managed toolsets (see managedSets) are
+// left out: registry returns them, approval-gated when the agent says so,
+// with their positions in the run's toolsets, for the runner to enter and
+// read at its steps.
+func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, []toolset.Toolset, []int, error) {
 	var tools []tool.Tool
-	sets := a.toolsets
+	sets, mask := a.runToolsets(o)
 	if o != nil {
 		tools = o.tools
-		sets = append(append([]toolset.Toolset(nil), sets...), o.toolsets...)
+	}
+	var managed []toolset.Toolset
+	var at []int
+	if mask != nil {
+		static := make([]toolset.Toolset, 0, len(sets))
+		for i, ts := range sets {
+			if mask[i] {
+				managed = append(managed, ts)
+				at = append(at, i)
+				continue
+			}
+			static = append(static, ts)
+		}
+		sets = static
 	}
 	var r *tool.Registry
 	if a.base != nil {
@@ -375,7 +407,7 @@ func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, er
 		// An approval policy wraps the agent's tools, per run, in a toolset.
 		base, err := a.baseRegistry(nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		r = base
 		gated := make([]toolset.Toolset, 0, len(sets)+1)
@@ -386,21 +418,33 @@ func (a *Agent) registry(rc *tool.RunContext, o *runOptions) (*tool.Registry, er
 			gated = append(gated, toolset.ApprovalRequired(ts, a.approvalSelectors...))
 		}
 		sets = gated
+		for i, ts := range managed {
+			managed[i] = toolset.ApprovalRequired(ts, a.approvalSelectors...)
+		}
 		if len(tools) > 0 {
 			sets = append(sets, toolset.ApprovalRequired(toolset.New("run", tools...), a.approvalSelectors...))
 			tools = nil
 		}
 	}
 	if err := r.Add(tools...); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if err := toolset.Register(r, rc, sets...); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	if err := a.checkOutputName(r); err != nil {
+		return nil, nil, nil, err
+	}
+	return r, managed, at, nil
+}
+
+// checkOutputName refuses a registry holding a tool named like the output
+// tool.
+func (a *Agent) checkOutputName(r *tool.Registry) error {
 	if a.output != nil && a.output.spec.Mode == model.OutputTool {
 		if _, taken := r.Tool(a.output.spec.Name); taken {
-			return nil, fmt.Errorf("%w: a tool is named %q like the output tool", ErrConfig, a.output.spec.Name)
+			return fmt.Errorf("%w: a tool is named %q like the output tool", ErrConfig, a.output.spec.Name)
 		}
 	}
-	return r, nil
+	return nil
 }

@@ -201,6 +201,13 @@ func callIndex(calls []tool.Call, id string) int {
 func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*RunResult, error) {
 	step := w.Step
 	r.rc.RunStep = step
+	r.requested = step + 1
+	if r.ts != nil {
+		r.ts.resumed = true
+		if err := r.prepareToolsets(ctx, step); err != nil {
+			return r.failOrCancel(ctx, step, err)
+		}
+	}
 	avail := r.reg.DefinitionsFor(&r.rc)
 	prepared := r.prepared(avail)
 	returns := append([]tool.Return(nil), w.Returns...)

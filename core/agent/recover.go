@@ -222,6 +222,13 @@ func cloneRetries(m map[string]int) map[string]int {
 func (r *runner) recoverInFlight(ctx context.Context, f *inFlight) (*RunResult, error) {
 	step := f.Step
 	r.rc.RunStep = step
+	r.requested = step + 1
+	if r.ts != nil {
+		r.ts.resumed = true
+		if err := r.prepareToolsets(ctx, step); err != nil {
+			return r.failOrCancel(ctx, step, err)
+		}
+	}
 	avail := r.reg.DefinitionsFor(&r.rc)
 	prepared := r.prepared(avail)
 	base := r.baseContext(step)

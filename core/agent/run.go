@@ -61,6 +61,12 @@ type runner struct {
 	// detachContext stops the delivery of the session's context events to
 	// this run (see finish).
 	detachContext func()
+	// ts are the toolsets the runner enters and reads itself; nil when the
+	// run has none (toolsets.go).
+	ts *managedSets
+	// requested is the number of model requests the run made (resumes
+	// included), the step Exit sees.
+	requested int
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -89,26 +95,40 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		tags = append(slices.Clip(tags), o.activeTags...)
 	}
 	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx, Agent: s.actx}
-	reg, err := a.registry(&r.rc, o)
+	reg, managed, at, err := a.registry(&r.rc, o)
 	if err != nil {
 		return nil, err
 	}
-	if reg, err = o.restrict(reg); err != nil {
-		return nil, err
-	}
-	r.reg = reg
+	instr := append(append([]string(nil), a.instructions...), o.instructions...)
+	sets, _ := a.runToolsets(o)
 	if a.spills() {
 		r.spilled = indexSpills(history.full)
-		if err := reg.Add(r.readArtifactTool()); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if managed != nil {
+		// The registry and instructions are made at the first step (see
+		// prepareToolsets), once the managed toolsets are read.
+		if o.toolErrorPolicy != nil {
+			if err := o.toolErrorPolicy.check(); err != nil {
+				return nil, err
+			}
 		}
+		r.ts = newManagedSets(reg, instr, sets, managed, at, &r.rc)
+		r.reg = reg
+	} else {
+		if reg, err = o.restrict(reg); err != nil {
+			return nil, err
+		}
+		r.reg = reg
+		if a.spills() {
+			if err := reg.Add(r.readArtifactTool()); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+		}
+		if rendered := toolset.RenderInstructions(toolset.CollectInstructions(&r.rc, sets...)); rendered != "" {
+			instr = append(instr, rendered)
+		}
+		r.instructions = strings.Join(instr, "\n\n")
 	}
-	instr := append(append([]string(nil), a.instructions...), o.instructions...)
-	sets := append(append([]toolset.Toolset(nil), a.toolsets...), o.toolsets...)
-	if rendered := toolset.RenderInstructions(toolset.CollectInstructions(&r.rc, sets...)); rendered != "" {
-		instr = append(instr, rendered)
-	}
-	r.instructions = strings.Join(instr, "\n\n")
 	if r.trace = newRunTrace(ctx, a, o); r.trace != nil {
 		o.events = append(slices.Clip(o.events), r.trace.handle)
 	}
@@ -127,6 +147,7 @@ func (r *runner) contextEvent(ev agentctx.Event) {
 // finish ends the runner's hold on the session's resources; every entry
 // point that built a runner defers it, whatever the run's outcome.
 func (r *runner) finish() {
+	r.closeToolsets()
 	if r.detachContext != nil {
 		r.detachContext()
 	}
@@ -175,6 +196,14 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			return r.cancel(step, err)
 		}
 		r.rc.RunStep = step
+		if r.ts != nil {
+			if err := r.prepareToolsets(ctx, step); err != nil {
+				if step > 0 {
+					r.history.append(r.request(req))
+				}
+				return r.failOrCancel(ctx, step, err)
+			}
+		}
 		avail := r.reg.DefinitionsFor(&r.rc)
 		if len(avail.Unavailable) > 0 {
 			r.emit(Event{Kind: EventCustom, Step: step, Custom: &CustomEvent{Kind: CustomToolsUnavailable, Payload: map[string]any{
@@ -187,6 +216,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		// Texts steered so far go with this request, after its returns.
 		req.Parts = append(req.Parts, r.o.steering.take()...)
 		r.history.append(r.request(req))
+		r.requested = step + 1
 		r.emit(Event{Kind: EventModelRequest, Step: step})
 		prepared := r.prepared(avail)
 		base := r.baseContext(step)

@@ -299,7 +299,7 @@ func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 
 // checkWaiting verifies that a restored waiting run fits this agent.
 func (a *Agent) checkWaiting(w *waitState) error {
-	reg, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
+	reg, _, _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,8 @@ func (a *Agent) checkWaiting(w *waitState) error {
 		return err
 	}
 	for _, p := range w.Pending {
-		if _, ok := reg.Tool(p.ToolName); !ok {
+		// The tools of managed toolsets are known in runs only.
+		if _, ok := reg.Tool(p.ToolName); !ok && a.managed == nil {
 			return fmt.Errorf("%w: pending %q names tool %q, which this agent does not have", ErrState, p.ID, p.ToolName)
 		}
 	}

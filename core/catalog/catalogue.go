@@ -28,22 +28,50 @@ type catalogue struct {
 	mu      sync.Mutex
 	inv     *inventory
 	version int64
+	// readFor is the run (and, with per-step members, the step) the
+	// inventory was read for; see snapshotFor.
+	readFor string
 }
 
+// Unwrap returns the members, so that the agent finds the lifecycles and
+// per-step inventories inside a catalogue (toolset.Walk): a catalogue
+// over an MCP server starts the server when a run needs the catalogue and
+// stops it when the run ends, like the server's toolset alone would.
+func (c *catalogue) Unwrap() []toolset.Toolset { return c.members }
+
 // snapshot returns the inventory, reading it on first use.
-func (c *catalogue) snapshot() *inventory {
+func (c *catalogue) snapshot() *inventory { return c.snapshotFor(nil) }
+
+// snapshotFor returns the inventory for rc. Members whose inventory lives
+// with a run (a lifecycle: the agent entered them for this run; or per
+// step) are read again for each run, or each step, that asks; others are
+// read once and kept until a refresh.
+func (c *catalogue) snapshotFor(rc *tool.RunContext) *inventory {
+	key := ""
+	if rc != nil && rc.RunID != "" {
+		for _, m := range c.members {
+			if toolset.PerStep(m) {
+				key = fmt.Sprintf("%s/%d", rc.RunID, rc.RunStep)
+				break
+			}
+			if toolset.Managed(m) {
+				key = rc.RunID
+			}
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.inv == nil {
-		c.inv = read(c.members, c.surface, c.descriptions)
+	if c.inv == nil || (key != "" && key != c.readFor) {
+		c.inv = read(c.members, c.surface, c.descriptions, rc)
 		c.version++
+		c.readFor = key
 	}
 	return c.inv
 }
 
 // reread replaces the inventory with a fresh read of the members.
 func (c *catalogue) reread() (*inventory, int64) {
-	inv := read(c.members, c.surface, c.descriptions)
+	inv := read(c.members, c.surface, c.descriptions, nil)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.inv = inv

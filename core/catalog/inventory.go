@@ -41,15 +41,15 @@ type inventory struct {
 	index  *toolsearch.Index
 }
 
-// read reads the members' tools (context-free) and indexes them; the
-// surface's own names are left out. A member whose Tools fails is
-// reported unavailable rather than failing the catalogue.
-func read(members []toolset.Toolset, exclude []string, descriptions map[string]string) *inventory {
+// read reads the members' tools for rc (nil: outside a run) and indexes
+// them; the surface's own names are left out. A member whose Tools fails
+// is reported unavailable rather than failing the catalogue.
+func read(members []toolset.Toolset, exclude []string, descriptions map[string]string, rc *tool.RunContext) *inventory {
 	inv := &inventory{byName: map[string]int{}}
 	spaceAt := map[string]int{}
 	for _, ts := range members {
 		id := ts.ID()
-		tools, err := ts.Tools(nil)
+		tools, err := ts.Tools(rc)
 		if id != "" {
 			if _, seen := spaceAt[id]; !seen {
 				desc := descriptions[id]

@@ -90,8 +90,8 @@ func (p *Proxy) Defaults() toolset.Defaults {
 }
 
 // Instructions explain the two tools and describe the namespaces.
-func (p *Proxy) Instructions(*tool.RunContext) []toolset.Instruction {
-	inv := p.snapshot()
+func (p *Proxy) Instructions(rc *tool.RunContext) []toolset.Instruction {
+	inv := p.snapshotFor(rc)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tools are not listed directly. Use %s to discover tools by keyword, then %s with the tool's name and arguments to run it.", p.searchName, p.callName)
 	if len(inv.spaces) > 0 {
@@ -106,8 +106,8 @@ func (p *Proxy) Instructions(*tool.RunContext) []toolset.Instruction {
 // Tools returns the two surface tools and every indexed tool unlisted
 // (tool.Unlisted): registered, so call_tool can dispatch to them through
 // the registry, but never shown to the model nor callable by it directly.
-func (p *Proxy) Tools(*tool.RunContext) ([]tool.Tool, error) {
-	inv := p.snapshot()
+func (p *Proxy) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
+	inv := p.snapshotFor(rc)
 	out := make([]tool.Tool, 0, len(inv.items)+2)
 	out = append(out, p.searchTool(), p.callTool())
 	for _, it := range inv.items {

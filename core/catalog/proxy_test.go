@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -188,5 +189,77 @@ func TestProxiedCallsKeepTheirTimeoutAndDefaults(t *testing.T) {
 	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "")).MustBuild().NewSession(), "x", rec.handler())
 	if got := rec.returns[0].Content.(string); !strings.Contains(got, "exceeded 20ms") {
 		t.Fatalf("timeout result %q", got)
+	}
+}
+
+// served is a member toolset backed by a resource: its tools can only be
+// read between Enter and Exit, as an MCP server's.
+type served struct {
+	mu    sync.Mutex
+	open  bool
+	calls []string
+}
+
+func (s *served) Name() string                                        { return "served" }
+func (s *served) ID() string                                          { return "served_ns" }
+func (s *served) Instructions(*tool.RunContext) []toolset.Instruction { return nil }
+func (s *served) Defaults() toolset.Defaults                          { return toolset.Defaults{} }
+func (s *served) Enter(context.Context, *tool.RunContext) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open = true
+	s.calls = append(s.calls, "enter")
+	return nil
+}
+func (s *served) Exit(context.Context, *tool.RunContext) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open = false
+	s.calls = append(s.calls, "exit")
+	return nil
+}
+func (s *served) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, "tools")
+	if !s.open {
+		return nil, errors.New("not connected")
+	}
+	return []tool.Tool{tool.New("remote_echo", "Echo a text from the remote server.", nil,
+		func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+			return tool.Text("echoed"), nil
+		})}, nil
+}
+
+// A catalogue over a member with a lifecycle is managed like the member:
+// building the agent reads nothing, each run enters the member before the
+// catalogue reads it and exits it when the run ends, and call_tool reaches
+// the member's tools.
+func TestCatalogueEntersAndExitsItsMembersWithTheRun(t *testing.T) {
+	member := &served{}
+	proxy, err := catalog.NewProxy([]toolset.Toolset{member}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "call_tool", `{"name":"remote_echo","arguments":{}}`)),
+		model.Response(model.TextPart("done")),
+		model.CallsResponse(call("2", "call_tool", `{"name":"remote_echo","arguments":{}}`)),
+		model.Response(model.TextPart("again")),
+	)
+	a := agent.NewBuilder(m).Toolset(proxy).MustBuild()
+	if len(member.calls) != 0 {
+		t.Fatalf("building the agent used the member: %v", member.calls)
+	}
+	s := a.NewSession()
+	for _, prompt := range []string{"one", "two"} {
+		res := mustRun(t, s, prompt)
+		if got := res.Returns()[0]; got.IsError || got.Content != "echoed" {
+			t.Fatalf("call_tool returned %+v", got)
+		}
+	}
+	want := []string{"enter", "tools", "exit", "enter", "tools", "exit"}
+	if !slices.Equal(member.calls, want) {
+		t.Fatalf("member calls %v, want %v", member.calls, want)
 	}
 }

@@ -47,8 +47,8 @@ func (s *Search) Defaults() toolset.Defaults {
 }
 
 // Instructions explain tool_search and list the namespaces.
-func (s *Search) Instructions(*tool.RunContext) []toolset.Instruction {
-	inv := s.snapshot()
+func (s *Search) Instructions(rc *tool.RunContext) []toolset.Instruction {
+	inv := s.snapshotFor(rc)
 	var b strings.Builder
 	b.WriteString("Use tool_search to find tools by keyword, action, namespace or parameter name. " +
 		"Matching tools are loaded and become callable from the next model turn.")
@@ -64,8 +64,8 @@ func (s *Search) Instructions(*tool.RunContext) []toolset.Instruction {
 // Tools returns tool_search and every indexed tool, each available only
 // once loaded in the session's agent context (and when its own
 // availability check passes).
-func (s *Search) Tools(*tool.RunContext) ([]tool.Tool, error) {
-	inv := s.snapshot()
+func (s *Search) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
+	inv := s.snapshotFor(rc)
 	out := make([]tool.Tool, 0, len(inv.items)+1)
 	out = append(out, s.searchTool())
 	for _, it := range inv.items {

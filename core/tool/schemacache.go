@@ -105,3 +105,7 @@ func compileSchema(raw map[string]any) (map[string]any, *Schema, error) {
 	}
 	return params, schema, nil
 }
+
+// SchemaCache returns the cache r compiles parameter schemas with (nil for
+// none), so that a registry staged to be merged into r can share it.
+func (r *Registry) SchemaCache() *SchemaCache { return r.cache }

@@ -31,6 +31,9 @@ func (c *combined) Name() string       { return c.name }
 func (c *combined) ID() string         { return "" }
 func (c *combined) Defaults() Defaults { return Defaults{} }
 
+// Unwrap returns the members (see [Walk]).
+func (c *combined) Unwrap() []Toolset { return c.members }
+
 func (c *combined) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
 	var out []tool.Tool
 	owner := map[string]string{}

@@ -18,6 +18,12 @@
 // the combinator says otherwise (approval, deferral), its Call. Every
 // wrapper also has an Unwrap() tool.Tool method returning the tool it wraps.
 //
+// A toolset backed by a resource implements [Lifecycle] (Enter, Exit) and
+// may carry a [LifecyclePolicy] ([WithLifecycle]); one whose tools change
+// from step to step implements [Dynamic]. The agent enters, reads and exits
+// such toolsets itself (core/agent), finding them inside combinators with
+// [Walk]: every combinator of this package exposes what it wraps.
+//
 // Toolsets are built first and then used: builder methods must not be
 // called while Tools or Instructions run, and then every toolset in this
 // package is safe for concurrent use.

@@ -23,6 +23,9 @@ func Register(r *tool.Registry, rc *tool.RunContext, sets ...Toolset) error {
 		return errors.New("toolset: Register into a nil registry")
 	}
 	staged := &tool.Registry{}
+	// Runs register their toolsets again: the schemas compiled for r's
+	// earlier runs are found in its cache.
+	staged.SetSchemaCache(r.SchemaCache())
 	owner := map[string]string{}
 	for _, ts := range sets {
 		if ts == nil {

@@ -107,3 +107,21 @@ func (nilTools) ID() string                                          { return ""
 func (nilTools) Tools(*tool.RunContext) ([]tool.Tool, error)         { return []tool.Tool{nil}, nil }
 func (nilTools) Instructions(*tool.RunContext) []toolset.Instruction { return nil }
 func (nilTools) Defaults() toolset.Defaults                          { return toolset.Defaults{} }
+
+func TestRegisterCompilesWithTheRegistrysSchemaCache(t *testing.T) {
+	cache := &tool.SchemaCache{}
+	ts := toolset.New("s", echo("a", nil), echo("b", nil))
+	register := func() {
+		r := &tool.Registry{}
+		r.SetSchemaCache(cache)
+		if err := toolset.Register(r, nil, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	register()
+	// Registering again finds the compiled schema: compiling it once more
+	// would cost thousands of allocations.
+	if n := testing.AllocsPerRun(10, register); n > 200 {
+		t.Fatalf("%v allocations per registration", n)
+	}
+}

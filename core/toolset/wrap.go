@@ -95,6 +95,9 @@ func (d *derived) Instructions(rc *tool.RunContext) []Instruction {
 
 func (d *derived) Defaults() Defaults { return d.inner.Defaults() }
 
+// Unwrap returns the toolset d is computed from (see [Walk]).
+func (d *derived) Unwrap() Toolset { return d.inner }
+
 // suffixID returns id+suffix, or "" when id is "": a toolset without an id
 // stays without one.
 func suffixID(id, suffix string) string {

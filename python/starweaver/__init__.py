@@ -63,6 +63,13 @@ _EXPORTS: dict[str, str] = {
     "FunctionToolset": "toolsets",
     "Toolset": "toolsets",
     "ToolsetContext": "toolsets",
+    "AbstractToolset": "dynamic",
+    "PythonDynamicToolset": "dynamic",
+    "ToolsetFactory": "dynamic",
+    "ToolsetLifecyclePolicy": "dynamic",
+    "ToolsetLifecycleStatus": "dynamic",
+    "ToolsetPreparation": "dynamic",
+    "toolset_factory": "dynamic",
     "user_input_tools": "toolsets",
     "ToolLibrary": "catalog",
     "ToolProxyToolset": "catalog",
@@ -119,6 +126,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AbstractToolset",
     "Agent",
     "AgentContext",
     "AgentError",
@@ -171,6 +179,7 @@ __all__ = [
     "PostgresArtifactStore",
     "PostgresSessionStore",
     "PostgresStore",
+    "PythonDynamicToolset",
     "RunHitl",
     "RunResult",
     "RunStatus",
@@ -211,7 +220,11 @@ __all__ = [
     "ToolSearchToolset",
     "Toolset",
     "ToolsetContext",
+    "ToolsetFactory",
     "ToolsetIdValidation",
+    "ToolsetLifecyclePolicy",
+    "ToolsetLifecycleStatus",
+    "ToolsetPreparation",
     "UsageHandle",
     "UsageLimitExceeded",
     "UsageLimits",
@@ -221,6 +234,7 @@ __all__ = [
     "create_agent_runtime",
     "ensure_tool",
     "tool",
+    "toolset_factory",
     "user_input_tools",
 ]
 
@@ -275,6 +289,15 @@ if _TYPE_CHECKING:
     from starweaver.content import ArtifactRef
     from starweaver.context import ToolContext
     from starweaver.dependencies import ToolDependencies
+    from starweaver.dynamic import (
+        AbstractToolset,
+        PythonDynamicToolset,
+        ToolsetFactory,
+        ToolsetLifecyclePolicy,
+        ToolsetLifecycleStatus,
+        ToolsetPreparation,
+        toolset_factory,
+    )
     from starweaver.errors import (
         AgentError,
         ApprovalRequired,

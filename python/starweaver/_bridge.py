@@ -176,6 +176,10 @@ class RunDriver:
         # A mapping holds named dependencies; any other object is the typed one.
         self._deps: Any = MappingProxyType(dict(deps or {})) if deps is None or isinstance(deps, Mapping) else deps
         self._hooks = hooks or {}
+        # Set once a dynamic toolset adds tools for this run (_adopt); the
+        # catalogs it made stay alive with the run.
+        self._own_maps = False
+        self._kept: list[Any] = []
         self._on_event = on_event
         self._events: asyncio.Task[None] | None = None  # the last async event callback, chained in order
         self._pending: dict[int, tuple[asyncio.Task[None] | Work, ToolContext | None]] = {}
@@ -276,6 +280,8 @@ class RunDriver:
                 self._start_hook(item)
             elif kind in ("prepare", "instructions"):
                 self._start_prepare(item)
+            elif kind in ("toolset_enter", "toolset_exit", "toolset_prepare"):
+                self._start_toolset(item)
             elif kind == "event":
                 self._emit(item["event"])
             elif kind == "done":
@@ -294,6 +300,9 @@ class RunDriver:
                 "hook",
                 "prepare",
                 "instructions",
+                "toolset_enter",
+                "toolset_exit",
+                "toolset_prepare",
             ):
                 token = item.get("token")
             reason = f"malformed item from the runtime: {type(exc).__name__}: {exc}"
@@ -575,6 +584,31 @@ class RunDriver:
         definitions = list(item.get("definitions") or [])
         task = self._loop.create_task(self._await_outcome(token, preparer.outcome(ctx, definitions)))
         self._pending[token] = (task, None)
+
+    def _start_toolset(self, item: Mapping[str, Any]) -> None:
+        """Run one phase of a dynamic toolset (starweaver.dynamic)."""
+        from starweaver import dynamic  # noqa: PLC0415 - dynamic imports the agent, which imports this module
+
+        token = int(item["token"])
+        handle = dynamic.lookup(int(item["callback"]))
+        if handle is None:
+            self._complete(token, {"ok": False, "message": f"unknown dynamic toolset {item['callback']}"})
+            return
+        ctx = _prepare.ToolsetContext._from_wire(item["context"], self._deps)
+        outcome = handle.outcome(str(item["kind"]), ctx, bool(item.get("refresh")), self._adopt)
+        task = self._loop.create_task(self._await_outcome(token, outcome))
+        self._pending[token] = (task, None)
+
+    def _adopt(self, catalog: Any) -> None:
+        """Know the tools and hooks a dynamic toolset prepared for this run
+        (copied on the first write: the maps given may be the agent's)."""
+        if not self._own_maps:
+            self._tools = dict(self._tools)
+            self._hooks = dict(self._hooks)
+            self._own_maps = True
+        self._tools.update(catalog.tools)  # type: ignore[attr-defined]
+        self._hooks.update(catalog.hooks)  # type: ignore[attr-defined]
+        self._kept.append(catalog)
 
     # -- model requests ----------------------------------------------------
 

@@ -29,19 +29,46 @@ __all__ = ["AvailableFunc", "InstructionsFunc", "PrepareFunc", "ToolsetContext",
 
 
 class ToolsetContext:
-    """The run state a preparation sees. Read-only.
+    """The run state a preparation or a dynamic toolset sees. Read-only.
 
     Attributes:
-        run_id: The run's id.
+        run_id: The run's id (a resumed run keeps the id of the run it
+            continues).
         conversation_id: The conversation (session) the run belongs to.
-        run_step: The model step being prepared (0 for toolset preparations,
-            which happen once per run).
+        session_id: The session's id (the same as ``conversation_id``).
+        run_step: The model step being prepared (0 for toolset preparations
+            read once per run; for a dynamic toolset's ``exit``, the number of
+            model requests the run made).
         metadata: Per-run metadata (the agent's, merged with the run's).
         active_tags: The capability tags active in the run.
         deps: The dependencies the host made available (may be empty).
+        agent_id: The agent's id; None, since the runtime does not name
+            agents to toolsets yet.
+        run_attachments: Attachments of the run; empty, since runs carry
+            none yet.
+        workspace_root: The workspace of the run's environment; None until
+            environments reach toolsets.
+        environment: The run's environment provider; None until
+            environments reach toolsets.
+        resources: Named resources of the run (empty until environments
+            reach toolsets).
+        raw_context: The context exactly as the runtime sent it.
     """
 
-    __slots__ = ("_active_tags", "_conversation_id", "_deps", "_metadata", "_run_id", "_run_step")
+    __slots__ = (
+        "_active_tags",
+        "_agent_id",
+        "_conversation_id",
+        "_deps",
+        "_environment",
+        "_metadata",
+        "_raw_context",
+        "_resources",
+        "_run_attachments",
+        "_run_id",
+        "_run_step",
+        "_workspace_root",
+    )
 
     def __init__(
         self,
@@ -52,6 +79,12 @@ class ToolsetContext:
         metadata: Mapping[str, Any] | None = None,
         active_tags: Sequence[str] = (),
         deps: Mapping[str, Any] | None = None,
+        agent_id: str | None = None,
+        run_attachments: Sequence[Any] = (),
+        workspace_root: str | None = None,
+        environment: Any = None,
+        resources: Mapping[str, Any] | None = None,
+        raw_context: Mapping[str, Any] | None = None,
     ) -> None:
         self._run_id = run_id
         self._conversation_id = conversation_id
@@ -59,6 +92,12 @@ class ToolsetContext:
         self._metadata = MappingProxyType(dict(metadata or {}))
         self._active_tags = tuple(active_tags)
         self._deps = MappingProxyType(dict(deps or {}))
+        self._agent_id = agent_id
+        self._run_attachments = tuple(run_attachments)
+        self._workspace_root = workspace_root
+        self._environment = environment
+        self._resources = MappingProxyType(dict(resources or {}))
+        self._raw_context = MappingProxyType(dict(raw_context or {}))
 
     @property
     def run_id(self) -> str:
@@ -66,6 +105,10 @@ class ToolsetContext:
 
     @property
     def conversation_id(self) -> str:
+        return self._conversation_id
+
+    @property
+    def session_id(self) -> str:
         return self._conversation_id
 
     @property
@@ -83,6 +126,42 @@ class ToolsetContext:
     @property
     def deps(self) -> Mapping[str, Any]:
         return self._deps
+
+    @property
+    def agent_id(self) -> str | None:
+        return self._agent_id
+
+    @property
+    def run_attachments(self) -> tuple[Any, ...]:
+        return self._run_attachments
+
+    @property
+    def workspace_root(self) -> str | None:
+        return self._workspace_root
+
+    @property
+    def environment(self) -> Any:
+        return self._environment
+
+    @property
+    def resources(self) -> Mapping[str, Any]:
+        return self._resources
+
+    @property
+    def raw_context(self) -> Mapping[str, Any]:
+        return self._raw_context
+
+    @classmethod
+    def _from_wire(cls, c: Mapping[str, Any], deps: Any) -> ToolsetContext:
+        return cls(
+            run_id=c.get("run_id") or "",
+            conversation_id=c.get("conversation_id") or "",
+            run_step=int(c.get("run_step") or 0),
+            metadata=c.get("metadata"),
+            active_tags=c.get("active_tags") or (),
+            deps=deps if isinstance(deps, Mapping) else None,
+            raw_context=c,
+        )
 
     def __repr__(self) -> str:
         return f"ToolsetContext(run_id={self._run_id!r}, run_step={self._run_step}, active_tags={self._active_tags!r})"

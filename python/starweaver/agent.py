@@ -17,6 +17,7 @@ from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
 from starweaver.agent_context import AgentContext, ToolCapabilityGrant
 from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
+from starweaver.dynamic import AbstractToolset, ToolsetFactory
 from starweaver.errors import StarweaverError, StateError
 from starweaver.hitl import (
     ApprovalsInput,
@@ -169,8 +170,8 @@ def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPo
     return request
 
 
-def _toolsets(value: Iterable[Toolset] | None) -> list[Toolset]:
-    out = list(value or [])
+def _toolsets(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset]:
+    out = [ts._as_toolset() if isinstance(ts, AbstractToolset) else ts for ts in value or []]
     for ts in out:
         if not isinstance(ts, Toolset):
             raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
@@ -309,7 +310,7 @@ class Agent:
         *,
         model: Model,
         tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         system_prompt: str | None = None,
         name: str | None = None,
@@ -433,14 +434,33 @@ class Agent:
         ):
             if value is not None:
                 spec[key] = value
+        self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
+
+    def toolset(self, func: Any = None, /, **options: Any) -> Any:
+        """Decorator adding ``func(ctx)`` to the agent as a ``ToolsetFactory``
+        (bare, or with its options: ``per_run_step``, ``name``, ``id``,
+        ``lifecycle_policy``, ...); returns the factory, which stays callable.
+        Sessions started before keep the toolsets they had."""
+
+        def decorate(f: Any) -> ToolsetFactory:
+            factory = ToolsetFactory(f, **options)
+            added = self._catalog.toolset_spec(factory._as_toolset())
+            spec = {**self._spec, "toolsets": [*self._spec["toolsets"], added]}
+            handle = _capi.agent_new(spec)
+            self._release()
+            self._spec, self._handle = spec, handle
+            self._release = weakref.finalize(self, _capi.release, handle)
+            return factory
+
+        return decorate if func is None else decorate(func)
 
     def _run_request(
         self,
         prompt: str,
         tools: Iterable[ToolLike] | None,
-        toolsets: Iterable[Toolset] | None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None,
         instructions: str | Iterable[str] | None,
         metadata: Mapping[str, Any] | None,
         events: bool,
@@ -630,7 +650,7 @@ class Agent:
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None,
-        toolsets: Iterable[Toolset] | None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None,
         instructions: str | Iterable[str] | None,
         metadata: Mapping[str, Any] | None,
         on_event: EventCallback | None,
@@ -661,7 +681,7 @@ class Agent:
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         on_event: EventCallback | None = None,
@@ -754,7 +774,7 @@ class Agent:
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         usage_limits: UsageLimits | None = None,
@@ -923,7 +943,7 @@ class AgentSession:
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         on_event: EventCallback | None = None,
@@ -960,7 +980,7 @@ class AgentSession:
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
         instructions: str | Iterable[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         usage_limits: UsageLimits | None = None,
@@ -1189,7 +1209,7 @@ def create_agent(
     *,
     model: Model,
     tools: Sequence[ToolLike] | None = None,
-    toolsets: Sequence[Toolset] | None = None,
+    toolsets: Sequence[Toolset | AbstractToolset] | None = None,
     instructions: str | Iterable[str] | None = None,
     system_prompt: str | None = None,
     name: str | None = None,

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from helpers import tool_returns
-from starweaver import AgentError, McpToolset, McpTransport
+from starweaver import AgentError, McpToolset, McpTransport, ToolProxyToolset
 from starweaver.agent import create_agent
 from starweaver.content import Base64Source, Image
 from starweaver.testing import TestModel
@@ -240,12 +240,63 @@ def test_a_slow_call_times_out_and_is_cancelled_on_the_server(http_url: str) -> 
     ids=["missing", "exits", "silent"],
 )
 def test_a_server_that_cannot_start_is_a_clear_error(transport: McpTransport) -> None:
+    """Left out of the run and reported (toolset_unavailable) by default; an
+    AgentError naming the toolset when the agent fails closed."""
     before = time.monotonic()
+    events: list[Any] = []
+    agent = create_agent(
+        model=TestModel.responses(["fine without it"]),
+        toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)],
+    )
+    result = asyncio.run(agent.run("go", on_event=events.append))
+    assert result.output == "fine without it"
+    reports = [
+        e["custom"]["payload"] for e in events if e["kind"] == "custom" and e["custom"]["kind"] == "toolset_unavailable"
+    ]
+    assert len(reports) == 1 and 'toolset "broken"' in reports[0]["error"]
     with pytest.raises(AgentError, match=r'toolset "broken"') as info:
-        agent = create_agent(
-            model=TestModel(), toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)]
+        strict = create_agent(
+            model=TestModel(),
+            toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)],
+            unavailable_tools="fail",
         )
-        asyncio.run(agent.run("go"))
-    assert time.monotonic() - before < 15
+        asyncio.run(strict.run("go"))
+    assert time.monotonic() - before < 30
     if transport.kind == "stdio" and "boom" in " ".join(transport._to_spec().get("args", [])):
         assert "boom: bad config" in str(info.value)
+
+
+def test_a_proxy_over_an_mcp_server_starts_it_per_run(mcp_python: str, tmp_path: Path) -> None:
+    """The catalogue manages its member's lifecycle: nothing starts when the
+    agent is built, the server runs during the run and is gone after it."""
+    marker = tmp_path / "started"
+    script = f'echo $$ >> "{marker}"; exec "{mcp_python}" -m mcp_server_time'
+    ts = McpToolset("time", transport=McpTransport.stdio("sh", args=["-c", script]))
+    model = TestModel.responses(
+        [
+            TestModel.tool_call_response(
+                [call("call_tool", "c1", name="get_current_time", arguments={"timezone": "UTC"})]
+            ),
+            "done",
+        ]
+    )
+    agent = create_agent(model=model, toolsets=[ToolProxyToolset([ts])])
+    assert not marker.exists()
+    asyncio.run(agent.run("what time is it"))
+    assert '"timezone": "UTC"' in str(returns(model)["c1"]["content"])
+    pid = int(marker.read_text().split()[0])
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, f"the MCP server {pid} outlived the run"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return True
