@@ -107,11 +107,12 @@ class McpToolset(Toolset):
     """The tools of an MCP server, usable wherever a :class:`Toolset` is.
 
     The runtime starts the server (``McpTransport.stdio``) or connects to it
-    (``McpTransport.streamable_http``) when the toolset's tools are first
-    read, lists its tools, and stops or disconnects when the run that read
-    them ends. A server that does not start or answer within
-    ``init_timeout_ms`` (30 s by default) is an error naming the toolset:
-    an ``AgentError`` from ``create_agent`` or from the run.
+    (``McpTransport.streamable_http``) when a run first needs its tools,
+    lists them, and stops or disconnects when that run ends (the toolset
+    lifecycle; building the agent starts nothing). A server that does not
+    start or answer within ``init_timeout_ms`` (30 s by default) is left out
+    of the run with a ``toolset_unavailable`` event naming the toolset, or,
+    under ``unavailable_tools="fail"``, fails the run with an ``AgentError``.
 
     Each tool is named ``{tool_prefix}_{name}`` (its server name without a
     prefix) and keeps the server's description and input schema, which
