@@ -1,0 +1,41 @@
+//go:build unix
+
+package env
+
+import (
+	"os"
+	"syscall"
+)
+
+// groupAttr makes the started process the leader of a new process group.
+func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// termGroup and killGroup send TERM and KILL to the process group pgid;
+// a group that is already gone is no error.
+func termGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGTERM) }
+func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// killLeftovers kills what remains of the group pgid once its leader has
+// been reaped. The group id cannot be reused while a member lives (Linux
+// and the BSDs keep a pid in use while it names a group).
+func killLeftovers(pgid int) { killGroup(pgid) }
+
+// signalGroup sends sig to the process group pgid.
+func signalGroup(pgid, sig int) error {
+	if err := syscall.Kill(-pgid, syscall.Signal(sig)); err != nil && err != syscall.ESRCH {
+		return err
+	}
+	return nil
+}
+
+// exitStatus returns the exit code, or 128+n with the signal n that
+// killed the process (the shells' convention).
+func exitStatus(ps *os.ProcessState) (code, signal int) {
+	if ps == nil {
+		return -1, 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), int(ws.Signal())
+	}
+	return ps.ExitCode(), 0
+}
