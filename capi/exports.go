@@ -429,6 +429,7 @@ func swgo_release(h C.longlong, errOut **C.char) (rc C.int) {
 	if st, ok := v.(*storeHandle); ok {
 		st.release()
 	}
+	releaseShell(v)
 	return 0
 }
 

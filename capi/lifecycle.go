@@ -33,4 +33,5 @@ func shutdown() {
 	lifecycle.down = true
 	lifecycle.mu.Unlock()
 	lifecycle.cancel()
+	closeShells()
 }

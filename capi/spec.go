@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
 	"github.com/starweaver-go/starweaver/core/bundles/userinput"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -141,6 +142,8 @@ type agentSpec struct {
 	// ToolCapabilityGrants are per-tool grants every session starts with
 	// (agentcontext.go).
 	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
+	// Shell gives the agent's runs a local shell (shell.go).
+	Shell *shellSpec `json:"shell"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -376,6 +379,8 @@ func bundle(name string) (toolset.Toolset, error) {
 	switch name {
 	case "user_input":
 		return userinput.Tools(), nil
+	case "shell":
+		return shellbundle.Tools(shellbundle.Options{}), nil
 	}
 	return nil, specError("unknown toolset bundle %q", name)
 }
@@ -446,10 +451,20 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if err := s.applyArtifacts(b); err != nil {
 		return nil, err
 	}
+	deps := &tool.Deps{}
+	sh, err := s.Shell.provide(deps)
+	if err != nil {
+		return nil, err
+	}
+	b.Deps(deps)
 	a, err := b.Build()
 	if err != nil {
+		if sh != nil {
+			sh.Close()
+		}
 		return nil, optionError(err)
 	}
+	keepShell(a, sh)
 	return a, nil
 }
 

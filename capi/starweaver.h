@@ -293,6 +293,38 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "size_bytes", "head_bytes"}.
  * A run whose tool returned host-only output fails with an error of type
  * "tool_output_not_visible" carrying "tool" and "tool_call_id".
+ * First-party bundles and the local shell:
+ *   a toolset spec {"bundle": name} is a toolset implemented in the
+ *       library: "user_input" (ask_user_question) or "shell" (shell_exec
+ *       {command, arguments?, timeout_seconds=180, environment?, cwd?,
+ *       background=false}, shell_wait {process_id, timeout_seconds=180},
+ *       shell_status {}, shell_input {process_id, text, close_stdin},
+ *       shell_signal {process_id, signal}, shell_kill {process_id}). The
+ *       shell tools use the named dependency "starweaver.shell", else the
+ *       environment provider "starweaver.environment" when it runs
+ *       commands; without either a call fails with "user_error". Policy
+ *       refusals, unknown processes and a blank command are "feedback".
+ *       An unknown bundle is "invalid_spec".
+ *   "shell": {"root", "allow_execute": bool, "allowed_programs": [name, ...],
+ *             "max_processes"?: n, "max_capture_bytes"?: n}
+ *       gives the agent's runs a local shell as "starweaver.shell":
+ *       commands start in root (an existing directory; cwd stays inside
+ *       it), run only when allow_execute is true, and with
+ *       allowed_programs only as those exact programs with literal
+ *       arguments (shell scripts and environment overrides are refused).
+ *       Scripts run with /bin/sh -c; every command leads its own process
+ *       group, terminated (TERM, then KILL) on timeout, cancellation and
+ *       kill, and killed whole once its leader exits. At most
+ *       max_processes (8) run at once, foreground and background; more is
+ *       refused, not queued. Each of stdout and stderr keeps at most
+ *       max_capture_bytes (1 MiB); the metadata says <stream>_bytes,
+ *       <stream>_captured_bytes and <stream>_truncated. Commands inherit
+ *       only PATH, HOME, USER, LOGNAME, LANG, LC_ALL, LC_CTYPE, TZ, TMPDIR
+ *       and TERM of the host's environment, plus the session's shell
+ *       environment. Releasing the agent handle (or sw_shutdown) kills
+ *       every process the shell still runs; sessions of a released agent
+ *       can run no more commands. A missing root, a root that is not a
+ *       directory, a limit of 0 or less or an unknown key is "invalid_spec".
  * Least authority:
  *   "tool_capability_grants": {tool: {"host_capabilities": [name, ...],
  *       "context_capabilities": [name, ...], "shell_environment": bool}}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/env"
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// An agent spec's "shell" gives its runs a local shell for the "shell"
+// bundle; releasing the agent handle closes it, killing its processes.
+func TestShellSpec(t *testing.T) {
+	root := t.TempDir()
+	h := testModelHandle(t,
+		model.CallsResponse(model.Call("c1", "shell_exec", map[string]any{"command": "echo hi"})),
+		model.CallsResponse(model.Call("c2", "shell_exec", map[string]any{"command": "echo", "arguments": []any{"ok"}})),
+		model.CallsResponse(model.Call("c3", "shell_exec", map[string]any{"command": "sleep", "arguments": []any{"100"}, "background": true})),
+		model.Response(model.TextPart("done")),
+	)
+	spec := `{"model":` + strconv.FormatInt(h, 10) + `,"toolsets":[{"bundle":"shell"}],` +
+		`"shell":{"root":` + strconv.Quote(root) + `,"allow_execute":true,"allowed_programs":["echo","sleep"],"max_processes":2}}`
+	a, err := agentFromJSON(t, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah := handles.add(a)
+	res, err := runFromJSON(t, a, `{"prompt":"x"}`)
+	if err != nil || res.Output != "done" {
+		t.Fatalf("run %+v %v", res, err)
+	}
+	rets := res.Returns()
+	if rets[0].ErrorKind() != tool.ErrorKindFeedback {
+		t.Fatalf("a script under an allowlist: %+v", rets[0])
+	}
+	if c, _ := rets[1].Content.(map[string]any); c["stdout"] != "ok\n" {
+		t.Fatalf("an allowed program: %+v", rets[1])
+	}
+	started, _ := rets[2].Content.(map[string]any)
+	if started["status"] != "running" {
+		t.Fatalf("background: %+v", rets[2])
+	}
+	agentShells.mu.Lock()
+	sh := agentShells.m[a]
+	agentShells.mu.Unlock()
+	if sh == nil {
+		t.Fatal("the agent's shell is not kept")
+	}
+
+	v, _ := handles.remove(ah)
+	releaseShell(v)
+	list, _ := sh.List(t.Context())
+	if len(list) != 1 || list[0].Status != env.ProcessKilled {
+		t.Fatalf("after release: %+v", list)
+	}
+
+	for _, bad := range []string{`"shell":{}`, `"shell":{"root":"/no/such/dir"}`, `"shell":{"root":"/","max_processes":0}`, `"shell":{"root":"/","shell":"bash"}`} {
+		_, err := agentFromJSON(t, `{"model":`+strconv.FormatInt(h, 10)+`,`+bad+`}`)
+		if ae := toABIError(err); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, "shell") {
+			t.Errorf("%s: %+v", bad, ae)
+		}
+	}
+}
