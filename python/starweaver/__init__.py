@@ -71,6 +71,9 @@ _EXPORTS: dict[str, str] = {
     "ToolsetPreparation": "dynamic",
     "toolset_factory": "dynamic",
     "user_input_tools": "toolsets",
+    "LocalShell": "shell",
+    "ShellPolicy": "shell",
+    "shell_toolset": "shell",
     "ToolLibrary": "catalog",
     "ToolProxyToolset": "catalog",
     "ToolSearchRefreshBinding": "catalog",
@@ -236,6 +239,9 @@ __all__ = [
     "tool",
     "toolset_factory",
     "user_input_tools",
+    "LocalShell",
+    "ShellPolicy",
+    "shell_toolset",
 ]
 
 
@@ -341,6 +347,7 @@ if _TYPE_CHECKING:
     from starweaver.result import ToolResult
     from starweaver.runtime import AgentRuntime, RuntimeSession, create_agent_runtime
     from starweaver.settings import ModelSettings
+    from starweaver.shell import LocalShell, ShellPolicy, shell_toolset
     from starweaver.stores import (
         ClaimedResume,
         EffectRecovery,

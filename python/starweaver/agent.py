@@ -33,6 +33,7 @@ from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, 
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
+from starweaver.shell import LocalShell, shell_spec
 from starweaver.stores import ClaimedResume, EffectRecovery, InFlightRun, SessionStore, Store
 from starweaver.streaming import AgentRun
 from starweaver.testing import FunctionModel, TestModel
@@ -344,6 +345,7 @@ class Agent:
         effect_journal: Store | None = None,
         effect_recovery: EffectRecovery | None = None,
         tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
+        shell: LocalShell | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -431,6 +433,7 @@ class Agent:
             ("effect_journal", effect_journal._handle if effect_journal is not None else None),
             ("effect_recovery", effect_recovery),
             ("tool_capability_grants", _grants_spec(tool_capability_grants)),
+            ("shell", shell_spec(shell)),
         ):
             if value is not None:
                 spec[key] = value
@@ -1243,6 +1246,7 @@ def create_agent(
     effect_journal: Store | None = None,
     effect_recovery: EffectRecovery | None = None,
     tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
+    shell: LocalShell | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1352,8 +1356,15 @@ def create_agent(
     without one (``session.context.grant_tool_capabilities`` replaces a
     grant for one session). See docs/toolsets.md.
 
+    ``shell`` (``starweaver.LocalShell(root, policy=ShellPolicy(...))``)
+    gives the agent's runs a local shell for ``shell_toolset()``: commands
+    start in ``root``, each in its own process group, killed whole on
+    timeout, when the run is cancelled and when the agent is released. See
+    docs/environment.md.
+
     Raises:
-        TypeError: ``session_store`` or ``effect_journal`` is not a store.
+        TypeError: ``session_store`` or ``effect_journal`` is not a store,
+            or ``shell`` is not a ``LocalShell``.
         AgentError: duplicate tool names or an invalid configuration.
         ValueError: malformed schemas or options (a limit of 0 or less).
         StateError: ``session_store`` is closed.
@@ -1395,4 +1406,5 @@ def create_agent(
         effect_journal=effect_journal,
         effect_recovery=effect_recovery,
         tool_capability_grants=tool_capability_grants,
+        shell=shell,
     )

@@ -1,0 +1,121 @@
+"""The shell toolset and a local shell for an agent's runs.
+
+``shell_toolset()`` is the first-party ``shell`` toolset (``shell_exec``,
+``shell_wait``, ``shell_status``, ``shell_input``, ``shell_signal``,
+``shell_kill``), implemented in the runtime. Its tools run commands through
+the shell an agent is given with ``create_agent(shell=LocalShell(root,
+policy=ShellPolicy(...)))``: commands start in ``root``, each in its own
+process group, killed whole on timeout, cancellation and when the agent is
+released. See docs/environment.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starweaver.toolsets import Toolset, _NativeToolset
+
+__all__ = ["LocalShell", "ShellPolicy", "shell_spec", "shell_toolset"]
+
+
+@dataclass(frozen=True)
+class ShellPolicy:
+    """What a shell may run. The default runs nothing.
+
+    ``allow_execute`` permits running commands at all. A non-empty
+    ``allowed_programs`` permits only those exact programs, called by the
+    model as ``shell_exec(command=name, arguments=[...])`` with literal
+    arguments; every shell script and every environment override is then
+    refused (a script's first word proves nothing about what it runs).
+    """
+
+    allow_execute: bool = False
+    allowed_programs: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.allow_execute, bool):
+            raise TypeError(f"allow_execute must be a bool, got {type(self.allow_execute).__name__}")
+        programs: Any = self.allowed_programs
+        if isinstance(programs, str) or not isinstance(programs, Iterable):
+            raise TypeError("allowed_programs must be a sequence of program names, not a string")
+        names = tuple(programs)
+        if not all(isinstance(n, str) and n for n in names):
+            raise TypeError("allowed_programs must hold non-empty strings")
+        object.__setattr__(self, "allowed_programs", names)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The policy as the runtime's spec keys."""
+        out: dict[str, Any] = {"allow_execute": self.allow_execute}
+        if self.allowed_programs:
+            out["allowed_programs"] = list(self.allowed_programs)
+        return out
+
+
+@dataclass(frozen=True)
+class LocalShell:
+    """A local shell for an agent (``create_agent(shell=...)``).
+
+    Commands start in ``root`` (an existing directory; a call's ``cwd`` stays
+    inside it) under ``policy``. At most ``max_processes`` (8 by default)
+    run at once, foreground and background together; more are refused, not
+    queued. Each of stdout and stderr keeps at most ``max_capture_bytes``
+    (1 MiB by default). Commands inherit only a few variables of this
+    process's environment (PATH, HOME, USER, LOGNAME, LANG, LC_ALL, LC_CTYPE,
+    TZ, TMPDIR, TERM), plus the session's shell environment. Releasing the
+    agent kills every process still running.
+
+    The working directory confines where commands start, not what they do:
+    give untrusted code an external sandbox, or an ``allowed_programs``
+    policy.
+    """
+
+    root: str | Path
+    policy: ShellPolicy = field(default_factory=ShellPolicy)
+    max_processes: int | None = None
+    max_capture_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.root, (str, Path)) or not str(self.root):
+            raise TypeError("root must be a non-empty path")
+        if not isinstance(self.policy, ShellPolicy):
+            raise TypeError(f"policy must be a ShellPolicy, got {type(self.policy).__name__}")
+        for name in ("max_processes", "max_capture_bytes"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The runtime's ``shell`` spec; the runtime applies the defaults."""
+        out: dict[str, Any] = {"root": str(self.root), **self.policy.to_dict()}
+        if self.max_processes is not None:
+            out["max_processes"] = self.max_processes
+        if self.max_capture_bytes is not None:
+            out["max_capture_bytes"] = self.max_capture_bytes
+        return out
+
+
+def shell_toolset() -> Toolset:
+    """The first-party ``shell`` toolset: ``shell_exec {command, arguments?,
+    timeout_seconds=180, environment?, cwd?, background=false}``,
+    ``shell_wait {process_id, timeout_seconds=180}``, ``shell_status {}``,
+    ``shell_input {process_id, text, close_stdin}``, ``shell_signal
+    {process_id, signal}`` and ``shell_kill {process_id}``. The agent needs a
+    shell (``create_agent(shell=LocalShell(...))``); without one each call
+    returns a ``user_error``."""
+    return _NativeToolset("shell", "shell")
+
+
+def shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:
+    """The agent spec's ``shell`` value for ``create_agent(shell=...)``.
+
+    Raises:
+        TypeError: ``shell`` is not a ``LocalShell``.
+    """
+    if shell is None:
+        return None
+    if not isinstance(shell, LocalShell):
+        raise TypeError(f"shell must be a starweaver.LocalShell, got {type(shell).__name__}")
+    return shell.to_dict()
