@@ -286,15 +286,16 @@ func (s *LocalShell) start(cmd Command, background bool) (*localProc, error) {
 		return nil, &Error{Op: "exec", Path: p.display, Err: wrapf(ErrLimit,
 			"%d processes are already running, the most this shell allows; wait for one to end or kill one", s.opts.MaxProcesses)}
 	}
-	s.live[p] = struct{}{}
-	s.seq++
-	p.seq = s.seq
+	// Spawning under the lock keeps Close from seeing a process that has
+	// no group yet (and starts are quick: a fork and an exec).
+	err = s.spawn(p)
+	if err == nil {
+		s.live[p] = struct{}{}
+		s.seq++
+		p.seq = s.seq
+	}
 	s.mu.Unlock()
-
-	if err := s.spawn(p); err != nil {
-		s.mu.Lock()
-		delete(s.live, p)
-		s.mu.Unlock()
+	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Op: "exec", Path: p.display, Err: wrapf(ErrNotFound, "%v", err)}
 		}

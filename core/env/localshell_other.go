@@ -16,6 +16,9 @@ func groupAttr() *syscall.SysProcAttr { return nil }
 func termGroup(pid int) { killGroup(pid) }
 
 func killGroup(pid int) {
+	if pid <= 0 {
+		return
+	}
 	if p, err := os.FindProcess(pid); err == nil {
 		_ = p.Kill()
 	}

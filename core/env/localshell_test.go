@@ -290,9 +290,15 @@ func TestLocalShellBackgroundProcesses(t *testing.T) {
 		t.Fatalf("input to an ended process: %v", err)
 	}
 
-	sleeper, _ := s.Start(ctx, env.ShellCommand("trap 'echo usr1' USR1; while :; do sleep 0.05; done"))
-	if got, _ := s.Wait(ctx, sleeper.ID, 0); got.Status != env.ProcessRunning {
-		t.Fatalf("a look without waiting %+v", got)
+	sleeper, _ := s.Start(ctx, env.ShellCommand("trap 'echo usr1' USR1; echo ready; while :; do sleep 0.05; done"))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, _ := s.Wait(ctx, sleeper.ID, 0)
+		if got.Status != env.ProcessRunning {
+			t.Fatalf("a look without waiting %+v", got)
+		}
+		if got.Stdout == "ready\n" || time.Now().After(deadline) {
+			break
+		}
 	}
 	if _, err := s.Signal(ctx, sleeper.ID, 10); err != nil {
 		t.Fatal(err)

@@ -12,8 +12,19 @@ func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: tru
 
 // termGroup and killGroup send TERM and KILL to the process group pgid;
 // a group that is already gone is no error.
-func termGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGTERM) }
-func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+// A pgid of 0 or less is never signalled: kill(0, sig) would signal the
+// caller's own group.
+func termGroup(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+}
+
+func killGroup(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
 
 // killLeftovers kills what remains of the group pgid once its leader has
 // been reaped. The group id cannot be reused while a member lives (Linux
@@ -22,6 +33,9 @@ func killLeftovers(pgid int) { killGroup(pgid) }
 
 // signalGroup sends sig to the process group pgid.
 func signalGroup(pgid, sig int) error {
+	if pgid <= 0 {
+		return syscall.ESRCH
+	}
 	if err := syscall.Kill(-pgid, syscall.Signal(sig)); err != nil && err != syscall.ESRCH {
 		return err
 	}
