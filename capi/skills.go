@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/skills"
 	"github.com/starweaver-go/starweaver/core/toolset"
@@ -57,6 +58,18 @@ type skillsScanSpec struct {
 	// Previous, when set, makes the scan a reload compared with these
 	// packages: the result also has "changes" (and is always lenient).
 	Previous *[]skills.Package `json:"previous"`
+	// Binding, with Previous, makes the reload happen only when the
+	// binding says it is due at NowMS.
+	Binding *skills.ReloadBinding `json:"binding"`
+	NowMS   int64                 `json:"now_ms"`
+}
+
+// skillsDueResult is what sw_skills_scan writes for a request with a
+// binding.
+type skillsDueResult struct {
+	Reloaded bool                 `json:"reloaded"`
+	Binding  skills.ReloadBinding `json:"binding"`
+	Result   *skillsScanResult    `json:"result"`
 }
 
 // skillsScanResult is what sw_skills_scan writes.
@@ -80,6 +93,12 @@ func skillsScan(req []byte) ([]byte, error) {
 		return nil, err
 	}
 	ctx := context.Background()
+	if s.Binding != nil {
+		if s.Previous == nil {
+			return nil, specError("skills: a \"binding\" needs the \"previous\" packages")
+		}
+		return skillsReloadIfDue(ctx, p, s)
+	}
 	var res skillsScanResult
 	switch {
 	case s.Previous != nil:
@@ -103,6 +122,26 @@ func skillsScan(req []byte) ([]byte, error) {
 		res = skillsScanResult{Packages: reg.Packages()}
 	}
 	return json.Marshal(res)
+}
+
+// skillsReloadIfDue reloads when the request's binding says so; the
+// event is the one core publishes, taken from a context of its own.
+func skillsReloadIfDue(ctx context.Context, p env.Provider, s skillsScanSpec) ([]byte, error) {
+	actx := agentctx.New()
+	rep, b, err := skills.NewRegistry(*s.Previous...).ReloadIfDue(ctx, p, s.Scopes, actx, *s.Binding, s.NowMS)
+	if err != nil {
+		return nil, skillsError(err)
+	}
+	out := skillsDueResult{Reloaded: rep != nil, Binding: b}
+	if rep != nil {
+		var event map[string]any
+		if evs := actx.TakeEvents(); len(evs) == 1 {
+			event = evs[0].Payload
+		}
+		out.Result = &skillsScanResult{Packages: rep.Registry.Packages(), Diagnostics: nonNilSlice(rep.Diagnostics),
+			Changes: nonNilSlice(rep.Changes), Event: event}
+	}
+	return json.Marshal(out)
 }
 
 // skillsActivateSpec is the request of sw_skills_activate.

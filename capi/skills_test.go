@@ -174,3 +174,26 @@ func TestSkillsToolsetPublishesTheScan(t *testing.T) {
 		t.Fatalf("instructions %q", ins)
 	}
 }
+
+func TestSkillsReloadIfDueThroughTheABI(t *testing.T) {
+	noLeaks(t)
+	base := `{"environment":` + skillsEnv + `,"scopes":[{"root":""}],"previous":[]`
+	var out struct {
+		Reloaded bool                 `json:"reloaded"`
+		Binding  skills.ReloadBinding `json:"binding"`
+		Result   *skillsScanResult    `json:"result"`
+	}
+	s := capitest.SkillsScan([]byte(base+`,"binding":{"debounce_ms":100,"pending_inventory_version":4,"pending_since_ms":1000},"now_ms":1050}`), none)
+	if err := json.Unmarshal([]byte(s.Out), &out); err != nil || out.Reloaded || out.Result != nil || out.Binding.PendingVersion != 4 {
+		t.Fatalf("not due: %+v %v %s", out, err, s.Err)
+	}
+	s = capitest.SkillsScan([]byte(base+`,"binding":{"debounce_ms":100,"pending_inventory_version":4,"pending_since_ms":1000},"now_ms":1100}`), none)
+	if err := json.Unmarshal([]byte(s.Out), &out); err != nil || !out.Reloaded || out.Binding.InventoryVersion != 4 || out.Binding.LastRefreshMS != 1100 {
+		t.Fatalf("due: %+v %v %s", out, err, s.Err)
+	}
+	ev := out.Result.Event
+	if ev["reload_scheduled"] != true || ev["reload_reason"] != "inventory_changed" || ev["reload_ms"] != 1100.0 || ev["inventory_version"] != 4.0 || len(out.Result.Changes) != 1 {
+		t.Fatalf("result %+v", out.Result)
+	}
+	wantError(t, capitest.SkillsScan([]byte(`{"environment":`+skillsEnv+`,"scopes":[],"binding":{},"now_ms":1}`), none), "invalid_spec", `needs the "previous" packages`)
+}

@@ -543,7 +543,14 @@ int sw_catalog_host(sw_handle session, const char *req, long long req_len, char 
  * "name", "previous_path"?, "path"?}] sorted by name, and "event": the
  * payload of a skills_reloaded event ({"package_count", "packages":
  * [{"name", "description", "path", "activated"}], "diagnostics",
- * "changes"}) for a host that publishes it on a session.
+ * "changes"}) for a host that publishes it on a session. A reload with
+ * "binding" {"interval_ms", "debounce_ms", "last_refresh_ms",
+ * "inventory_version", "pending_inventory_version", "pending_since_ms"}
+ * (see sw_catalog_host's refresh_if_due; its "inventory_changed" op
+ * records versions) and "now_ms" happens only when due, and writes
+ * {"reloaded": bool, "binding": the binding to keep, "result": as above or
+ * null}; the event then also has "reload_scheduled", "reload_reason",
+ * "reload_ms" and "inventory_version".
  * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed request,
  * an unknown scope kind or a scope path outside the environment;
  * "invalid_argument" for a skill file that a plain scan cannot read or

@@ -80,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "McpTransport": "mcp",
     "SkillPackage": "skills",
     "SkillRegistry": "skills",
+    "SkillReloadBinding": "skills",
     "SkillReloadChange": "skills",
     "SkillReloadReport": "skills",
     "SkillScanDiagnostic": "skills",
@@ -198,6 +199,7 @@ __all__ = [
     "SessionStore",
     "SkillPackage",
     "SkillRegistry",
+    "SkillReloadBinding",
     "SkillReloadChange",
     "SkillReloadReport",
     "SkillScanDiagnostic",
@@ -362,6 +364,7 @@ if _TYPE_CHECKING:
     from starweaver.skills import (
         SkillPackage,
         SkillRegistry,
+        SkillReloadBinding,
         SkillReloadChange,
         SkillReloadReport,
         SkillScanDiagnostic,

@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol, final, runtime_checkable
 from starweaver import _capi
 from starweaver._prepare import Preparer
 from starweaver.agent_context import AgentContext
+from starweaver.catalog import ToolSearchRefreshBinding
 from starweaver.toolsets import Toolset
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "SkillEnvironment",
     "SkillPackage",
     "SkillRegistry",
+    "SkillReloadBinding",
     "SkillReloadChange",
     "SkillReloadReport",
     "SkillScanDiagnostic",
@@ -51,9 +53,8 @@ SKILLS_RELOADED_EVENT = "skills_reloaded"
 
 SkillSourceKind = Literal["built_in", "user_shared", "user_tool", "workspace_shared", "workspace_tool", "custom"]
 """A scope's tier, lowest precedence first: with two skills of one name the
-higher tier wins, then the later scope."""
-
-_KINDS: tuple[str, ...] = ("built_in", "user_shared", "user_tool", "workspace_shared", "workspace_tool", "custom")
+higher tier wins, then the later scope. The runtime rejects any other
+kind when a scan starts."""
 
 
 @runtime_checkable
@@ -105,8 +106,8 @@ class SkillSourceScope:
     def __post_init__(self) -> None:
         if not isinstance(self.root, str):
             raise TypeError(f"root must be a string, got {type(self.root).__name__}")
-        if self.kind not in _KINDS:
-            raise ValueError(f"kind must be one of {', '.join(_KINDS)}, got {self.kind!r}")
+        if not isinstance(self.kind, str):
+            raise TypeError(f"kind must be a string, got {type(self.kind).__name__}")
         if self.directories is not None:
             if isinstance(self.directories, str) or not all(isinstance(d, str) for d in self.directories):
                 raise TypeError("directories must be a sequence of strings")
@@ -232,6 +233,15 @@ class SkillReloadChange:
     path: str | None = None
 
 
+class SkillReloadBinding(ToolSearchRefreshBinding):
+    """When a host's skill directories are due for a reload: an observed
+    inventory change (``inventory_changed(version, now_ms)``) once pending
+    for ``debounce_ms`` (reason ``inventory_changed``), otherwise every
+    ``interval_ms`` (``interval_elapsed``; 0 means never). The same
+    deterministic binding as a catalogue's refresh binding; pass it to
+    :meth:`SkillRegistry.reload_if_due`, which updates it."""
+
+
 @final
 class SkillRegistry:
     """Skill packages by name, from a scan. Immutable."""
@@ -333,7 +343,10 @@ class SkillRegistry:
             TypeError: an argument of the wrong type.
         """
         request = {**_scan_request(environment, scopes), "previous": [p.to_dict() for p in self.packages()]}
-        out = _capi.skills_scan(request)
+        return self._reload_report(_capi.skills_scan(request), context)
+
+    @staticmethod
+    def _reload_report(out: Mapping[str, Any], context: AgentContext | None) -> SkillReloadReport:
         if context is not None:
             context.publish(SKILLS_RELOADED_EVENT, out["event"])
         return SkillReloadReport(
@@ -344,6 +357,41 @@ class SkillRegistry:
                 for c in out.get("changes") or []
             ),
         )
+
+    def reload_if_due(
+        self,
+        environment: SkillEnvironment,
+        scopes: Iterable[SkillSourceScope],
+        binding: SkillReloadBinding,
+        now_ms: int,
+        *,
+        context: AgentContext | None = None,
+    ) -> SkillReloadReport | None:
+        """Reload as :meth:`reload_with_report` does when ``binding`` says a
+        reload is due at ``now_ms``, and update ``binding``; None when none
+        was due. The ``skills_reloaded`` event then also carries
+        ``reload_scheduled``, ``reload_reason``, ``reload_ms`` and
+        ``inventory_version``.
+
+        Raises:
+            ValueError: an invalid scope or a malformed environment spec.
+            TypeError: an argument of the wrong type.
+        """
+        if not isinstance(binding, ToolSearchRefreshBinding):
+            raise TypeError(f"binding must be a SkillReloadBinding, got {type(binding).__name__}")
+        if not isinstance(now_ms, int) or isinstance(now_ms, bool):
+            raise TypeError(f"now_ms must be an int, got {type(now_ms).__name__}")
+        request = {
+            **_scan_request(environment, scopes),
+            "previous": [p.to_dict() for p in self.packages()],
+            "binding": binding._wire(),  # pyright: ignore[reportPrivateUsage]
+            "now_ms": now_ms,
+        }
+        out = _capi.skills_scan(request)
+        binding._update(out["binding"])  # pyright: ignore[reportPrivateUsage]
+        if not out["reloaded"]:
+            return None
+        return self._reload_report(out["result"], context)
 
     def toolset(self) -> SkillToolset:
         """The skills toolset of the registry's packages."""

@@ -12,6 +12,7 @@ import pytest
 from starweaver import (
     SkillPackage,
     SkillRegistry,
+    SkillReloadBinding,
     SkillReloadChange,
     SkillScanDiagnostic,
     SkillScanReport,
@@ -69,8 +70,8 @@ def test_scope_constructors() -> None:
     ]
     for scope, spec in cases:
         assert scope._to_spec() == spec  # pyright: ignore[reportPrivateUsage]
-    with pytest.raises(ValueError, match="kind must be one of"):
-        SkillSourceScope("r", "team")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match='unknown source kind "team"'):
+        SkillRegistry.scan(virtual({}), [SkillSourceScope("r", "team")])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="directories"):
         SkillSourceScope("r", directories="skills")  # type: ignore[arg-type]
 
@@ -348,3 +349,32 @@ def test_local_environment_is_reported_unsupported() -> None:
 
     with pytest.raises(NativeError, match="local environments"):
         SkillRegistry.scan({"kind": "local", "root": "."}, [SkillSourceScope.new("")])
+
+
+def test_reload_if_due_with_a_binding() -> None:
+    files = {"skills/a/SKILL.md": skill("a", "one")}
+    scopes = [SkillSourceScope.new("")]
+    registry = SkillRegistry.scan(virtual(files), scopes)
+    files["skills/a/SKILL.md"] = skill("a", "two")
+    session = create_agent(model=TestModel.responses(["ok"])).session()
+
+    binding = SkillReloadBinding(interval_ms=60_000, debounce_ms=500, last_refresh_ms=1000)
+    assert registry.reload_if_due(virtual(files), scopes, binding, 1200, context=session.context) is None
+    binding.inventory_changed(3, 1300)
+    assert binding.pending_inventory_version == 3 and binding.pending_since_ms == 1300
+    assert registry.reload_if_due(virtual(files), scopes, binding, 1799) is None
+    report = registry.reload_if_due(virtual(files), scopes, binding, 1800, context=session.context)
+    assert report is not None and [c.kind for c in report.changes] == ["modified"]
+    assert binding.inventory_version == 3 and binding.pending_inventory_version == 0 and binding.last_refresh_ms == 1800
+    (event,) = session.context.take_events()
+    assert event.kind == "skills_reloaded"
+    assert {k: event.payload[k] for k in ("reload_scheduled", "reload_reason", "reload_ms", "inventory_version")} == {
+        "reload_scheduled": True,
+        "reload_reason": "inventory_changed",
+        "reload_ms": 1800,
+        "inventory_version": 3,
+    }
+    report = registry.reload_if_due(virtual(files), scopes, binding, 61_800, context=session.context)
+    assert report is not None and session.context.take_events()[0].payload["reload_reason"] == "interval_elapsed"
+    with pytest.raises(TypeError, match="SkillReloadBinding"):
+        registry.reload_if_due(virtual(files), scopes, {"interval_ms": 1}, 1)  # type: ignore[arg-type]
