@@ -2,7 +2,6 @@ package skills
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/env"
@@ -18,7 +17,7 @@ func Activate(ctx context.Context, p env.Provider, path string) (Package, error)
 	}
 	pkg, err := Parse(path, text)
 	if err != nil {
-		return Package{}, fmt.Errorf("%s: %w", path, err)
+		return Package{}, &FileError{Path: path, Err: err}
 	}
 	return pkg, nil
 }

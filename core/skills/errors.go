@@ -1,6 +1,9 @@
 package skills
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // The errors of parsing, scanning and activating; match them with
 // errors.Is. A provider's own failures are returned wrapped, so
@@ -23,3 +26,19 @@ var (
 	// provider's root.
 	ErrInvalidScope = errors.New("skills: invalid source scope")
 )
+
+// FileError is a SKILL.md that a strict scan or an activation could not
+// parse: Err wraps ErrMissingFrontmatter, ErrInvalidFrontmatter or
+// ErrMissingField.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return "skills: " + e.Path + ": " + message(e.Err) }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// message is an error's text without this package's prefix (for
+// diagnostics and wrapping errors).
+func message(err error) string { return strings.TrimPrefix(err.Error(), "skills: ") }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/starweaver-go/starweaver/core/env"
@@ -161,7 +160,7 @@ func scan(ctx context.Context, p env.Provider, scopes []SourceScope, strict bool
 				pkg, err := Parse(f, text)
 				if err != nil {
 					if strict {
-						return nil, fmt.Errorf("%s: %w", f, err)
+						return nil, &FileError{Path: f, Err: err}
 					}
 					rep.Diagnostics = append(rep.Diagnostics, Diagnostic{Kind: InvalidSkill, Source: source, Path: f, Message: message(err)})
 					continue
@@ -211,7 +210,3 @@ func readSkill(ctx context.Context, p env.Provider, f string) (string, error) {
 	}
 	return string(b), nil
 }
-
-// message is an error's text for a diagnostic, without this package's
-// prefix.
-func message(err error) string { return strings.TrimPrefix(err.Error(), "skills: ") }

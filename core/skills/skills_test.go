@@ -143,7 +143,10 @@ func TestScanWithReportDiagnostics(t *testing.T) {
 		t.Fatalf("diagnostics:\n got %+v\nwant %+v", rep.Diagnostics, want)
 	}
 	// Scan is strict: the first bad file fails it.
-	if _, err := skills.Scan(ctx, p, []skills.SourceScope{skills.NewScope("")}); !errors.Is(err, skills.ErrMissingFrontmatter) {
+	_, err = skills.Scan(ctx, p, []skills.SourceScope{skills.NewScope("")})
+	var fe *skills.FileError
+	if !errors.Is(err, skills.ErrMissingFrontmatter) || !errors.As(err, &fe) || fe.Path != "skills/bad/SKILL.md" ||
+		err.Error() != "skills: skills/bad/SKILL.md: invalid skill markdown: expected frontmatter delimited by ---" {
 		t.Fatalf("strict scan: %v", err)
 	}
 	if _, err := skills.Scan(ctx, p, []skills.SourceScope{skills.NewScope("").WithDirectories("skills/binary/..", "skills")}); err == nil {
