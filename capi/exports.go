@@ -246,6 +246,32 @@ func swgo_catalog_host(h C.longlong, req *C.char, reqLen C.longlong, out **C.cha
 	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return catalogHostCall(s, goBytes(req, reqLen)) })
 }
 
+// jsonCall hands the bytes fn makes of the request to the caller: the
+// shape of the exports that take a JSON request and no handle.
+func jsonCall(req *C.char, reqLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char, fn func([]byte) ([]byte, error)) C.int {
+	if out == nil {
+		return setErr(errOut, nilArg("out"))
+	}
+	b, err := fn(goBytes(req, reqLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	setOut(out, outLen, b)
+	return 0
+}
+
+//export swgo_skills_scan
+func swgo_skills_scan(req *C.char, reqLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	return jsonCall(req, reqLen, out, outLen, errOut, skillsScan)
+}
+
+//export swgo_skills_activate
+func swgo_skills_activate(req *C.char, reqLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	return jsonCall(req, reqLen, out, outLen, errOut, skillsActivate)
+}
+
 //export swgo_session_export
 func swgo_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -128,6 +128,16 @@ int sw_catalog_host(sw_handle session, const char *req, long long req_len, char 
 	return swgo_catalog_host(session, (char *)req, req_len, out, out_len, err);
 }
 
+int sw_skills_scan(const char *req, long long req_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_skills_scan((char *)req, req_len, out, out_len, err);
+}
+
+int sw_skills_activate(const char *req, long long req_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_skills_activate((char *)req, req_len, out, out_len, err);
+}
+
 int sw_session_export(sw_handle session, char **out, long long *out_len, char **err) {
 	if (sw_forked) return sw_refuse(err);
 	return swgo_session_export(session, out, out_len, err);

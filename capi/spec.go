@@ -79,6 +79,8 @@ type toolsetSpec struct {
 	// of Tools (see kindToolset): "mcp" reads MCP.
 	Kind string   `json:"kind"`
 	MCP  *mcpSpec `json:"mcp"`
+	// Skills is read by kind "skills" (skills.go).
+	Skills *skillsToolsetSpec `json:"skills"`
 	// InstructionsCallback, when not 0, is the host callback giving
 	// per-context instructions (see hostinstructions.go).
 	InstructionsCallback int64 `json:"instructions_callback"`
@@ -324,7 +326,7 @@ func buildToolsets(specs []toolsetSpec) ([]toolset.Toolset, error) {
 }
 
 func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
-	if s.Kind != "" || s.MCP != nil {
+	if s.Kind != "" || s.MCP != nil || s.Skills != nil {
 		return kindToolset(s)
 	}
 	if s.Bundle != "" {

@@ -242,6 +242,19 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       audio, embedded resources, resource links); "isError" gives a
  *       return with "is_error": true. An unknown "kind", transport kind or
  *       field is "invalid_spec".
+ * Skills toolsets:
+ *   a toolset spec {"name"?: "skills", "kind": "skills", "skills":
+ *       {"packages": [package], "publish_scan"?: bool, "diagnostics"?:
+ *       [diagnostic]}} is the toolset "skills" (id "skills") with no tools
+ *       and one instruction (group "skills"): the skill routing policy and
+ *       one line "- {name}: {description} ({path})" per package, sorted, or
+ *       "No fileops-loaded skills are currently available."; packages and
+ *       diagnostics are as sw_skills_scan writes them. With "publish_scan"
+ *       each run publishes the custom event skills_scanned
+ *       {"package_count", "packages": [{"name", "description", "path",
+ *       "activated"}], "diagnostics"} when it starts (diagnostics need
+ *       publish_scan). A package without a name, description or path, a
+ *       name other than "skills", tools or instructions are "invalid_spec".
  * Durable sessions:
  *   "session_store": handle   a store (sw_store_open) that keeps the
  *       agent's sessions by id: every run's end saves the session with a
@@ -534,6 +547,58 @@ int sw_session_context(sw_handle session, const char *req, long long req_len, ch
  * malformed request or an unknown op, "invalid_argument" for an op that
  * needs a session or an unknown namespace). */
 int sw_catalog_host(sw_handle session, const char *req, long long req_len, char **out, long long *out_len, char **err);
+
+/* sw_skills_scan reads the skills of an environment: the SKILL.md of
+ * every subdirectory of each directory of the request's scopes
+ * ("{root}/{directory}/{skill}/SKILL.md"). req is JSON
+ * {"environment": environment, "scopes": [{"root", "kind"?, "directories"?:
+ * [...]}], "report"?: bool, "previous"?: [package]}; an environment is
+ * {"kind": "virtual", "id"?, "files"?: {path: text}} (an in-memory
+ * environment holding those files; "local" environments are not
+ * available here yet: "unsupported"). A scope's kind is "built_in",
+ * "user_shared", "user_tool", "workspace_shared", "workspace_tool" or
+ * "custom" (the default); scopes are read in ascending precedence (in
+ * that order) and then in request order, and a later skill replaces an
+ * earlier one of the same name, as does a later directory of a scope.
+ * Without "directories" a scope reads its kind's default: ["skills"] for
+ * built_in, user_tool and workspace_tool, [".agents/skills"] for the
+ * shared kinds, [".agents/skills", "skills"] for custom.
+ * Writes {"packages": [package]} in name order, a package being {"name",
+ * "description", "path", "metadata"?: {...}} (the frontmatter's other
+ * keys; scanned packages have no "body"). A SKILL.md that cannot be read
+ * or parsed fails a plain scan; with "report": true the scan goes on and
+ * also writes "diagnostics": [{"kind": "duplicate_overridden" |
+ * "invalid_skill" | "unreadable_skill", "source": scope kind, "name"?,
+ * "path", "previous_path"?, "message"}]. With "previous" (packages of an
+ * earlier scan) the scan is a reload: it reports as with "report" and
+ * also writes "changes": [{"kind": "added" | "removed" | "modified",
+ * "name", "previous_path"?, "path"?}] sorted by name, and "event": the
+ * payload of a skills_reloaded event ({"package_count", "packages":
+ * [{"name", "description", "path", "activated"}], "diagnostics",
+ * "changes"}) for a host that publishes it on a session. A reload with
+ * "binding" {"interval_ms", "debounce_ms", "last_refresh_ms",
+ * "inventory_version", "pending_inventory_version", "pending_since_ms"}
+ * (see sw_catalog_host's refresh_if_due; its "inventory_changed" op
+ * records versions) and "now_ms" happens only when due, and writes
+ * {"reloaded": bool, "binding": the binding to keep, "result": as above or
+ * null}; the event then also has "reload_scheduled", "reload_reason",
+ * "reload_ms" and "inventory_version".
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed request,
+ * an unknown scope kind or a scope path outside the environment;
+ * "invalid_argument" for a skill file that a plain scan cannot read or
+ * parse; "unsupported" for a local environment; "invalid_argument" for a
+ * NULL out). */
+int sw_skills_scan(const char *req, long long req_len, char **out, long long *out_len, char **err);
+
+/* sw_skills_activate reads one skill with its body. req is JSON
+ * {"environment": environment (see sw_skills_scan), "path": the SKILL.md's
+ * path}; writes {"package": {"name", "description", "path", "body",
+ * "metadata"?}, "event": the payload of a skill_activated event ({"name",
+ * "description", "path", "body_bytes", "metadata"}: never the body)}.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed
+ * request, "invalid_argument" for a path that is missing, outside the
+ * environment or not a valid SKILL.md, or a NULL out). */
+int sw_skills_activate(const char *req, long long req_len, char **out, long long *out_len, char **err);
 
 /* sw_session_export writes the session's durable state (history and any
  * waiting run) as JSON {"version": 1, "state": {...}, "digest": d}. With

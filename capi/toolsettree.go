@@ -59,12 +59,18 @@ func applyLayers(set toolset.Toolset, layers []layerSpec) (toolset.Toolset, erro
 }
 
 // kindToolset builds a toolset spec that names its kind: "mcp" is an MCP
-// server's toolset (mcp.go). Any other kind fails.
+// server's toolset (mcp.go), "skills" the skills instruction (skills.go).
+// Any other kind fails.
 func kindToolset(s toolsetSpec) (toolset.Toolset, error) {
 	switch s.Kind {
 	case "mcp":
 		return mcpToolset(s)
+	case "skills":
+		return skillsToolset(s)
 	case "":
+		if s.Skills != nil {
+			return nil, specError("toolset %q: a \"skills\" object needs \"kind\": \"skills\"", s.Name)
+		}
 		return nil, specError("toolset %q: an \"mcp\" object needs \"kind\": \"mcp\"", s.Name)
 	}
 	return nil, specError("toolset %q: unknown kind %q", s.Name, s.Kind)

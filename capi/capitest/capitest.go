@@ -404,3 +404,32 @@ func CatalogHost(session int64, req []byte, o Opts) Status {
 	finish(&s, err, out, outLen)
 	return s
 }
+
+// SkillsScan calls sw_skills_scan with req.
+func SkillsScan(req []byte, o Opts) Status {
+	return skillsCall(func(p *C.char, n C.longlong, out **C.char, outLen *C.longlong, err **C.char) C.int {
+		return C.sw_skills_scan(p, n, out, outLen, err)
+	}, req, o)
+}
+
+// SkillsActivate calls sw_skills_activate with req.
+func SkillsActivate(req []byte, o Opts) Status {
+	return skillsCall(func(p *C.char, n C.longlong, out **C.char, outLen *C.longlong, err **C.char) C.int {
+		return C.sw_skills_activate(p, n, out, outLen, err)
+	}, req, o)
+}
+
+func skillsCall(call func(*C.char, C.longlong, **C.char, *C.longlong, **C.char) C.int, req []byte, o Opts) Status {
+	p, n := cbytes(req)
+	defer C.free(unsafe.Pointer(p))
+	var out, err *C.char
+	var outLen C.longlong
+	op := &out
+	if o.NullOut {
+		op = nil
+	}
+	var s Status
+	s.RC = int(call(p, n, op, &outLen, errPtr(o, &err)))
+	finish(&s, err, out, outLen)
+	return s
+}

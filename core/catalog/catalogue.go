@@ -271,10 +271,7 @@ func (c *catalogue) RefreshLoadedStateIfDue(actx *agentctx.Context, b RefreshBin
 	if !due {
 		return RefreshResult{}, b, false
 	}
-	version := b.PendingVersion
-	if version == 0 {
-		version = b.InventoryVersion
-	}
+	version := b.Version()
 	res := c.refresh(actx, map[string]any{
 		"refresh_scheduled": true, "refresh_reason": reason, "refresh_ms": nowMS, "inventory_version": version,
 	})

@@ -1,5 +1,7 @@
 package catalog
 
+import "github.com/starweaver-go/starweaver/core/refresh"
+
 // The context events a catalogue publishes (agentctx.Context.Publish); a
 // running agent delivers them to its host as custom events of that kind.
 const (
@@ -25,8 +27,8 @@ const (
 
 // The reasons a RefreshBinding gives for a due refresh.
 const (
-	ReasonInventoryChanged = "inventory_changed"
-	ReasonIntervalElapsed  = "interval_elapsed"
+	ReasonInventoryChanged = refresh.ReasonInventoryChanged
+	ReasonIntervalElapsed  = refresh.ReasonIntervalElapsed
 )
 
 // Messages shared with the reference.

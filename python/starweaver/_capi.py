@@ -74,6 +74,8 @@ __all__ = [
     "session_new",
     "session_restore",
     "shutdown",
+    "skills_activate",
+    "skills_scan",
     "store_open",
     "version",
 ]
@@ -625,6 +627,39 @@ def shutdown() -> None:
     nothing in a forked child."""
     if not _forked:
         _lib.sw_shutdown()
+
+
+def skills_scan(request: dict[str, Any]) -> Any:
+    """Scan, or reload, the skills of an environment (``sw_skills_scan``).
+
+    Raises:
+        ValueError: a malformed request, an unknown scope kind or a scope
+            path outside the environment, or (a plain scan) a skill file
+            that cannot be read or parsed.
+        NativeError: an environment kind the library cannot open here
+            (type ``unsupported``).
+    """
+    return _json_call(_lib.sw_skills_scan, request)
+
+
+def skills_activate(request: dict[str, Any]) -> Any:
+    """Read one skill with its body (``sw_skills_activate``).
+
+    Raises:
+        ValueError: a malformed request, or a path that is missing, outside
+            the environment or not a valid SKILL.md.
+        NativeError: an environment kind the library cannot open here.
+    """
+    return _json_call(_lib.sw_skills_activate, request)
+
+
+def _json_call(fn: Any, request: dict[str, Any]) -> Any:
+    check_process()
+    data = json.dumps(request).encode()
+    out, out_len, err = _ffi.new("char **"), _ffi.new("long long *"), _ffi.new("char **")
+    if fn(data, len(data), out, out_len, err) != 0:
+        _raise(err)
+    return json.loads(_take(out, out_len))
 
 
 def catalog_host(session: int, request: dict[str, Any]) -> Any:
