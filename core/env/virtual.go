@@ -419,7 +419,7 @@ func (v *Virtual) transfer(_ context.Context, op, src, dst string, overwrite, mo
 // WriteScratch stores data under .starweaver/scratch; scratch writes work
 // in read-only mode too (they hold the tools' own spilled outputs).
 func (v *Virtual) WriteScratch(_ context.Context, name string, data []byte) (string, error) {
-	if name == "" || strings.ContainsAny(name, "/\\\x00") {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00\r\n") {
 		return "", &Error{Op: "scratch", Path: name, Err: wrapf(ErrInvalidRequest, "a scratch name is one path segment")}
 	}
 	v.mu.Lock()
