@@ -53,6 +53,7 @@ func NewVirtualFromState(s State) (*Virtual, error) {
 		v.dirs[d] = true
 	}
 	maps.Copy(v.shell, s.Shell)
+	v.readOnly = s.Metadata["read_only"] == true
 	return v, nil
 }
 
@@ -443,7 +444,8 @@ func (v *Virtual) Run(_ context.Context, cmd Command) (Output, error) {
 }
 
 // ExportState returns the provider's files, directories and canned
-// outputs; binary files go to Binary.
+// outputs; binary files go to Binary, and a read-only provider says so in
+// Metadata["read_only"] (NewVirtualFromState restores it read-only).
 func (v *Virtual) ExportState() (State, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
@@ -459,6 +461,9 @@ func (v *Virtual) ExportState() (State, error) {
 		}
 	}
 	s.Dirs = slices.Sorted(maps.Keys(v.dirs))
+	if v.readOnly {
+		s.Metadata = map[string]any{"read_only": true}
+	}
 	return s, nil
 }
 
