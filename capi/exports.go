@@ -246,6 +246,21 @@ func swgo_catalog_host(h C.longlong, req *C.char, reqLen C.longlong, out **C.cha
 	return produce(h, out, outLen, errOut, func(s *agent.Session) ([]byte, error) { return catalogHostCall(s, goBytes(req, reqLen)) })
 }
 
+//export swgo_session_set_environment
+func swgo_session_set_environment(h C.longlong, spec *C.char, specLen C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	p, err := decodeEnvironment(goBytes(spec, specLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s.SetEnvironment(p)
+	return 0
+}
+
 //export swgo_session_export
 func swgo_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -141,6 +141,9 @@ type agentSpec struct {
 	// ToolCapabilityGrants are per-tool grants every session starts with
 	// (agentcontext.go).
 	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
+	// Environment is every session's default environment provider
+	// (environment.go).
+	Environment *environmentSpec `json:"environment"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -445,6 +448,13 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	if err := s.applyArtifacts(b); err != nil {
 		return nil, err
+	}
+	if s.Environment != nil {
+		p, err := s.Environment.build()
+		if err != nil {
+			return nil, err
+		}
+		b.Environment(p)
 	}
 	a, err := b.Build()
 	if err != nil {
