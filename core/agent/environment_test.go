@@ -84,13 +84,13 @@ func fileAgent(t *testing.T, declare bool, p env.Provider, turns ...map[string]a
 func TestEnvironmentReachesToolsDeclaringTheCapability(t *testing.T) {
 	v := env.NewVirtual("docs").WithFile("README.md", "hello")
 	read := map[string]any{"path": "README.md"}
-	if got := callFile(t, fileAgent(t).NewSession(), read); got != "docs:hello" {
+	if got := callFile(t, fileAgent(t, true, v, read).NewSession()); got != "docs:hello" {
 		t.Fatalf("a tool declaring the capability read %q", got)
 	}
-	if got := callFile(t, fileAgent(t).NewSession(), read); got != "no environment" {
+	if got := callFile(t, fileAgent(t, false, v, read).NewSession()); got != "no environment" {
 		t.Fatalf("a filtered tool not declaring the capability got the provider: %q", got)
 	}
-	if got := callFile(t, fileAgent(t).NewSession(), read); got != "no environment" {
+	if got := callFile(t, fileAgent(t, true, nil, read).NewSession()); got != "no environment" {
 		t.Fatalf("an agent without an environment: %q", got)
 	}
 }
