@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -647,5 +648,8 @@ func (l *Local) tempScratch() (*os.Root, error) {
 		return nil, err
 	}
 	l.scratch, l.scratchDir = r, dir
+	// A provider dropped without Close (a host's, replaced on a session)
+	// still removes its scratch directory once collected.
+	runtime.AddCleanup(l, func(dir string) { _ = os.RemoveAll(dir) }, dir)
 	return r, nil
 }
