@@ -272,6 +272,21 @@ func swgo_skills_activate(req *C.char, reqLen C.longlong, out **C.char, outLen *
 	return jsonCall(req, reqLen, out, outLen, errOut, skillsActivate)
 }
 
+//export swgo_session_set_environment
+func swgo_session_set_environment(h C.longlong, spec *C.char, specLen C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	p, err := decodeEnvironment(goBytes(spec, specLen))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	s.SetEnvironment(p)
+	return 0
+}
+
 //export swgo_session_export
 func swgo_session_export(h C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

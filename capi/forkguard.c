@@ -123,6 +123,11 @@ int sw_session_context(sw_handle session, const char *req, long long req_len, ch
 	return swgo_session_context(session, (char *)req, req_len, out, out_len, err);
 }
 
+int sw_session_set_environment(sw_handle session, const char *spec, long long spec_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_session_set_environment(session, (char *)spec, spec_len, err);
+}
+
 int sw_catalog_host(sw_handle session, const char *req, long long req_len, char **out, long long *out_len, char **err) {
 	if (sw_forked) return sw_refuse(err);
 	return swgo_catalog_host(session, (char *)req, req_len, out, out_len, err);

@@ -11,42 +11,21 @@ import (
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
 
-// environmentSpec is an environment to scan: {"kind": "virtual", "id"?,
-// "files"?: {path: text}}. Local environments are not wired through the
-// C ABI yet ("unsupported").
-type environmentSpec struct {
-	Kind  string            `json:"kind"`
-	ID    string            `json:"id"`
-	Files map[string]string `json:"files"`
-	Root  string            `json:"root"`
+// closeProvider releases a provider built for one request (a local
+// environment holds its root open).
+func closeProvider(p env.Provider) {
+	if c, ok := p.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
 }
 
-// provider builds the environment's provider.
-func (s *environmentSpec) provider() (env.Provider, error) {
+// scanProvider builds the provider a skills request names (the shared
+// environment spec, see environment.go).
+func scanProvider(s *environmentSpec) (env.Provider, error) {
 	if s == nil {
 		return nil, specError("skills: an \"environment\" is required")
 	}
-	switch s.Kind {
-	case "virtual":
-		if s.Root != "" {
-			return nil, specError("skills: a virtual environment takes no root")
-		}
-		id := s.ID
-		if id == "" {
-			id = "virtual"
-		}
-		v := env.NewVirtual(id)
-		for p, text := range s.Files {
-			if _, err := env.Clean(p); err != nil {
-				return nil, specError("skills: virtual file %v", err)
-			}
-			v.WithFile(p, text)
-		}
-		return v, nil
-	case "local":
-		return nil, &abiError{Type: "unsupported", Message: "skills: local environments are not available through the C ABI yet"}
-	}
-	return nil, specError("skills: unknown environment kind %q", s.Kind)
+	return s.build()
 }
 
 // skillsScanSpec is the request of sw_skills_scan.
@@ -88,10 +67,11 @@ func skillsScan(req []byte) ([]byte, error) {
 	if err := decodeStrict(req, &s); err != nil {
 		return nil, err
 	}
-	p, err := s.Environment.provider()
+	p, err := scanProvider(s.Environment)
 	if err != nil {
 		return nil, err
 	}
+	defer closeProvider(p)
 	ctx := context.Background()
 	if s.Binding != nil {
 		if s.Previous == nil {
@@ -156,10 +136,11 @@ func skillsActivate(req []byte) ([]byte, error) {
 	if err := decodeStrict(req, &s); err != nil {
 		return nil, err
 	}
-	p, err := s.Environment.provider()
+	p, err := scanProvider(s.Environment)
 	if err != nil {
 		return nil, err
 	}
+	defer closeProvider(p)
 	pkg, err := skills.Activate(context.Background(), p, s.Path)
 	if err != nil {
 		return nil, skillsError(err)

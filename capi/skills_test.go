@@ -80,13 +80,13 @@ func TestSkillsScanErrors(t *testing.T) {
 	noLeaks(t)
 	for req, want := range map[string]struct{ slug, msg string }{
 		`{"scopes":[]}`: {"invalid_spec", `an "environment" is required`},
-		`{"environment":{"kind":"local","root":"/tmp"},"scopes":[]}`:                {"unsupported", "local environments"},
-		`{"environment":{"kind":"cloud"},"scopes":[]}`:                              {"invalid_spec", `unknown environment kind "cloud"`},
+		`{"environment":{"kind":"local","root":"/nonexistent/skills"},"scopes":[]}`: {"invalid_spec", "environment"},
+		`{"environment":{"kind":"cloud"},"scopes":[]}`:                              {"invalid_spec", `unknown kind "cloud"`},
 		`{"environment":{"kind":"virtual","files":{"/etc/x":"y"}},"scopes":[]}`:     {"invalid_spec", "absolute paths"},
 		`{"environment":{"kind":"virtual"},"scopes":[{"root":"","kind":"team"}]}`:   {"invalid_spec", `unknown source kind "team"`},
 		`{"environment":{"kind":"virtual"},"scopes":[{"root":"../up"}]}`:            {"invalid_spec", "invalid source scope"},
 		`{"environment":{"kind":"virtual"},"scopes":[{"root":"","directory":"x"}]}`: {"invalid_spec", "unknown field"},
-		`{"environment":{"kind":"virtual","root":"x"},"scopes":[]}`:                 {"invalid_spec", "takes no root"},
+		`{"environment":{"kind":"virtual","root":"x"},"scopes":[]}`:                 {"invalid_spec", `"root" is not a field of a virtual environment`},
 		`not json`: {"invalid_spec", ""},
 	} {
 		wantError(t, capitest.SkillsScan([]byte(req), none), want.slug, want.msg)

@@ -146,6 +146,9 @@ type agentSpec struct {
 	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
 	// Shell gives the agent's runs a local shell (shell.go).
 	Shell *shellSpec `json:"shell"`
+	// Environment is every session's default environment provider
+	// (environment.go).
+	Environment *environmentSpec `json:"environment"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -459,6 +462,13 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b.Deps(deps)
+	if s.Environment != nil {
+		p, err := s.Environment.build()
+		if err != nil {
+			return nil, err
+		}
+		b.Environment(p)
+	}
 	a, err := b.Build()
 	if err != nil {
 		if sh != nil {

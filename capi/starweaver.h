@@ -344,6 +344,12 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       the grants every session of the agent starts with (a session's
  *       own, see sw_session_context, replace them per tool). A Strict tool
  *       receives only what it declares intersected with its grant.
+ * Environment:
+ *   "environment": environment spec   every session's default environment
+ *       provider, which first-party filesystem and shell tools reach as the
+ *       host capability "starweaver.environment" (see
+ *       sw_session_set_environment for the spec). A virtual environment is
+ *       copied into each session and travels with its exported state.
  * Tool errors:
  *   "tool_error_policy": "return_to_model" | "fail_fast"
  *       what a failed call does (a run's "tool_error_policy" overrides
@@ -505,6 +511,31 @@ int sw_session_info(sw_handle session, char **out, long long *out_len, char **er
  * Returns: 0, or -1 with *err (type "invalid_spec" for an unknown op or a
  * malformed request, "invalid_argument" for an unknown task, "bad_handle"). */
 int sw_session_context(sw_handle session, const char *req, long long req_len, char **out, long long *out_len, char **err);
+
+/* sw_session_set_environment replaces a session's environment provider
+ * (the agent's "environment" by default) from the next run on. spec is
+ * JSON, one of:
+ *   {"kind": "virtual", "id"?, "files"?: {path: text},
+ *    "shell_outputs"?: {command: {"exit_code", "stdout", "stderr"}},
+ *    "read_only"?}
+ *       an in-memory environment (id "virtual" by default) with canned
+ *       command outputs; its files are exported with the session's state
+ *       (sw_session_export) and restored with it
+ *   {"kind": "local", "root": directory, "id"?, "read_only"?,
+ *    "shell"?: {"allow_execute", "allowed_programs": [program, ...]}}
+ *       a directory of the host (id "local" by default). Every path stays
+ *       inside root: ".." and absolute paths are refused, and so are
+ *       symbolic links resolving outside it; writes never go through a
+ *       symbolic link. read_only refuses every write; scratch files
+ *       (spilled tool outputs) then go to a private temporary directory,
+ *       never into root. "shell" is the policy of the local shell; without
+ *       one nothing runs. A local environment is not exported.
+ *   null
+ *       no environment.
+ * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,
+ * an unknown kind, another kind's field, a path leaving the root or a root
+ * that is not a directory; "bad_handle"). */
+int sw_session_set_environment(sw_handle session, const char *spec, long long spec_len, char **err);
 
 /* sw_catalog_host runs one host operation of a tool catalogue on a
  * session's agent context. req is JSON {"toolset": toolset spec with a

@@ -433,3 +433,15 @@ func skillsCall(call func(*C.char, C.longlong, **C.char, *C.longlong, **C.char) 
 	finish(&s, err, out, outLen)
 	return s
 }
+
+// SessionSetEnvironment calls sw_session_set_environment on session with
+// spec (nil passes NULL).
+func SessionSetEnvironment(session int64, spec []byte, o Opts) Status {
+	p, n := cbytes(spec)
+	defer C.free(unsafe.Pointer(p))
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_session_set_environment(C.sw_handle(session), p, n, errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}

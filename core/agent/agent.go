@@ -11,6 +11,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/toolset"
 
 	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/env"
 )
 
 // UnavailablePolicy says what a run does with tools that are registered but
@@ -82,6 +83,9 @@ type Agent struct {
 	// and registries), so runs clone it instead of registering again; nil
 	// when an approval policy must wrap the agent's tools per run.
 	base *tool.Registry
+	// environment is every session's default environment provider (see
+	// Builder.Environment); nil for none.
+	environment env.Provider
 	// managed marks the toolsets the runner enters and reads itself (see
 	// managedSets); nil when none is.
 	managed []bool

@@ -113,7 +113,7 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 	}
 	f := &inFlight{RunID: r.runID, Step: step, Calls: calls, Retry: retry, Start: r.start, Usage: r.usage,
 		Tries: maps.Clone(r.retries), OutputRetries: r.outputRetries}
-	st := sessionState{ConversationID: r.s.id, Messages: r.history.full, InFlight: f, Context: r.s.contextState()}
+	st := sessionState{ConversationID: r.s.id, Messages: r.history.full, InFlight: f, Context: r.s.contextState(), Environment: r.s.environmentState()}
 	return r.s.put(ctx, st, fmt.Sprintf("checkpointing step %d of run %s of session", step, r.runID))
 }
 

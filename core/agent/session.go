@@ -62,6 +62,9 @@ func (a *Agent) newContext() *agentctx.Context {
 	if len(a.capabilityGrants) > 0 {
 		c.SetDefaultGrants(a.capabilityGrants)
 	}
+	if p := a.sessionEnvironment(); p != nil {
+		installEnvironment(c, p)
+	}
 	return c
 }
 

@@ -146,7 +146,7 @@ func (s *Session) AbandonResume(ctx context.Context) error {
 		if err := s.checkRecord(ctx); err != nil {
 			return err
 		}
-		if err := s.put(ctx, sessionState{ConversationID: s.id, Messages: next, Context: s.contextState()}, "abandoning the claimed resume of session"); err != nil {
+		if err := s.put(ctx, sessionState{ConversationID: s.id, Messages: next, Context: s.contextState(), Environment: s.environmentState()}, "abandoning the claimed resume of session"); err != nil {
 			return err
 		}
 	}
@@ -210,7 +210,7 @@ func (s *Session) claim(ctx context.Context, w *waitState, res Resolution) error
 		return fmt.Errorf("%w: %w", ErrCancelled, err)
 	}
 	s.mu.Lock()
-	st := sessionState{ConversationID: s.id, Messages: s.history, Context: s.contextState(), Resuming: &resumeClaim{
+	st := sessionState{ConversationID: s.id, Messages: s.history, Context: s.contextState(), Environment: s.environmentState(), Resuming: &resumeClaim{
 		RunID: w.RunID, ClaimedAtMS: time.Now().UnixMilli(), Waiting: w, Resolution: res, Journaled: s.agent.journal != nil,
 	}}
 	s.mu.Unlock()
@@ -223,7 +223,7 @@ func (s *Session) unclaim(ctx context.Context, w *waitState) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 	defer cancel()
 	s.mu.Lock()
-	st := sessionState{ConversationID: s.id, Messages: s.history, Waiting: w, Context: s.contextState()}
+	st := sessionState{ConversationID: s.id, Messages: s.history, Waiting: w, Context: s.contextState(), Environment: s.environmentState()}
 	s.mu.Unlock()
 	return s.put(ctx, st, fmt.Sprintf("releasing the claim on waiting run %s of session", w.RunID))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
+	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -36,6 +37,9 @@ type sessionState struct {
 	InFlight *inFlight `json:"in_flight,omitempty"`
 	// Context is the session's agent context (its exportable part).
 	Context *agentctx.State `json:"context,omitempty"`
+	// Environment is the state of the session's environment provider when
+	// it exports one (a virtual provider); absent in older state.
+	Environment *env.State `json:"environment,omitempty"`
 }
 
 // contextState is the exportable part of the session's agent context, or
@@ -188,7 +192,7 @@ func (s *Session) snapshot() sessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return sessionState{ConversationID: s.id, Messages: s.history, Waiting: s.waiting, Resuming: s.resuming, InFlight: s.inflight,
-		Context: s.contextState()}
+		Context: s.contextState(), Environment: s.environmentState()}
 }
 
 // encodeState encodes st and signs it (see ExportState).
@@ -292,6 +296,13 @@ func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 	actx := a.newContext()
 	if st.Context != nil {
 		actx.Restore(*st.Context)
+	}
+	if st.Environment != nil {
+		p, err := restoreEnvironment(st.Environment)
+		if err != nil {
+			return nil, err
+		}
+		installEnvironment(actx, p)
 	}
 	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting, resuming: st.Resuming,
 		inflight: st.InFlight, actx: actx}, nil

@@ -53,6 +53,7 @@ func NewVirtualFromState(s State) (*Virtual, error) {
 		v.dirs[d] = true
 	}
 	maps.Copy(v.shell, s.Shell)
+	v.readOnly = s.Metadata["read_only"] == true
 	return v, nil
 }
 
@@ -419,7 +420,7 @@ func (v *Virtual) transfer(_ context.Context, op, src, dst string, overwrite, mo
 // WriteScratch stores data under .starweaver/scratch; scratch writes work
 // in read-only mode too (they hold the tools' own spilled outputs).
 func (v *Virtual) WriteScratch(_ context.Context, name string, data []byte) (string, error) {
-	if name == "" || strings.ContainsAny(name, "/\\\x00") {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00\r\n") {
 		return "", &Error{Op: "scratch", Path: name, Err: wrapf(ErrInvalidRequest, "a scratch name is one path segment")}
 	}
 	v.mu.Lock()
@@ -443,7 +444,8 @@ func (v *Virtual) Run(_ context.Context, cmd Command) (Output, error) {
 }
 
 // ExportState returns the provider's files, directories and canned
-// outputs; binary files go to Binary.
+// outputs; binary files go to Binary, and a read-only provider says so in
+// Metadata["read_only"] (NewVirtualFromState restores it read-only).
 func (v *Virtual) ExportState() (State, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
@@ -459,6 +461,9 @@ func (v *Virtual) ExportState() (State, error) {
 		}
 	}
 	s.Dirs = slices.Sorted(maps.Keys(v.dirs))
+	if v.readOnly {
+		s.Metadata = map[string]any{"read_only": true}
+	}
 	return s, nil
 }
 

@@ -123,6 +123,9 @@ _EXPORTS: dict[str, str] = {
     "AgentContext": "agent_context",
     "ContextEvent": "agent_context",
     "ToolCapabilityGrant": "agent_context",
+    "VirtualEnvironment": "environment",
+    "LocalEnvironment": "environment",
+    "ShellOutput": "environment",
     "ToolSearchHandle": "agent_context",
     "TasksHandle": "agent_context",
     "UsageHandle": "agent_context",
@@ -227,6 +230,9 @@ __all__ = [
     "Tool",
     "ToolArtifacts",
     "ToolCapabilityGrant",
+    "VirtualEnvironment",
+    "LocalEnvironment",
+    "ShellOutput",
     "ToolContext",
     "ToolDependencies",
     "ToolError",
@@ -324,6 +330,7 @@ if _TYPE_CHECKING:
         ToolsetPreparation,
         toolset_factory,
     )
+    from starweaver.environment import LocalEnvironment, ShellOutput, VirtualEnvironment
     from starweaver.errors import (
         AgentError,
         ApprovalRequired,

@@ -440,6 +440,22 @@ def session_context(session: int, request: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def session_set_environment(session: int, spec: dict[str, Any] | None) -> None:
+    """Replaces the session's environment from the next run on (see
+    ``sw_session_set_environment``); None removes it.
+
+    Raises:
+        ValueError: a malformed spec or a local root that is not a directory.
+        StateError: a bad handle.
+        RuntimeError: in a forked child.
+    """
+    check_process()
+    req = json.dumps(spec).encode()
+    err = _ffi.new("char **")
+    if _lib.sw_session_set_environment(session, req, len(req), err) != 0:
+        _raise(err)
+
+
 def session_export(session: int) -> bytes:
     """The session's signed state as JSON bytes. Raises StateError when busy."""
     check_process()

@@ -18,6 +18,7 @@ from starweaver.agent_context import AgentContext, ToolCapabilityGrant
 from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
 from starweaver.dynamic import AbstractToolset, ToolsetFactory
+from starweaver.environment import Environment, environment_spec
 from starweaver.errors import StarweaverError, StateError
 from starweaver.hitl import (
     ApprovalsInput,
@@ -346,6 +347,7 @@ class Agent:
         effect_recovery: EffectRecovery | None = None,
         tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
         shell: LocalShell | None = None,
+        environment: Environment | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -434,6 +436,7 @@ class Agent:
             ("effect_recovery", effect_recovery),
             ("tool_capability_grants", _grants_spec(tool_capability_grants)),
             ("shell", shell_spec(shell)),
+            ("environment", environment_spec(environment)),
         ):
             if value is not None:
                 spec[key] = value
@@ -914,6 +917,17 @@ class AgentSession:
         self._handle = self._ref.handle
         self.hitl = SessionHitl(self)
 
+    def set_environment(self, environment: Environment | None) -> None:
+        """Give the session its own environment (replacing the agent's) from
+        the next run on; None removes it.
+
+        Raises:
+            TypeError: not an environment.
+            ValueError: the core refused the spec (a local root that is not a
+                directory, a file path leaving the root).
+        """
+        _capi.session_set_environment(self._handle, environment_spec(environment))
+
     def steer(self, text: str) -> None:
         """Add a user message that the session's running run sees in its next
         model request (queued while a batch of tools runs), whether the run
@@ -1247,6 +1261,7 @@ def create_agent(
     effect_recovery: EffectRecovery | None = None,
     tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
     shell: LocalShell | None = None,
+    environment: Environment | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1407,4 +1422,5 @@ def create_agent(
         effect_recovery=effect_recovery,
         tool_capability_grants=tool_capability_grants,
         shell=shell,
+        environment=environment,
     )

@@ -1,0 +1,131 @@
+"""Environments: the files and programs first-party filesystem and shell
+tools work on, as plain JSON specs the Go core builds (see
+``sw_session_set_environment`` in capi/starweaver.h).
+
+An environment reaches Go tools as the host capability
+``"starweaver.environment"``. Every default lives in the core: fields left
+at their default are not sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from os import PathLike, fspath
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ("CAPABILITY", "Environment", "LocalEnvironment", "ShellOutput", "VirtualEnvironment")
+
+CAPABILITY = "starweaver.environment"
+"""The host capability under which tools receive the active environment."""
+
+
+@runtime_checkable
+class _ShellPolicyLike(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShellOutput:
+    """A virtual environment's canned output of one command."""
+
+    exit_code: int = 0
+    stdout: str = ""
+    stderr: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"exit_code": self.exit_code, "stdout": self.stdout, "stderr": self.stderr}
+
+
+@dataclass(frozen=True, init=False)
+class VirtualEnvironment:
+    """An in-memory, deterministic environment: ``files`` maps relative paths
+    to text, ``shell_outputs`` maps exact commands to their canned output.
+    Each session gets its own copy, which travels with its exported state."""
+
+    id: str = "virtual"
+    files: Mapping[str, str] | None = None
+    shell_outputs: Mapping[str, ShellOutput] | None = None
+    read_only: bool = False
+
+    def __init__(
+        self,
+        id: str = "virtual",
+        *,
+        files: Mapping[str, str] | None = None,
+        shell_outputs: Mapping[str, ShellOutput] | None = None,
+        read_only: bool = False,
+    ) -> None:
+        if not isinstance(id, str):
+            raise TypeError("id must be a string")
+        for path, text in (files or {}).items():
+            if not isinstance(path, str) or not isinstance(text, str):
+                raise TypeError("files must map path strings to text strings")
+        for command, out in (shell_outputs or {}).items():
+            if not isinstance(command, str) or not isinstance(out, ShellOutput):
+                raise TypeError("shell_outputs must map command strings to ShellOutput")
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "files", dict(files) if files else None)
+        object.__setattr__(self, "shell_outputs", dict(shell_outputs) if shell_outputs else None)
+        object.__setattr__(self, "read_only", read_only)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The environment's JSON spec, defaults left out."""
+        spec: dict[str, Any] = {"kind": "virtual"}
+        if self.id != "virtual":
+            spec["id"] = self.id
+        if self.files:
+            spec["files"] = dict(self.files)
+        if self.shell_outputs:
+            spec["shell_outputs"] = {c: o.to_dict() for c, o in self.shell_outputs.items()}
+        if self.read_only:
+            spec["read_only"] = True
+        return spec
+
+
+@dataclass(frozen=True, init=False)
+class LocalEnvironment:
+    """A directory of the host. Every path stays inside ``root`` (``..``,
+    absolute paths and symbolic links out of it are refused, and writes never
+    go through a link); ``read_only`` refuses every write. ``shell_policy``
+    (an object with ``to_dict()``, such as a ``ShellPolicy``) says what the
+    local shell may run; without one nothing runs."""
+
+    root: str
+    read_only: bool = False
+    shell_policy: Any = None
+
+    def __init__(self, root: str | PathLike[str], *, read_only: bool = False, shell_policy: Any = None) -> None:
+        if not isinstance(root, (str, PathLike)):
+            raise TypeError("root must be a path")
+        if shell_policy is not None and not isinstance(shell_policy, _ShellPolicyLike):
+            raise TypeError("shell_policy must have a to_dict() method")
+        object.__setattr__(self, "root", fspath(root))
+        object.__setattr__(self, "read_only", read_only)
+        object.__setattr__(self, "shell_policy", shell_policy)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The environment's JSON spec, defaults left out."""
+        spec: dict[str, Any] = {"kind": "local", "root": self.root}
+        if self.read_only:
+            spec["read_only"] = True
+        if self.shell_policy is not None:
+            spec["shell"] = self.shell_policy.to_dict()
+        return spec
+
+
+Environment = VirtualEnvironment | LocalEnvironment
+"""An environment an agent or a session can be given."""
+
+
+def environment_spec(environment: Environment | None) -> dict[str, Any] | None:
+    """The JSON spec of ``environment`` (None for none).
+
+    Raises:
+        TypeError: not an environment.
+    """
+    if environment is None:
+        return None
+    if not isinstance(environment, (VirtualEnvironment, LocalEnvironment)):
+        raise TypeError("environment must be a VirtualEnvironment or a LocalEnvironment")
+    return environment.to_dict()
