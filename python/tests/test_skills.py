@@ -139,7 +139,7 @@ def test_environment_inputs() -> None:
         SkillRegistry.scan(42, [SkillSourceScope.new("")])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="SkillSourceScope"):
         SkillRegistry.scan(virtual(files), [{"root": ""}])  # type: ignore[list-item]
-    with pytest.raises(ValueError, match='unknown environment kind "cloud"'):
+    with pytest.raises(ValueError, match='unknown kind "cloud"'):
         SkillRegistry.scan({"kind": "cloud"}, [])
     with pytest.raises(ValueError, match="invalid source scope"):
         SkillRegistry.scan(virtual(files), [SkillSourceScope.new("../up")])
@@ -344,11 +344,16 @@ def test_wire_forms_round_trip() -> None:
     assert SkillPackage._from_dict(raw["packages"][0]) == report.registry.packages()[0]  # pyright: ignore[reportPrivateUsage]
 
 
-def test_local_environment_is_reported_unsupported() -> None:
-    from starweaver._capi import NativeError
+def test_scan_a_local_environment(tmp_path: Any) -> None:
+    from starweaver import LocalEnvironment
 
-    with pytest.raises(NativeError, match="local environments"):
-        SkillRegistry.scan({"kind": "local", "root": "."}, [SkillSourceScope.new("")])
+    (tmp_path / "skills" / "x").mkdir(parents=True)
+    (tmp_path / "skills" / "x" / "SKILL.md").write_text(skill("x", "From disk"))
+    registry = SkillRegistry.scan(LocalEnvironment(tmp_path, read_only=True), [SkillSourceScope.new("")])
+    x = registry.get("x")
+    assert x is not None and x.description == "From disk"
+    with pytest.raises(ValueError, match="root"):
+        SkillRegistry.scan({"kind": "local", "root": str(tmp_path / "missing")}, [SkillSourceScope.new("")])
 
 
 def test_reload_if_due_with_a_binding() -> None:
