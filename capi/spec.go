@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/bundles/filesystem"
 	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
 	"github.com/starweaver-go/starweaver/core/bundles/userinput"
 	"github.com/starweaver-go/starweaver/core/model"
@@ -65,7 +66,7 @@ type toolsetSpec struct {
 	ApprovalRequired []string `json:"approval_required"`
 	Deferred         []string `json:"deferred"`
 	// Bundle names a first-party toolset implemented in Go
-	// ("user_input"); it replaces Tools and Instructions.
+	// ("user_input", "filesystem"); it replaces Tools and Instructions.
 	Bundle string `json:"bundle"`
 	// Combined, when set, makes this toolset the union of its members
 	// (see toolsettree.go); it replaces Tools.
@@ -386,6 +387,8 @@ func bundle(name string) (toolset.Toolset, error) {
 		return userinput.Tools(), nil
 	case "shell":
 		return shellbundle.Tools(shellbundle.Options{}), nil
+	case "filesystem":
+		return filesystem.Tools(), nil
 	}
 	return nil, specError("unknown toolset bundle %q", name)
 }

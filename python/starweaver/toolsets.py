@@ -419,3 +419,12 @@ def user_input_tools() -> Toolset:
     structured clarifying questions and the run waits for the answers, given
     with ``approvals[i].approve().with_user_input(...)``."""
     return _NativeToolset("user_input", "user_input")
+
+
+def filesystem_toolset() -> Toolset:
+    """The filesystem toolset (``ls``, ``glob``, ``grep``, ``view``, ``write``,
+    ``edit``, ``multi_edit``, ``mkdir``, ``move``, ``copy``, ``delete``),
+    implemented in Go. Its tools work on the agent's environment (the named
+    dependency ``starweaver.environment``); without one, a call fails with a
+    user error."""
+    return _NativeToolset("filesystem", "filesystem")
