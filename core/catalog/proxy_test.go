@@ -263,3 +263,113 @@ func TestCatalogueEntersAndExitsItsMembersWithTheRun(t *testing.T) {
 		t.Fatalf("member calls %v, want %v", member.calls, want)
 	}
 }
+
+// search_tools answers a blank query and a query that matches nothing with
+// the reference's texts, and escapes what it quotes from queries and tool
+// descriptions.
+func TestProxySearchTextsAndEscaping(t *testing.T) {
+	odd := tool.New("odd_tool", `Compare <a> & "b".`, object("x"), echo)
+	members := append(library(), toolset.New("odd", odd).WithID("odd"))
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "search_tools", `{"query":"  "}`)),
+		model.CallsResponse(call("2", "search_tools", `{"query":"zzqx\"<"}`)),
+		model.CallsResponse(call("3", "search_tools", `{"query":"compare"}`)),
+		model.Response(model.TextPart("done")),
+	)
+	var rec recorder
+	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "")).MustBuild().NewSession(), "x", rec.handler())
+	if got := rec.returns[0].Content; got != "<error>Parameter 'query' is required.</error>" || rec.returns[0].IsError {
+		t.Fatalf("blank query: %#v", rec.returns[0])
+	}
+	want := "<search-results query=\"zzqx&quot;&lt;\" count=\"0\">\nNo tools found matching query. Try different keywords.\n</search-results>"
+	if got := rec.returns[1].Content; got != want {
+		t.Fatalf("no match:\n%v\nwant:\n%s", got, want)
+	}
+	if got := rec.returns[2].Content.(string); !strings.Contains(got, "<description>Compare &lt;a&gt; &amp; \"b\".</description>") {
+		t.Fatalf("description not escaped as text:\n%s", got)
+	}
+	if !rec.has(catalog.EventFailed) || !rec.has(catalog.EventNoMatch) {
+		t.Fatalf("events %v", rec.kinds)
+	}
+}
+
+// A call through call_tool is a call like any other: global and tool
+// hooks run, an unexpected failure is retried inside the call (the model
+// never sees it), and a deferred tool pauses the run until its result is
+// given, which becomes call_tool's return.
+func TestProxiedCallsRunHooksRetriesAndDeferral(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, s)
+	}
+	var attempts atomic.Int32
+	flaky := tool.New("flaky", "Fails once, then answers.", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		if attempts.Add(1) == 1 {
+			return tool.Result{}, errors.New("transient")
+		}
+		return tool.Text("steady"), nil
+	}).WithHook(tool.Hook{Name: "own", Before: func(_ context.Context, tc *tool.Context, _ map[string]any) error {
+		note("own:" + tc.ToolName)
+		return nil
+	}})
+	var built atomic.Int32
+	build := tool.New("build", "Build the project on a worker.", object("target"), func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		built.Add(1)
+		return tool.Text("built here"), nil
+	})
+	members := []toolset.Toolset{
+		toolset.New("ops", flaky).WithID("ops"),
+		toolset.Deferred(toolset.New("jobs", build).WithID("jobs"), "build"),
+	}
+	m := model.NewTestModel(
+		model.CallsResponse(call("1", "call_tool", `{"name":"flaky"}`)),
+		model.CallsResponse(call("2", "call_tool", `{"name":"build","arguments":{"target":"all"}}`)),
+		model.Response(model.TextPart("done")),
+	)
+	global := tool.Hook{Name: "global", Before: func(_ context.Context, tc *tool.Context, _ map[string]any) error {
+		note("global:" + tc.ToolName)
+		return nil
+	}}
+	s := agent.NewBuilder(m).Hook(global).Toolset(newProxy(t, members, "")).MustBuild().NewSession()
+	var rec recorder
+	res := mustRun(t, s, "x", rec.handler())
+	if got := rec.returns[0]; got.IsError || got.Content != "steady" || attempts.Load() != 2 {
+		t.Fatalf("flaky through call_tool: %#v after %d attempts", got.Content, attempts.Load())
+	}
+	// call_tool's own call and the dispatched one each pass the global
+	// hook; the tool's hook sees only its own.
+	mu.Lock()
+	got := slices.Clone(seen)
+	mu.Unlock()
+	for _, want := range []string{"global:call_tool", "global:flaky", "own:flaky"} {
+		if !slices.Contains(got, want) {
+			t.Fatalf("hooks saw %v, want %s among them", got, want)
+		}
+	}
+	if slices.Contains(got, "own:call_tool") {
+		t.Fatalf("the tool's hook ran for call_tool: %v", got)
+	}
+
+	if res.Status != agent.StatusWaiting || built.Load() != 0 {
+		t.Fatalf("status %s, built %d", res.Status, built.Load())
+	}
+	pending := s.Pending()
+	if len(pending) != 1 || pending[0].Kind != agent.PendingDeferred || pending[0].ToolName != "call_tool" ||
+		pending[0].Metadata["proxied_tool"] != "build" {
+		t.Fatalf("pending %+v", pending)
+	}
+	rec = recorder{}
+	res, err := s.Resume(context.Background(), agent.Resolution{Deferred: []agent.DeferredResult{
+		{ID: pending[0].ID, Status: agent.DeferredCompleted, Response: json.RawMessage(`"built on the worker"`)},
+	}}, rec.handler())
+	if err != nil || res.Output != "done" || built.Load() != 0 {
+		t.Fatalf("resume: %v %v built %d", res, err, built.Load())
+	}
+	got0 := rec.returns[0]
+	if body, _ := json.Marshal(got0.Content); got0.Name != "call_tool" || got0.IsError || string(body) != `"built on the worker"` {
+		t.Fatalf("deferred call_tool returned %s (%+v)", body, got0)
+	}
+}
