@@ -3,9 +3,13 @@ package toolset_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
@@ -71,5 +75,58 @@ func TestLifecycleErrorMessages(t *testing.T) {
 	e = &toolset.LifecycleError{Toolset: "docs", Phase: "enter", Err: errors.New("refused")}
 	if e.Error() != `toolset "docs": enter: refused` {
 		t.Fatal(e)
+	}
+}
+
+// stuckExit is a toolset whose Exit returns only when its context ends,
+// as a server that never acknowledges a shutdown.
+type stuckExit struct {
+	*toolset.Static
+	exited chan error // receives Exit's context error when it returns
+}
+
+func (s *stuckExit) Enter(context.Context, *tool.RunContext) error { return nil }
+func (s *stuckExit) Exit(ctx context.Context, _ *tool.RunContext) error {
+	<-ctx.Done()
+	s.exited <- ctx.Err()
+	return ctx.Err()
+}
+
+// An Exit past the policy's ExitTimeout is cut off: its context ends, the
+// run keeps its outcome, and a toolset_failed report names the toolset,
+// the exit phase and the bound.
+func TestExitTimeoutIsReportedAndKeepsTheOutcome(t *testing.T) {
+	st := &stuckExit{Static: toolset.New("slowexit", echo("echo", nil)).WithID("slowexit"), exited: make(chan error, 1)}
+	ts := toolset.WithLifecycle(st, toolset.LifecyclePolicy{ExitTimeout: 20 * time.Millisecond})
+	var mu sync.Mutex
+	var kinds []string
+	var failed map[string]any
+	events := agent.WithEvents(func(ev agent.Event) {
+		if ev.Custom == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		kinds = append(kinds, ev.Custom.Kind)
+		if ev.Custom.Kind == "toolset_failed" {
+			failed = ev.Custom.Payload
+		}
+	})
+	m := model.NewTestModel(model.Response(model.TextPart("done")))
+	res, err := agent.NewBuilder(m).Toolset(ts).MustBuild().Run(context.Background(), "go", events)
+	if err != nil || res.Output != "done" || res.Status != agent.StatusCompleted {
+		t.Fatalf("run: %v %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(kinds) != 2 || kinds[0] != "toolset_initialized" || kinds[1] != "toolset_failed" {
+		t.Fatalf("events %v", kinds)
+	}
+	if failed["phase"] != "exit" || !strings.Contains(failed["error"].(string), `toolset "slowexit": exit timed out after 20ms`) {
+		t.Fatalf("failed report %v", failed)
+	}
+	// The bound ended the stuck Exit's context, so it returned.
+	if err := <-st.exited; !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		t.Fatalf("Exit's context ended with %v", err)
 	}
 }
