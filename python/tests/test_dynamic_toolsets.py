@@ -418,3 +418,37 @@ def test_an_unknown_toolset_item_kind_fails_the_item() -> None:
     handle = dynamic._Handle(Recording())
     outcome = run(handle.outcome("toolset_other", ToolsetContext(), False, lambda catalog: None))
     assert outcome == {"ok": False, "message": "unknown toolset item kind 'toolset_other'"}
+
+
+def test_lifecycle_policy_bounds_enter_and_exit() -> None:
+    class StuckEnter(Recording):
+        async def enter(self, ctx: ToolsetContext) -> None:
+            await asyncio.Event().wait()  # a server that never answers the handshake
+
+    policy = ToolsetLifecyclePolicy(initialization_timeout_ms=50, fail_on_unavailable=True)
+    with pytest.raises(AgentError, match=r'toolset "docs": enter timed out after 50ms'):
+        run(create_agent(model=TestModel(), toolsets=[StuckEnter(lifecycle_policy=policy)]).run("go"))
+
+    # Without fail_on_unavailable the toolset is left out and reported.
+    events: list[dict[str, Any]] = []
+    left_out = StuckEnter(lifecycle_policy=ToolsetLifecyclePolicy(initialization_timeout_ms=50))
+    model = TestModel()
+    result = run(create_agent(model=model, toolsets=[left_out]).run("go", on_event=events.append))
+    assert result.output and names(model) == []
+    [report] = [e["custom"]["payload"] for e in events if e.get("kind") == "custom"]
+    assert report["status"] == ToolsetLifecycleStatus.UNAVAILABLE
+    assert 'toolset "docs": enter timed out after 50ms' in report["error"]
+
+    class StuckExit(Recording):
+        async def exit(self, ctx: ToolsetContext) -> None:
+            self.calls.append(f"exit:{ctx.run_step}")
+            await asyncio.Event().wait()  # a server that never acknowledges the shutdown
+
+    ts = StuckExit(lifecycle_policy=ToolsetLifecyclePolicy(exit_timeout_ms=50))
+    events = []
+    result = run(create_agent(model=two_steps(), toolsets=[ts]).run("go", on_event=events.append))
+    assert result.output == "done" and ts.calls == ["enter:0", "prepare:0", "prepare:1", "exit:2"]
+    reports = [e["custom"] for e in events if e.get("kind") == "custom"]
+    assert [r["kind"] for r in reports] == ["toolset_initialized", "toolset_failed"]
+    assert reports[1]["payload"]["phase"] == "exit"
+    assert 'toolset "docs": exit timed out after 50ms' in reports[1]["payload"]["error"]
