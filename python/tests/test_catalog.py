@@ -9,6 +9,7 @@ import pytest
 from helpers import call, tool_returns
 from starweaver import (
     ApprovalRequired,
+    CallDeferred,
     ToolContext,
     ToolLibrary,
     ToolProxyToolset,
@@ -319,3 +320,70 @@ def test_catalogue_specs_are_what_the_runtime_reads() -> None:
     assert _Catalog().toolset_spec(ToolSearchToolset(library()))["catalog"] == {"kind": "tool_search"}
     with pytest.raises(TypeError):
         ToolSearchToolset(library(), max_results="5")  # type: ignore[arg-type]
+
+
+def test_tool_proxy_search_texts_for_blank_and_unmatched_queries() -> None:
+    async def main() -> None:
+        model = TestModel.responses(
+            [
+                TestModel.tool_call_response([call("search_tools", "s0", query="  ")]),
+                TestModel.tool_call_response([call("search_tools", "s1", query='zzqx"<')]),
+                "done",
+            ]
+        )
+        events: list[dict[str, Any]] = []
+        await create_agent(model=model, toolsets=[ToolProxyToolset(library())]).session().run(
+            "go", on_event=events.append
+        )
+        blank, none = (r["content"] for r in tool_returns(model.captured_messages(), "search_tools"))
+        assert blank == "<error>Parameter 'query' is required.</error>"
+        assert none == (
+            '<search-results query="zzqx&quot;&lt;" count="0">\n'
+            "No tools found matching query. Try different keywords.\n"
+            "</search-results>"
+        )
+        kinds = custom_kinds(events)
+        assert "tool_search_failed" in kinds and "tool_search_no_match" in kinds
+
+    run(main())
+
+
+def test_tool_proxy_deferred_tool_pauses_and_its_result_is_call_tools_return() -> None:
+    ran: list[str] = []
+
+    @tool
+    async def render(scene: str) -> str:
+        """Render a scene on the render farm."""
+        ran.append(scene)
+        raise CallDeferred("queued on the farm", metadata={"queue": "gpu"})
+
+    async def main() -> None:
+        model = TestModel.responses([TestModel.tool_call_response([call_tool("c1", "render", {"scene": "a"})]), "ok"])
+        proxy = ToolProxyToolset([Toolset("farm", tools=[render], id="farm")])
+        session = create_agent(model=model, toolsets=[proxy]).session()
+        waiting = await session.run("render")
+        assert waiting.is_waiting and ran == ["a"]
+        (pending,) = waiting.deferred
+        assert pending.tool_name == "call_tool"
+        assert pending.metadata["proxied_tool"] == "render" and pending.metadata["queue"] == "gpu"
+        result = await session.resume_after_hitl(deferred_results=[pending.complete({"url": "s3://out.png"})])
+        assert result.output == "ok" and ran == ["a"]
+        (ret,) = tool_returns(model.captured_messages(), "call_tool")
+        assert ret["content"] == {"url": "s3://out.png"} and ret["is_error"] is False
+
+    run(main())
+
+
+def test_host_apis_publish_refreshed_and_invalidated_events() -> None:
+    search = ToolSearchToolset(library())
+    session = create_agent(model=TestModel.responses(["ok"]), toolsets=[search]).session()
+    search.preload_namespace(session, "math")
+    search.refresh_loaded_state(session)
+    search.invalidate_loaded_state(session, "catalogue replaced")
+    events = session.context.take_events()
+    assert [e.kind for e in events] == ["tool_search_loaded", "tool_search_refreshed", "tool_search_invalidated"]
+    refreshed, invalidated = events[1].payload, events[2].payload
+    assert sorted(refreshed["retained_loaded_tools"]) == ["add", "multiply"]
+    assert invalidated["reason"] == "catalogue replaced"
+    assert sorted(invalidated["removed_loaded_tools"]) == ["add", "multiply"]
+    assert session.context.take_events() == []
