@@ -109,6 +109,37 @@ def test_profiles_narrow_what_each_tool_sees() -> None:
     assert "dependency 'secret' is not available to tool 'strict'" in ret["content"]["message"]
 
 
+def test_malformed_profile_metadata_fails_closed_in_a_run() -> None:
+    """A tool whose profile metadata the runtime cannot read is Strict with
+    nothing: even a grant naming every dependency gives it none."""
+    seen: dict[str, Any] = {}
+
+    def probe(ctx: ToolContext) -> str:
+        """Report what the call received."""
+        seen[ctx.tool_name] = (dict(ctx.deps), ctx.agent_context is None)
+        return "ok"
+
+    malformed: dict[str, dict[str, Any]] = {
+        "unknown_profile": {
+            METADATA_KEY: {"profile": "admin", "host_capabilities": ["db"], "shell_environment": False}
+        },
+        "not_an_object": {METADATA_KEY: "all"},
+        "caps_not_strings": {
+            METADATA_KEY: {"profile": "filtered", "host_capabilities": [1], "shell_environment": False}
+        },
+    }
+    tools = [tool(probe, name=name, metadata=md) for name, md in malformed.items()]
+    grant = ToolCapabilityGrant(host_capabilities=("db", "secret"))
+    agent = create_agent(
+        model=calls(*malformed),
+        tools=tools,
+        deps={"db": 1, "secret": 2},
+        tool_capability_grants={name: grant for name in malformed},
+    )
+    run(agent.run("go"))
+    assert seen == {name: ({}, True) for name in malformed}
+
+
 def test_filtered_keeps_the_typed_object_strict_withholds_it() -> None:
     seen: dict[str, Any] = {}
 
