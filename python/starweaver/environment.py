@@ -12,9 +12,49 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from os import PathLike, fspath
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-__all__ = ("CAPABILITY", "Environment", "LocalEnvironment", "ShellOutput", "VirtualEnvironment")
+__all__ = (
+    "CAPABILITY",
+    "Environment",
+    "LocalEnvironment",
+    "LocalShell",
+    "ShellOutput",
+    "ShellPolicy",
+    "SkillRegistry",
+    "SkillSourceScope",
+    "VirtualEnvironment",
+    "filesystem_toolset",
+    "shell_toolset",
+    "skill_toolset",
+)
+
+if TYPE_CHECKING:
+    from starweaver.shell import LocalShell, ShellPolicy, shell_toolset
+    from starweaver.skills import SkillRegistry, SkillSourceScope, skill_toolset
+    from starweaver.toolsets import filesystem_toolset
+
+# The environment bundles, importable from here as well; loaded on first use
+# because their modules import the toolset machinery, which this module's
+# specs do not need.
+_BUNDLES = {
+    "LocalShell": "shell",
+    "ShellPolicy": "shell",
+    "shell_toolset": "shell",
+    "SkillRegistry": "skills",
+    "SkillSourceScope": "skills",
+    "skill_toolset": "skills",
+    "filesystem_toolset": "toolsets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _BUNDLES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"starweaver.{module}"), name)
 
 CAPABILITY = "starweaver.environment"
 """The host capability under which tools receive the active environment."""
