@@ -452,3 +452,43 @@ def test_lifecycle_policy_bounds_enter_and_exit() -> None:
     assert [r["kind"] for r in reports] == ["toolset_initialized", "toolset_failed"]
     assert reports[1]["payload"]["phase"] == "exit"
     assert 'toolset "docs": exit timed out after 50ms' in reports[1]["payload"]["error"]
+
+
+def test_sync_phase_overrides_run_like_async_ones() -> None:
+    @tool
+    async def deploy(ctx: ToolContext) -> str:
+        """Deploy."""
+        if ctx.approval is None:
+            raise ApprovalRequired("deploy?")
+        return "deployed"
+
+    # The runtime takes sync phases; AbstractToolset types them async, hence the ignores.
+    class Sync(AbstractToolset):
+        def __init__(self) -> None:
+            super().__init__("ops", id="ops")
+            self.calls: list[str] = []
+
+        def enter(self, ctx: ToolsetContext) -> None:  # type: ignore[override]
+            self.calls.append(f"enter:{ctx.run_step}")
+
+        def prepare(self, ctx: ToolsetContext) -> ToolsetPreparation:  # type: ignore[override]
+            self.calls.append(f"prepare:{ctx.run_step}")
+            return ToolsetPreparation(tools=[deploy])
+
+        def refresh(self, ctx: ToolsetContext) -> ToolsetPreparation:  # type: ignore[override]
+            self.calls.append(f"refresh:{ctx.run_step}")
+            return ToolsetPreparation(tools=[deploy])
+
+        def exit(self, ctx: ToolsetContext) -> None:  # type: ignore[override]
+            self.calls.append(f"exit:{ctx.run_step}")
+
+    ts = Sync()
+    model = TestModel(responses=[TestModel.tool_call_response([call("deploy")]), "done"])
+
+    async def main() -> Any:
+        async with create_agent(model=model, toolsets=[ts]).session() as session:
+            waiting = await session.run("go")
+            return await session.resume_after_hitl(approvals=[waiting.approvals[0].approve()])
+
+    assert run(main()).output == "done"
+    assert ts.calls == ["enter:0", "prepare:0", "exit:1", "enter:0", "refresh:0", "prepare:1", "exit:2"]
