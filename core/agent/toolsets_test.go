@@ -183,16 +183,17 @@ func TestToolsetLifecyclePolicySkipsEnterAndExit(t *testing.T) {
 }
 
 func TestToolsetLifecycleReadTimeout(t *testing.T) {
-	ls := &lcSet{name: "slow", readWait: time.Second}
+	// A read that would take 30 s: only the 20 ms timeout can fail the run
+	// (the outcome says so, no clock is read).
+	ls := &lcSet{name: "slow", readWait: 30 * time.Second}
 	ts := toolset.WithLifecycle(ls, toolset.LifecyclePolicy{ReadTimeout: 20 * time.Millisecond})
 	var evs eventLog
-	start := time.Now()
 	res, err := agent.NewBuilder(twoStepModel()).Toolset(ts).MustBuild().Run(context.Background(), "go", agent.WithEvents(evs.handle))
 	if err == nil || !errors.Is(err, toolset.ErrTimeout) || !strings.Contains(err.Error(), `toolset "slow": read timed out after 20ms`) {
 		t.Fatalf("err %v", err)
 	}
-	if time.Since(start) > 500*time.Millisecond || res.Status != agent.StatusFailed {
-		t.Fatalf("took %v, status %v", time.Since(start), res.Status)
+	if res.Status != agent.StatusFailed {
+		t.Fatalf("status %v", res.Status)
 	}
 	// Entered, so exited even though the read failed.
 	if got, want := ls.calls(), []string{"enter:0", "tools:0", "exit:0"}; !slices.Equal(got, want) {

@@ -181,11 +181,16 @@ class AbstractToolset:
 
     # -- phases, to override ------------------------------------------------
 
-    async def enter(self, ctx: ToolsetContext) -> None:
-        """Set up what the toolset needs in a run (nothing by default)."""
+    # Each phase may be overridden by a plain or an async method: the runtime
+    # awaits what a phase returns when it is awaitable.
 
-    async def exit(self, ctx: ToolsetContext) -> None:
+    def enter(self, ctx: ToolsetContext) -> None | Awaitable[None]:
+        """Set up what the toolset needs in a run (nothing by default)."""
+        return None
+
+    def exit(self, ctx: ToolsetContext) -> None | Awaitable[None]:
         """Release what ``enter`` set up (nothing by default)."""
+        return None
 
     def get_tools(self, ctx: ToolsetContext) -> Iterable[ToolLike] | Awaitable[Iterable[ToolLike]]:
         """The tools of ctx's step (none by default)."""
@@ -195,15 +200,18 @@ class AbstractToolset:
         """The instructions of ctx's step (none by default)."""
         return None
 
-    async def prepare(self, ctx: ToolsetContext) -> ToolsetPreparation | Toolset:
+    def prepare(self, ctx: ToolsetContext) -> ToolsetPreparation | Toolset | Awaitable[ToolsetPreparation | Toolset]:
         """The toolset for ctx's step: ``get_tools`` plus ``get_instructions``."""
+        return self._prepare_from_parts(ctx)
+
+    def refresh(self, ctx: ToolsetContext) -> ToolsetPreparation | Toolset | Awaitable[ToolsetPreparation | Toolset]:
+        """The toolset for the first step of a resumed run: ``prepare``."""
+        return self.prepare(ctx)
+
+    async def _prepare_from_parts(self, ctx: ToolsetContext) -> ToolsetPreparation:
         tools = await _call(self.get_tools, ctx)
         instructions = await _call(self.get_instructions, ctx)
         return ToolsetPreparation(tools=tools, instructions=instructions)
-
-    async def refresh(self, ctx: ToolsetContext) -> ToolsetPreparation | Toolset:
-        """The toolset for the first step of a resumed run: ``prepare``."""
-        return await _call(self.prepare, ctx)  # type: ignore[no-any-return]
 
     # -- as a Toolset ---------------------------------------------------------
 

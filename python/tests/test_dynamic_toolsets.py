@@ -5,7 +5,6 @@ through the run's pipe."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -147,14 +146,12 @@ def test_dynamic_toolset_with_lifecycle_returns_native_toolset() -> None:
 def test_dynamic_toolset_lifecycle_policy_enforces_read_timeout() -> None:
     class Slow(AbstractToolset):
         async def prepare(self, ctx: ToolsetContext) -> ToolsetPreparation:
-            await asyncio.sleep(5)
+            await asyncio.sleep(30)  # only the 50 ms timeout can fail the run
             return ToolsetPreparation()
 
     ts = Slow("slow", lifecycle_policy=ToolsetLifecyclePolicy(read_timeout_ms=50))
-    start = time.monotonic()
     with pytest.raises(AgentError, match=r'toolset "slow": read timed out after 50ms'):
         run(create_agent(model=TestModel(), toolsets=[ts]).run("go"))
-    assert time.monotonic() - start < 3
 
 
 def test_a_raising_phase_fails_the_run_naming_the_toolset() -> None:
@@ -468,18 +465,18 @@ def test_sync_phase_overrides_run_like_async_ones() -> None:
             super().__init__("ops", id="ops")
             self.calls: list[str] = []
 
-        def enter(self, ctx: ToolsetContext) -> None:  # type: ignore[override]
+        def enter(self, ctx: ToolsetContext) -> None:
             self.calls.append(f"enter:{ctx.run_step}")
 
-        def prepare(self, ctx: ToolsetContext) -> ToolsetPreparation:  # type: ignore[override]
+        def prepare(self, ctx: ToolsetContext) -> ToolsetPreparation:
             self.calls.append(f"prepare:{ctx.run_step}")
             return ToolsetPreparation(tools=[deploy])
 
-        def refresh(self, ctx: ToolsetContext) -> ToolsetPreparation:  # type: ignore[override]
+        def refresh(self, ctx: ToolsetContext) -> ToolsetPreparation:
             self.calls.append(f"refresh:{ctx.run_step}")
             return ToolsetPreparation(tools=[deploy])
 
-        def exit(self, ctx: ToolsetContext) -> None:  # type: ignore[override]
+        def exit(self, ctx: ToolsetContext) -> None:
             self.calls.append(f"exit:{ctx.run_step}")
 
     ts = Sync()
