@@ -1,0 +1,103 @@
+package intent
+
+import (
+	"errors"
+
+	"github.com/starweaver-go/starweaver/core/store"
+)
+
+// sentinel is an error with a fixed message that may match a more general
+// error too (a store's), so that errors.Is works at both levels.
+type sentinel struct {
+	msg  string
+	wrap error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+func (e *sentinel) Unwrap() error { return e.wrap }
+
+// Sentinel errors. Failures wrap one of them, so callers test with
+// errors.Is; Slug names each one for hosts.
+var (
+	// ErrInvalid: a malformed intent, batch, journal entry or argument (a
+	// caller's bug or a corrupt record, never a race).
+	ErrInvalid = errors.New("intent: invalid")
+	// ErrNotFound: no journal entry has that key. It matches
+	// store.ErrNotFound too.
+	ErrNotFound error = &sentinel{"intent: not found", store.ErrNotFound}
+	// ErrConflict: a journal append found its stream position taken by
+	// another entry. It matches store.ErrConflict too.
+	ErrConflict error = &sentinel{"intent: conflict", store.ErrConflict}
+	// ErrMissingToolCallID: an identity was derived without a tool call id.
+	ErrMissingToolCallID = errors.New("intent: missing tool call id")
+	// ErrIntentIndexOverflow: an intent index does not fit in 32 bits.
+	ErrIntentIndexOverflow = errors.New("intent: intent index overflow")
+
+	// Refusals of an Ingress's Submit.
+
+	// ErrMalformedKey: the key was not made by Ingress.Key, or its identity
+	// could not be derived (no call id, index overflow).
+	ErrMalformedKey = errors.New("intent: malformed key")
+	// ErrForeignSession: the key belongs to another session's ingress.
+	ErrForeignSession = errors.New("intent: foreign session")
+	// ErrForeignExecutionScope: the key belongs to another scope's ingress.
+	ErrForeignExecutionScope = errors.New("intent: foreign execution scope")
+	// ErrIntentSessionMismatch: the intent names another session than the
+	// ingress's.
+	ErrIntentSessionMismatch = errors.New("intent: intent session mismatch")
+	// ErrIdentityBoundToDifferentIntent: the identity was submitted before
+	// with another intent.
+	ErrIdentityBoundToDifferentIntent = errors.New("intent: identity bound to a different intent")
+	// ErrDuplicateIdentity: the identity was realised by a tool attempt, not
+	// submitted through an ingress.
+	ErrDuplicateIdentity = errors.New("intent: duplicate identity")
+	// ErrRecordedOutcomeOutsideProtocol: the outcome recorded under the
+	// identity is not one this protocol version writes.
+	ErrRecordedOutcomeOutsideProtocol = errors.New("intent: recorded outcome outside the intent protocol")
+	// ErrIntentRefused: the submitted intent was refused by admission (its
+	// budget); the error is a *RefusedError carrying the recorded outcome.
+	ErrIntentRefused = errors.New("intent: refused")
+)
+
+// slugs pairs each sentinel with its stable slug, most specific first
+// (Slug returns the first match). It is the one list ErrorSlugs reads.
+var slugs = [...]struct {
+	err  error
+	slug string
+}{
+	{ErrMalformedKey, "intent_malformed_key"},
+	{ErrForeignSession, "intent_foreign_session"},
+	{ErrForeignExecutionScope, "intent_foreign_execution_scope"},
+	{ErrIntentSessionMismatch, "intent_session_mismatch"},
+	{ErrIdentityBoundToDifferentIntent, "intent_identity_bound_to_different_intent"},
+	{ErrDuplicateIdentity, "intent_duplicate_identity"},
+	{ErrRecordedOutcomeOutsideProtocol, "intent_recorded_outcome_outside_protocol"},
+	{ErrIntentRefused, "intent_refused"},
+	{ErrMissingToolCallID, "intent_missing_tool_call_id"},
+	{ErrIntentIndexOverflow, "intent_index_overflow"},
+	{ErrConflict, "intent_conflict"},
+	{ErrNotFound, "intent_not_found"},
+	{ErrInvalid, "intent_invalid"},
+}
+
+// Slug returns the stable slug of the sentinel err matches
+// ("intent_foreign_session", ...), or "" when it matches none (a store
+// being unavailable, a cancelled context: the caller classifies those).
+func Slug(err error) string {
+	for _, s := range slugs {
+		if errors.Is(err, s.err) {
+			return s.slug
+		}
+	}
+	return ""
+}
+
+// ErrorSlugs lists every slug Slug can return, for parity checks with
+// other languages. The caller owns the returned slice.
+func ErrorSlugs() []string {
+	out := make([]string, len(slugs))
+	for i, s := range slugs {
+		out[i] = s.slug
+	}
+	return out
+}
