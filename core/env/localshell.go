@@ -527,7 +527,8 @@ func (s *LocalShell) Run(ctx context.Context, cmd Command) (Output, error) {
 
 // Start starts cmd in the background and returns its first snapshot. The
 // process outlives ctx (it ends by itself, by its Timeout if not 0, by
-// Kill, or by Close); ctx only bounds the start.
+// Kill, by Close, or by the Kill of the [ProcessScope] ctx carries, see
+// [WithProcessScope]); ctx only bounds the start.
 func (s *LocalShell) Start(ctx context.Context, cmd Command) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return Process{}, err
@@ -539,6 +540,10 @@ func (s *LocalShell) Start(ctx context.Context, cmd Command) (Process, error) {
 	s.mu.Lock()
 	s.bg[p.id] = p
 	s.mu.Unlock()
+	if sc := scopeOf(ctx); sc != nil && !sc.add(s, p) {
+		s.terminate(p)
+		return p.snapshot(), nil
+	}
 	if cmd.Timeout > 0 {
 		go func() {
 			t := time.NewTimer(cmd.Timeout)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -366,4 +367,95 @@ func TestLocalShellProcessLimitAndRetention(t *testing.T) {
 	if _, err := s.Wait(ctx, a.ID, 0); !errors.Is(err, env.ErrNotFound) {
 		t.Fatalf("the oldest finished process was kept: %v", err)
 	}
+}
+
+// withMarker returns the live processes with marker as one of their
+// arguments, read from /proc: what a test started is found wherever it
+// went (its own group, a child, a grandchild).
+func withMarker(t *testing.T, marker string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !slices.Contains(strings.Split(string(cmdline), "\x00"), marker) {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			s := string(stat)
+			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] == "Z" {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// waitMarker polls (bounded) until exactly want processes carry marker.
+func waitMarker(t *testing.T, marker string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := withMarker(t, marker)
+		if len(got) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes carry %q (%v), want %d", len(got), marker, got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A scope's Kill ends the background processes started under it, their
+// children and a TERM-ignoring one included, and nothing else; a start
+// under a killed scope does not survive.
+func TestProcessScopeKill(t *testing.T) {
+	s := newShell(t, allowAll, fastOpts)
+	// The marker is sleep's own argument: a number of seconds no other
+	// process uses.
+	marker := "7" + strconv.Itoa(os.Getpid()) + "1"
+	var scope env.ProcessScope
+	ctx := env.WithProcessScope(context.Background(), &scope)
+	// A cancellation added under the scope does not hide it.
+	inner, cancel := context.WithCancel(ctx)
+	for _, script := range []string{
+		"exec sleep " + marker,
+		"trap '' TERM; sleep " + marker + " & sleep " + marker + " & wait",
+	} {
+		if _, err := s.Start(inner, env.ShellCommand(script)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	kept, err := s.Start(context.Background(), env.ShellCommand("exec sleep "+marker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitMarker(t, marker, 4)
+	scope.Kill()
+	if left := withMarker(t, marker); len(left) != 1 || left[0] != pidOf(t, kept.Metadata) {
+		t.Fatalf("after Kill %v are left, want only %d", left, pidOf(t, kept.Metadata))
+	}
+	late, err := s.Start(ctx, env.ShellCommand("exec sleep "+marker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if late.Status != env.ProcessKilled {
+		t.Fatalf("a start under a killed scope: %+v", late)
+	}
+	requireGone(t, pidOf(t, late.Metadata))
+	scope.Kill()
+	if _, err := s.Kill(context.Background(), kept.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitMarker(t, marker, 0)
 }
