@@ -284,6 +284,7 @@ func swgo_session_set_environment(h C.longlong, spec *C.char, specLen C.longlong
 		return setErr(errOut, err)
 	}
 	s.SetEnvironment(p)
+	keepShells(s, environmentShell(p))
 	return 0
 }
 

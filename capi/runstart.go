@@ -79,6 +79,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	}
 	h := handles.add(run)
 	run.finished = make(chan struct{})
+	runCtx, endScope := withRunScope(withRun(ctx, run))
 	go func() {
 		defer close(run.finished)
 		defer func() {
@@ -90,12 +91,13 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		var err error
 		switch {
 		case spec.Recover:
-			res, err = sess.Recover(withRun(ctx, run), opts...)
+			res, err = sess.Recover(runCtx, opts...)
 		case spec.Resume != nil:
-			res, err = sess.Resume(withRun(ctx, run), *spec.Resume, opts...)
+			res, err = sess.Resume(runCtx, *spec.Resume, opts...)
 		default:
-			res, err = sess.Run(withRun(ctx, run), spec.Prompt, opts...)
+			res, err = sess.Run(runCtx, spec.Prompt, opts...)
 		}
+		endScope()
 		item := doneItem{Kind: "done", Result: toWire(res)}
 		if err != nil {
 			item.Error = toABIError(err)

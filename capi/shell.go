@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -46,44 +47,74 @@ func (s *shellSpec) provide(deps *tool.Deps) (*env.LocalShell, error) {
 	return sh, nil
 }
 
-// agentShells are the local shells of live agent handles: releasing the
-// handle (or sw_shutdown) closes the shell, killing its processes.
-var agentShells = struct {
+// liveShells are the local shells of live agent and session handles: an
+// agent's own (its spec's "shell") and those of the local environments it
+// or a session was given. Releasing the handle (or sw_shutdown) closes
+// them, killing their processes.
+var liveShells = struct {
 	mu sync.Mutex
-	m  map[*agent.Agent]*env.LocalShell
-}{m: map[*agent.Agent]*env.LocalShell{}}
+	m  map[any][]*env.LocalShell
+}{m: map[any][]*env.LocalShell{}}
 
-func keepShell(a *agent.Agent, sh *env.LocalShell) {
-	if sh == nil {
-		return
+// keepShells records the shells of owner (an *agent.Agent or an
+// *agent.Session); nil ones are skipped.
+func keepShells(owner any, shells ...*env.LocalShell) {
+	liveShells.mu.Lock()
+	defer liveShells.mu.Unlock()
+	for _, sh := range shells {
+		if sh != nil {
+			liveShells.m[owner] = append(liveShells.m[owner], sh)
+		}
 	}
-	agentShells.mu.Lock()
-	defer agentShells.mu.Unlock()
-	agentShells.m[a] = sh
 }
 
-// releaseShell closes the shell of a released agent handle, if any.
+// environmentShell returns the local shell of an environment provider
+// (a local environment's, see localShell), or nil.
+func environmentShell(p env.Provider) *env.LocalShell {
+	if l, ok := p.(*localWithShell); ok {
+		return l.LocalShell
+	}
+	return nil
+}
+
+// releaseShell closes the shells of a released agent or session handle.
 func releaseShell(v any) {
-	a, ok := v.(*agent.Agent)
-	if !ok {
+	switch v.(type) {
+	case *agent.Agent, *agent.Session:
+	default:
 		return
 	}
-	agentShells.mu.Lock()
-	sh := agentShells.m[a]
-	delete(agentShells.m, a)
-	agentShells.mu.Unlock()
-	if sh != nil {
-		sh.Close()
-	}
-}
-
-// closeShells closes every agent's shell (sw_shutdown).
-func closeShells() {
-	agentShells.mu.Lock()
-	shells := agentShells.m
-	agentShells.m = map[*agent.Agent]*env.LocalShell{}
-	agentShells.mu.Unlock()
+	liveShells.mu.Lock()
+	shells := liveShells.m[v]
+	delete(liveShells.m, v)
+	liveShells.mu.Unlock()
 	for _, sh := range shells {
 		sh.Close()
+	}
+}
+
+// closeShells closes every shell of a live handle (sw_shutdown).
+func closeShells() {
+	liveShells.mu.Lock()
+	all := liveShells.m
+	liveShells.m = map[any][]*env.LocalShell{}
+	liveShells.mu.Unlock()
+	for _, shells := range all {
+		for _, sh := range shells {
+			sh.Close()
+		}
+	}
+}
+
+// withRunScope puts a process scope in a run's context: the background
+// processes its shell tools start join it. end kills them when the run was
+// cancelled or failed by its host (its context ended before it returned);
+// those of a run that returned by itself stay with the session.
+func withRunScope(ctx context.Context) (scoped context.Context, end func()) {
+	scope := &env.ProcessScope{}
+	return env.WithProcessScope(ctx, scope), func() {
+		if ctx.Err() != nil {
+			scope.Kill()
+		}
 	}
 }

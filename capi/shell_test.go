@@ -42,12 +42,13 @@ func TestShellSpec(t *testing.T) {
 	if started["status"] != "running" {
 		t.Fatalf("background: %+v", rets[2])
 	}
-	agentShells.mu.Lock()
-	sh := agentShells.m[a]
-	agentShells.mu.Unlock()
-	if sh == nil {
-		t.Fatal("the agent's shell is not kept")
+	liveShells.mu.Lock()
+	shells := liveShells.m[a]
+	liveShells.mu.Unlock()
+	if len(shells) != 1 {
+		t.Fatalf("the agent's shells are not kept: %v", shells)
 	}
+	sh := shells[0]
 
 	v, _ := handles.remove(ah)
 	releaseShell(v)

@@ -14,6 +14,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/bundles/filesystem"
 	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
 	"github.com/starweaver-go/starweaver/core/bundles/userinput"
+	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
@@ -465,21 +466,26 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b.Deps(deps)
+	var envShell *env.LocalShell
 	if s.Environment != nil {
 		p, err := s.Environment.build()
 		if err != nil {
 			return nil, err
 		}
 		b.Environment(p)
+		envShell = environmentShell(p)
 	}
 	a, err := b.Build()
 	if err != nil {
 		if sh != nil {
 			sh.Close()
 		}
+		if envShell != nil {
+			envShell.Close()
+		}
 		return nil, optionError(err)
 	}
-	keepShell(a, sh)
+	keepShells(a, sh, envShell)
 	return a, nil
 }
 
