@@ -102,7 +102,11 @@ func ErrorSlugs() []string {
 	return out
 }
 
-func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(err, store.ErrNotFound) }
-func isConflict(err error) bool { return errors.Is(err, ErrConflict) || errors.Is(err, store.ErrConflict) }
+func isNotFound(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, store.ErrNotFound)
+}
+func isConflict(err error) bool {
+	return errors.Is(err, ErrConflict) || errors.Is(err, store.ErrConflict)
+}
 
 func asCommandError(err error, dst **CommandError) bool { return errors.As(err, dst) }

@@ -68,7 +68,7 @@ type commandRecord struct {
 }
 
 func commandKey(replayKey string) string { return path("process-command", replayKey) }
-func processStream(id string) string    { return path("process", id) }
+func processStream(id string) string     { return path("process", id) }
 
 // Process returns process id's recorded history; a process never started
 // is a *CommandError with CodeProcessNotVisible.

@@ -32,7 +32,9 @@ type PausePoint struct {
 func AfterToolAttemptCommit() PausePoint { return PausePoint{Kind: PauseAfterToolAttemptCommit} }
 
 // BeforeProcessCommand returns the pause point before intent i's command.
-func BeforeProcessCommand(i int) PausePoint { return PausePoint{Kind: PauseBeforeProcessCommand, Index: i} }
+func BeforeProcessCommand(i int) PausePoint {
+	return PausePoint{Kind: PauseBeforeProcessCommand, Index: i}
+}
 
 // AfterProcessCommandCommit returns the pause point after intent i's
 // command committed.
