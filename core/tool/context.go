@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/effect"
@@ -89,6 +90,9 @@ type Context struct {
 	// it was derived from, for Dispatch (dispatch.go).
 	reg  *Registry
 	base *Context
+	// keyPrefix, set on the children of a DispatchBatch, is their parent's
+	// idempotency key plus "/child/": a child's key is it plus its index.
+	keyPrefix string
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,
@@ -97,7 +101,13 @@ type Context struct {
 // after a crash, has the same key, so a tool can hand it to the service
 // it writes to (an idempotent write is one that the service deduplicates
 // by such a key).
+//
+// A child call of DispatchBatch has its parent's key followed by
+// "/child/" and its own index (its CallIndex): ".../call/2/child/7".
 func (c *Context) IdempotencyKey() string {
+	if c.keyPrefix != "" {
+		return c.keyPrefix + strconv.Itoa(c.CallIndex)
+	}
 	return effect.Key(c.ConversationID, c.RunID, c.RunStep, c.CallIndex)
 }
 
