@@ -89,6 +89,8 @@ type Agent struct {
 	// managed marks the toolsets the runner enters and reads itself (see
 	// managedSets); nil when none is.
 	managed []bool
+	// batchTool adds the native batch tool (see Builder.BatchTool).
+	batchTool bool
 }
 
 // Builder assembles an Agent. Its methods record settings; Build checks
@@ -296,6 +298,7 @@ func (b *Builder) Build() (*Agent, error) {
 	a.tools = append([]tool.Tool(nil), a.tools...)
 	a.capabilityGrants = maps.Clone(a.capabilityGrants)
 	a.toolsets = append([]toolset.Toolset(nil), a.toolsets...)
+	a.toolsets = a.withBatchTool(a.toolsets)
 	a.registries = append([]*tool.Registry(nil), a.registries...)
 	a.hooks = append([]tool.Hook(nil), a.hooks...)
 	a.approvalSelectors = append([]string(nil), a.approvalSelectors...)
