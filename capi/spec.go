@@ -151,6 +151,8 @@ type agentSpec struct {
 	// Environment is every session's default environment provider
 	// (environment.go).
 	Environment *environmentSpec `json:"environment"`
+	// BatchTool offers the native batch tool (agent.Builder.BatchTool).
+	BatchTool bool `json:"batch_tool"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -408,7 +410,7 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.Tool(tools...).Toolset(sets...).Sequential(s.Sequential).MaxConcurrency(s.MaxConcurrency).Metadata(s.Metadata)
+	b.Tool(tools...).Toolset(sets...).Sequential(s.Sequential).MaxConcurrency(s.MaxConcurrency).Metadata(s.Metadata).BatchTool(s.BatchTool)
 	if s.EagerDispatch != nil {
 		b.EagerDispatch(*s.EagerDispatch)
 	}

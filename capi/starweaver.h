@@ -344,6 +344,30 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       the grants every session of the agent starts with (a session's
  *       own, see sw_session_context, replace them per tool). A Strict tool
  *       receives only what it declares intersected with its grant.
+ * The native batch tool:
+ *   "batch_tool": true   offers the tool "batch" (toolset "batch"; false
+ *       or absent: not offered). Its arguments are {"tool_calls": [{"tool":
+ *       name, "parameters"?: {...}}, ...]}; its content is {"results":
+ *       [{"index", "tool", "success", "duration_ms": 0, "result"?,
+ *       "error"?}]}, one entry per call in index order, and the batch call
+ *       succeeds even when calls fail. Call i of the batch call P has the
+ *       id "P:" and i in two digits ("P:03") and index i in its context, and goes through
+ *       the registry like a model's call (validation, hooks, timeouts,
+ *       approval, effect journal), in parallel where the batch rules
+ *       allow. Failed entries: a nested batch ("Tool 'batch' is not
+ *       allowed inside batch"), a tool the run does not offer ("Tool 'x'
+ *       is unavailable in this session"), every call past the 25th
+ *       ("Maximum of 25 tool calls allowed in batch"), a deferred call, a
+ *       call needing approval when running the batch again could repeat
+ *       another call's effect. Otherwise a call needing approval pauses
+ *       the batch call itself: its pending approval's metadata lists the
+ *       calls under "batch_approvals" ([{"index", "tool", "tool_call_id",
+ *       "arguments", "reason", "metadata"}]), and the approved batch runs
+ *       again, giving them the decision. Malformed arguments are
+ *       "invalid_arguments" ("Missing required parameter: tool_calls",
+ *       "Invalid tool_calls[i].tool: expected non-empty string"). The
+ *       return's metadata "batch_calls" lists [{"index", "tool",
+ *       "tool_call_id", "error_kind"?}].
  * Environment:
  *   "environment": environment spec   every session's default environment
  *       provider, which first-party filesystem and shell tools reach as the
