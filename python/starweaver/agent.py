@@ -102,7 +102,7 @@ class _Catalog:
         bundle = getattr(ts, "bundle", None)
         spec: dict[str, Any] = {"name": ts.name, "tools": [self.tool_spec(t) for t in ts.tools]}
         if bundle is not None:
-            spec = {"name": ts.name, "bundle": bundle}
+            spec = {"name": ts.name, "bundle": bundle, **getattr(ts, "bundle_options", {})}
         if ts.id is not None:
             spec["id"] = ts.id
         if ts.instructions:
@@ -348,6 +348,7 @@ class Agent:
         tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
         shell: LocalShell | None = None,
         environment: Environment | None = None,
+        batch_tool: bool = False,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -404,6 +405,8 @@ class Agent:
         }
         if not eager_dispatch:
             spec["eager_dispatch"] = False
+        if batch_tool:
+            spec["batch_tool"] = True
         spec.update(
             artifacts_spec(artifact_store, artifact_scope, artifact_resolve_limit, max_tool_output_bytes, output_budget)
         )
@@ -1262,6 +1265,7 @@ def create_agent(
     tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
     shell: LocalShell | None = None,
     environment: Environment | None = None,
+    batch_tool: bool = False,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1377,6 +1381,14 @@ def create_agent(
     timeout, when the run is cancelled and when the agent is released. See
     docs/environment.md.
 
+    ``batch_tool=True`` offers the model the native ``batch`` tool: one call
+    ``{"tool_calls": [{"tool": name, "parameters": {...}}, ...]}`` runs up to
+    25 calls of the agent's other tools, in parallel where the batch rules
+    allow, each through validation, hooks, timeouts and approval, and
+    returns ``{"results": [{"index", "tool", "success", "duration_ms",
+    "result"?, "error"?}]}`` in index order. Call ``i`` of the batch call
+    ``P`` has ``ctx.tool_call_id == f"{P}:{i:02}"``. See docs/batch.md.
+
     Raises:
         TypeError: ``session_store`` or ``effect_journal`` is not a store,
             or ``shell`` is not a ``LocalShell``.
@@ -1423,4 +1435,5 @@ def create_agent(
         tool_capability_grants=tool_capability_grants,
         shell=shell,
         environment=environment,
+        batch_tool=batch_tool,
     )
