@@ -12,11 +12,10 @@ import (
 // shellSpec is an agent spec's "shell": a local shell its runs reach as
 // the named dependency env.ShellCapability (see sw_agent_new).
 type shellSpec struct {
-	Root            string   `json:"root"`
-	AllowExecute    bool     `json:"allow_execute"`
-	AllowedPrograms []string `json:"allowed_programs"`
-	MaxProcesses    *int     `json:"max_processes"`
-	MaxCaptureBytes *int     `json:"max_capture_bytes"`
+	Root string `json:"root"`
+	shellPolicySpec
+	MaxProcesses    *int `json:"max_processes"`
+	MaxCaptureBytes *int `json:"max_capture_bytes"`
 }
 
 // provide creates the shell and adds it to deps.
@@ -39,7 +38,7 @@ func (s *shellSpec) provide(deps *tool.Deps) (*env.LocalShell, error) {
 	if s.MaxCaptureBytes != nil {
 		opts.MaxCaptureBytes = *s.MaxCaptureBytes
 	}
-	sh, err := env.NewLocalShell(s.Root, env.ShellPolicy{AllowExecute: s.AllowExecute, AllowedPrograms: s.AllowedPrograms}, opts)
+	sh, err := env.NewLocalShell(s.Root, s.policy(), opts)
 	if err != nil {
 		return nil, specError("shell: %v", err)
 	}

@@ -64,3 +64,36 @@ func TestShellSpec(t *testing.T) {
 		}
 	}
 }
+
+// A shell bundle's "policy" narrows the agent's shell; other bundles take
+// none.
+func TestShellBundlePolicy(t *testing.T) {
+	h := testModelHandle(t,
+		model.CallsResponse(model.Call("c1", "shell_exec", map[string]any{"command": "echo hi"})),
+		model.CallsResponse(model.Call("c2", "shell_exec", map[string]any{"command": "echo", "arguments": []any{"ok"}})),
+		model.Response(model.TextPart("done")),
+	)
+	spec := `{"model":` + strconv.FormatInt(h, 10) +
+		`,"toolsets":[{"bundle":"shell","policy":{"allow_execute":true,"allowed_programs":["echo"]}}],` +
+		`"shell":{"root":` + strconv.Quote(t.TempDir()) + `,"allow_execute":true}}`
+	a, err := agentFromJSON(t, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseShell(a)
+	res, err := runFromJSON(t, a, `{"prompt":"x"}`)
+	if err != nil || res.Output != "done" {
+		t.Fatalf("run %+v %v", res, err)
+	}
+	rets := res.Returns()
+	if rets[0].ErrorKind() != tool.ErrorKindFeedback || !strings.Contains(tool.ErrorMessage(rets[0]), "shell scripts are refused") {
+		t.Fatalf("a script under the toolset's allowlist: %+v", rets[0])
+	}
+	if c, _ := rets[1].Content.(map[string]any); c["stdout"] != "ok\n" {
+		t.Fatalf("an allowed program: %+v", rets[1])
+	}
+	_, err = agentFromJSON(t, `{"model":`+strconv.FormatInt(h, 10)+`,"toolsets":[{"bundle":"filesystem","policy":{"allow_execute":true}}]}`)
+	if ae := toABIError(err); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, "takes no policy") {
+		t.Fatalf("policy on the filesystem bundle: %+v", ae)
+	}
+}

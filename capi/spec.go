@@ -69,6 +69,8 @@ type toolsetSpec struct {
 	// Bundle names a first-party toolset implemented in Go
 	// ("user_input", "filesystem"); it replaces Tools and Instructions.
 	Bundle string `json:"bundle"`
+	// Policy narrows the "shell" bundle's shell_exec (shell.Options.Policy).
+	Policy *shellPolicySpec `json:"policy"`
 	// Combined, when set, makes this toolset the union of its members
 	// (see toolsettree.go); it replaces Tools.
 	Combined []toolsetSpec `json:"combined"`
@@ -337,7 +339,7 @@ func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 		return kindToolset(s)
 	}
 	if s.Bundle != "" {
-		return bundle(s.Bundle)
+		return bundle(s.Bundle, s.Policy)
 	}
 	if s.Catalog != nil {
 		return catalogToolset(s)
@@ -383,13 +385,22 @@ func wrapPolicies(set toolset.Toolset, s toolsetSpec) toolset.Toolset {
 	return set
 }
 
-// bundle returns a first-party toolset by name.
-func bundle(name string) (toolset.Toolset, error) {
+// bundle returns a first-party toolset by name; policy applies to "shell"
+// only.
+func bundle(name string, policy *shellPolicySpec) (toolset.Toolset, error) {
+	if policy != nil && name != "shell" {
+		return nil, specError("toolset bundle %q takes no policy", name)
+	}
 	switch name {
 	case "user_input":
 		return userinput.Tools(), nil
 	case "shell":
-		return shellbundle.Tools(shellbundle.Options{}), nil
+		var opts shellbundle.Options
+		if policy != nil {
+			p := policy.policy()
+			opts.Policy = &p
+		}
+		return shellbundle.Tools(opts), nil
 	case "filesystem":
 		return filesystem.Tools(), nil
 	}

@@ -317,7 +317,12 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       environment provider "starweaver.environment" when it runs
  *       commands; without either a call fails with "user_error". Policy
  *       refusals, unknown processes and a blank command are "feedback".
- *       An unknown bundle is "invalid_spec".
+ *       The shell bundle takes an optional "policy" {"allow_execute",
+ *       "allowed_programs"} that narrows what its shell_exec runs: a
+ *       command runs only when both it and the shell's own policy permit
+ *       it. "filesystem" (ls, glob, grep, view, write, edit, multi_edit,
+ *       mkdir, move, copy, delete) works on "starweaver.environment".
+ *       An unknown bundle, or "policy" on another bundle, is "invalid_spec".
  *   "shell": {"root", "allow_execute": bool, "allowed_programs": [name, ...],
  *             "max_processes"?: n, "max_capture_bytes"?: n}
  *       gives the agent's runs a local shell as "starweaver.shell":

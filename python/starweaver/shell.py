@@ -11,7 +11,7 @@ released. See docs/environment.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ class ShellPolicy:
     """
 
     allow_execute: bool = False
-    allowed_programs: tuple[str, ...] = field(default=())
+    allowed_programs: Sequence[str] = field(default=())
 
     def __post_init__(self) -> None:
         if not isinstance(self.allow_execute, bool):
@@ -97,15 +97,25 @@ class LocalShell:
         return out
 
 
-def shell_toolset() -> Toolset:
+def shell_toolset(policy: ShellPolicy | None = None) -> Toolset:
     """The first-party ``shell`` toolset: ``shell_exec {command, arguments?,
     timeout_seconds=180, environment?, cwd?, background=false}``,
     ``shell_wait {process_id, timeout_seconds=180}``, ``shell_status {}``,
     ``shell_input {process_id, text, close_stdin}``, ``shell_signal
     {process_id, signal}`` and ``shell_kill {process_id}``. The agent needs a
-    shell (``create_agent(shell=LocalShell(...))``); without one each call
-    returns a ``user_error``."""
-    return _NativeToolset("shell", "shell")
+    shell (``create_agent(shell=LocalShell(...))`` or a ``LocalEnvironment``
+    with a ``shell_policy``); without one each call returns a ``user_error``.
+
+    ``policy`` narrows what this toolset's ``shell_exec`` may run: a command
+    runs only when ``policy`` and the shell's own policy both permit it, so
+    the toolset can be stricter than the shell, never looser.
+
+    Raises:
+        TypeError: ``policy`` is not a ``ShellPolicy``.
+    """
+    if policy is not None and not isinstance(policy, ShellPolicy):
+        raise TypeError(f"policy must be a ShellPolicy, got {type(policy).__name__}")
+    return _NativeToolset("shell", "shell", options=None if policy is None else {"policy": policy.to_dict()})
 
 
 def shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:

@@ -409,9 +409,11 @@ def _json_copy(value: dict[str, Any]) -> dict[str, Any]:
 class _NativeToolset(Toolset):
     """A toolset implemented inside the runtime (a first-party bundle)."""
 
-    def __init__(self, name: str, bundle: str) -> None:
+    def __init__(self, name: str, bundle: str, *, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(name, id=name)
         self.bundle = bundle
+        # The bundle's own spec keys (the shell bundle's "policy").
+        self.bundle_options: dict[str, Any] = dict(options or {})
 
 
 def user_input_tools() -> Toolset:

@@ -410,3 +410,34 @@ def test_cancelled_run_leaves_no_background_process(tmp_path: Path, kind: str) -
 
     gc.collect()
     wait_count(lambda: with_marker(later), 0, "processes left after the agent was released")
+
+
+def test_toolset_policy_narrows_the_shell(tmp_path: Path) -> None:
+    """shell_toolset(policy=) is stricter than the shell it is given, never looser."""
+    narrow = shell_toolset(policy=ShellPolicy(allow_execute=True, allowed_programs=["echo"]))
+    model = TestModel.responses(
+        [
+            TestModel.tool_call_response([call("shell_exec", "script", command="echo hi")]),
+            TestModel.tool_call_response([call("shell_exec", "prog", command="echo", arguments=["ok"])]),
+            TestModel.tool_call_response([call("shell_exec", "other", command="touch", arguments=["x"])]),
+            "done",
+        ]
+    )
+    environment = LocalEnvironment(tmp_path, shell_policy=ShellPolicy(allow_execute=True))
+    result = asyncio.run(create_agent(model=model, toolsets=[narrow], environment=environment).run("go"))
+    assert result.output == "done"
+    by_id = {r["tool_call_id"]: r for r in tool_returns(model.captured_messages(), "shell_exec")}
+    assert by_id["prog"]["content"]["stdout"] == "ok\n"
+    assert "shell scripts are refused" in str(by_id["script"]["content"])
+    assert '"touch" is not one of the allowed programs' in str(by_id["other"]["content"])
+    assert not (tmp_path / "x").exists()
+
+    closed = LocalEnvironment(tmp_path, shell_policy=ShellPolicy())
+    model = TestModel.responses([TestModel.tool_call_response([call("shell_exec", "s", command="echo hi")]), "done"])
+    wide = shell_toolset(policy=ShellPolicy(allow_execute=True))
+    asyncio.run(create_agent(model=model, toolsets=[wide], environment=closed).run("go"))
+    (ret,) = tool_returns(model.captured_messages(), "shell_exec")
+    assert "does not allow running commands" in str(ret["content"])
+
+    with pytest.raises(TypeError, match="ShellPolicy"):
+        shell_toolset(policy={"allow_execute": True})  # type: ignore[arg-type]

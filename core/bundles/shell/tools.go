@@ -51,6 +51,11 @@ type Options struct {
 	// OutputLimit bounds each stream and the whole result, in characters
 	// (default DefaultOutputLimit).
 	OutputLimit int
+	// Policy, when set, narrows what this toolset's shell_exec may run: a
+	// command runs only when this policy and the shell's own both permit
+	// it, so a toolset can be stricter than the shell it is given, never
+	// looser. Nil leaves the decision to the shell.
+	Policy *env.ShellPolicy
 }
 
 // Tools returns a new "shell" toolset (id "shell") holding the six shell
@@ -59,13 +64,16 @@ func Tools(opts Options) *toolset.Static {
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = DefaultOutputLimit
 	}
-	b := &bundle{limit: opts.OutputLimit}
+	b := &bundle{limit: opts.OutputLimit, policy: opts.Policy}
 	return toolset.New(ToolsetName,
 		b.exec(), b.wait(), b.status(), b.input(), b.signal(), b.kill(),
 	).WithID(ToolsetName).WithInstruction(ToolsetName, Instruction)
 }
 
-type bundle struct{ limit int }
+type bundle struct {
+	limit  int
+	policy *env.ShellPolicy
+}
 
 // deps are the dependencies every shell tool declares.
 var deps = tool.Dependencies{
@@ -183,6 +191,11 @@ func (b *bundle) runExec(ctx context.Context, tc *tool.Context, a ExecArgs) (too
 			cmd.Env = map[string]string{}
 		}
 		maps.Copy(cmd.Env, a.Environment)
+	}
+	if b.policy != nil {
+		if err := b.policy.Check(cmd); err != nil {
+			return tool.Result{}, failure(ctx, err)
+		}
 	}
 	if a.Background {
 		procs, err := t.processes()

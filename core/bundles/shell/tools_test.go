@@ -37,6 +37,12 @@ func depsWith(name string, v any) *tool.Deps {
 // the returns the agent recorded, in order.
 func run(t *testing.T, deps *tool.Deps, shellEnv map[string]string, calls ...map[string]any) []tool.Return {
 	t.Helper()
+	return runWith(t, shell.Options{}, deps, shellEnv, calls...)
+}
+
+// runWith is run with the toolset built from opts.
+func runWith(t *testing.T, opts shell.Options, deps *tool.Deps, shellEnv map[string]string, calls ...map[string]any) []tool.Return {
+	t.Helper()
 	var responses []model.Message
 	for i, c := range calls {
 		name := c["tool"].(string)
@@ -49,7 +55,7 @@ func run(t *testing.T, deps *tool.Deps, shellEnv map[string]string, calls ...map
 		responses = append(responses, model.CallsResponse(model.Call("call_"+string(rune('a'+i)), name, args)))
 	}
 	responses = append(responses, model.Response(model.TextPart("done")))
-	b := agent.NewBuilder(model.NewTestModel(responses...)).Toolset(shell.Tools(shell.Options{}))
+	b := agent.NewBuilder(model.NewTestModel(responses...)).Toolset(shell.Tools(opts))
 	if deps != nil {
 		b.Deps(deps)
 	}
@@ -238,5 +244,33 @@ func TestVirtualEnvironmentAndOutputBounding(t *testing.T) {
 	}
 	if rets[2].ErrorKind() != tool.ErrorKindUserError {
 		t.Fatalf("background on a provider without processes: %+v", rets[2])
+	}
+}
+
+// A toolset's own policy narrows the shell it is given and never widens it.
+func TestToolsetPolicyNarrowsTheShell(t *testing.T) {
+	echoOnly := &env.ShellPolicy{AllowExecute: true, AllowedPrograms: []string{"echo"}}
+	open := depsWith(env.ShellCapability, localShell(t, env.ShellPolicy{AllowExecute: true}))
+	rets := runWith(t, shell.Options{Policy: echoOnly}, open, nil,
+		map[string]any{"tool": shell.ExecTool, "command": "echo", "arguments": []string{"hi; rm -rf /"}},
+		map[string]any{"tool": shell.ExecTool, "command": "echo hi"},
+		map[string]any{"tool": shell.ExecTool, "command": "touch", "arguments": []string{"x"}},
+		map[string]any{"tool": shell.ExecTool, "command": "echo", "arguments": []string{"x"}, "environment": map[string]string{"PATH": "/tmp"}},
+	)
+	if got := content(t, rets[0]); got["stdout"] != "hi; rm -rf /\n" {
+		t.Fatalf("allowed program: %v", got)
+	}
+	for i, want := range []string{"shell scripts are refused", `"touch" is not one of the allowed programs`, "environment overrides are refused"} {
+		r := rets[i+1]
+		if r.Runtime == nil || r.Runtime.ErrorKind != tool.ErrorKindFeedback || !strings.Contains(tool.ErrorMessage(r), want) {
+			t.Fatalf("call %d: want feedback %q, got %+v", i+1, want, r.Content)
+		}
+	}
+	// A permissive toolset policy over a shell that runs nothing runs nothing.
+	closed := depsWith(env.ShellCapability, localShell(t, env.ShellPolicy{}))
+	rets = runWith(t, shell.Options{Policy: &env.ShellPolicy{AllowExecute: true}}, closed, nil,
+		map[string]any{"tool": shell.ExecTool, "command": "echo hi"})
+	if r := rets[0]; r.Runtime == nil || r.Runtime.ErrorKind != tool.ErrorKindFeedback || !strings.Contains(tool.ErrorMessage(r), "does not allow running commands") {
+		t.Fatalf("closed shell: %+v", r.Content)
 	}
 }
