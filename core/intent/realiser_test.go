@@ -377,3 +377,24 @@ func TestParentEndPoliciesAreLiteralAndRedriveStable(t *testing.T) {
 		t.Fatalf("cancellations %v", c.calls)
 	}
 }
+
+func TestFinalReportsTheCommittedAttempt(t *testing.T) {
+	ctx := context.Background()
+	r := &intent.Realiser{Journal: intent.NewMemoryJournal()}
+	call := intent.Call{Session: "s", Scope: intent.TurnScope("t"), CallID: "c"}
+	if _, ok, err := r.Final(ctx, call); ok || err != nil {
+		t.Fatalf("Final before a commit: ok %v, err %v", ok, err)
+	}
+	d := intent.Done{Result: json.RawMessage(`{"a":1}`), Intents: intent.V1(&intent.CancelProcess{SessionID: "s", ProcessID: "p"})}
+	if _, err := r.Realise(ctx, call, d); err != nil {
+		t.Fatal(err)
+	}
+	o, ok, err := r.Final(ctx, call)
+	if err != nil || !ok {
+		t.Fatalf("Final after a commit: ok %v, err %v", ok, err)
+	}
+	got := o.(intent.Done)
+	if string(got.Result) != `{"a":1}` || len(got.Intents.Intents) != 1 {
+		t.Fatalf("Final = %+v", got)
+	}
+}
