@@ -65,6 +65,10 @@ func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call
 		wg.Done()
 		return
 	}
+	if r.intents != nil && !c.tc.Child() {
+		go c.realised(call, dst, wg) // see intents.go
+		return
+	}
 	c.launch(call, dst, wg)
 }
 
@@ -143,6 +147,7 @@ func (c *callRun) end(res Result, err error) (again bool) {
 			return false
 		}
 	}
+	res, err = c.checkIntents(res, err)
 	if isNil(err) {
 		c.finish(c.r.successReturn(c.call, res))
 		return false

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/intent"
 )
 
 // Journal runs the calls of tools that may change the world through an
@@ -80,6 +81,9 @@ const ApprovedKeySuffix = "/approved"
 // JSON value, which becomes a successful return's content).
 type recordedReturn struct {
 	Return *Return `json:"starweaver_return"`
+	// Intents are the call's declared intents (Runtime.Intents), which the
+	// Return's JSON never carries: a replay hands them on to be realised.
+	Intents *intent.Intents `json:"starweaver_intents,omitempty"`
 }
 
 // SetJournal makes the registry run the calls of tools that may change
@@ -148,7 +152,11 @@ func (c *callRun) journaled(asked json.RawMessage) {
 			// or the run was cancelled while it ran).
 			return effect.Outcome{}, errUnsettled
 		}
-		b, err := json.Marshal(recordedReturn{Return: &ret})
+		rec := recordedReturn{Return: &ret}
+		if ret.Runtime != nil && !ret.Runtime.Intents.Empty() {
+			rec.Intents = &ret.Runtime.Intents
+		}
+		b, err := json.Marshal(rec)
 		if err != nil {
 			return effect.Outcome{}, fmt.Errorf("%w: its return cannot be recorded: %w", errUnsettled, err)
 		}
@@ -208,11 +216,19 @@ func (c *callRun) settleJournaled(ret Return, ran bool, res effect.Result, err e
 func replayedReturn(call Call, output json.RawMessage) Return {
 	var ret Return
 	var rec struct {
-		Return json.RawMessage `json:"starweaver_return"`
+		Return  json.RawMessage `json:"starweaver_return"`
+		Intents *intent.Intents `json:"starweaver_intents"`
 	}
 	if json.Unmarshal(output, &rec) != nil || len(rec.Return) == 0 || json.Unmarshal(rec.Return, &ret) != nil {
 		// A Reconciler's answer: what the call would have returned.
 		ret = Return{Content: output}
+	} else if rec.Intents != nil && !rec.Intents.Empty() {
+		rt := Runtime{}
+		if ret.Runtime != nil {
+			rt = *ret.Runtime
+		}
+		rt.Intents = *rec.Intents
+		ret.Runtime = &rt
 	}
 	ret.ToolCallID, ret.Name = call.ID, call.Name
 	ret.Metadata = withMetadata(ret.Metadata, MetaReplayed, true)

@@ -55,6 +55,18 @@ const (
 	MetaDeferredArguments = "starweaver.deferred_tool_arguments"
 )
 
+// Reserved keys of return metadata written when a call's intents are
+// realised (see IntentRealiser).
+const (
+	// MetaIntents holds the outcomes of the intents the call declared, in
+	// source order, as the intent journal recorded them (each an
+	// intent.Outcome's JSON: executed, refused or protocol_refused).
+	MetaIntents = "starweaver_intents"
+	// MetaIntentsError holds why the realisation of the call's committed
+	// intents stopped before its end (a redrive resumes it).
+	MetaIntentsError = "starweaver_intents_error"
+)
+
 // MetaAmbiguous marks (in a return's metadata and error content) a call of
 // a tool that fails closed whose failure leaves open whether it took
 // effect; it was not re-run.

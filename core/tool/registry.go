@@ -58,6 +58,8 @@ type Registry struct {
 	// journal, when set, journals the calls that may change the world
 	// (journal.go).
 	journal *Journal
+	// intents, when set, realises the intents calls declare (intents.go).
+	intents IntentRealiser
 	// unlisted holds the tools registered unlisted (unlisted.go): kept
 	// apart from entries, so that no listing or lookup of a model's call
 	// ever sees them.
@@ -153,6 +155,9 @@ func (r *Registry) Merge(other *Registry) error {
 	r.hooks = append(r.hooks, other.hooks...)
 	if r.effect == effect.ClassUndeclared {
 		r.effect = other.effect
+	}
+	if r.intents == nil {
+		r.intents = other.intents
 	}
 	if r.journal == nil {
 		r.journal = other.journal
@@ -309,6 +314,7 @@ func (r *Registry) Clone() *Registry {
 		maxOutput:  r.maxOutput,
 		refused:    r.cloneRefused(),
 		journal:    r.journal,
+		intents:    r.intents,
 		unlisted:   maps.Clone(r.unlisted),
 	}
 }
@@ -321,6 +327,7 @@ func (r *Registry) Select(names []string) *Registry {
 	// later never overwrite the other's.
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
 		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal,
+		intents:  r.intents,
 		unlisted: maps.Clone(r.unlisted)}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {

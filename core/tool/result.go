@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/starweaver-go/starweaver/core/intent"
 )
 
 // Result is what a tool produces on success. Each surface has one audience:
@@ -37,6 +39,13 @@ type Result struct {
 	// HostOnly marks an output that must never reach a model: an agent
 	// that would send it fails its run instead (see HostOnly).
 	HostOnly bool
+	// Intents are durable actions the call declares instead of doing
+	// (package intent): the agent realises them, exactly once, after it
+	// has committed this result as the call's final attempt (see
+	// SetIntents). Only a successful result carries them: a call that
+	// pauses (approval_required, call_deferred) and declares intents is a
+	// user_error, and a failed attempt's intents are discarded with it.
+	Intents intent.Intents
 }
 
 // Text returns a Result whose content is s.
@@ -106,6 +115,11 @@ type Runtime struct {
 	// as JSON: {} when the call had none, a JSON string of the raw text
 	// when they were not JSON.
 	Arguments json.RawMessage
+	// Intents are the intents the call's final attempt declared
+	// (Result.Intents), not realised yet. They are never serialised with
+	// the return: the agent realises them and records their outcomes
+	// under MetaIntents.
+	Intents intent.Intents
 }
 
 // ErrorKind returns the error kind recorded on the return, or "" for a
@@ -288,7 +302,12 @@ func SuccessReturn(call Call, res Result) Return {
 	if b, ok := res.Metadata[MetaResultIsError].(bool); ok && b {
 		isErr = true
 	}
+	var rt *Runtime
+	if !res.Intents.Empty() {
+		rt = &Runtime{Intents: res.Intents}
+	}
 	return Return{
+		Runtime:           rt,
 		ToolCallID:        call.ID,
 		Name:              call.Name,
 		Content:           content,

@@ -1,0 +1,143 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/starweaver-go/starweaver/core/intent"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+func cancelIntent(process string) intent.Intents {
+	return intent.V1(&intent.CancelProcess{SessionID: "s", ProcessID: process})
+}
+
+// recordingRealiser runs every call and records the intents of its final
+// Return.
+type recordingRealiser struct {
+	mu   sync.Mutex
+	seen map[string]intent.Intents
+}
+
+func (x *recordingRealiser) RealiseCall(ctx context.Context, tc *tool.Context, call tool.Call, run func(context.Context) tool.Return) tool.Return {
+	ret := run(ctx)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.seen == nil {
+		x.seen = map[string]intent.Intents{}
+	}
+	if ret.Runtime != nil {
+		x.seen[call.ID] = ret.Runtime.Intents
+	}
+	return ret
+}
+
+func TestIntentsOfTheFinalAttemptReachTheRealiser(t *testing.T) {
+	attempts := 0
+	flaky := tool.New("flaky", "", nil, func(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
+		attempts++
+		if attempts == 1 {
+			// An unexpected failure is re-executed; what it declared is discarded.
+			return tool.Result{Intents: cancelIntent("first")}, errors.New("boom")
+		}
+		return tool.Result{Content: "ok", Intents: cancelIntent("second")}, nil
+	})
+	r := &tool.Registry{}
+	if err := r.Add(flaky); err != nil {
+		t.Fatal(err)
+	}
+	x := &recordingRealiser{}
+	r.SetIntents(x)
+	ret := r.Execute(context.Background(), nil, tool.Call{ID: "c1", Name: "flaky", Arguments: json.RawMessage(`{}`)})
+	if ret.IsError || attempts != 2 {
+		t.Fatalf("return %+v after %d attempts", ret, attempts)
+	}
+	got := x.seen["c1"]
+	if len(got.Intents) != 1 || got.Intents[0].(*intent.CancelProcess).ProcessID != "second" {
+		t.Fatalf("the realiser saw %+v, want the second attempt's intent only", got)
+	}
+	b, err := json.Marshal(ret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if json.Valid(b) && string(b) != "" && containsKey(t, b, tool.MetaIntents) {
+		t.Fatalf("a return's JSON carries its unrealised intents: %s", b)
+	}
+}
+
+func containsKey(t *testing.T, b []byte, key string) bool {
+	t.Helper()
+	var v struct {
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	_, ok := v.Metadata[key]
+	return ok
+}
+
+func TestPausedCallWithIntentsIsAUserError(t *testing.T) {
+	for name, pause := range map[string]error{
+		"approval": tool.ApprovalRequired("needs a person", nil),
+		"deferred": tool.CallDeferred("later", nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			paused := tool.New("paused", "", nil, func(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
+				return tool.Result{Intents: cancelIntent("p")}, pause
+			})
+			r := &tool.Registry{}
+			if err := r.Add(paused); err != nil {
+				t.Fatal(err)
+			}
+			r.SetIntents(&recordingRealiser{})
+			ret := r.Execute(context.Background(), nil, tool.Call{ID: "c", Name: "paused"})
+			if ret.ErrorKind() != tool.ErrorKindUserError {
+				t.Fatalf("error kind %q, want user_error: %+v", ret.ErrorKind(), ret.Content)
+			}
+			if ret.Runtime != nil && !ret.Runtime.Intents.Empty() {
+				t.Fatal("a refused pause still carries its intents")
+			}
+		})
+	}
+}
+
+func TestIntentsWithoutARealiserAreAUserError(t *testing.T) {
+	declares := tool.New("declares", "", nil, func(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
+		return tool.Result{Content: "ok", Intents: cancelIntent("p")}, nil
+	})
+	r := &tool.Registry{}
+	if err := r.Add(declares); err != nil {
+		t.Fatal(err)
+	}
+	ret := r.Execute(context.Background(), nil, tool.Call{ID: "c", Name: "declares"})
+	if ret.ErrorKind() != tool.ErrorKindUserError {
+		t.Fatalf("error kind %q, want user_error", ret.ErrorKind())
+	}
+}
+
+func TestRealiserWrapsEveryCallOfAParallelBatch(t *testing.T) {
+	r := &tool.Registry{}
+	for _, n := range []string{"a", "b", "c"} {
+		if err := r.Add(tool.New(n, "", nil, func(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
+			return tool.Result{Content: tc.ToolCallID, Intents: cancelIntent(tc.ToolCallID)}, nil
+		})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &recordingRealiser{}
+	r.SetIntents(x)
+	calls := []tool.Call{{ID: "1", Name: "a"}, {ID: "2", Name: "b", Index: 1}, {ID: "3", Name: "c", Index: 2}}
+	rets := r.ExecuteBatch(context.Background(), nil, calls, tool.BatchOptions{})
+	for i, ret := range rets {
+		if ret.Content != calls[i].ID {
+			t.Fatalf("return %d is %v", i, ret.Content)
+		}
+		if got := x.seen[calls[i].ID]; len(got.Intents) != 1 {
+			t.Fatalf("call %s: the realiser saw %+v", calls[i].ID, got)
+		}
+	}
+}
