@@ -12,6 +12,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/env"
+	"github.com/starweaver-go/starweaver/core/intent"
 )
 
 // UnavailablePolicy says what a run does with tools that are registered but
@@ -65,6 +66,9 @@ type Agent struct {
 	// journal journals the calls that may change the world (see
 	// Builder.EffectJournal); nil for none.
 	journal *tool.Journal
+	// intents realises the intents tools declare (see Builder.Intents);
+	// nil for none.
+	intents *intent.Realiser
 	// approvalSelectors gate matching tools behind approval.
 	approvalSelectors []string
 	// artifacts is the agent's artifact store bound to its scope (nil for
@@ -356,6 +360,9 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	r.SetMaxOutputBytes(a.maxOutput)
 	if a.journal != nil {
 		r.SetJournal(a.journal)
+	}
+	if a.intents != nil {
+		r.SetIntents(callIntents{a.intents})
 	}
 	for _, h := range a.hooks {
 		r.AddHook(h)

@@ -24,5 +24,9 @@ func (a *Agent) withBatchTool(sets []toolset.Toolset) []toolset.Toolset {
 	if !a.batchTool {
 		return sets
 	}
-	return append(sets, batch.Tools(batch.Options{Sequential: a.sequential, MaxConcurrency: a.maxConcurrency}))
+	opts := batch.Options{Sequential: a.sequential, MaxConcurrency: a.maxConcurrency}
+	if a.intents != nil {
+		opts.Drain = callIntents{a.intents}.drainChildren
+	}
+	return append(sets, batch.Tools(opts))
 }
