@@ -206,6 +206,21 @@ int sw_run_interrupt(sw_handle run, const char *reason, long long reason_len, ch
 	return swgo_run_interrupt(run, (char *)reason, reason_len, err);
 }
 
+int sw_tool_intent_key(const char *req, long long req_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_tool_intent_key((char *)req, req_len, out, out_len, err);
+}
+
+int sw_tool_intents_submit(sw_handle agent, const char *req, long long req_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_tool_intents_submit(agent, (char *)req, req_len, out, out_len, err);
+}
+
+int sw_tool_intents_settle_parent_end(sw_handle agent, const char *req, long long req_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_tool_intents_settle_parent_end(agent, (char *)req, req_len, out, out_len, err);
+}
+
 int sw_release(sw_handle h, char **err) {
 	if (sw_forked) return 0;
 	return swgo_release(h, err);

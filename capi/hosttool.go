@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -104,9 +105,11 @@ type outcome struct {
 	Parts             json.RawMessage `json:"parts"`
 	StructuredContent json.RawMessage `json:"structured_content"`
 	HostOnly          bool            `json:"host_only"`
-	Kind              string          `json:"kind"`
-	Message           string          `json:"message"`
-	TimeoutMS         int64           `json:"timeout_ms"`
+	// Intents are the intents the call declares (see tool.Result.Intents).
+	Intents   json.RawMessage `json:"intents"`
+	Kind      string          `json:"kind"`
+	Message   string          `json:"message"`
+	TimeoutMS int64           `json:"timeout_ms"`
 }
 
 func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
@@ -182,6 +185,12 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 		// The same outcome would come back on every attempt: not retried.
 		return tool.Result{}, tool.UserError("the host returned a malformed outcome: %v", err)
 	}
+	var in intent.Intents
+	if raw(o.Intents) != nil {
+		if err := json.Unmarshal(o.Intents, &in); err != nil {
+			return tool.Result{}, tool.UserError("the tool declared malformed intents: %v", err)
+		}
+	}
 	if !o.OK {
 		kind, err := tool.ParseErrorKind(o.Kind)
 		if err != nil || !kind.ToolRaisable() {
@@ -194,9 +203,11 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 				e.Metadata = map[string]any{}
 			}
 		}
-		return tool.Result{}, e
+		// Intents with an error: the registry refuses them with a pause
+		// and discards them with a failure (tool.Result.Intents).
+		return tool.Result{Intents: in}, e
 	}
-	res := tool.Result{Metadata: o.Metadata, PrivateMetadata: o.PrivateMetadata, IsError: o.IsError}
+	res := tool.Result{Metadata: o.Metadata, PrivateMetadata: o.PrivateMetadata, IsError: o.IsError, Intents: in}
 	res.Content = raw(o.Content)
 	if res.Content == nil {
 		res.Content = json.RawMessage("null")

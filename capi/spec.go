@@ -137,6 +137,9 @@ type agentSpec struct {
 	// effect journal; EffectRecovery names its recovery policy (journal.go).
 	EffectJournal  int64  `json:"effect_journal"`
 	EffectRecovery string `json:"effect_recovery"`
+	// IntentJournal is a store handle keeping the intents tools declare
+	// (intents.go).
+	IntentJournal int64 `json:"intent_journal"`
 	// Artifacts, MaxToolOutputBytes and OutputBudget configure rich
 	// outputs (artifacts.go).
 	Artifacts          *artifactsSpec    `json:"artifacts"`
@@ -468,6 +471,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	if err := useEffectJournal(b, s.EffectJournal, s.EffectRecovery); err != nil {
+		return nil, err
+	}
+	if err := useIntentJournal(b, s.IntentJournal); err != nil {
 		return nil, err
 	}
 	if err := s.applyArtifacts(b); err != nil {

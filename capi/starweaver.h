@@ -283,7 +283,20 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       a "session_store" too, each run is saved before it runs a batch of
  *       calls, so another worker can recover it (sw_run_start's
  *       "recover"); such agents do not dispatch calls eagerly.
- *   "effect_recovery": "reject_ambiguous" | "retry_safe"   what a call
+ *   "intent_journal": handle   a store (sw_store_open; the session store's
+ *       own, or another) that keeps the intents tools declare (a host
+ *       tool's outcome {"ok": true, ..., "intents": {"protocol_version": 1,
+ *       "intents": [{"kind", "intent"}, ...]}}): once a call's final
+ *       attempt ends, its return and intents are committed, then the
+ *       intents are realised in order, each once, under a replay key of the
+ *       session, the turn ("<run id>:<step>"), the call id and the index.
+ *       The outcomes are in the return's metadata under
+ *       "starweaver_intents" and their addenda follow what the model reads.
+ *       A recovered run replays a committed call instead of running it.
+ *       Without it, a tool that declares intents fails with "user_error";
+ *       so does one that declares intents and pauses (approval, deferral).
+ *       Hosts submit intents of their own with sw_tool_intents_submit.
+*   "effect_recovery": "reject_ambiguous" | "retry_safe"   what a call
  *       does when its record started and never finished: refuse it as
  *       ambiguous (the default), or run it again when its class is safe to
  *       repeat (undeclared, or "idempotent_write"). Needs "effect_journal".
@@ -789,6 +802,47 @@ int sw_run_steer(sw_handle run, const char *text, long long text_len, char **err
  * {"reason":...}}; the done item's error has type "cancelled".
  * Returns: 0, or -1 with *err (type "bad_handle"). */
 int sw_run_interrupt(sw_handle run, const char *reason, long long reason_len, char **err);
+
+/* sw_tool_intent_key derives the identity of one intent of a host ingress
+ * from req {"session_id", "scope": {"kind": "turn" | "process", "id"},
+ * "call_id", "index"} and writes {"session_id", "execution_scope_id",
+ * "tool_call_id", "intent_index", "replay_key"}; the replay key is
+ * "tool-intent:v1:sha256:" and the hex SHA-256 of Lash's byte layout.
+ * Returns: 0, or -1 with *err (type "invalid_argument" for a malformed
+ * request or a NULL out, "intent_missing_tool_call_id" without a call id,
+ * "intent_index_overflow" for an index outside 0..2^32-1). */
+int sw_tool_intent_key(const char *req, long long req_len, char **out, long long *out_len, char **err);
+
+/* sw_tool_intents_submit submits an intent through the host ingress of an
+ * agent with an "intent_journal": req is {"session_id", "scope": {"kind":
+ * "turn" | "process", "id"}, "call_id", "index", "intent": {"kind",
+ * "intent"}}. The key (call id, index) is bound to the first intent
+ * submitted under it; the intent is realised once, journal first, and
+ * submitting it again returns the recorded outcome. It writes {"replayed",
+ * "identity", "kind", "outcome" ({"status": "executed" | "refused", ...}),
+ * "model_addendum"}.
+ * Returns: 0, or -1 with *err (type "bad_handle"; "invalid_argument" for a
+ * malformed request or a NULL out; "config" for an agent without an intent
+ * journal; "intent_invalid" for a malformed intent or scope; a refusal:
+ * "intent_malformed_key", "intent_session_mismatch" (the intent names
+ * another session), "intent_identity_bound_to_different_intent",
+ * "intent_duplicate_identity" (a tool call realised that identity),
+ * "intent_recorded_outcome_outside_protocol", "intent_refused" (over
+ * budget; "code" names the refusal, e.g. "canonical_byte_budget_exceeded");
+ * "store_unavailable" when the journal fails). */
+int sw_tool_intents_submit(sw_handle agent, const char *req, long long req_len, char **out, long long *out_len, char **err);
+
+/* sw_tool_intents_settle_parent_end settles the parent-end actions of the
+ * processes started in a scope (req {"session_id", "scope"}), by host
+ * submissions or tool calls: "abandon" is a recorded no-op, "cancel" one
+ * replay-keyed cancellation. Call it when the scope ends; it is safe to
+ * call again, and after a crash. It writes [{"identity", "process_id",
+ * "policy", "result": "abandoned" | "cancelled" | "refused", "receipt"?,
+ * "code"?, "message"?}, ...] in start order.
+ * Returns: 0, or -1 with *err (type "bad_handle"; "invalid_argument" for a
+ * malformed request or a NULL out; "config" for an agent without an intent
+ * journal; "intent_invalid" for a malformed scope; "store_unavailable"). */
+int sw_tool_intents_settle_parent_end(sw_handle agent, const char *req, long long req_len, char **out, long long *out_len, char **err);
 
 /* sw_release releases a handle of any kind (a run's pipe is closed; a
  * store's database closes when nothing else uses it).
