@@ -155,6 +155,9 @@ func mapErr(op, p string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return &Error{Op: op, Path: p, Err: ErrNotFound}
+	case errors.Is(err, syscall.ENXIO):
+		// A FIFO opened for writing without blocking, with no reader.
+		return &Error{Op: op, Path: p, Err: errNotRegular}
 	case strings.Contains(inner.Error(), "escapes"):
 		return &Error{Op: op, Path: p, Err: wrapf(ErrAccessDenied, "the path resolves outside the environment's root")}
 	case errors.Is(err, fs.ErrPermission):
@@ -240,15 +243,11 @@ func (l *Local) ReadFile(_ context.Context, p string, offset, length int64) ([]b
 		return nil, err
 	}
 	r, name := l.reader(c)
-	f, err := r.Open(name)
+	f, fi, err := openRegular(r, name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, mapErr("read", p, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, mapErr("read", p, err)
-	}
 	if fi.IsDir() {
 		return nil, &Error{Op: "read", Path: p, Err: wrapf(ErrInvalidRequest, "is a directory")}
 	}
@@ -293,7 +292,7 @@ func (l *Local) WriteFile(_ context.Context, p string, data []byte, opts WriteOp
 	if opts.Append {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, err := l.root.OpenFile(c, flag, 0o644)
+	f, _, err := openRegular(l.root, c, flag, 0o644)
 	if err != nil {
 		return mapErr("write", p, err)
 	}
@@ -360,7 +359,9 @@ func (l *Local) Stat(_ context.Context, p string) (FileInfo, error) {
 // symbolic link is reported as itself (Symlink), as a directory when its
 // target is one inside the root.
 func entries(r *os.Root, name, c string) ([]FileInfo, error) {
-	f, err := r.Open(name)
+	// Without blocking: a directory swapped for a FIFO must not hang the
+	// listing (ReadDir then fails on the non-directory).
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -545,12 +546,12 @@ func (l *Local) Copy(ctx context.Context, src, dst string, overwrite bool) error
 }
 
 func (l *Local) copyFile(src, dst, s, d string) error {
-	in, err := l.root.Open(s)
+	in, _, err := openRegular(l.root, s, os.O_RDONLY, 0)
 	if err != nil {
 		return mapErr("copy", src, err)
 	}
 	defer in.Close()
-	out, err := l.root.OpenFile(d, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	out, _, err := openRegular(l.root, d, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return mapErr("copy", dst, err)
 	}

@@ -2,15 +2,11 @@ package filesystem_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -19,125 +15,18 @@ import (
 	"github.com/starweaver-go/starweaver/core/env"
 )
 
-// dirProvider is a minimal read-only, directory-backed env.Provider over
-// an os.Root, for measuring the search tools on a real disk. It is not a
-// local provider (core/env has that): writes are unsupported.
-type dirProvider struct {
-	root *os.Root
-}
-
-func openDir(t testing.TB, dir string) *dirProvider {
+// openDir is the local provider users get, read-only, over dir: the
+// benchmarks measure what a model's grep and glob cost on a real disk.
+func openDir(t testing.TB, dir string) *env.Local {
 	t.Helper()
-	r, err := os.OpenRoot(dir)
+	p, err := env.NewLocal(dir, env.LocalOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close() })
-	return &dirProvider{root: r}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
 }
 
-func osErr(op, p string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &env.Error{Op: op, Path: p, Err: env.ErrNotFound}
-	case errors.Is(err, fs.ErrPermission):
-		return &env.Error{Op: op, Path: p, Err: env.ErrAccessDenied}
-	}
-	return err
-}
-
-func (d *dirProvider) ID() string { return "dir" }
-
-func (d *dirProvider) ReadFile(_ context.Context, p string, offset, length int64) ([]byte, error) {
-	if offset == 0 && length < 0 {
-		b, err := d.root.ReadFile(p)
-		return b, osErr("read", p, err)
-	}
-	f, err := d.root.Open(p)
-	if err != nil {
-		return nil, osErr("read", p, err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return nil, err
-	}
-	var r io.Reader = f
-	if length >= 0 {
-		r = io.LimitReader(f, length)
-	}
-	return io.ReadAll(r)
-}
-
-func (d *dirProvider) Stat(_ context.Context, p string) (env.FileInfo, error) {
-	fi, err := d.root.Lstat(p)
-	if err != nil {
-		return env.FileInfo{}, osErr("stat", p, err)
-	}
-	return env.FileInfo{Path: p, Size: fi.Size(), IsDir: fi.IsDir(), ModTime: fi.ModTime(), Symlink: fi.Mode()&fs.ModeSymlink != 0}, nil
-}
-
-func (d *dirProvider) ReadDir(_ context.Context, p string) ([]env.FileInfo, error) {
-	f, err := d.root.Open(p)
-	if err != nil {
-		return nil, osErr("list", p, err)
-	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, osErr("list", p, err)
-	}
-	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
-	out := make([]env.FileInfo, len(des))
-	for i, de := range des {
-		full := de.Name()
-		if p != "." {
-			full = p + "/" + full
-		}
-		out[i] = env.FileInfo{Path: full, IsDir: de.IsDir(), Symlink: de.Type()&fs.ModeSymlink != 0}
-	}
-	return out, nil
-}
-
-func (d *dirProvider) Walk(ctx context.Context, root string, fn func(env.FileInfo) error) error {
-	entries, err := d.ReadDir(ctx, root)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		err := fn(e)
-		if err == env.SkipDir {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if e.IsDir && !e.Symlink {
-			if err := d.Walk(ctx, e.Path, fn); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func unsupported(op string) error { return &env.Error{Op: op, Err: env.ErrUnsupported} }
-
-func (d *dirProvider) WriteFile(context.Context, string, []byte, env.WriteOptions) error {
-	return unsupported("write")
-}
-func (d *dirProvider) Mkdir(context.Context, string, bool) error          { return unsupported("mkdir") }
-func (d *dirProvider) Remove(context.Context, string, bool) error         { return unsupported("delete") }
-func (d *dirProvider) Rename(context.Context, string, string, bool) error { return unsupported("move") }
-func (d *dirProvider) Copy(context.Context, string, string, bool) error   { return unsupported("copy") }
-func (d *dirProvider) WriteScratch(context.Context, string, []byte) (string, error) {
-	return "", unsupported("scratch")
-}
-
-// benchTree returns the directory of the generated tree: $STARWEAVER_BENCH_TREE
-// (made there once and reused), or a small tree in a temporary directory.
 func benchTree(t testing.TB) (dir string, files int) {
 	t.Helper()
 	dir, files = os.Getenv("STARWEAVER_BENCH_TREE"), 50_000

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -110,53 +111,106 @@ func Search(ctx context.Context, p env.Provider, pattern string, o GrepOptions) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	// A job is a run of files of one directory, in walk order (the first
+	// has index idx): a provider that reads a directory's files together
+	// (env.BatchReader) then resolves the directory once, not every path.
 	type job struct {
-		idx  int
-		path string
+		idx   int
+		dir   string
+		names []string
 	}
 	type result struct {
 		idx     int
 		matches []GrepMatch
 		more    bool
 	}
-	jobs := make(chan job, 512)
+	const jobFiles = 64
+	jobs := make(chan job, 64)
 	results := make(chan result, 512)
 	var walkErr error
 	go func() {
 		defer close(jobs)
 		n := 0
+		var cur job
+		flush := func() error {
+			if len(cur.names) == 0 {
+				return nil
+			}
+			select {
+			case jobs <- cur:
+				cur = job{idx: n}
+				return nil
+			case <-ctx.Done():
+				return errStop
+			}
+		}
 		wo := walkOptions{root: o.Root, includeHidden: o.IncludeHidden, includeIgnored: o.IncludeIgnored}
 		walkErr = walkFiles(ctx, p, wo, g.base, func(fi env.FileInfo, rel string) error {
 			if !g.match(rel) {
 				return nil
 			}
-			select {
-			case jobs <- job{n, fi.Path}:
-				n++
-				return nil
-			case <-ctx.Done():
-				return errStop
+			dir, name := path.Split(fi.Path)
+			dir = strings.TrimSuffix(dir, "/")
+			if dir == "" {
+				dir = "."
 			}
+			if len(cur.names) > 0 && (dir != cur.dir || len(cur.names) == jobFiles) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			cur.dir = dir
+			cur.names = append(cur.names, name)
+			n++
+			return nil
 		})
+		if walkErr == nil {
+			walkErr = flush()
+		}
 		if walkErr != nil && g.base != "." && errors.Is(walkErr, env.ErrNotFound) && statOK(ctx, p, o.Root) {
 			walkErr = nil
 		}
 	}()
+	batch, _ := p.(env.BatchReader)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				var r result
-				r.idx = j.idx
-				if data, err := p.ReadFile(ctx, j.path, 0, -1); err == nil {
-					r.matches, r.more = s.search(j.path, data, o.MaxPerFile)
+				i := j.idx
+				emit := func(file string, data []byte, err error) error {
+					r := result{idx: i}
+					i++
+					if err == nil {
+						r.matches, r.more = s.search(file, data, o.MaxPerFile)
+					}
+					select {
+					case results <- r:
+					case <-ctx.Done():
+						// Keep draining jobs so the walker ends.
+					}
+					return nil
 				}
-				select {
-				case results <- r:
-				case <-ctx.Done():
-					// Keep draining jobs so the walker ends.
+				if batch != nil {
+					_ = batch.ReadFiles(ctx, j.dir, j.names, emit)
+					// A read stopped by cancellation still owes its files a
+					// result each, so the assembler's order stays whole.
+					for ; i < j.idx+len(j.names); i++ {
+						select {
+						case results <- result{idx: i}:
+						case <-ctx.Done():
+						}
+					}
+					continue
+				}
+				for _, name := range j.names {
+					file := name
+					if j.dir != "." {
+						file = j.dir + "/" + name
+					}
+					data, err := p.ReadFile(ctx, file, 0, -1)
+					_ = emit(file, data, err)
 				}
 			}
 		}()

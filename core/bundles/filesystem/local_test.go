@@ -1,3 +1,5 @@
+//go:build unix
+
 package filesystem_test
 
 import (
@@ -7,7 +9,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/starweaver-go/starweaver/core/env"
 )
@@ -197,5 +201,28 @@ func TestLocalReadOnlyRefusesEveryWrite(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.root, "a.txt")); string(b) != "inside\n" {
 		t.Fatalf("a.txt changed: %q", b)
+	}
+}
+
+// A FIFO in the tree is skipped by grep and refused by view, at once:
+// neither waits for a writer.
+func TestLocalFIFOIsNeverOpenedBlocking(t *testing.T) {
+	f := newLocalFixture(t, env.LocalOptions{})
+	if err := syscall.Mkfifo(filepath.Join(f.root, "sub", "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, f.p)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if got := paths(t, h.obj("grep", `{"pattern":"x"}`)); strings.Join(got, ",") != "sub/x.txt" {
+			t.Errorf("grep matches %v", got)
+		}
+		h.feedback("view", `{"file_path":"sub/pipe"}`, "not a regular file")
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a measurement
+		t.Fatal("a FIFO blocked grep or view")
 	}
 }
