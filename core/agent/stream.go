@@ -184,7 +184,9 @@ func (e *eager) admits(c tool.Call) bool {
 	if gated, _ := def.Metadata[tool.MetaApprovalRequired].(bool); gated || def.Metadata[tool.MetaKind] == string(tool.KindUnapproved) {
 		return false
 	}
-	if e.reg.SoloSequentialReason(c.Name) != "" {
+	// A keyed call is ordered against the response's other calls on its
+	// key, which only the whole batch knows (tool.ResourceKey).
+	if e.reg.SoloSequentialReason(c.Name) != "" || e.reg.ResourceKeyed(c.Name) {
 		return false
 	}
 	if slices.ContainsFunc(e.calls, func(p tool.Call) bool { return p.Name == c.Name }) && !e.reg.Repeatable(c.Name) {

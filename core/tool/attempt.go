@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -39,6 +40,22 @@ type callRun struct {
 	// an allocation per call; once an attempt is abandoned, its goroutine
 	// may still write it, and later attempts get their own.
 	slot attempt
+	// asked holds the arguments as the model sent them (the journal
+	// records them).
+	asked json.RawMessage
+	// The call's concurrency slots (concurrency.go): its tool's Limiter,
+	// then its batch's cap, taken in that order; held counts the stages
+	// passed, and wait is the call's place in a Limiter's queue.
+	toolLimit, batchLimit *Limiter
+	held                  int
+	wait                  limitWaiter
+	// batch, when set, is told when the call ends, so that the calls
+	// waiting for its resource key start (batch.go).
+	batch *batchRun
+	index int
+	// unprepared marks a call admitted before it is prepared, from base.
+	unprepared bool
+	base       *Context
 }
 
 // Messages shared by every path, so that a call's return does not depend
@@ -61,8 +78,8 @@ func (r *Registry) startInto(ctx context.Context, base *Context, call Call, dst 
 // allocates together with what it waits on.
 func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
 	if err := r.prepareRun(c, ctx, base, call); err != nil {
-		*dst = ErrorReturn(call, err)
-		wg.Done()
+		c.dst, c.wg = dst, wg
+		c.finish(ErrorReturn(call, err))
 		return
 	}
 	if r.intents != nil && !c.tc.Child() {
@@ -75,11 +92,76 @@ func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call
 // launch starts the first attempt of a prepared call.
 func (c *callRun) launch(call Call, dst *Return, wg *sync.WaitGroup) {
 	c.dst, c.wg = dst, wg
+	c.asked = call.Arguments
+	c.toolLimit = c.e.limiterOf()
+	c.wait.g = c
+	c.admit()
+}
+
+// admit takes the call's concurrency slots in order and begins the call
+// once it holds them all. A slot that is not free queues the call, which
+// goes on from granted.
+func (c *callRun) admit() {
+	for ; c.held < 2; c.held++ {
+		l, ctx := c.toolLimit, c.ctx
+		if c.held == 1 {
+			// The batch's cap is held only by running calls of the batch,
+			// which end with its context: no watch is needed.
+			l, ctx = c.batchLimit, nil
+		}
+		if l != nil && !l.admit(ctx, &c.wait, c.cancelWait) {
+			return
+		}
+	}
+	if c.unprepared {
+		// Admitted before it was prepared (batch.go): it is prepared and
+		// runs on its own goroutine, holding its slots.
+		c.unprepared = false
+		go c.r.startRun(c, c.ctx, c.base, c.call, c.dst, c.wg)
+		return
+	}
+	c.begin()
+}
+
+// granted is the call receiving the slot it waited for, on the goroutine
+// that released it: a call that blocks gets its own goroutine.
+func (c *callRun) granted() {
+	c.held++
+	if !c.unprepared && c.blocking() {
+		go c.admit()
+		return
+	}
+	c.admit()
+}
+
+// cancelWait ends a call whose run ended while it waited for its tool's
+// slot (the first it takes: it holds none).
+func (c *callRun) cancelWait() {
+	c.finish(ErrorReturn(c.call, Cancelled(cancelledMessage)))
+}
+
+// blocking reports whether the call's attempts block the goroutine that
+// begins them: it is not started, or it is journaled.
+func (c *callRun) blocking() bool { return !c.started || c.r.journals(c.e) }
+
+// begin starts the first attempt of an admitted call.
+func (c *callRun) begin() {
 	if c.r.journals(c.e) {
-		c.journaled(call.Arguments)
+		c.journaled(c.asked)
 		return
 	}
 	c.run()
+}
+
+// release gives back the slots the call holds, its batch's first.
+func (c *callRun) release() {
+	if c.held >= 2 && c.batchLimit != nil {
+		c.batchLimit.Release()
+	}
+	if c.held >= 1 && c.toolLimit != nil {
+		c.toolLimit.Release()
+	}
+	c.held = 0
 }
 
 // prepareRun fills c for call: the entry, the call's context and the
@@ -199,8 +281,14 @@ func (c *callRun) runAfter(res Result, err error) (_ Result, _ error, ok bool) {
 	return out.Result, out.Err, true
 }
 
+// finish stores the call's Return, gives back its slots, lets the calls
+// waiting for it on its resource key start, and then reports it done.
 func (c *callRun) finish(ret Return) {
 	*c.dst = ret
+	c.release()
+	if c.batch != nil {
+		c.batch.finished(c.index)
+	}
 	c.wg.Done()
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/starweaver-go/starweaver/core/effect"
 )
 
@@ -24,7 +22,8 @@ type BatchOptions struct {
 	Bases []*Context
 	// CallContext, when set, derives each call's context from the batch's
 	// (a tracer puts the call's span in it). ExecuteBatch calls it on its
-	// own goroutine, in model order, just before the call starts.
+	// own goroutine, in model order, just before the call starts (before
+	// any call starts, when calls wait for a resource key or a cap).
 	CallContext func(ctx context.Context, c Call) context.Context
 }
 
@@ -56,13 +55,13 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 	}
 	for i, c := range calls {
 		if seen != nil {
-			if _, dup := seen[c.Name]; dup && !r.Repeatable(c.Name) {
+			if _, dup := seen[c.Name]; dup && !r.repeatsApart(c.Name) {
 				return SeqRepeatedName
 			}
 			seen[c.Name] = struct{}{}
 		} else {
 			for _, prev := range calls[:i] {
-				if prev.Name == c.Name && !r.Repeatable(c.Name) {
+				if prev.Name == c.Name && !r.repeatsApart(c.Name) {
 					return SeqRepeatedName
 				}
 			}
@@ -114,6 +113,12 @@ func (r *Registry) Repeatable(name string) bool {
 	return ok && effect.ParallelSafe(r.effectOf(e))
 }
 
+// repeatsApart reports whether a repeated name leaves a batch parallel:
+// the tool is Repeatable, or its calls are ordered by resource key.
+func (r *Registry) repeatsApart(name string) bool {
+	return r.Repeatable(name) || r.ResourceKeyed(name)
+}
+
 // ExecuteBatch executes one model response's calls and returns their
 // Returns in model order. Calls run in parallel unless SequentialReason
 // says otherwise; sequential calls run in model order, each after the
@@ -123,6 +128,12 @@ func (r *Registry) Repeatable(name string) bool {
 // itself and waits for the outcomes, without a goroutine per call; other
 // calls each get a goroutine (their tool is user code that blocks), and so
 // do journaled calls (their journal writes block).
+//
+// Calls ordered by resource key (see ResourceKey) or capped (the batch's
+// MaxConcurrency, a tool's Limiter) are admitted as they may run: in model
+// order, a Starter is started by whichever goroutine admits it (this one,
+// or the one ending the call it waited for), still without a goroutine of
+// its own, and any other call gets its goroutine only once admitted.
 func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call, opts BatchOptions) []Return {
 	if ctx == nil {
 		ctx = context.Background()
@@ -155,18 +166,20 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 		}
 		return out
 	}
-	if opts.MaxConcurrency > 0 {
-		// The limit counts calls in flight, so each waits for its call.
-		var g errgroup.Group
-		g.SetLimit(opts.MaxConcurrency)
-		for i, c := range calls {
-			cctx := callCtx(c)
-			g.Go(func() error {
-				r.executeInto(cctx, contextFor(i, c), c, &out[i])
-				return nil
-			})
+	if order := r.resourceOrder(ctx, calls); order != nil || opts.MaxConcurrency > 0 || r.limited(calls) {
+		b := &batchRun{r: r, calls: calls, out: out, runs: make([]callRun, len(calls)), order: order, contextFor: contextFor}
+		if opts.MaxConcurrency > 0 {
+			b.limit = &Limiter{n: opts.MaxConcurrency}
 		}
-		_ = g.Wait() // Execute never fails; errors live in the returns.
+		if opts.CallContext != nil {
+			// Every call's context is derived in model order before any
+			// starts, including those that wait for their resource key.
+			b.ctxs = make([]context.Context, len(calls))
+			for i, c := range calls {
+				b.ctxs[i] = callCtx(c)
+			}
+		}
+		b.run(ctx)
 		return out
 	}
 	var wg sync.WaitGroup
@@ -182,8 +195,92 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	return out
 }
 
-// executeInto stores the Return of call in dst. Keeping the goroutine's
-// first frame small spares it a stack growth.
-func (r *Registry) executeInto(ctx context.Context, base *Context, call Call, dst *Return) {
-	*dst = r.Execute(ctx, base, call)
+// limited reports whether a call's tool has a Limiter.
+func (r *Registry) limited(calls []Call) bool {
+	for _, c := range calls {
+		if e, ok := r.entries[c.Name]; ok && e.limiterOf() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// batchRun is a parallel batch whose calls are admitted as they may run:
+// a call waits for the earlier calls on its resource key (keyOrder) and
+// for a slot under the batch's cap (limit). Every call is started as the
+// plain parallel path starts it, from whichever goroutine admits it (the
+// batch's, or the one that ended the call it waited for): a Starter
+// without a goroutine, any other call on its own.
+type batchRun struct {
+	r          *Registry
+	calls      []Call
+	out        []Return
+	runs       []callRun
+	order      *keyOrder
+	limit      *Limiter
+	ctxs       []context.Context
+	ctx        context.Context
+	contextFor func(int, Call) *Context
+	wg         sync.WaitGroup
+}
+
+func (b *batchRun) run(ctx context.Context) {
+	b.ctx = ctx
+	b.wg.Add(len(b.calls))
+	if b.order == nil {
+		for i := range b.calls {
+			b.launch(i)
+		}
+	} else {
+		// Each count holds one more, dropped here in model order: whoever
+		// takes a count to zero launches the call, exactly once, even
+		// when an earlier call ends while this loop runs.
+		for i := range b.order.waits {
+			b.order.waits[i].Add(1)
+		}
+		for i := range b.calls {
+			if b.order.waits[i].Add(-1) == 0 {
+				b.launch(i)
+			}
+		}
+	}
+	b.wg.Wait()
+}
+
+// launch prepares and starts call i.
+func (b *batchRun) launch(i int) {
+	c, call := &b.runs[i], b.calls[i]
+	c.batch, c.index, c.batchLimit = b, i, b.limit
+	ctx := b.ctx
+	if b.ctxs != nil {
+		ctx = b.ctxs[i]
+	}
+	base := b.contextFor(i, call)
+	e, ok := b.r.entries[call.Name]
+	if ok && b.r.startable(e) && !b.r.journals(e) {
+		b.r.startRun(c, ctx, base, call, &b.out[i], &b.wg)
+		return
+	}
+	if ok && (b.limit != nil || e.limiterOf() != nil) {
+		// A call that blocks takes its slots here, in model order, and
+		// gets its goroutine once it holds them.
+		c.r, c.e, c.ctx, c.call, c.base, c.unprepared = b.r, e, ctx, call, base, true
+		c.dst, c.wg, c.toolLimit, c.wait.g = &b.out[i], &b.wg, e.limiterOf(), c
+		c.admit()
+		return
+	}
+	go b.r.startRun(c, ctx, base, call, &b.out[i], &b.wg)
+}
+
+// finished launches the calls that waited for call i's end on their
+// resource key and wait for nothing else now, in model order.
+func (b *batchRun) finished(i int) {
+	if b.order == nil {
+		return
+	}
+	for _, j := range b.order.next[i] {
+		if b.order.waits[j].Add(-1) == 0 {
+			b.launch(int(j))
+		}
+	}
 }

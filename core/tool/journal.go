@@ -139,6 +139,9 @@ func (c *callRun) journaled(asked json.RawMessage) {
 
 	var ret Return
 	ran := false
+	// The attempts end the call only once its journal record settles.
+	batch := c.batch
+	c.batch = nil
 	res, err := ex.Execute(c.ctx, req, func(ctx context.Context) (effect.Outcome, error) {
 		ran = true
 		var done sync.WaitGroup
@@ -162,8 +165,8 @@ func (c *callRun) journaled(asked json.RawMessage) {
 		}
 		return effect.Outcome{Output: b}, nil
 	})
-	*dst = c.settleJournaled(ret, ran, res, err, cls)
-	wg.Done()
+	c.dst, c.wg, c.batch = dst, wg, batch
+	c.finish(c.settleJournaled(ret, ran, res, err, cls))
 }
 
 // settleJournaled is the Return of a journaled call once Execute ended:

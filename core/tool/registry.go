@@ -28,6 +28,9 @@ type Entry struct {
 	ToolsetID  string
 	MaxRetries *int
 	Timeout    time.Duration
+	// Concurrency is the toolset's cap on this tool's calls (see
+	// Limiters.For); the tool's own Config.Concurrency wins.
+	Concurrency *Limiter
 }
 
 type entry struct {

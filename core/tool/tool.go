@@ -87,6 +87,12 @@ type Config struct {
 	// of the tool may run in parallel under one name. Undeclared (""),
 	// the registry's default applies.
 	Effect effect.Class
+	// Concurrency, when set, caps how many calls of the tool run at once
+	// (see Limiter); it wins over the toolset's Entry.Concurrency.
+	Concurrency *Limiter
+	// Resource, when set, orders the tool's calls by what they touch (see
+	// ResourceKey) instead of by the tool's name.
+	Resource *ResourceKey
 }
 
 // Configured is implemented by tools that carry a Config.
