@@ -11,8 +11,8 @@ import (
 // the same order. A tool name contributed twice is an error naming the
 // tool and both toolsets.
 //
-// Members keep their own defaults: a member's tools carry its retry budget
-// and timeout in their configuration (where they set none), so the
+// Members keep their own defaults: a member's tools carry its retry budget,
+// timeout and concurrency cap in their configuration (where they set none), so the
 // combined toolset itself reports zero Defaults. Combined panics if a
 // member is nil.
 func Combined(name string, toolsets ...Toolset) Toolset {
@@ -76,6 +76,9 @@ func withDefaults(t tool.Tool, d Defaults) tool.Tool {
 	}
 	if cfg.Timeout <= 0 && d.Timeout > 0 {
 		cfg.Timeout = d.Timeout
+	}
+	if cfg.Concurrency == nil {
+		cfg.Concurrency = d.limiterFor(t.Definition().Name)
 	}
 	w := wrap(t, t.Definition())
 	w.cfg = &cfg

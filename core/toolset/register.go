@@ -49,11 +49,12 @@ func Register(r *tool.Registry, rc *tool.RunContext, sets ...Toolset) error {
 			}
 			owner[name] = ts.Name()
 			err := staged.AddEntry(tool.Entry{
-				Tool:       t,
-				Toolset:    ts.Name(),
-				ToolsetID:  ts.ID(),
-				MaxRetries: defaults.MaxRetries,
-				Timeout:    defaults.Timeout,
+				Tool:        t,
+				Toolset:     ts.Name(),
+				ToolsetID:   ts.ID(),
+				MaxRetries:  defaults.MaxRetries,
+				Timeout:     defaults.Timeout,
+				Concurrency: defaults.limiterFor(name),
 			})
 			if err != nil {
 				return fmt.Errorf("toolset %q: %w", ts.Name(), err)

@@ -118,6 +118,20 @@ func (s *Static) WithTimeout(d time.Duration) *Static {
 	return s
 }
 
+// WithMaxConcurrency caps how many calls of each of the toolset's tools
+// run at once (each tool on its own; see tool.Limiter), for tools that set
+// no limit of their own. The caps live with the toolset, so the runs of
+// an agent share them. A limit below 1 is a building error (see
+// [tool.CheckMaxConcurrency]).
+func (s *Static) WithMaxConcurrency(n int) *Static {
+	if err := tool.CheckMaxConcurrency(n); err != nil {
+		s.fail(fmt.Errorf("toolset %q: %w", s.name, err))
+		return s
+	}
+	s.defaults.Concurrency = tool.NewLimiters(n)
+	return s
+}
+
 // Err returns the first building error, or nil.
 func (s *Static) Err() error { return s.err }
 

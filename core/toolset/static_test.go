@@ -141,3 +141,34 @@ func TestStaticDefaultsReachTheRegistry(t *testing.T) {
 		t.Fatalf("timeout_ms = %v", got)
 	}
 }
+
+func TestStaticMaxConcurrencyCapsEachToolAcrossRegistrations(t *testing.T) {
+	own := tool.New("own", "", nil, nil).WithMaxConcurrency(5)
+	ts := toolset.New("s", tool.New("a", "", nil, nil), tool.New("b", "", nil, nil), own).WithMaxConcurrency(2)
+	if err := toolset.New("bad").WithMaxConcurrency(0).Err(); err == nil {
+		t.Fatal("a limit of 0 was accepted")
+	}
+	r1, r2 := &tool.Registry{}, &tool.Registry{}
+	for _, r := range []*tool.Registry{r1, r2} {
+		if err := toolset.Register(r, nil, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r1.MaxConcurrencyFor("a") != 2 || r1.MaxConcurrencyFor("own") != 5 {
+		t.Fatalf("limits a=%d own=%d", r1.MaxConcurrencyFor("a"), r1.MaxConcurrencyFor("own"))
+	}
+	e1, _ := r1.Entry("a")
+	e2, _ := r2.Entry("a")
+	eb, _ := r1.Entry("b")
+	if e1.Concurrency == nil || e1.Concurrency != e2.Concurrency || e1.Concurrency == eb.Concurrency {
+		t.Fatal("the runs of a toolset do not share one Limiter per tool")
+	}
+	// Combined carries a member's caps in the tools' configuration.
+	tools, err := toolset.Combined("c", ts).Tools(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool.ConfigOf(tools[0]).Concurrency != e1.Concurrency {
+		t.Fatal("Combined lost the member's cap")
+	}
+}

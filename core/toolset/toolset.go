@@ -45,7 +45,20 @@ type Defaults struct {
 	MaxRetries *int
 	// Timeout is the execution timeout, when positive.
 	Timeout time.Duration
+	// Concurrency, when set, caps the calls of each tool of the toolset on
+	// its own (Limiters.For the tool's name); a tool's own limit wins. It
+	// is shared by every copy of the Defaults, so the runs that register
+	// the toolset share the caps.
+	Concurrency *tool.Limiters
 }
 
 // IsZero reports whether d sets nothing.
-func (d Defaults) IsZero() bool { return d.MaxRetries == nil && d.Timeout <= 0 }
+func (d Defaults) IsZero() bool { return d.MaxRetries == nil && d.Timeout <= 0 && d.Concurrency == nil }
+
+// limiterFor is the toolset's Limiter of the named tool, or nil.
+func (d Defaults) limiterFor(name string) *tool.Limiter {
+	if d.Concurrency == nil {
+		return nil
+	}
+	return d.Concurrency.For(name)
+}
