@@ -53,6 +53,10 @@ type toolSpec struct {
 	// Prepare, when not 0, is the host callback that decides the tool's
 	// availability and definition for each run step (see hostprepare.go).
 	Prepare int64 `json:"prepare"`
+	// MaxConcurrency caps the tool's calls in flight (tool.Limiter).
+	MaxConcurrency *int `json:"max_concurrency"`
+	// Resource orders the tool's calls by resource key (resourcekeys.go).
+	Resource *resourceSpec `json:"resource"`
 }
 
 type toolsetSpec struct {
@@ -62,6 +66,8 @@ type toolsetSpec struct {
 	Instructions []string   `json:"instructions"`
 	MaxRetries   *int       `json:"max_retries"`
 	TimeoutMS    *int64     `json:"timeout_ms"`
+	// MaxConcurrency caps the calls of each of its tools on its own.
+	MaxConcurrency *int `json:"max_concurrency"`
 	// ApprovalRequired and Deferred wrap the toolset with those policies
 	// for the tools their selectors match.
 	ApprovalRequired []string `json:"approval_required"`
@@ -278,6 +284,18 @@ func (s toolSpec) build() (tool.Tool, error) {
 	if err := t.cfg.SetEffect(t.def.Metadata, s.Effect); err != nil {
 		return nil, specError("tool %q: %v", s.Definition.Name, err)
 	}
+	if s.MaxConcurrency != nil {
+		if err := t.cfg.SetMaxConcurrency(t.def.Metadata, *s.MaxConcurrency); err != nil {
+			return nil, specError("tool %q: %v", s.Definition.Name, err)
+		}
+	}
+	if s.Resource != nil {
+		rk, err := s.Resource.build(t.id)
+		if err != nil {
+			return nil, specError("tool %q: %v", s.Definition.Name, err)
+		}
+		t.cfg.Resource = rk
+	}
 	return t, nil
 }
 
@@ -370,6 +388,9 @@ func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 	}
 	if s.TimeoutMS != nil {
 		ts = ts.WithTimeout(millis(*s.TimeoutMS))
+	}
+	if s.MaxConcurrency != nil {
+		ts = ts.WithMaxConcurrency(*s.MaxConcurrency)
 	}
 	if err := ts.Err(); err != nil {
 		return nil, optionError(err)

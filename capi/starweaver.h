@@ -39,6 +39,14 @@
  *         call only the named dependencies listed; a Legacy call with no
  *         context capabilities and no shell environment has none)
  *       {"kind": "preprocess", "token": n, "tool": id, "context": {...}, "input": json}
+ *       {"kind": "resource_keys", "token": n, "tool": id, "arguments": [{...}, ...]}
+ *         asks a tool spec with "resource": {"host": true} for the resource
+ *         keys of its calls in one batch, in order (one item per tool per
+ *         batch, sent only when two or more of the batch's calls have
+ *         keys): the outcome is {"ok": true, "keys": ["key" | null, ...]}
+ *         (null: that call's key could not be computed). A null key, or a
+ *         failed or malformed answer, orders the call as a write on every
+ *         key.
  *       {"kind": "hook", "token": n, "hook": id, "phase": "before" | "validate",
  *        "context": {...}, "arguments": {...}}
  *       {"kind": "hook", "token": n, "hook": id, "phase": "after",
@@ -195,6 +203,24 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       one pure or read-only tool run in parallel in a batch.
  *   "default_effect": class   the class of tools that declare none.
  *   An unknown class is "invalid_spec".
+ * Scheduling:
+ *   a tool spec's "max_concurrency": n (n >= 1) caps how many of its calls
+ *       run at once, across batches and the concurrent runs of the agent,
+ *       without holding back other tools; a toolset spec's
+ *       "max_concurrency": n caps each of its tools on its own (a tool's
+ *       own value wins). Below 1 is "invalid_spec".
+ *   a tool spec's "resource": {"key": "path" | "/json/pointer" |
+ *       "host": true, "access"?: "read" | "write"} orders the tool's calls
+ *       in a batch by resource key instead of by name: calls on different
+ *       keys run in parallel (a repeated name no longer makes the batch
+ *       sequential), reads of one key run together, and a write waits for
+ *       the earlier calls on its key and the later ones wait for it, in
+ *       model order. "key" names an argument (a JSON Pointer when it starts
+ *       with "/"), read by the runtime with no round trip: a string is the
+ *       key, another value its compact JSON, a missing one "". "host": true
+ *       asks the host (a "resource_keys" item). Access defaults to "write";
+ *       an unknown access, or both or neither of key and host, is
+ *       "invalid_spec".
  * Tool catalogues (a toolset spec whose "catalog" is set; its "combined"
  * toolset specs are the members, with their ids as namespaces):
  *   "catalog": {"kind": "tool_search", "max_results"?: n}
