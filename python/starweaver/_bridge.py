@@ -276,6 +276,8 @@ class RunDriver:
                 self._start_model(item)
             elif kind == "preprocess":
                 self._start_preprocess(item)
+            elif kind == "resource_keys":
+                self._resource_keys(item)
             elif kind == "hook":
                 self._start_hook(item)
             elif kind in ("prepare", "instructions"):
@@ -297,6 +299,7 @@ class RunDriver:
                 "call",
                 "model",
                 "preprocess",
+                "resource_keys",
                 "hook",
                 "prepare",
                 "instructions",
@@ -550,6 +553,19 @@ class RunDriver:
         token, tool, ctx = resolved
         assert ctx is not None  # _resolve_tool always builds one for preprocessing
         self._start(token, ctx, tool._preprocessor_runner(ctx, item.get("input")), _call_of(item))
+
+    def _resource_keys(self, item: Mapping[str, Any]) -> None:
+        """Answer the resource keys of one tool's calls in a batch (a tool
+        whose ``resource_key`` is a callable): Go orders the batch before any
+        call reaches Python, so it asks once per tool per batch. The key
+        functions run here, on the loop, and must not block; one that raises
+        answers null for its call, which Go orders as a write on every key."""
+        token = int(item["token"])
+        t = self._tools.get(int(item["tool"]))
+        if t is None:
+            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+            return
+        self._complete(token, {"ok": True, "keys": [t._resource_key_of(args) for args in item["arguments"]]})
 
     def _start_hook(self, item: Mapping[str, Any]) -> None:
         """Run one phase of an execution hook or argument validator; its

@@ -86,6 +86,7 @@ class _Catalog:
             spec["max_retries"] = t.max_retries
         if t.effect is not None:
             spec["effect"] = t.effect
+        spec.update(t._scheduling_spec())
         if t.has_user_input_preprocessor:
             spec["preprocess"] = True
         if t.hooks:
@@ -111,6 +112,8 @@ class _Catalog:
             spec["max_retries"] = ts.max_retries
         if ts.timeout_ms is not None:
             spec["timeout_ms"] = ts.timeout_ms
+        if getattr(ts, "max_concurrency", None) is not None:
+            spec["max_concurrency"] = ts.max_concurrency  # type: ignore[attr-defined]
         if ts.approval_selectors:
             spec["approval_required"] = list(ts.approval_selectors)
         if ts.deferred_selectors:

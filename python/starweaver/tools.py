@@ -55,6 +55,13 @@ UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 Effect = Literal["pure", "read_only", "idempotent_write", "non_idempotent_write", "destructive", "unknown"]
 """What a tool's calls do to the world (see ``Tool``'s ``effect``)."""
 
+Access = Literal["read", "write"]
+"""How a tool's calls use their resource key (see ``Tool``'s ``access``)."""
+
+ResourceKey = str | Callable[[dict[str, Any]], Any]
+"""An argument name or JSON Pointer (read in Go, no round trip), or a function
+of the arguments (asked once per tool per batch); see ``Tool``'s ``resource_key``."""
+
 
 class DefinitionOptions(TypedDict, total=False):
     """The options that shape a tool's definition and execution budget: the
@@ -70,6 +77,9 @@ class DefinitionOptions(TypedDict, total=False):
     timeout_ms: int | None
     max_retries: int | None
     effect: Effect | None
+    max_concurrency: int | None
+    resource_key: ResourceKey | None
+    access: Access | None
 
 
 class ToolOptions(DefinitionOptions, total=False):
@@ -180,6 +190,22 @@ class Tool(Generic[P, R]):
             pure or read-only tool run in parallel. None (undeclared) takes
             ``create_agent(default_effect=)``, else the old rule: unexpected
             failures are re-run within ``max_retries``.
+        max_concurrency: How many calls of this tool may run at once, in
+            every batch and across the concurrent runs of the agent; the
+            other tools' calls are not held back. None: no cap.
+        resource_key: What a call touches, so that calls are ordered by
+            resource instead of by name: an argument name (``"path"``) or a
+            JSON Pointer (``"/file/path"``), read by the runtime with no
+            round trip, or a function of the arguments dict
+            (``lambda args: args["path"]``), which the runtime asks once per
+            tool per batch, on the event loop (it must not block). Calls on
+            different keys run in parallel, even when the name repeats;
+            reads of one key run together; a write waits for the earlier
+            calls on its key and the later ones wait for it, in model order.
+            A key that cannot be computed orders its call as a write on every
+            key. Keys order the calls of one batch.
+        access: ``"read"`` or ``"write"`` (the default): how the tool's calls
+            use their key.
         hooks: Execution hooks of this tool only (``starweaver.Hook``).
         dependencies: The tool's dependency profile
             (``ToolDependencies.filtered("db")``), stored as the reserved
@@ -233,6 +259,9 @@ class Tool(Generic[P, R]):
         timeout_ms: int | None = None,
         max_retries: int | None = None,
         effect: Effect | None = None,
+        max_concurrency: int | None = None,
+        resource_key: ResourceKey | None = None,
+        access: Access | None = None,
         dependencies: ToolDependencies | None = None,
         tags: Iterable[str] | None = None,
         hidden_by_tags: Iterable[str] | None = None,
@@ -270,6 +299,18 @@ class Tool(Generic[P, R]):
             # The runtime checks the value: an unknown class fails create_agent.
             raise TypeError(f"effect must be a str, got {type(effect).__name__}")
         self._effect = effect
+        # The runtime checks the range (max_concurrency >= 1) and the access.
+        self._max_concurrency = _optional_int(max_concurrency, "max_concurrency")
+        if resource_key is not None and not (isinstance(resource_key, str) or callable(resource_key)):
+            raise TypeError(f"resource_key must be a str or callable, got {type(resource_key).__name__}")
+        if isinstance(resource_key, str) and not resource_key:
+            raise ValueError("resource_key must not be empty")
+        if access is not None and not isinstance(access, str):
+            raise TypeError(f"access must be a str, got {type(access).__name__}")
+        if access is not None and resource_key is None:
+            raise ValueError("access needs a resource_key")
+        self._resource_key = resource_key
+        self._access = access
         self._tags = _tag_list(tags, "tags")
         self._hidden_by_tags = _tag_list(hidden_by_tags, "hidden_by_tags")
         for option, cb in (("available", available), ("prepare", prepare)):
@@ -332,6 +373,44 @@ class Tool(Generic[P, R]):
     @property
     def effect(self) -> Effect | None:
         return self._effect
+
+    @property
+    def max_concurrency(self) -> int | None:
+        return self._max_concurrency
+
+    @property
+    def resource_key(self) -> ResourceKey | None:
+        return self._resource_key
+
+    @property
+    def access(self) -> Access | None:
+        return self._access
+
+    def _scheduling_spec(self) -> dict[str, Any]:
+        """The spec keys of max_concurrency and resource_key (none when unset)."""
+        spec: dict[str, Any] = {}
+        if self._max_concurrency is not None:
+            spec["max_concurrency"] = self._max_concurrency
+        if self._resource_key is not None:
+            resource: dict[str, Any] = (
+                {"key": self._resource_key} if isinstance(self._resource_key, str) else {"host": True}
+            )
+            if self._access is not None:
+                resource["access"] = self._access
+            spec["resource"] = resource
+        return spec
+
+    def _resource_key_of(self, args: Any) -> str | None:
+        """The key of one call as Go reads keys: a str as is, another value
+        as its compact JSON; None when the key function raises."""
+        func = self._resource_key
+        if not callable(func):
+            return None
+        try:
+            key = func(args)
+            return key if isinstance(key, str) else json.dumps(key, separators=(",", ":"))
+        except Exception:
+            return None
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -499,6 +578,9 @@ class Tool(Generic[P, R]):
             "timeout_ms": self._timeout_ms,
             "max_retries": self._max_retries,
             "effect": self._effect,
+            "max_concurrency": self._max_concurrency,
+            "resource_key": self._resource_key,
+            "access": self._access,
             "tags": self._tags,
             "hidden_by_tags": self._hidden_by_tags,
             "available": self._available,
@@ -682,6 +764,9 @@ class BaseTool:
     timeout_ms: int | None = None
     max_retries: int | None = None
     effect: Effect | None = None
+    max_concurrency: int | None = None
+    resource_key: ResourceKey | None = None
+    access: Access | None = None
     #: Execution hooks of this tool only (``starweaver.Hook``).
     hooks: tuple[Hook, ...] = ()
     #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
@@ -726,6 +811,10 @@ class BaseTool:
             timeout_ms=self.timeout_ms,
             max_retries=self.max_retries,
             effect=self.effect,
+            max_concurrency=self.max_concurrency,
+            # A function stored as a class attribute would be bound.
+            resource_key=self.__dict__.get("resource_key", type(self).__dict__.get("resource_key")),
+            access=self.access,
             hooks=self.hooks,
             dependencies=self.dependencies,
         )

@@ -249,7 +249,9 @@ class FunctionToolset(Toolset):
     ``metadata`` is merged under each tool's own (the tool wins on a shared
     key); ``strict`` applies to tools that leave it None; ``sequential=True``
     makes every tool sequential; ``max_retries`` and ``timeout_ms`` apply to
-    tools that set none (the runtime's rule: tool > toolset > agent).
+    tools that set none (the runtime's rule: tool > toolset > agent);
+    ``max_concurrency`` caps each tool that sets none on its own, across
+    batches and the agent's concurrent runs.
     ``instructions`` takes strings and per-context callables
     ``f(ctx: ToolsetContext) -> str | list[str] | None`` (sync or async),
     asked when a run starts; ``@toolset.instructions`` adds more callables.
@@ -271,8 +273,12 @@ class FunctionToolset(Toolset):
         strict: bool | None = None,
         sequential: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         super().__init__(name, id=id, max_retries=max_retries, timeout_ms=timeout_ms)
+        if max_concurrency is not None and (not isinstance(max_concurrency, int) or isinstance(max_concurrency, bool)):
+            raise TypeError(f"max_concurrency must be an int or None, got {type(max_concurrency).__name__}")
+        self.max_concurrency = max_concurrency  # the runtime checks the range
         if strict is not None and not isinstance(strict, bool):
             raise TypeError("strict must be a bool or None")
         if not isinstance(sequential, bool):
