@@ -32,6 +32,7 @@ func (t *hostTool) Start(ctx context.Context, tc *tool.Context, args json.RawMes
 		done(tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name))
 		return
 	}
+	session := tc.ConversationID
 	run.start(ctx, func(token int64) ([]byte, error) {
 		return appendCallItem(make([]byte, 0, 64+len(args)), token, t.id, tc, args, t.context || run.traced)
 	}, func(data []byte, err error) {
@@ -39,7 +40,8 @@ func (t *hostTool) Start(ctx context.Context, tc *tool.Context, args json.RawMes
 			done(tool.Result{}, err)
 			return
 		}
-		done(decodeOutcome(data))
+		res, err := decodeOutcome(data)
+		done(withSession(res, session), err)
 	})
 }
 
@@ -123,7 +125,8 @@ func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMess
 	if err != nil {
 		return tool.Result{}, err
 	}
-	return decodeOutcome(data)
+	res, err := decodeOutcome(data)
+	return withSession(res, tc.ConversationID), err
 }
 
 type preprocessItem struct {

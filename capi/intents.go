@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/store/postgres"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // The intent slugs (intent.ErrorSlugs) join the one exported slug list.
@@ -190,4 +192,26 @@ func swgo_tool_intents_settle_parent_end(h C.longlong, req *C.char, reqLen C.lon
 	return produce(h, out, outLen, errOut, func(a *agent.Agent) ([]byte, error) {
 		return toolIntentsSettle(context.Background(), a, body)
 	})
+}
+
+// withSession gives the intents of a host tool's result that name no
+// session the call's own (a Python tool declares them without knowing
+// it); an intent naming another session is left for admission to refuse.
+func withSession(res tool.Result, session string) tool.Result {
+	for _, in := range res.Intents.Intents {
+		switch v := in.(type) {
+		case *intent.StartProcess:
+			v.SessionID = cmp.Or(v.SessionID, session)
+		case *intent.SignalProcess:
+			v.SessionID = cmp.Or(v.SessionID, session)
+		case *intent.CancelProcess:
+			v.SessionID = cmp.Or(v.SessionID, session)
+		case *intent.EmitProcessEvent:
+			v.SessionID = cmp.Or(v.SessionID, session)
+		case *intent.EmitTrigger:
+			v.SessionID = cmp.Or(v.SessionID, session)
+			v.Request.SessionID = cmp.Or(v.Request.SessionID, v.SessionID)
+		}
+	}
+	return res
 }

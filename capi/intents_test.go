@@ -32,8 +32,9 @@ func TestIntentJournalRealisesAHostToolsIntents(t *testing.T) {
 	}
 	s := a.NewSession()
 	done := runSession(t, s, runSpec{Prompt: "queue"}, func(hostItem) string {
-		return fmt.Sprintf(`{"ok":true,"content":"queued","intents":{"protocol_version":1,"intents":[`+
-			`{"kind":"start_process","intent":{"session_id":%q,"request":{"id":"x","originator":"report"}}}]}}`, s.ID())
+		// The intent names no session: the call's is given to it.
+		return `{"ok":true,"content":"queued","intents":{"protocol_version":1,"intents":[` +
+			`{"kind":"start_process","intent":{"request":{"id":"x","originator":"report"}}}]}}`
 	})
 	if done.Error != nil || done.Result.Output != "queued" {
 		t.Fatalf("run: %+v %+v", done.Result, done.Error)
