@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import collections.abc
 import copy
+import functools
 import inspect
 import json
 import typing
@@ -223,6 +224,9 @@ class FunctionSchema:
     param: str | None = None  # the single parameter of the model and raw styles
     param_positional: bool = True
     model: type[BaseModel] | None = None
+    # Builds the keywords-style model on first use, for schemas that came
+    # from the primitive fast path (model is None until then).
+    model_factory: Callable[[], type[BaseModel]] | None = None
     fields: tuple[_Field, ...] = ()
     var_kwargs: bool = False
     # Set when every argument is a plain str, int or bool keyword parameter:
@@ -242,6 +246,17 @@ class FunctionSchema:
             if type(value) is not plain.get(name):
                 return False
         return True
+
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model that converts the arguments (model and keywords
+        styles), built now if the fast path deferred it."""
+        model = self.model
+        if model is None:
+            assert self.model_factory is not None
+            model = self.model_factory()
+            # A race builds two equal models; either serves.
+            object.__setattr__(self, "model", model)
+        return model
 
     def bind(self, ctx: ToolContext | None, arguments: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """The positional and keyword arguments of the call for the decoded JSON arguments.
@@ -269,9 +284,9 @@ class FunctionSchema:
         elif self.style == "var_kwargs":
             kwargs.update(arguments)
         else:
-            assert self.model is not None
+            model = self.arguments_model()
             try:
-                validated = self.model.model_validate(arguments)
+                validated = model.model_validate(arguments)
             except ValidationError as e:
                 # from None: pydantic's own text repeats the input values.
                 raise InvalidArguments(describe_validation_error(e)) from None
@@ -346,7 +361,8 @@ def _type_hints(func: Callable[..., Any], localns: Mapping[str, Any] | None) -> 
     """
     src = _hint_source(func)
     hints: dict[str, Any]
-    for ns in (None, localns) if localns else (None,):
+    # localns is read only if the function's globals do not resolve a hint.
+    for ns in (None, localns) if localns is not None else (None,):
         try:
             hints = typing.get_type_hints(src, localns=dict(ns) if ns else None, include_extras=True)
         except Exception:
@@ -406,6 +422,118 @@ def _unsupported(tp: Any) -> str | None:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return f"unsupported type hint {tp!r}: {first}"
     return None
+
+
+# ---------------------------------------------------------------- the primitive fast path
+#
+# Most tools take ints, strs, floats, bools, lists and dicts of them,
+# Optional and Literal. For those, building a pydantic model per tool
+# (create_model, then its JSON Schema) costs far more than the tool itself:
+# the object schema is assembled here instead, from one cached pydantic
+# schema per distinct annotation (so every fragment is exactly what pydantic
+# writes), and the model that converts arguments is built on the first call
+# that needs it. A parity test holds the two paths to the same schema and the
+# same validation (python/tests/test_schema_fast_path.py).
+
+_PRIMITIVE_SCALARS = (int, str, float, bool, type(None))
+
+
+def _is_primitive(tp: Any, depth: int = 0) -> bool:
+    """Whether tp is in the fast path's grammar: a scalar, list[T], dict[str, T],
+    a union (Optional) of those, or a Literal of strs, ints and bools."""
+    if depth > 8:
+        return False
+    if tp in _PRIMITIVE_SCALARS:
+        return True
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is list:
+        return len(args) == 1 and _is_primitive(args[0], depth + 1)
+    if origin is dict:
+        return len(args) == 2 and args[0] is str and _is_primitive(args[1], depth + 1)
+    if origin is typing.Union or origin is _UnionType:
+        return all(_is_primitive(a, depth + 1) for a in args)
+    if origin is Literal:
+        return all(type(a) in (str, int, bool) for a in args)
+    return False
+
+
+_UnionType = type(int | str)
+
+
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """Whether a default is JSON as it is (pydantic would write it unchanged)."""
+    if value is None or type(value) in (str, int, bool):
+        return True
+    if type(value) is float:
+        return value == value and value not in (float("inf"), float("-inf"))
+    if depth > 8:
+        return False
+    if type(value) is list:
+        return all(_plain_json(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _copy_json(value: Any) -> Any:
+    """A copy of a plain JSON value (dicts, lists, scalars): deepcopy's
+    generality costs more than the whole fast path otherwise."""
+    if type(value) is dict:
+        return {k: _copy_json(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copy_json(v) for v in value]
+    return value
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_type_schema(tp: Any) -> dict[str, Any] | None:
+    if not _is_primitive(tp):
+        return None
+    adapter: TypeAdapter[Any] = TypeAdapter(tp, config=ConfigDict(regex_engine=_REGEX_ENGINE))
+    schema: dict[str, Any] = adapter.json_schema(schema_generator=_ToolJsonSchema)
+    return schema
+
+
+def _type_schema(tp: Any) -> dict[str, Any] | None:
+    """pydantic's JSON Schema of one annotation in the primitive grammar (no
+    titles), or None outside it; cached, as tools share a handful of
+    annotations. Never mutate the result."""
+    try:
+        return _cached_type_schema(tp)
+    except TypeError:  # an unhashable annotation: not a primitive one
+        return None
+
+
+def _primitive_schema(
+    business: list[inspect.Parameter],
+    annotation: Callable[[inspect.Parameter], Any],
+    descriptions: Mapping[str, str],
+) -> dict[str, Any] | None:
+    """The keywords-style schema of a signature in the primitive grammar, as
+    pydantic would write it for the model; None when any parameter is outside
+    it (then the model is built at once)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for p in business:
+        tp = annotation(p)
+        frag = None if tp is _EMPTY else _type_schema(tp)
+        if frag is None:
+            return None
+        prop = _copy_json(frag)
+        if p.default is _EMPTY:
+            required.append(p.name)
+        elif _plain_json(p.default):
+            prop["default"] = _copy_json(p.default)
+        else:
+            return None
+        if description := descriptions.get(p.name):
+            prop["description"] = description
+        properties[p.name] = prop
+    schema: dict[str, Any] = {"additionalProperties": False, "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["type"] = "object"
+    return schema
 
 
 def _qualname(func: Callable[..., Any]) -> str:
@@ -513,26 +641,36 @@ def function_schema(
 
     # The keywords style: one model field per parameter.
     fields: list[_Field] = []
-    definitions: dict[str, Any] = {}
     for i, p in enumerate(business):
-        ann = annotation(p)
-        tp = Any if ann is _EMPTY else ann
-        internal = f"p{i}"
-        has_default = p.default is not _EMPTY and not isinstance(p.default, FieldInfo)
-        # PydanticUndefined, not ...: pydantic 2.6 takes an Ellipsis beside an
-        # Annotated Field as the default, and the parameter turns optional.
-        default = PydanticUndefined if p.default is _EMPTY else p.default
-        definitions[internal] = (_described(tp, p.name, doc.params.get(p.name)), default)
         positional = p.kind is inspect.Parameter.POSITIONAL_ONLY
-        fields.append(_Field(internal, p.name, positional, always=positional or not has_default))
-    config = ConfigDict(extra="allow" if var_kwargs else "forbid", regex_engine=_REGEX_ENGINE)
-    try:
-        arg_model = create_model(f"{_qualname(func)}_arguments", __config__=config, **definitions)
-        schema = explicit or _json_schema_of(arg_model)
-    except Exception as e:
-        problems.extend(f"parameter {p.name!r}: {why}" for p in business if (why := _unsupported(annotation(p))))
-        problems = problems or [f"{type(e).__name__}: {e}"]
-        fail()
+        has_default = p.default is not _EMPTY and not isinstance(p.default, FieldInfo)
+        fields.append(_Field(f"p{i}", p.name, positional, always=positional or not has_default))
+
+    def build_model() -> type[BaseModel]:
+        definitions: dict[str, Any] = {}
+        for f, p in zip(fields, business):
+            ann = annotation(p)
+            # PydanticUndefined, not ...: pydantic 2.6 takes an Ellipsis beside
+            # an Annotated Field as the default, and the parameter turns optional.
+            default = PydanticUndefined if p.default is _EMPTY else p.default
+            definitions[f.internal] = (_described(Any if ann is _EMPTY else ann, p.name, doc.params.get(p.name)), default)
+        config = ConfigDict(extra="allow" if var_kwargs else "forbid", regex_engine=_REGEX_ENGINE)
+        model: type[BaseModel] = create_model(f"{_qualname(func)}_arguments", __config__=config, **definitions)
+        return model
+
+    # The primitive fast path defers the model to the first call needing it.
+    fast = None if explicit is not None or var_kwargs else _primitive_schema(business, annotation, doc.params)
+    arg_model: type[BaseModel] | None = None
+    if fast is not None:
+        schema = fast
+    else:
+        try:
+            arg_model = build_model()
+            schema = copy.deepcopy(explicit or _json_schema_of(arg_model))
+        except Exception as e:
+            problems.extend(f"parameter {p.name!r}: {why}" for p in business if (why := _unsupported(annotation(p))))
+            problems = problems or [f"{type(e).__name__}: {e}"]
+            fail()
     plain = (
         explicit is None
         and not var_kwargs
@@ -544,9 +682,10 @@ def function_schema(
         )
     )
     return FunctionSchema(
-        json_schema=copy.deepcopy(schema),
+        json_schema=schema,
         style="keywords",
         model=arg_model,
+        model_factory=build_model if arg_model is None else None,
         fields=tuple(fields),
         var_kwargs=var_kwargs,
         plain_types={p.name: annotation(p) for p in business} if plain else None,

@@ -25,7 +25,8 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import types
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any, Generic, Literal, TypedDict, overload
 
@@ -152,7 +153,32 @@ def _decode_arguments(args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]
     return value
 
 
-def _caller_namespace() -> dict[str, Any]:
+class _CallerLocals(Mapping[str, Any]):
+    """The local namespace of the code that built a tool, copied only when an
+    annotation needs it (most never do: copying a module's namespace for
+    every tool cost more than the rest of building it)."""
+
+    def __init__(self, frame: types.FrameType | None) -> None:
+        self._frame = frame
+        self._locals: dict[str, Any] | None = None
+
+    def _get(self) -> dict[str, Any]:
+        if self._locals is None:
+            self._locals = dict(self._frame.f_locals) if self._frame is not None else {}
+            self._frame = None
+        return self._locals
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+def _caller_namespace() -> Mapping[str, Any]:
     """The local namespace of the nearest caller outside this package (where
     ``@tool`` or ``Tool(...)`` was written), for resolving string annotations."""
     package = __package__ or "starweaver"
@@ -160,7 +186,7 @@ def _caller_namespace() -> dict[str, Any]:
     while frame is not None:
         module = str(frame.f_globals.get("__name__", ""))
         if module != package and not module.startswith(package + "."):
-            return dict(frame.f_locals)
+            return _CallerLocals(frame)
         frame = frame.f_back  # type: ignore[assignment]
     return {}
 

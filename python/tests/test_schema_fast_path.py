@@ -1,0 +1,173 @@
+"""The primitive fast path of schema inference against the pydantic path.
+
+Functions whose parameters are ints, strs, floats, bools, lists and dicts of
+them, Optional and Literal get their schema assembled from cached per-type
+fragments, and their pydantic model only when a call needs it. Here every
+signature of a generated corpus builds both ways: the schemas must be equal,
+and every argument set of a corpus must bind to the same values, or fail with
+the same message, on both."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from collections.abc import Callable
+from datetime import date
+from typing import Annotated, Any, Literal, Optional, Union
+
+import pytest
+from pydantic import BaseModel, Field
+from starweaver import _schema
+from starweaver._schema import FunctionSchema, function_schema
+from starweaver.errors import InvalidArguments
+
+ANNOTATIONS: list[Any] = [
+    int,
+    str,
+    float,
+    bool,
+    list[int],
+    list[str],
+    list[float],
+    dict[str, int],
+    dict[str, list[float]],
+    Optional[int],  # noqa: UP045 - both spellings are in the grammar
+    int | None,
+    str | None,
+    int | str,
+    Union[float, bool],  # noqa: UP007
+    Literal["a", "b"],
+    Literal[1, 2, 3],
+    Literal["only"],
+    Literal[True],
+    list[Literal["x", "y"]],
+    dict[str, bool | None],
+    list[dict[str, int]] | None,
+]
+
+DEFAULTS: dict[Any, list[Any]] = {
+    int: [0, 7],
+    str: ["", "x"],
+    float: [0.5, 2],
+    bool: [False, True],
+    list[int]: [[1, 2]],
+    int | None: [None, 3],
+    str | None: [None],
+    Literal["a", "b"]: ["b"],
+    Literal[1, 2, 3]: [2],
+    dict[str, int]: [{"k": 1}],
+}
+
+VALUES: list[Any] = [0, 1, -5, 1.5, 2.0, "a", "x", "", True, False, None, [1, 2], ["a"], [1.5], {"k": 1}, {"k": [1.0]}, {"k": None}, ["x", "z"], "only", 2]
+
+
+def make(params: list[tuple[str, Any, Any]], doc: str | None) -> Callable[..., Any]:
+    """A function with these (name, annotation, default) parameters."""
+
+    def f(**kwargs: Any) -> dict[str, Any]:
+        return kwargs
+
+    f.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=a, default=d) for n, a, d in params]
+    )
+    f.__annotations__ = {n: a for n, a, _ in params}
+    f.__doc__ = doc
+    f.__qualname__ = f.__name__ = "corpus_tool"
+    return f
+
+
+def corpus() -> list[tuple[str, Callable[..., Any]]]:
+    out = []
+    for i, ann in enumerate(ANNOTATIONS):
+        out.append((f"{i}-required", make([("value", ann, inspect.Parameter.empty)], None)))
+        for j, d in enumerate(DEFAULTS.get(ann, [])):
+            out.append((f"{i}-default{j}", make([("value", ann, d)], "Set it.\n\nArgs:\n    value: the value.\n")))
+    for k, (a, b) in enumerate(itertools.combinations(ANNOTATIONS[:12], 2)):
+        params = [("first", a, inspect.Parameter.empty), ("second", b, DEFAULTS.get(b, [None])[0] if b in DEFAULTS else inspect.Parameter.empty)]
+        out.append((f"pair{k}", make(params, "A pair.\n\nArgs:\n    first: the first one.\n")))
+    out.append(("none", make([], "Nothing.")))
+    return out
+
+
+CORPUS = corpus()
+
+
+def slow(func: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> FunctionSchema:
+    with monkeypatch.context() as m:
+        m.setattr(_schema, "_primitive_schema", lambda *a, **k: None)
+        return function_schema(func)
+
+
+def outcome(fs: FunctionSchema, arguments: dict[str, Any]) -> Any:
+    try:
+        return ("ok", fs.bind(None, arguments))
+    except InvalidArguments as e:
+        return ("invalid", str(e))
+
+
+def test_corpus_is_large() -> None:
+    assert len(CORPUS) >= 90
+
+
+@pytest.mark.parametrize(("name", "func"), CORPUS, ids=[n for n, _ in CORPUS])
+def test_fast_path_matches_pydantic(name: str, func: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = function_schema(func)
+    assert fast.model is None and fast.model_factory is not None, "the corpus is in the fast path's grammar"
+    reference = slow(func, monkeypatch)
+    assert reference.model is not None
+    assert fast.json_schema == reference.json_schema
+    names = list(inspect.signature(func).parameters)
+    argument_sets: list[dict[str, Any]] = [{}, {"unknown": 1}]
+    for values in itertools.product(VALUES, repeat=len(names)) if len(names) < 2 else zip(VALUES, reversed(VALUES)):
+        argument_sets.append(dict(zip(names, values)))
+    for arguments in argument_sets:
+        assert outcome(fast, arguments) == outcome(reference, arguments), arguments
+    # The model was built on the first call that needed one.
+    assert not names or fast.model is not None
+
+
+class Point(BaseModel):
+    x: int
+
+
+def with_model(p: Point, n: int) -> None: ...
+
+
+def with_field(n: Annotated[int, Field(ge=0)]) -> None: ...
+
+
+def with_date(d: date) -> None: ...
+
+
+def with_odd_default(n: tuple[int, int] = (1, 2)) -> None: ...
+
+
+@pytest.mark.parametrize("func", [with_model, with_field, with_date, with_odd_default])
+def test_outside_the_grammar_builds_the_model_at_once(func: Callable[..., Any]) -> None:
+    fs = function_schema(func)
+    assert fs.model is not None and fs.model_factory is None
+
+
+def test_plain_calls_never_build_the_model() -> None:
+    def add(left: int, right: int = 1, label: str = "") -> int:
+        return left + right
+
+    fs = function_schema(add)
+    assert fs.plain_call({"left": 1, "right": 2})
+    assert fs.bind(None, {"left": 1, "right": 2}) == ([], {"left": 1, "right": 2})
+    assert fs.model is None
+    # A value that needs converting builds it once.
+    with pytest.raises(InvalidArguments):
+        fs.bind(None, {"left": "one"})
+    assert fs.model is not None
+
+
+def test_cached_fragments_are_not_shared() -> None:
+    def one(n: list[int]) -> None: ...
+
+    def two(n: list[int]) -> None: ...
+
+    a, b = function_schema(one), function_schema(two)
+    a.json_schema["properties"]["n"]["items"]["type"] = "mutated"
+    assert b.json_schema["properties"]["n"]["items"]["type"] == "integer"
+    assert function_schema(one).json_schema["properties"]["n"]["items"]["type"] == "integer"
