@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol, Union
 
-from starweaver import _capi, _prepare
+from starweaver import _capi, _prepare, intents
 from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, escapes
 from starweaver._pool import SyncPool, Work
@@ -459,7 +459,8 @@ class RunDriver:
     def _dispatch(
         self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any], call: tuple[str, str] | None
     ) -> None:
-        self._start(token, ctx, tool._runner(ctx, args), call)
+        # intents.guard: a pause after declaring intents is a user_error.
+        self._start(token, ctx, intents.guard(tool._runner(ctx, args)), call)
 
     def _start(self, token: int, ctx: ToolContext | None, run: Runner, call: tuple[str, str] | None = None) -> None:
         """Run user code the way its runner asks: a coroutine as a task on

@@ -35,6 +35,15 @@ from starweaver.errors import (
     StateError,
     StoreUnavailableError,
     ToolFailed,
+    ToolIntentBudgetRefused,
+    ToolIntentDuplicateIdentity,
+    ToolIntentForeignExecutionScope,
+    ToolIntentForeignSession,
+    ToolIntentIdentityBoundToDifferentIntent,
+    ToolIntentInvalid,
+    ToolIntentMalformedKey,
+    ToolIntentRecordedOutcomeOutsideProtocol,
+    ToolIntentSessionMismatch,
     ToolOutputNotVisible,
     ToolRetryLimitExceeded,
     UsageLimitExceeded,
@@ -77,6 +86,9 @@ __all__ = [
     "skills_activate",
     "skills_scan",
     "store_open",
+    "tool_intent_key",
+    "tool_intents_settle_parent_end",
+    "tool_intents_submit",
     "version",
 ]
 
@@ -160,6 +172,19 @@ ERROR_TYPES: dict[str, type[BaseException]] = {
     "artifact_conflict": ArtifactConflict,
     "artifact_integrity": ArtifactIntegrityError,
     "artifact_expired": ArtifactExpired,
+    "intent_malformed_key": ToolIntentMalformedKey,
+    "intent_foreign_session": ToolIntentForeignSession,
+    "intent_foreign_execution_scope": ToolIntentForeignExecutionScope,
+    "intent_session_mismatch": ToolIntentSessionMismatch,
+    "intent_identity_bound_to_different_intent": ToolIntentIdentityBoundToDifferentIntent,
+    "intent_duplicate_identity": ToolIntentDuplicateIdentity,
+    "intent_recorded_outcome_outside_protocol": ToolIntentRecordedOutcomeOutsideProtocol,
+    "intent_refused": ToolIntentBudgetRefused,
+    "intent_missing_tool_call_id": ToolIntentInvalid,
+    "intent_index_overflow": ToolIntentInvalid,
+    "intent_conflict": StoreUnavailableError,
+    "intent_not_found": StoreUnavailableError,
+    "intent_invalid": ToolIntentInvalid,
 }
 """The library's error ``type`` slug -> the exception ``error_from`` raises
 (``retry_limit`` of the output budget raises ``OutputRetryLimitExceeded``).
@@ -693,3 +718,44 @@ def catalog_host(session: int, request: dict[str, Any]) -> Any:
     if _lib.sw_catalog_host(session, data, len(data), out, out_len, err) != 0:
         _raise(err)
     return json.loads(_take(out, out_len))
+
+
+def tool_intent_key(request: dict[str, Any]) -> dict[str, Any]:
+    """The identity of one intent of a host ingress (``sw_tool_intent_key``):
+    ``{"session_id", "execution_scope_id", "tool_call_id", "intent_index",
+    "replay_key"}``.
+
+    Raises:
+        ToolIntentInvalid: no call id, or an index outside 0..2**32-1.
+        ValueError: a malformed request.
+    """
+    result: dict[str, Any] = _json_call(_lib.sw_tool_intent_key, request)
+    return result
+
+
+def tool_intents_submit(agent: int, request: dict[str, Any]) -> dict[str, Any]:
+    """Submit one intent through the agent's host ingress
+    (``sw_tool_intents_submit``): ``{"replayed", "identity", "kind",
+    "outcome", "model_addendum"}``.
+
+    Raises:
+        ToolIntentRefused: a refusal (its subclass names which).
+        AgentError: the agent has no intent journal.
+        StoreUnavailableError: the journal failed.
+        StateError: a bad handle.
+    """
+    result: dict[str, Any] = _artifact_call(_lib.sw_tool_intents_submit, agent, request)
+    return result
+
+
+def tool_intents_settle_parent_end(agent: int, request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Settle a scope's parent-end actions (``sw_tool_intents_settle_parent_end``).
+
+    Raises:
+        AgentError: the agent has no intent journal.
+        ToolIntentInvalid: a malformed scope.
+        StoreUnavailableError: the journal failed.
+        StateError: a bad handle.
+    """
+    result: list[dict[str, Any]] = _artifact_call(_lib.sw_tool_intents_settle_parent_end, agent, request)
+    return result

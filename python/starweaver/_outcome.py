@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Union
 
 from .errors import UserError, exception_to_outcome
+from .intents import Done
 from .result import ResultEncodingError, result_to_outcome
 
 Runner = Union[Coroutine[Any, Any, dict[str, Any]], Callable[[], dict[str, Any]]]
@@ -82,6 +83,8 @@ def encode_outcome(value: Any) -> dict[str, Any]:
     """The success outcome of value, or, when value cannot be encoded, a
     user_error outcome: encoding a tool's own return fails the same way on
     every attempt, so it is not retried."""
+    if isinstance(value, Done):
+        return value._outcome(encode_outcome)
     try:
         return result_to_outcome(value)
     except (TypeError, ValueError, RecursionError) as exc:

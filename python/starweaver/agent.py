@@ -19,7 +19,7 @@ from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, art
 from starweaver.dependencies import merge_deps
 from starweaver.dynamic import AbstractToolset, ToolsetFactory
 from starweaver.environment import Environment, environment_spec
-from starweaver.errors import StarweaverError, StateError
+from starweaver.errors import AgentError, StarweaverError, StateError
 from starweaver.hitl import (
     ApprovalsInput,
     DeferredInput,
@@ -30,6 +30,7 @@ from starweaver.hitl import (
     normalize_deferred_results,
 )
 from starweaver.hooks import Hook
+from starweaver.intents import ScopeKind, ToolIntents
 from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, typed_messages
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
@@ -352,6 +353,7 @@ class Agent:
         shell: LocalShell | None = None,
         environment: Environment | None = None,
         batch_tool: bool = False,
+        intent_journal: Store | None = None,
     ) -> None:
         if isinstance(model, str):
             model = infer_model(model)
@@ -379,6 +381,14 @@ class Agent:
         #: Where the agent journals its tool calls that may change the world
         #: (None: no journal).
         self.effect_journal = effect_journal
+        if intent_journal is not None and not isinstance(intent_journal, Store):
+            raise TypeError(
+                "intent_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
+                f"got {type(intent_journal).__name__}"
+            )
+        #: Where the agent keeps the intents its tools declare (None: tools
+        #: may not declare intents).
+        self.intent_journal = intent_journal
         self._trace_content = bool(trace_content)
         # The spans of runs started and not yet finished (see tracing.py).
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
@@ -440,6 +450,7 @@ class Agent:
             ("tool_error_policy", policy_spec(tool_error_policy)),
             ("effect_journal", effect_journal._handle if effect_journal is not None else None),
             ("effect_recovery", effect_recovery),
+            ("intent_journal", intent_journal._handle if intent_journal is not None else None),
             ("tool_capability_grants", _grants_spec(tool_capability_grants)),
             ("shell", shell_spec(shell)),
             ("environment", environment_spec(environment)),
@@ -852,6 +863,19 @@ class Agent:
             ValueError: ``message_history`` is malformed.
         """
         return AgentSession(self, _ref=self._new_session(message_history))
+
+    def tool_intents(self, session_id: str, scope: str, *, scope_kind: ScopeKind = "process") -> ToolIntents:
+        """The host ingress of execution scope ``scope`` (a process id, or a
+        turn id with ``scope_kind="turn"``) in session ``session_id``, over
+        the agent's ``intent_journal``: ``.key(call_id, index)``,
+        ``.submit(key, intent)`` and ``.settle_parent_end()``.
+
+        Raises:
+            AgentError: the agent has no ``intent_journal``.
+        """
+        if self.intent_journal is None:
+            raise AgentError("the agent has no intent_journal (create_agent(intent_journal=SqliteStore(...)))")
+        return ToolIntents(self, session_id, scope, scope_kind)
 
     async def open_session(self, session_id: str, *, allow_unsigned: bool = False) -> AgentSession:
         """Load the session ``session_id`` from the agent's session store, as
@@ -1269,6 +1293,7 @@ def create_agent(
     shell: LocalShell | None = None,
     environment: Environment | None = None,
     batch_tool: bool = False,
+    intent_journal: Store | None = None,
 ) -> Agent:
     """Build an agent. Raw callables are accepted as tools.
 
@@ -1336,6 +1361,15 @@ def create_agent(
     second resume (in this process or another, or from an old exported
     copy) raises ``StateError`` and runs nothing. Give the agents sharing a
     store the same ``state_key``.
+    ``intent_journal`` (a store: ``SqliteStore(path)``, ``PostgresStore(dsn)``)
+    keeps the intents tools declare (``return Done(value, intents=[...])``,
+    see ``starweaver.intents``): after a call's final attempt its result and
+    intents are committed, then each intent is realised once under a replay
+    key of the session, the turn, the call id and its index; the outcomes
+    are in the return's metadata under ``"starweaver_intents"`` and their
+    lines follow what the model reads. A recovered run replays a committed
+    call instead of running it. ``agent.tool_intents(session_id, scope)`` is
+    the host ingress over the same journal.
     ``effect_journal`` (a store, the same as ``session_store`` or another)
     journals every call of a tool that may change the world (any tool not
     declared pure or read-only): it is recorded before it runs and, with its
@@ -1439,4 +1473,5 @@ def create_agent(
         shell=shell,
         environment=environment,
         batch_tool=batch_tool,
+        intent_journal=intent_journal,
     )

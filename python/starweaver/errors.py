@@ -52,6 +52,16 @@ __all__ = (
     "Timeout",
     "ToolError",
     "ToolFailed",
+    "ToolIntentBudgetRefused",
+    "ToolIntentDuplicateIdentity",
+    "ToolIntentForeignExecutionScope",
+    "ToolIntentForeignSession",
+    "ToolIntentIdentityBoundToDifferentIntent",
+    "ToolIntentInvalid",
+    "ToolIntentMalformedKey",
+    "ToolIntentRecordedOutcomeOutsideProtocol",
+    "ToolIntentRefused",
+    "ToolIntentSessionMismatch",
     "ToolOutputNotVisible",
     "ToolRetryLimitExceeded",
     "UsageLimitExceeded",
@@ -247,6 +257,51 @@ class StoreUnavailableError(StarweaverError, ConnectionError):
 
 #: The same class under its shorter name.
 StoreUnavailable = StoreUnavailableError
+
+
+class ToolIntentRefused(StateError):
+    """A host ingress refused a submitted intent (``ToolIntents.submit``);
+    ``code`` is the library's slug (``"intent_session_mismatch"``, ...), or,
+    for ``ToolIntentBudgetRefused``, the refusal's code. Nothing was
+    recorded."""
+
+
+class ToolIntentMalformedKey(ToolIntentRefused):
+    """The key was not made by ``ToolIntents.key``."""
+
+
+class ToolIntentForeignSession(ToolIntentRefused):
+    """The key belongs to another session's ingress."""
+
+
+class ToolIntentForeignExecutionScope(ToolIntentRefused):
+    """The key belongs to another scope's ingress."""
+
+
+class ToolIntentSessionMismatch(ToolIntentRefused):
+    """The intent names another session than the ingress's."""
+
+
+class ToolIntentIdentityBoundToDifferentIntent(ToolIntentRefused):
+    """The key was submitted before with another intent."""
+
+
+class ToolIntentDuplicateIdentity(ToolIntentRefused):
+    """A tool call realised the key's identity; a host cannot submit it."""
+
+
+class ToolIntentRecordedOutcomeOutsideProtocol(ToolIntentRefused):
+    """The outcome recorded under the key is not one this protocol writes."""
+
+
+class ToolIntentBudgetRefused(ToolIntentRefused):
+    """Admission refused the intent (``code``: e.g.
+    ``"canonical_byte_budget_exceeded"``)."""
+
+
+class ToolIntentInvalid(ToolIntentRefused, ValueError):
+    """A malformed intent, scope or key (no call id, an index outside
+    0..2**32-1)."""
 
 
 class ToolError(StarweaverError):
