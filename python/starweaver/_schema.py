@@ -33,6 +33,7 @@ import copy
 import functools
 import inspect
 import json
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -360,6 +361,8 @@ def _type_hints(func: Callable[..., Any], localns: Mapping[str, Any] | None) -> 
     localns, the namespace of the code that built the tool.
     """
     src = _hint_source(func)
+    if (quick := _quick_string_hints(src)) is not None:
+        return quick, {}
     hints: dict[str, Any]
     # localns is read only if the function's globals do not resolve a hint.
     for ns in (None, localns) if localns is not None else (None,):
@@ -386,6 +389,55 @@ def _type_hints(func: Callable[..., Any], localns: Mapping[str, Any] | None) -> 
         if (text := _forward_text(hints[name])) is not None:
             failed[name] = f"cannot resolve type hint {text!r}"
     return hints, failed
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled_annotation(text: str) -> Any:
+    return compile(text, "<annotation>", "eval")
+
+
+def _resolved(tp: Any, depth: int = 0) -> bool:
+    """Whether an evaluated annotation holds no forward reference (a str or a
+    ForwardRef) that get_type_hints would still have to resolve."""
+    if isinstance(tp, (str, typing.ForwardRef)) or depth > 8:
+        return False
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return True
+    args = typing.get_args(tp)
+    if origin is Annotated:
+        args = args[:1]
+    return all(_resolved(a, depth + 1) for a in args)
+
+
+def _quick_string_hints(src: Any) -> dict[str, Any] | None:
+    """The annotations of a function written under ``from __future__ import
+    annotations``, evaluated in its globals from cached compiled text: what
+    typing.get_type_hints computes, without compiling every annotation of
+    every tool again. None (use get_type_hints) for anything but a plain
+    function whose every annotation is text that resolves, in its globals
+    alone, to a type holding no further forward reference."""
+    if not inspect.isfunction(src) or sys.version_info < (3, 11):
+        # Before 3.11 get_type_hints also made a None default's hint Optional.
+        return None
+    annotations = getattr(src, "__annotations__", None)
+    if not annotations or not all(isinstance(a, str) for a in annotations.values()):
+        return None
+    globalns = getattr(src, "__globals__", None)
+    if not isinstance(globalns, dict):
+        return None
+    hints: dict[str, Any] = {}
+    try:
+        for name, text in annotations.items():
+            value = eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
+            if value is None:
+                value = type(None)
+            if not _resolved(value):
+                return None
+            hints[name] = value
+    except Exception:
+        return None
+    return hints
 
 
 def is_async_callable(func: Callable[..., Any]) -> bool:

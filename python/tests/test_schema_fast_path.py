@@ -171,3 +171,48 @@ def test_cached_fragments_are_not_shared() -> None:
     a.json_schema["properties"]["n"]["items"]["type"] = "mutated"
     assert b.json_schema["properties"]["n"]["items"]["type"] == "integer"
     assert function_schema(one).json_schema["properties"]["n"]["items"]["type"] == "integer"
+
+
+# String annotations (this module has `from __future__ import annotations`):
+# the cached evaluation gives what typing.get_type_hints gives, or defers to it.
+
+
+def hinted_plain(a: int, b: str | None = None, c: list[dict[str, float]] | None = None) -> None: ...
+
+
+def hinted_literal(mode: Literal["a", "b"] = "a", flag: Optional[bool] = None) -> None: ...  # noqa: UP045
+
+
+def hinted_annotated(n: Annotated[int, Field(ge=0, description="count")], p: Point | None = None) -> None: ...
+
+
+def hinted_later(x: DefinedLater) -> None: ...
+
+
+def hinted_quoted(x: list[DefinedLater]) -> None: ...
+
+
+def hinted_unknown(x: NoSuchName) -> None: ...  # type: ignore[name-defined]  # noqa: F821
+
+
+class DefinedLater:
+    pass
+
+
+@pytest.mark.parametrize("func", [hinted_plain, hinted_literal, hinted_annotated, hinted_later, hinted_quoted])
+def test_string_annotations_resolve_as_get_type_hints_does(func: Callable[..., Any]) -> None:
+    import sys
+    import typing
+
+    quick = _schema._quick_string_hints(func)  # pyright: ignore[reportPrivateUsage]
+    if sys.version_info < (3, 11):
+        assert quick is None
+        return
+    # repr: a Field in an annotation is a new object on every evaluation.
+    assert repr(quick) == repr(typing.get_type_hints(func, include_extras=True))
+
+
+def test_unresolvable_string_annotations_defer_to_get_type_hints() -> None:
+    assert _schema._quick_string_hints(hinted_unknown) is None  # pyright: ignore[reportPrivateUsage]
+    with pytest.raises(ValueError, match="NoSuchName"):
+        function_schema(hinted_unknown)
