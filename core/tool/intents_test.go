@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -139,5 +141,31 @@ func TestRealiserWrapsEveryCallOfAParallelBatch(t *testing.T) {
 		if got := x.seen[calls[i].ID]; len(got.Intents) != 1 {
 			t.Fatalf("call %s: the realiser saw %+v", calls[i].ID, got)
 		}
+	}
+}
+
+// A journaled call whose effect completed but whose intents were never
+// committed (the process stopped in between) hands its recorded intents
+// on when the effect journal replays it.
+func TestEffectJournalReplayCarriesTheIntents(t *testing.T) {
+	var runs atomic.Int32
+	send := counted("send", effect.ClassNonIdempotentWrite, &runs, func(*tool.Context) (tool.Result, error) {
+		return tool.Result{Content: "sent", Intents: cancelIntent("p")}, nil
+	})
+	reg := journaledRegistry(t, &tool.Journal{Store: effect.NewMemoryStore()}, send)
+	x := &recordingRealiser{}
+	reg.SetIntents(x)
+	call := tool.Call{ID: "c1", Name: "send", Arguments: json.RawMessage(`{}`)}
+	if ret := reg.Execute(context.Background(), journalBase(), call); ret.IsError {
+		t.Fatalf("first call: %+v", ret)
+	}
+	x.seen = nil // what the first run declared was lost with its process
+	ret := reg.Execute(context.Background(), journalBase(), tool.Call{ID: "c2", Name: "send", Arguments: json.RawMessage(`{}`)})
+	if !replayed(ret) || runs.Load() != 1 {
+		t.Fatalf("the second call was not replayed: %+v (%d runs)", ret, runs.Load())
+	}
+	got := x.seen["c2"]
+	if len(got.Intents) != 1 || got.Intents[0].(*intent.CancelProcess).ProcessID != "p" {
+		t.Fatalf("the replayed return carries %+v", got)
 	}
 }
