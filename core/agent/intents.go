@@ -21,7 +21,9 @@ import (
 // r.Journal as the call's final attempt, then drains the intents in
 // source order, each under the replay key derived from the session, the
 // turn (the run and its step: "<run id>:<step>"), the call id and the
-// intent's index. Calls that declare no intents are not recorded.
+// intent's index. Calls that declare no intents are not recorded, except
+// successful batch calls (see BatchTool), whose children may have: a
+// redrive of a committed batch runs none of its children again.
 //
 // A call the journal holds committed already (a run recovered with
 // Session.Recover, or resumed, after a crash) is not run again: its
@@ -126,7 +128,7 @@ func (x callIntents) RealiseCall(ctx context.Context, tc *tool.Context, call too
 	}
 	ret := run(ctx)
 	in := declared(ret)
-	if in.Empty() {
+	if in.Empty() && (call.Name != batch.Name || ret.ErrorKind() != "") {
 		return ret
 	}
 	if ic.Session == "" || ic.CallID == "" {
@@ -144,13 +146,16 @@ func declared(ret tool.Return) intent.Intents {
 }
 
 // commit records ret with its intents as ic's final attempt and realises
-// them.
+// them. A successful batch call is committed even without intents of its
+// own: its children drained theirs, and a redrive must not run them again.
 func (x callIntents) commit(ctx context.Context, call tool.Call, ic intent.Call, ret tool.Return, in intent.Intents) tool.Return {
-	rt := *ret.Runtime
-	rt.Intents = intent.Intents{}
-	ret.Runtime = &rt
-	if rt.ErrorKind == "" && rt.Retry == 0 && len(rt.Request) == 0 && len(rt.Arguments) == 0 {
-		ret.Runtime = nil
+	if ret.Runtime != nil {
+		rt := *ret.Runtime
+		rt.Intents = intent.Intents{}
+		ret.Runtime = &rt
+		if rt.ErrorKind == "" && rt.Retry == 0 && len(rt.Request) == 0 && len(rt.Arguments) == 0 {
+			ret.Runtime = nil
+		}
 	}
 	raw, err := json.Marshal(ret)
 	if err != nil {
@@ -216,6 +221,9 @@ func projectIntents(ret tool.Return, outs []intent.Outcome, drainErr error) tool
 		if r, ok := o.(intent.Refused); ok && r.Refusal.Code == intent.RefusalCommandFailed && failed == nil {
 			failed = &r
 		}
+	}
+	if len(outs) == 0 && drainErr == nil {
+		return ret // a batch call: its children carry their outcomes
 	}
 	md := withEntry(ret.Metadata, tool.MetaIntents, recorded)
 	if drainErr != nil {

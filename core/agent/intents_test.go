@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -228,14 +229,22 @@ func TestIntentHostIngressReplaysADuplicateSubmit(t *testing.T) {
 // tool does not run again and each intent is realised exactly once.
 
 const (
+	// The pause point to be killed at, "<point>" or "<point>#<n>" for its
+	// n-th occurrence (from 1).
 	intentCrashEnvPoint = "STARWEAVER_INTENT_CRASH_POINT"
 	intentCrashEnvDB    = "STARWEAVER_INTENT_CRASH_DB"
+	// intentCrashEnvBatch, when set, makes the model call the batch tool
+	// with two children that declare intents.
+	intentCrashEnvBatch = "STARWEAVER_INTENT_CRASH_BATCH"
 )
 
 func intentCrashAgent(t testing.TB, db *sqlite.DB, m model.Model, runs *atomic.Int32, pause intent.PauseFunc) *agent.Agent {
 	t.Helper()
-	a, err := agent.NewBuilder(m).Tool(declaring("queue", runs).WithEffect(effect.ClassNonIdempotentWrite)).StateKey(storeKey).
-		SessionStore(sqlite.NewSessionStore(db)).EffectJournal(sqlite.NewEffectStore(db)).
+	a, err := agent.NewBuilder(m).Tool(declaring("queue", runs).WithEffect(effect.ClassNonIdempotentWrite),
+		declaring("queue2", runs).WithEffect(effect.ClassReadOnly)).BatchTool(true).StateKey(storeKey).
+		// retry_safe: the batch call itself (undeclared) is run again when the
+		// kill left its effect record started; its children are journaled.
+		SessionStore(sqlite.NewSessionStore(db)).EffectJournal(sqlite.NewEffectStore(db), agent.JournalRecovery(effect.RecoveryRetrySafe)).
 		Intents(&intent.Realiser{Journal: sqlite.NewIntentJournal(db), Pause: pause}).Build()
 	if err != nil {
 		t.Fatal(err)
@@ -257,13 +266,18 @@ func TestIntentCrashWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	var id string
+	point, nth, _ := strings.Cut(point, "#")
+	var seen atomic.Int32
 	pause := func(_ context.Context, p intent.PausePoint) {
-		if p.String() == point {
+		if p.String() == point && fmt.Sprint(seen.Add(1)) == cmp.Or(nth, "1") {
 			fmt.Printf("ready %s\n", id)
 			time.Sleep(crashWait) // wait to be killed; the bound only keeps an orphan from living on
 		}
 	}
 	m := model.NewTestModel(calls(model.Call("call-q", "queue", map[string]any{"reports": []string{"a", "b"}})), text("unreachable"))
+	if os.Getenv(intentCrashEnvBatch) != "" {
+		m = model.NewTestModel(calls(model.Call("call-b", batch.Name, batchOfTwo)), text("unreachable"))
+	}
 	s := intentCrashAgent(t, db, m, nil, pause).NewSession()
 	id = s.ID()
 	_, err = s.Run(ctx, "queue")
@@ -272,10 +286,10 @@ func TestIntentCrashWorker(t *testing.T) {
 
 // intentCrashChild runs a worker to point and kills it; it returns the
 // session id.
-func intentCrashChild(t *testing.T, point, dbPath string) string {
+func intentCrashChild(t *testing.T, point, dbPath string, env ...string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIntentCrashWorker$", "-test.count=1")
-	cmd.Env = append(os.Environ(), intentCrashEnvPoint+"="+point, intentCrashEnvDB+"="+dbPath)
+	cmd.Env = append(append(os.Environ(), intentCrashEnvPoint+"="+point, intentCrashEnvDB+"="+dbPath), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -368,6 +382,79 @@ func TestIntentCrashRedriveRealisesEachIntentOnce(t *testing.T) {
 				b2, _ := json.Marshal(rep.Intents[i])
 				if !bytes.Equal(b1, b2) {
 					t.Fatalf("outcome %d differs:\n%s\n%s", i, b1, b2)
+				}
+			}
+		})
+	}
+}
+
+// batchOfTwo is a batch call whose children each declare two starts.
+var batchOfTwo = map[string]any{"tool_calls": []any{
+	map[string]any{"tool": "queue", "parameters": map[string]any{"reports": []string{"a", "b"}}},
+	map[string]any{"tool": "queue2", "parameters": map[string]any{"reports": []string{"c", "d"}}},
+}}
+
+// A batch killed mid-drain (after its second child's commit, or after
+// the batch call's own commit) is redriven: every intent is realised once
+// and the children's outcomes are the recorded ones, byte for byte; once
+// the batch call itself was committed, no child runs again.
+func TestIntentCrashRedrivesABatch(t *testing.T) {
+	for _, c := range []struct {
+		point string
+		reran bool
+	}{
+		{"after_tool_attempt_commit#2", true},  // child 1 committed, child 0 drained
+		{"after_tool_attempt_commit#3", false}, // the batch call committed
+	} {
+		t.Run(c.point, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), crashWait)
+			defer cancel()
+			dbPath := filepath.Join(t.TempDir(), "sw.db")
+			id := intentCrashChild(t, c.point, dbPath, intentCrashEnvBatch+"=1")
+			db, err := sqlite.Open(ctx, dbPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var runs atomic.Int32
+			a := intentCrashAgent(t, db, model.NewTestModel(text("queued")), &runs, nil)
+			s, err := a.OpenSession(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Recover(ctx)
+			if err != nil || res.Status != agent.StatusCompleted {
+				t.Fatalf("Recover: %+v %v", res, err)
+			}
+			if got := runs.Load() > 0; got != c.reran {
+				t.Fatalf("children ran %d times on the redrive", runs.Load())
+			}
+			var out batch.Output
+			b, _ := json.Marshal(lastReturn(t, res.Messages, "call-b").Content)
+			if err := json.Unmarshal(b, &out); err != nil || len(out.Results) != 2 {
+				t.Fatalf("batch output %s: %v", b, err)
+			}
+			r := a.IntentRealiser()
+			local := intent.NewLocal(sqlite.NewIntentJournal(db))
+			for i, child := range []string{"call-b:00", "call-b:01"} {
+				call := intent.Call{Session: id, Scope: agent.TurnScope(res.RunID, 0), CallID: child}
+				o, ok, err := r.Final(ctx, call)
+				if err != nil || !ok {
+					t.Fatalf("child %s not committed: %v", child, err)
+				}
+				rep, err := r.Realise(ctx, call, o)
+				if err != nil || len(rep.Intents) != 2 {
+					t.Fatalf("child %s: %+v %v", child, rep, err)
+				}
+				text, _ := out.Results[i].Result.(string)
+				for j, oc := range rep.Intents {
+					ex := oc.(intent.Executed)
+					if st, err := local.Process(ctx, ex.Identity.ReplayKey); err != nil || len(st.Entries) != 1 {
+						t.Fatalf("process %s: %+v %v", ex.Identity.ReplayKey, st, err)
+					}
+					if !strings.Contains(text, oc.ModelAddendum()) {
+						t.Fatalf("child %d intent %d: the batch output %q lacks %q", i, j, text, oc.ModelAddendum())
+					}
 				}
 			}
 		})
