@@ -460,3 +460,40 @@ func TestIntentCrashRedrivesABatch(t *testing.T) {
 		})
 	}
 }
+
+// A call that asks for approval carries no intents; approved, it runs
+// again and its intents are realised once, in the resumed run's turn.
+func TestIntentsOfAnApprovedCallAreRealisedOnResume(t *testing.T) {
+	ctx := context.Background()
+	var runs atomic.Int32
+	gated := tool.New("deploy", "", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+		if tc.Approval == nil {
+			return tool.Result{}, tool.ApprovalRequired("deploy?", nil)
+		}
+		runs.Add(1)
+		return tool.Result{Content: "deployed", Intents: intent.V1(&intent.StartProcess{SessionID: tc.ConversationID,
+			Request: intent.ProcessStartRequest{Originator: "deploy"}})}, nil
+	})
+	j := intent.NewMemoryJournal()
+	m := model.NewTestModel(calls(model.Call("c-dep", "deploy", map[string]any{})), text("deployed it"))
+	s := agent.NewBuilder(m).Tool(gated).IntentJournal(j).MustBuild().NewSession()
+	res, err := s.Run(ctx, "deploy")
+	if err != nil || res.Status != agent.StatusWaiting {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	res, err = s.Resume(ctx, agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: "c-dep", Approved: true}}})
+	if err != nil || res.Status != agent.StatusCompleted || runs.Load() != 1 {
+		t.Fatalf("resume: %+v %v (%d runs)", res, err, runs.Load())
+	}
+	outs, err := agent.IntentOutcomes(lastReturn(t, res.Messages, "c-dep"))
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("outcomes %+v %v", outs, err)
+	}
+	ex := outs[0].(intent.Executed)
+	if st, err := intent.NewLocal(j).Process(ctx, ex.Identity.ReplayKey); err != nil || len(st.Entries) != 1 {
+		t.Fatalf("process: %+v %v", st, err)
+	}
+	if want := agent.TurnScope(res.RunID, 0).ID; ex.Identity.ExecutionScopeID != want {
+		t.Fatalf("scope %q, want %q", ex.Identity.ExecutionScopeID, want)
+	}
+}
