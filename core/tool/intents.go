@@ -68,9 +68,20 @@ func (c *callRun) checkIntents(res Result, err error) (Result, error) {
 // realised runs the prepared call c through the registry's
 // IntentRealiser, storing its Return in dst and then calling wg.Done; the
 // realiser's run launches the call's attempts as startRun would have.
+//
+// A call the realiser answers without running (a replay), or whose
+// realiser panics before running it, still releases its place in the
+// batch's resource-key order, which a run releases when it finishes:
+// otherwise the calls ordered after it would wait forever.
 func (c *callRun) realised(call Call, dst *Return, wg *sync.WaitGroup) {
 	tc := c.tc
+	launched := false
 	defer wg.Done()
+	defer func() {
+		if !launched && c.batch != nil {
+			c.batch.finished(c.index)
+		}
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			*dst = ErrorReturn(c.call, panicError("the intent realiser", p))
@@ -81,6 +92,7 @@ func (c *callRun) realised(call Call, dst *Return, wg *sync.WaitGroup) {
 		var done sync.WaitGroup
 		done.Add(1)
 		c.ctx = ctx
+		launched = true
 		c.launch(call, &ret, &done)
 		done.Wait()
 		return ret

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/intent"
@@ -167,5 +168,38 @@ func TestEffectJournalReplayCarriesTheIntents(t *testing.T) {
 	got := x.seen["c2"]
 	if len(got.Intents) != 1 || got.Intents[0].(*intent.CancelProcess).ProcessID != "p" {
 		t.Fatalf("the replayed return carries %+v", got)
+	}
+}
+
+// A call the realiser answers from its record (a redriven run) never runs,
+// yet the calls ordered after it on a resource key still run: a replay
+// releases its place in the batch's order like a finished call.
+func TestReplayedCallReleasesItsResourceKey(t *testing.T) {
+	r := &tool.Registry{}
+	w := tool.New("w", "", nil, func(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
+		return tool.Result{Content: "ran " + tc.ToolCallID}, nil
+	}).WithResourceArgument("path", tool.AccessWrite)
+	if err := r.Add(w); err != nil {
+		t.Fatal(err)
+	}
+	r.SetIntents(tool.IntentRealiserFunc(func(ctx context.Context, tc *tool.Context, call tool.Call, run func(context.Context) tool.Return) tool.Return {
+		if call.ID == "1" {
+			return tool.Return{ToolCallID: call.ID, Name: call.Name, Content: "recorded 1"}
+		}
+		return run(ctx)
+	}))
+	args := json.RawMessage(`{"path":"a"}`)
+	calls := []tool.Call{{ID: "1", Name: "w", Arguments: args}, {ID: "2", Name: "w", Arguments: args, Index: 1}, {ID: "3", Name: "w", Arguments: args, Index: 2}}
+	done := make(chan []tool.Return, 1)
+	go func() { done <- r.ExecuteBatch(context.Background(), nil, calls, tool.BatchOptions{}) }()
+	select {
+	case rets := <-done:
+		for i, want := range []string{"recorded 1", "ran 2", "ran 3"} {
+			if rets[i].Content != want {
+				t.Fatalf("return %d is %v, want %q", i, rets[i].Content, want)
+			}
+		}
+	case <-time.After(30 * time.Second): // a bound on a hang, not a measurement
+		t.Fatal("calls after a replayed call on its key never ran")
 	}
 }
