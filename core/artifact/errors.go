@@ -16,13 +16,13 @@ var (
 	// rule of this package (the message names the rule).
 	ErrInvalidInput = errors.New("artifact: invalid input")
 	// ErrNotFound: the scope holds no artifact with that id.
-	ErrNotFound error = &sentinel{"artifact: not found", store.ErrNotFound}
+	ErrNotFound error = store.Specialize("artifact: not found", store.ErrNotFound)
 	// ErrIdempotencyConflict: the idempotency key already names another
 	// artifact, or the same artifact with another name or expiry.
-	ErrIdempotencyConflict error = &sentinel{"artifact: idempotency conflict", store.ErrConflict}
+	ErrIdempotencyConflict error = store.Specialize("artifact: idempotency conflict", store.ErrConflict)
 	// ErrMetadataConflict: the scope already holds the content under a new
 	// key's content address, with another name or expiry.
-	ErrMetadataConflict error = &sentinel{"artifact: metadata conflict", store.ErrConflict}
+	ErrMetadataConflict error = store.Specialize("artifact: metadata conflict", store.ErrConflict)
 	// ErrIntegrity: the stored bytes no longer match their reference (size,
 	// digest or id), or the reference presented differs from the stored one.
 	ErrIntegrity = errors.New("artifact: integrity check failed")
@@ -30,16 +30,6 @@ var (
 	// purged (see Store.PurgeExpired) but is never returned.
 	ErrExpired = errors.New("artifact: expired")
 )
-
-// sentinel is an error that also matches a more general one, so that
-// errors.Is(err, store.ErrNotFound) holds for ErrNotFound.
-type sentinel struct {
-	msg  string
-	base error
-}
-
-func (e *sentinel) Error() string { return e.msg }
-func (e *sentinel) Unwrap() error { return e.base }
 
 // ErrorKind is the stable slug of an artifact failure. The C ABI and the
 // Python package see the same slugs; they never change once published.

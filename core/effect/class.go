@@ -1,6 +1,10 @@
 package effect
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/starweaver-go/starweaver/core/store"
+)
 
 // Class says what running a tool does to the world, and therefore whether
 // the runtime may run it again after a failure whose outcome is unknown,
@@ -44,7 +48,7 @@ func Classes() []Class { return append([]Class(nil), classes[:]...) }
 
 // ErrUnknownClass is returned by ParseClass (and by JSON decoding) for a
 // string that is not a class. It matches ErrInvalid too.
-var ErrUnknownClass error = &sentinel{"effect: unknown effect class", ErrInvalid}
+var ErrUnknownClass error = store.Specialize("effect: unknown effect class", ErrInvalid)
 
 // ParseClass returns the class whose string form is s; "" is
 // ClassUndeclared.

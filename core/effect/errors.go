@@ -7,16 +7,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
-// sentinel is an error with a fixed message that may match a more general
-// error too (a store's), so that errors.Is works at both levels.
-type sentinel struct {
-	msg  string
-	wrap error
-}
-
-func (e *sentinel) Error() string { return e.msg }
-func (e *sentinel) Unwrap() error { return e.wrap }
-
 // Sentinel errors. Failures wrap one of them, so callers test with
 // errors.Is; Slug names each one for hosts.
 var (
@@ -27,11 +17,11 @@ var (
 	ErrInvalid = errors.New("effect: invalid")
 	// ErrNotFound: no record has that id or key. It matches
 	// store.ErrNotFound too.
-	ErrNotFound error = &sentinel{"effect: not found", store.ErrNotFound}
+	ErrNotFound error = store.Specialize("effect: not found", store.ErrNotFound)
 	// ErrConflict: a compare-and-swap lost: the record changed since it
 	// was read, or a create found the id or the key already taken. It
 	// matches store.ErrConflict too.
-	ErrConflict error = &sentinel{"effect: conflict", store.ErrConflict}
+	ErrConflict error = store.Specialize("effect: conflict", store.ErrConflict)
 	// ErrIdempotencyConflict: an idempotency key (or an effect id) was
 	// reused for a different effect: another tool, class or input.
 	ErrIdempotencyConflict = errors.New("effect: idempotency conflict")

@@ -6,16 +6,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
-// sentinel is an error with a fixed message that may match a more general
-// error too (a store's), so that errors.Is works at both levels.
-type sentinel struct {
-	msg  string
-	wrap error
-}
-
-func (e *sentinel) Error() string { return e.msg }
-func (e *sentinel) Unwrap() error { return e.wrap }
-
 // Sentinel errors. Failures wrap one of them, so callers test with
 // errors.Is; Slug names each one for hosts.
 var (
@@ -24,10 +14,10 @@ var (
 	ErrInvalid = errors.New("intent: invalid")
 	// ErrNotFound: no journal entry has that key. It matches
 	// store.ErrNotFound too.
-	ErrNotFound error = &sentinel{"intent: not found", store.ErrNotFound}
+	ErrNotFound error = store.Specialize("intent: not found", store.ErrNotFound)
 	// ErrConflict: a journal append found its stream position taken by
 	// another entry. It matches store.ErrConflict too.
-	ErrConflict error = &sentinel{"intent: conflict", store.ErrConflict}
+	ErrConflict error = store.Specialize("intent: conflict", store.ErrConflict)
 	// ErrMissingToolCallID: an identity was derived without a tool call id.
 	ErrMissingToolCallID = errors.New("intent: missing tool call id")
 	// ErrIntentIndexOverflow: an intent index does not fit in 32 bits.

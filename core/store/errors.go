@@ -15,3 +15,17 @@ var (
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store: closed")
 )
+
+// Specialize returns an error reading msg that also matches general with
+// errors.Is: a package's own sentinel for a store-wide condition (say
+// "effect: not found" for ErrNotFound), so that callers can test at
+// either level.
+func Specialize(msg string, general error) error { return &specialized{msg, general} }
+
+type specialized struct {
+	msg     string
+	general error
+}
+
+func (e *specialized) Error() string { return e.msg }
+func (e *specialized) Unwrap() error { return e.general }
