@@ -13,6 +13,7 @@ import (
 	"runtime"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/store/postgres"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
@@ -45,8 +46,11 @@ func (h *storeHandle) intentJournal() intent.Journal {
 }
 
 // useIntentJournal gives b the intent journal of the store handle h (an
-// agent spec's "intent_journal"; 0 for none).
-func useIntentJournal(b *agent.Builder, h int64) error {
+// agent spec's "intent_journal"; 0 for none). With a shell (the agent's
+// own, or its local environment's), the processes its intents start are
+// processes of that shell (intent.ShellProcesses); otherwise they are
+// intent.Local's durable records.
+func useIntentJournal(b *agent.Builder, h int64, shell *env.LocalShell) error {
 	if h == 0 {
 		return nil
 	}
@@ -54,7 +58,12 @@ func useIntentJournal(b *agent.Builder, h int64) error {
 	if err != nil {
 		return err
 	}
-	b.IntentJournal(st.intentJournal())
+	j := st.intentJournal()
+	if shell == nil {
+		b.IntentJournal(j)
+		return nil
+	}
+	b.Intents(&intent.Realiser{Journal: j, Commands: intent.NewShellProcesses(j, shell)})
 	return nil
 }
 

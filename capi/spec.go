@@ -494,9 +494,6 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if err := useEffectJournal(b, s.EffectJournal, s.EffectRecovery); err != nil {
 		return nil, err
 	}
-	if err := useIntentJournal(b, s.IntentJournal); err != nil {
-		return nil, err
-	}
 	if err := s.applyArtifacts(b); err != nil {
 		return nil, err
 	}
@@ -510,10 +507,26 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if s.Environment != nil {
 		p, err := s.Environment.build()
 		if err != nil {
+			if sh != nil {
+				sh.Close()
+			}
 			return nil, err
 		}
 		b.Environment(p)
 		envShell = environmentShell(p)
+	}
+	procShell := sh
+	if procShell == nil {
+		procShell = envShell
+	}
+	if err := useIntentJournal(b, s.IntentJournal, procShell); err != nil {
+		if sh != nil {
+			sh.Close()
+		}
+		if envShell != nil {
+			envShell.Close()
+		}
+		return nil, err
 	}
 	a, err := b.Build()
 	if err != nil {

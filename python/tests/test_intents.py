@@ -23,6 +23,8 @@ from starweaver import (
     CallDeferred,
     CancelProcess,
     Done,
+    LocalShell,
+    ShellPolicy,
     EmitProcessEvent,
     EmitTrigger,
     ProcessParentEndPolicy,
@@ -378,3 +380,74 @@ def test_killed_after_the_attempt_commit_a_redrive_realises_each_intent_once(
         # The started process holds one entry: its start.
         signal = host.submit(host.key("wake", 0), SignalProcess(start["result"]["process_id"], "wake"))
         assert signal.result["sequence"] == 1
+
+
+def _with_argument(arg: str) -> list[int]:
+    """The live processes with arg in their argv (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and arg in argv:
+            out.append(int(entry.name))
+    return out
+
+
+def _wait_for(count: Any, want: int) -> None:
+    """Polls count() (bounded: a hang guard, not a measurement)."""
+    import time
+
+    deadline = time.monotonic() + 30
+    while len(count()) != want and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(count()) == want
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="counts processes in /proc")
+def test_an_agent_with_a_shell_starts_real_processes_and_its_turn_end_kills_them(tmp_path: Path) -> None:
+    """With a shell, a StartProcess runs its input as a process of that shell
+    (the process id still the replay key); the turn's Cancel parent end
+    kills it, and a process the shell's policy refuses never starts."""
+    import os
+
+    mark = f"7{os.getpid()}{len(str(tmp_path))}"  # sleep's seconds: a number no other process has
+
+    @tool
+    def spawn(command: str) -> Done:
+        return Done("spawned", intents=[StartProcess(input={"command": command, "arguments": [mark]})])
+
+    root = tmp_path / "root"
+    root.mkdir()
+    model = TestModel.responses(
+        [
+            TestModel.tool_call_response([{"id": "ok", "name": "spawn", "arguments": {"command": "sleep"}}]),
+            TestModel.tool_call_response([{"id": "no", "name": "spawn", "arguments": {"command": "touch"}}]),
+            "done",
+        ]
+    )
+    with SqliteStore(str(tmp_path / "sw.db")) as store:
+        agent = create_agent(
+            model=model,
+            tools=[spawn],
+            intent_journal=store,
+            shell=LocalShell(root, policy=ShellPolicy(allow_execute=True, allowed_programs=["sleep"])),
+        )
+        session = agent.session()
+        result = run(session.run("spawn"))
+        assert result.output == "done"
+        rets = {r["tool_call_id"]: r for r in tool_returns(model.captured_messages(), "spawn")}  # type: ignore[arg-type]
+        (started,) = outcomes(rets["ok"])
+        assert started["status"] == "executed" and started["result"]["process_id"] == started["identity"]["replay_key"]
+        _wait_for(lambda: _with_argument(mark), 1)
+        (refused,) = outcomes(rets["no"])
+        assert refused["status"] == "refused" and refused["refusal"]["command_code"] == "process_start_refused"
+        assert not (root / mark).exists()
+        scope = started["identity"]["execution_scope_id"]
+        settled = agent.tool_intents(session.id, scope, scope_kind="turn").settle_parent_end()
+        assert [(s.process_id, s.result) for s in settled] == [(started["result"]["process_id"], "cancelled")]
+        _wait_for(lambda: _with_argument(mark), 0)
