@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -425,5 +426,30 @@ func BenchmarkEagerDispatch(b *testing.B) {
 			}
 			b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/run")
 		})
+	}
+}
+
+// A capped tool's calls are left to the batch, which grants their slots
+// in model order: eager dispatch would start each on its own goroutine,
+// racing for the slots. The stream gives a started call half a second to
+// show itself before the response ends; none may.
+func TestEagerDispatchLeavesCappedCallsToTheBatch(t *testing.T) {
+	started := make(chan struct{})
+	m := &streamer{responses: []model.Message{twoCalls("capped", "capped"), text("done")}}
+	var early bool
+	m.afterDone = func(ctx context.Context, step, i int) error {
+		if step == 0 && i == 1 {
+			early = waitFor(ctx, started) == nil
+		}
+		return nil
+	}
+	capped := signalTool("capped", started, nil).WithEffect(effect.ClassReadOnly).WithMaxConcurrency(1)
+	a := agent.NewBuilder(m).Tool(capped).MustBuild()
+	res, err := a.Run(context.Background(), "go")
+	if err != nil || res.Output != "done" {
+		t.Fatalf("run %+v, %v", res, err)
+	}
+	if early {
+		t.Fatal("a capped call started while its response streamed")
 	}
 }

@@ -185,8 +185,10 @@ func (e *eager) admits(c tool.Call) bool {
 		return false
 	}
 	// A keyed call is ordered against the response's other calls on its
-	// key, which only the whole batch knows (tool.ResourceKey).
-	if e.reg.SoloSequentialReason(c.Name) != "" || e.reg.ResourceKeyed(c.Name) {
+	// key, which only the whole batch knows (tool.ResourceKey); a capped
+	// call takes its slot in model order, which calls started each on its
+	// own goroutine would race for (tool.Limiter).
+	if e.reg.SoloSequentialReason(c.Name) != "" || e.reg.ResourceKeyed(c.Name) || e.reg.ConcurrencyLimited(c.Name) {
 		return false
 	}
 	if slices.ContainsFunc(e.calls, func(p tool.Call) bool { return p.Name == c.Name }) && !e.reg.Repeatable(c.Name) {

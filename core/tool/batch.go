@@ -195,6 +195,13 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	return out
 }
 
+// ConcurrencyLimited reports whether calls of the named tool take a slot of
+// a Limiter, which a batch grants in model order.
+func (r *Registry) ConcurrencyLimited(name string) bool {
+	e, ok := r.entries[name]
+	return ok && e.limiterOf() != nil
+}
+
 // limited reports whether a call's tool has a Limiter.
 func (r *Registry) limited(calls []Call) bool {
 	for _, c := range calls {

@@ -6,12 +6,14 @@ nothing waits on time."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import pytest
 from starweaver import FunctionToolset, ToolContext, create_agent, tool
-from starweaver.testing import TestModel
+from starweaver.messages import ModelMessage
+from starweaver.testing import FunctionModel, TestModel
 
 T = TypeVar("T")
 
@@ -183,13 +185,29 @@ def test_max_concurrency_holds_across_concurrent_runs_of_one_agent() -> None:
             seen.append(ctx.run_id)
             return await g.enter("only", f"{len(seen)}")
 
-        # Requests come in this order: each run's call, then each run's end.
-        call = {"tool_calls": [{"id": "c", "name": "only", "arguments": {}}]}
-        agent = create_agent(model=TestModel(responses=[call, call, "done", "done"]), tools=[only])
+        # Each run calls the tool once, then ends: the answer depends on the
+        # run's own conversation, not on the order the two runs ask in (a
+        # script shared by both would give the second call to whichever
+        # run asks second, and the first run could call the tool twice).
+        calls_answered: list[int] = []
+        second_call_sent = threading.Event()
+
+        def script(messages: list[ModelMessage], info: Any) -> Any:
+            if any(p["kind"] == "tool_return" for p in messages[-1]["parts"]):
+                return "done"
+            calls_answered.append(1)
+            if len(calls_answered) == 2:
+                second_call_sent.set()
+            return {"tool_calls": [{"id": "c", "name": "only", "arguments": {}}]}
+
+        agent = create_agent(model=FunctionModel(script), tools=[only])
         first = asyncio.ensure_future(agent.run("one"))
         await g.until("1")
         second = asyncio.ensure_future(agent.run("two"))
-        # The second run's call waits for the first's; the first ends first.
+        # The second run's call is on its way to the tool (its model asked
+        # for it) while the first still holds the only slot: it waits for
+        # the first, which ends first.
+        assert await asyncio.to_thread(second_call_sent.wait, 20)
         g.gate("1").set()
         await first
         await g.until("2")
