@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/starweaver-go/starweaver/core/internal/slugs"
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
@@ -37,43 +38,27 @@ var (
 	ErrReconciliation = errors.New("effect: reconciliation failed")
 )
 
-// slugs pairs each sentinel with its stable slug, most specific first
+// slugTable pairs each sentinel with its stable slug, most specific first
 // (Slug returns the first match). It is the one list ErrorSlugs reads.
-var slugs = [...]struct {
-	err  error
-	slug string
-}{
-	{ErrAmbiguous, "effect_ambiguous"},
-	{ErrIdempotencyConflict, "effect_idempotency_conflict"},
-	{ErrFailed, "effect_failed"},
-	{ErrReconciliation, "effect_reconciliation"},
-	{ErrConflict, "effect_conflict"},
-	{ErrNotFound, "effect_not_found"},
-	{ErrInvalid, "effect_invalid"},
+var slugTable = slugs.Table{
+	{Err: ErrAmbiguous, Slug: "effect_ambiguous"},
+	{Err: ErrIdempotencyConflict, Slug: "effect_idempotency_conflict"},
+	{Err: ErrFailed, Slug: "effect_failed"},
+	{Err: ErrReconciliation, Slug: "effect_reconciliation"},
+	{Err: ErrConflict, Slug: "effect_conflict"},
+	{Err: ErrNotFound, Slug: "effect_not_found"},
+	{Err: ErrInvalid, Slug: "effect_invalid"},
 }
 
 // Slug returns the stable slug of the effect sentinel err matches
 // ("effect_ambiguous", "effect_conflict", ...), or "" when it matches
 // none (a store being unavailable, a cancelled context: the caller
 // classifies those). Slugs are for programs: they never change.
-func Slug(err error) string {
-	for _, s := range slugs {
-		if errors.Is(err, s.err) {
-			return s.slug
-		}
-	}
-	return ""
-}
+func Slug(err error) string { return slugTable.Of(err) }
 
 // ErrorSlugs lists every slug Slug can return, for parity checks with
 // other languages. The caller owns the returned slice.
-func ErrorSlugs() []string {
-	out := make([]string, len(slugs))
-	for i, s := range slugs {
-		out[i] = s.slug
-	}
-	return out
-}
+func ErrorSlugs() []string { return slugTable.List() }
 
 // AmbiguousError reports an effect that may already have executed: its
 // record is left started. Only a Reconciler (or, for retry-safe effects,

@@ -3,6 +3,7 @@ package intent
 import (
 	"errors"
 
+	"github.com/starweaver-go/starweaver/core/internal/slugs"
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
@@ -49,48 +50,32 @@ var (
 	ErrIntentRefused = errors.New("intent: refused")
 )
 
-// slugs pairs each sentinel with its stable slug, most specific first
+// slugTable pairs each sentinel with its stable slug, most specific first
 // (Slug returns the first match). It is the one list ErrorSlugs reads.
-var slugs = [...]struct {
-	err  error
-	slug string
-}{
-	{ErrMalformedKey, "intent_malformed_key"},
-	{ErrForeignSession, "intent_foreign_session"},
-	{ErrForeignExecutionScope, "intent_foreign_execution_scope"},
-	{ErrIntentSessionMismatch, "intent_session_mismatch"},
-	{ErrIdentityBoundToDifferentIntent, "intent_identity_bound_to_different_intent"},
-	{ErrDuplicateIdentity, "intent_duplicate_identity"},
-	{ErrRecordedOutcomeOutsideProtocol, "intent_recorded_outcome_outside_protocol"},
-	{ErrIntentRefused, "intent_refused"},
-	{ErrMissingToolCallID, "intent_missing_tool_call_id"},
-	{ErrIntentIndexOverflow, "intent_index_overflow"},
-	{ErrConflict, "intent_conflict"},
-	{ErrNotFound, "intent_not_found"},
-	{ErrInvalid, "intent_invalid"},
+var slugTable = slugs.Table{
+	{Err: ErrMalformedKey, Slug: "intent_malformed_key"},
+	{Err: ErrForeignSession, Slug: "intent_foreign_session"},
+	{Err: ErrForeignExecutionScope, Slug: "intent_foreign_execution_scope"},
+	{Err: ErrIntentSessionMismatch, Slug: "intent_session_mismatch"},
+	{Err: ErrIdentityBoundToDifferentIntent, Slug: "intent_identity_bound_to_different_intent"},
+	{Err: ErrDuplicateIdentity, Slug: "intent_duplicate_identity"},
+	{Err: ErrRecordedOutcomeOutsideProtocol, Slug: "intent_recorded_outcome_outside_protocol"},
+	{Err: ErrIntentRefused, Slug: "intent_refused"},
+	{Err: ErrMissingToolCallID, Slug: "intent_missing_tool_call_id"},
+	{Err: ErrIntentIndexOverflow, Slug: "intent_index_overflow"},
+	{Err: ErrConflict, Slug: "intent_conflict"},
+	{Err: ErrNotFound, Slug: "intent_not_found"},
+	{Err: ErrInvalid, Slug: "intent_invalid"},
 }
 
 // Slug returns the stable slug of the sentinel err matches
 // ("intent_foreign_session", ...), or "" when it matches none (a store
 // being unavailable, a cancelled context: the caller classifies those).
-func Slug(err error) string {
-	for _, s := range slugs {
-		if errors.Is(err, s.err) {
-			return s.slug
-		}
-	}
-	return ""
-}
+func Slug(err error) string { return slugTable.Of(err) }
 
 // ErrorSlugs lists every slug Slug can return, for parity checks with
 // other languages. The caller owns the returned slice.
-func ErrorSlugs() []string {
-	out := make([]string, len(slugs))
-	for i, s := range slugs {
-		out[i] = s.slug
-	}
-	return out
-}
+func ErrorSlugs() []string { return slugTable.List() }
 
 func isNotFound(err error) bool {
 	return errors.Is(err, ErrNotFound) || errors.Is(err, store.ErrNotFound)
