@@ -143,7 +143,8 @@ def test_interpreter_exit_while_tools_run() -> None:
 
         @tool
         async def waits(ctx: ToolContext) -> str:
-            started.wait()
+            # off the loop: the loop still has to hand "blocks" to its worker
+            await asyncio.to_thread(started.wait)
             await asyncio.Event().wait()
             return "never"
 
