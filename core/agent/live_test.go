@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -451,5 +453,72 @@ func TestEagerDispatchLeavesCappedCallsToTheBatch(t *testing.T) {
 	}
 	if early {
 		t.Fatal("a capped call started while its response streamed")
+	}
+}
+
+// heldStarter is a Starter whose calls are held until release answers them.
+type heldStarter struct {
+	name string
+	held *[]func(tool.Result, error)
+	mu   *sync.Mutex
+}
+
+func (h heldStarter) Definition() tool.Definition {
+	return tool.Definition{Name: h.name, Parameters: map[string]any{"type": "object"}}
+}
+
+func (h heldStarter) Call(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Result{}, tool.UserError("the blocking path was used")
+}
+
+func (h heldStarter) Start(_ context.Context, _ *tool.Context, _ json.RawMessage, done func(tool.Result, error)) {
+	h.mu.Lock()
+	*h.held = append(*h.held, done)
+	h.mu.Unlock()
+}
+
+// Calls started while the response streams take the started-call path a
+// parallel batch takes: a host tool's call holds no goroutine of its own
+// (with a goroutine per call, 200 held calls would hold 200 goroutines).
+func TestEagerDispatchStartsHostCallsWithoutAGoroutineEach(t *testing.T) {
+	const n = 200
+	var (
+		mu   sync.Mutex
+		held []func(tool.Result, error)
+	)
+	var tools []tool.Tool
+	var cs []model.ToolCall
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("host%d", i)
+		tools = append(tools, heldStarter{name: name, held: &held, mu: &mu})
+		cs = append(cs, model.Call(fmt.Sprintf("c%d", i), name, map[string]any{}))
+	}
+	before := runtime.NumGoroutine()
+	var during int
+	m := &streamer{responses: []model.Message{calls(cs...), text("done")}}
+	m.afterDone = func(_ context.Context, step, i int) error {
+		if step != 0 || i != n-1 {
+			return nil
+		}
+		mu.Lock()
+		started := len(held)
+		answer := held
+		mu.Unlock()
+		if started != n {
+			return fmt.Errorf("%d of %d calls started while the response streamed", started, n)
+		}
+		during = runtime.NumGoroutine()
+		for j, done := range answer {
+			done(tool.Result{Content: j}, nil)
+		}
+		return nil
+	}
+	a := agent.NewBuilder(m).Tool(tools...).MustBuild()
+	res, err := a.Run(context.Background(), "go")
+	if err != nil || res.Output != "done" {
+		t.Fatalf("run: %v, %+v", err, res)
+	}
+	if extra := during - before; extra > n/4 {
+		t.Fatalf("%d goroutines more while %d host calls were held", extra, n)
 	}
 }

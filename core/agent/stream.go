@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/model"
@@ -106,9 +105,9 @@ func (r *runner) emitWhole(step int, resp model.Message) {
 }
 
 // eager is the calls of one response started while it streams: always a
-// prefix of the response's calls, each run through the registry's normal
-// path (Execute) on its own goroutine under a context the loop cancels
-// when the response fails.
+// prefix of the response's calls, each run as a parallel batch runs it
+// (Registry.StartCall: a host tool's call without a goroutine of its own)
+// under a context the loop cancels when the response fails.
 type eager struct {
 	r      *runner
 	reg    *tool.Registry
@@ -117,6 +116,7 @@ type eager struct {
 	cancel context.CancelFunc
 	calls  []tool.Call
 	rets   []*tool.Return
+	check  *tool.SequentialCheck // the batch rules over calls
 	wg     sync.WaitGroup
 	// stopped is set at the first call that may not start early: later
 	// calls wait for the response too, so that none overtakes it.
@@ -124,7 +124,7 @@ type eager struct {
 }
 
 func newEager(ctx context.Context, r *runner, reg *tool.Registry, base *tool.Context) *eager {
-	e := &eager{r: r, reg: reg, base: base}
+	e := &eager{r: r, reg: reg, base: base, check: reg.NewSequentialCheck()}
 	e.ctx, e.cancel = context.WithCancel(ctx)
 	return e
 }
@@ -169,10 +169,7 @@ func (e *eager) offer(d model.Delta) {
 		ctx = e.r.trace.callContext(ctx, c)
 	}
 	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		*ret = e.reg.Execute(ctx, tc, c)
-	}()
+	e.reg.StartCall(ctx, tc, c, ret, &e.wg)
 }
 
 // admits applies the batch rules to c following the calls started so far.
@@ -191,14 +188,14 @@ func (e *eager) admits(c tool.Call) bool {
 	if e.reg.SoloSequentialReason(c.Name) != "" || e.reg.ResourceKeyed(c.Name) || e.reg.ConcurrencyLimited(c.Name) {
 		return false
 	}
-	if slices.ContainsFunc(e.calls, func(p tool.Call) bool { return p.Name == c.Name }) && !e.reg.Repeatable(c.Name) {
-		return false
-	}
 	if e.r.limits.beforeToolCalls(e.r.usage.ToolCalls, len(e.calls)+1) != nil {
 		return false
 	}
-	// The calls so far plus c decide the rest (the mix of profiles).
-	return len(e.calls) == 0 || e.reg.SequentialReason(append(slices.Clip(e.calls), c), false) == ""
+	// The calls so far plus c decide the rest (a repeated name, the mix of
+	// profiles), checked in constant time per call: a response of a
+	// thousand calls re-checked every earlier call at each new one. A
+	// refused call stops the eager calls, so it is never added twice.
+	return e.check.Add(c) == ""
 }
 
 // drop cancels the started calls, waits for them and forgets their

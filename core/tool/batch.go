@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/effect"
@@ -47,46 +48,101 @@ func (r *Registry) SequentialReason(calls []Call, policySequential bool) string 
 	if len(calls) < 2 {
 		return ""
 	}
-	var legacy, narrowed bool
-	// Small batches compare names pairwise; large ones remember them.
-	var seen map[string]struct{}
-	if len(calls) > 16 {
-		seen = make(map[string]struct{}, len(calls))
-	}
-	for i, c := range calls {
-		if seen != nil {
-			if _, dup := seen[c.Name]; dup && !r.repeatsApart(c.Name) {
-				return SeqRepeatedName
-			}
-			seen[c.Name] = struct{}{}
-		} else {
-			for _, prev := range calls[:i] {
-				if prev.Name == c.Name && !r.repeatsApart(c.Name) {
-					return SeqRepeatedName
-				}
-			}
-		}
-		e, ok := r.entries[c.Name]
-		if !ok {
-			legacy = true
-			continue
-		}
-		if e.def.IsSequential() {
-			return SeqSequentialTool
-		}
-		if len(e.cfg.Capabilities) > 0 || len(e.deps.ContextCapabilities) > 0 {
-			return SeqContextCapable
-		}
-		if e.deps.Profile == ProfileLegacy {
-			legacy = true
-		} else {
-			narrowed = true
+	s := r.NewSequentialCheck()
+	for _, c := range calls {
+		if s.Add(c); s.settled {
+			return s.reason // a later call cannot change it
 		}
 	}
-	if legacy && narrowed {
+	if s.legacy && s.narrowed {
 		return SeqMixedProfiles
 	}
 	return ""
+}
+
+// SequentialCheck decides SequentialReason over a batch that grows one call
+// at a time, in constant time per call: for a caller that starts a
+// response's calls while the response streams, which would otherwise
+// re-check every earlier call at each new one.
+type SequentialCheck struct {
+	r *Registry
+	n int
+	// Names seen: compared pairwise while few, then kept in a set.
+	few              []string
+	names            map[string]struct{}
+	legacy, narrowed bool
+	reason           string // the first reason found call by call
+	settled          bool   // reason is set: no later call changes it
+}
+
+// NewSequentialCheck starts a check of an empty batch.
+func (r *Registry) NewSequentialCheck() *SequentialCheck { return &SequentialCheck{r: r} }
+
+// Add adds c to the batch and reports SequentialReason of the calls added
+// so far (without the agent's policy): "" while they may run in parallel.
+func (s *SequentialCheck) Add(c Call) string {
+	s.n++
+	if !s.settled {
+		if s.reason = s.reasonOf(c); s.reason != "" {
+			s.settled = true
+		}
+	}
+	switch {
+	case s.n < 2:
+		return ""
+	case s.settled:
+		return s.reason
+	case s.legacy && s.narrowed:
+		return SeqMixedProfiles
+	}
+	return ""
+}
+
+// reasonOf checks c against the calls before it and records its profile.
+func (s *SequentialCheck) reasonOf(c Call) string {
+	r := s.r
+	if s.seen(c.Name) && !r.repeatsApart(c.Name) {
+		return SeqRepeatedName
+	}
+	e, ok := r.entries[c.Name]
+	if !ok {
+		s.legacy = true
+		return ""
+	}
+	if e.def.IsSequential() {
+		return SeqSequentialTool
+	}
+	if len(e.cfg.Capabilities) > 0 || len(e.deps.ContextCapabilities) > 0 {
+		return SeqContextCapable
+	}
+	if e.deps.Profile == ProfileLegacy {
+		s.legacy = true
+	} else {
+		s.narrowed = true
+	}
+	return ""
+}
+
+// seen reports whether name was added before, and adds it.
+func (s *SequentialCheck) seen(name string) bool {
+	if s.names == nil {
+		if slices.Contains(s.few, name) {
+			return true
+		}
+		if len(s.few) < 16 {
+			s.few = append(s.few, name)
+			return false
+		}
+		s.names = make(map[string]struct{}, 64)
+		for _, n := range s.few {
+			s.names[n] = struct{}{}
+		}
+	}
+	if _, dup := s.names[name]; dup {
+		return true
+	}
+	s.names[name] = struct{}{}
+	return false
 }
 
 // SoloSequentialReason reports why a call of the named tool must run in
@@ -185,14 +241,24 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 	var wg sync.WaitGroup
 	wg.Add(len(calls))
 	for i, c := range calls {
-		if e, ok := r.entries[c.Name]; ok && r.startable(e) && !r.journals(e) {
-			r.startInto(callCtx(c), contextFor(i, c), c, &out[i], &wg)
-			continue
-		}
-		go r.startInto(callCtx(c), contextFor(i, c), c, &out[i], &wg)
+		r.StartCall(callCtx(c), contextFor(i, c), c, &out[i], &wg)
 	}
 	wg.Wait()
 	return out
+}
+
+// StartCall runs one call of a parallel batch as ExecuteBatch runs it,
+// writing its Return to dst and calling wg.Done once it ended (the caller
+// has added it to wg): a Starter's call (no hooks, not journaled) is
+// started from this goroutine, without a goroutine of its own, and any
+// other call runs on a goroutine of its own. For callers that start calls
+// one at a time, as a response streams.
+func (r *Registry) StartCall(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
+	if e, ok := r.entries[call.Name]; ok && r.startable(e) && !r.journals(e) {
+		r.startInto(ctx, base, call, dst, wg)
+		return
+	}
+	go r.startInto(ctx, base, call, dst, wg)
 }
 
 // ConcurrencyLimited reports whether calls of the named tool take a slot of

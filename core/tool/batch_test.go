@@ -329,3 +329,65 @@ func TestBatchContextsAreSeparate(t *testing.T) {
 		t.Fatal("batch modified the base context")
 	}
 }
+
+// TestSequentialCheckGrowsCallByCall checks the incremental form a
+// streaming response uses against the expected reason of every prefix: a
+// single call is never sequential, a reason found call by call wins over
+// the mix of profiles, and names past the first 16 are still compared.
+func TestSequentialCheckGrowsCallByCall(t *testing.T) {
+	var tr tracker
+	filtered := tool.Dependencies{Profile: tool.ProfileFiltered}
+	tools := []tool.Tool{
+		tr.tool("a").WithDependencies(filtered),
+		tr.tool("b"),
+		tr.tool("c"),
+		tr.tool("s").WithSequential(true),
+	}
+	for i := 0; i < 20; i++ {
+		tools = append(tools, tr.tool(fmt.Sprintf("n%d", i)))
+	}
+	r := mustRegistry(t, tools...)
+	cases := map[string]struct {
+		names []string
+		want  []string // the reason after each call
+	}{
+		"mixed, then a repeat": {
+			names: []string{"a", "b", "a", "c"},
+			want:  []string{"", tool.SeqMixedProfiles, tool.SeqRepeatedName, tool.SeqRepeatedName},
+		},
+		"sequential tool alone, then with another": {
+			names: []string{"s", "b"},
+			want:  []string{"", tool.SeqSequentialTool},
+		},
+		"an unknown name mixed with filtered": {
+			names: []string{"missing", "b", "a"},
+			want:  []string{"", "", tool.SeqMixedProfiles},
+		},
+	}
+	var many []string
+	for i := 0; i < 20; i++ {
+		many = append(many, fmt.Sprintf("n%d", i))
+	}
+	manyWant := make([]string, 21)
+	manyWant[20] = tool.SeqRepeatedName
+	cases["a repeat after 20 names"] = struct {
+		names []string
+		want  []string
+	}{append(slices.Clone(many), "n3"), manyWant}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := r.NewSequentialCheck()
+			var calls []tool.Call
+			for i, n := range tc.names {
+				c := call(fmt.Sprintf("id%d", i), n, `{}`)
+				calls = append(calls, c)
+				if got := s.Add(c); got != tc.want[i] {
+					t.Fatalf("after %v: Add = %q, want %q", tc.names[:i+1], got, tc.want[i])
+				}
+				if got := r.SequentialReason(calls, false); got != tc.want[i] {
+					t.Fatalf("after %v: SequentialReason = %q, want %q", tc.names[:i+1], got, tc.want[i])
+				}
+			}
+		})
+	}
+}
