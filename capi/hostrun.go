@@ -101,7 +101,7 @@ func nonblockingPipe() ([2]int, error) {
 // A line is never dropped: one that cannot be read fails its call when its
 // token can be found, and the whole run otherwise.
 func (r *hostRun) readLoop() {
-	br := bufio.NewReaderSize(r.in, 1<<16)
+	br := bufio.NewReaderSize(newSpinReader(r.in, completionSpin), 1<<16)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 1 && line[len(line)-1] == '\n' {
