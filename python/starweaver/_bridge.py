@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import re
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import MappingProxyType
@@ -104,7 +105,14 @@ EventCallback = Callable[[dict[str, Any]], Union[None, Awaitable[None]]]
 # Strict: NaN and infinities are not JSON, and Go would refuse the line.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
-_READ_SIZE = 1 << 20
+# One pipe's worth (Linux pipes hold 64 KiB): os.read allocates the whole
+# size before it reads, and a buffer past malloc's mmap threshold cost
+# ~14 us of mmap, page faults and mremap per read, most of a round trip.
+_READ_SIZE = 1 << 16
+
+#: Seconds the loop polls a run's pipe for the next item after sending the
+#: outcome the run waited for (see RunDriver._poll); 0 turns polling off.
+SPIN = float(os.environ.get("STARWEAVER_SPIN_US", "100")) / 1e6
 
 # The token of an item whose JSON could not be read: compact calls start
 # with it, object items name it.
@@ -186,6 +194,7 @@ class RunDriver:
         self._closed = False
         self._interrupt: BaseException | None = None  # KeyboardInterrupt/SystemExit raised by user code
         self._partial: list[bytes] = []  # the start of a line not yet complete
+        self._polling = False  # in _poll
         self._outbox: list[bytes] = []
         self.future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self.closed: asyncio.Future[None] = loop.create_future()
@@ -202,19 +211,23 @@ class RunDriver:
         except Exception as exc:  # a fault here must end the run, never leave it waiting
             self._close(error=NativeError(f"reading the run's items failed: {exc!r}"))
 
-    def _read(self) -> None:
-        # Read everything the pipe holds; items are JSON lines, and a line
-        # may be split across reads (its start is kept as pieces, joined
-        # once when its end arrives, so a large item costs linear time).
+    def _read(self, first: bytes | None = None) -> None:
+        # Read everything the pipe holds (after first, what a poll already
+        # read); items are JSON lines, and a line may be split across reads
+        # (its start is kept as pieces, joined once when its end arrives,
+        # so a large item costs linear time).
         lines: list[bytes] = []
         while True:
-            try:
-                data = os.read(self._fd, _READ_SIZE)
-            except (BlockingIOError, InterruptedError):
-                break
-            except OSError as exc:
-                self._close(error=NativeError(f"reading the run pipe failed: {exc}"))
-                return
+            if first is not None:
+                data, first = first, None
+            else:
+                try:
+                    data = os.read(self._fd, _READ_SIZE)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError as exc:
+                    self._close(error=NativeError(f"reading the run pipe failed: {exc}"))
+                    return
             if not data:
                 break
             end = data.rfind(b"\n")
@@ -327,12 +340,49 @@ class RunDriver:
 
     def _complete(self, token: int, outcome: Mapping[str, Any]) -> None:
         """Queue an outcome from the loop thread; the queue is flushed to Go
-        once per loop iteration."""
+        once per loop iteration, or at once when it was the last work the
+        run waits for (a sequential run then saves a loop iteration per
+        call)."""
         if self._closed:
+            return
+        if not self._pending:
+            self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
+            self._flush()
+            self._poll()
             return
         if not self._outbox:
             self._loop.call_soon(self._flush)
         self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
+
+    def _poll(self) -> None:
+        """Poll the run's pipe for up to SPIN seconds after the run's last
+        awaited outcome was sent: the runtime usually answers with the next
+        item within tens of microseconds, and waking the loop from epoll
+        (and Go from its poller) costs more than that on each side. Only
+        when no other callback is ready, so nothing else waits for it, and
+        never nested (items handled here may complete at once). A loop that
+        does not show its ready queue (uvloop) is never held up by a poll."""
+        if SPIN <= 0 or self._polling or self._closed:
+            return
+        ready = getattr(self._loop, "_ready", None)
+        if ready is None or ready:
+            return
+        self._polling = True
+        try:
+            deadline = time.perf_counter() + SPIN
+            while time.perf_counter() < deadline:
+                try:
+                    data = os.read(self._fd, _READ_SIZE)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    return  # the reader callback reports it
+                self._read(data)
+                return
+        except Exception as exc:  # as in _on_readable: a fault here ends the run
+            self._close(error=NativeError(f"reading the run's items failed: {exc!r}"))
+        finally:
+            self._polling = False
 
     def _flush(self) -> None:
         batch, self._outbox = self._outbox, []

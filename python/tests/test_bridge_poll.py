@@ -1,0 +1,111 @@
+"""After sending the outcome a run waits for, the loop polls the run's pipe
+briefly for the next item instead of going back to epoll (RunDriver._poll):
+a sequential run then costs no loop wake-up per call. The poll never runs
+while other callbacks are ready, and never past its bound."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from typing import Any
+
+import pytest
+from helpers import tool_returns
+from starweaver import _bridge, create_agent, tool
+from starweaver._bridge import RunDriver
+from starweaver.testing import TestModel
+
+BOUND = 30.0
+
+
+def count_wakeups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the loop's reader callbacks of every run (one per wake-up)."""
+    seen = [0]
+    real = RunDriver._on_readable
+
+    def counted(self: RunDriver) -> None:
+        seen[0] += 1
+        real(self)
+
+    monkeypatch.setattr(RunDriver, "_on_readable", counted)
+    return seen
+
+
+def sequential_run(n: int) -> Any:
+    @tool
+    async def step(i: int) -> int:
+        return i * 2
+
+    calls = [{"id": f"c{i}", "name": "step", "arguments": {"i": i}} for i in range(n)]
+    model = TestModel.responses([TestModel.tool_call_response(calls), "done"])
+    result = asyncio.run(asyncio.wait_for(create_agent(model=model, tools=[step]).run("go"), BOUND))
+    return result, model
+
+
+def test_sequential_run_reads_its_items_by_polling(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bound far above any turnaround, so the count cannot depend on load.
+    monkeypatch.setattr(_bridge, "SPIN", 5.0)
+    wakeups = count_wakeups(monkeypatch)
+    result, model = sequential_run(50)
+    assert result.output == "done"
+    returns = tool_returns(model.captured_messages())
+    assert [r["content"] for r in returns] == [i * 2 for i in range(50)]
+    # The first call wakes the loop; the other 49 calls and the done item
+    # are read by the polls that follow each outcome.
+    assert wakeups[0] <= 2, wakeups[0]
+
+
+def test_polling_off_wakes_the_loop_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bridge, "SPIN", 0.0)
+    wakeups = count_wakeups(monkeypatch)
+    result, model = sequential_run(20)
+    assert result.output == "done"
+    assert len(tool_returns(model.captured_messages())) == 20
+    assert wakeups[0] >= 20
+
+
+def test_poll_leaves_the_pipe_to_the_loop_when_callbacks_are_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With other callbacks ready the poll returns at once, and the item is
+    read by the loop's reader callback in its turn; with none it reads and
+    handles the item itself."""
+    # Items are written before each poll, so a short bound is enough; a
+    # poll after an outcome here waits for an item that never comes.
+    monkeypatch.setattr(_bridge, "SPIN", 0.05)
+
+    @tool
+    async def ok() -> str:
+        return "ok"
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        items_r, items_w = os.pipe()
+        done_r, done_w = os.pipe()
+        for fd in (items_r, done_r, done_w):
+            os.set_blocking(fd, False)
+        driver = RunDriver(loop, 10**12, items_r, done_w, {1: ok}, {}, None, None)
+        try:
+            os.write(items_w, b"[7,1,{}]\n")
+            loop.call_soon(lambda: None)  # someone else is ready to run
+            driver._poll()
+            assert 7 not in driver._pending  # not read: the reader callback will
+            got = b""
+            for _ in range(int(BOUND * 100)):  # the loop's reader callback starts the call
+                await asyncio.sleep(0.01)
+                with contextlib.suppress(BlockingIOError):
+                    got += os.read(done_r, 1 << 16)
+                if got.endswith(b"\n"):
+                    break
+            assert got == b'[7,{"ok":true,"content":"ok"}]\n'
+
+            os.write(items_w, b"[8,1,{}]\n")
+            driver._poll()  # nothing else ready: the poll reads and starts the call
+            assert 8 in driver._pending
+            await asyncio.wait_for(driver._pending[8][0], BOUND)  # type: ignore[arg-type]
+            os.write(items_w, b'{"kind":"done","result":{},"error":null}\n')
+            await asyncio.wait_for(driver.closed, BOUND)
+        finally:
+            for fd in (items_r, items_w, done_r, done_w):
+                os.close(fd)
+
+    asyncio.run(asyncio.wait_for(main(), BOUND))
