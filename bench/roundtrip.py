@@ -64,7 +64,7 @@ async def main_async(rounds: int, n: int) -> None:
 
     spin = _bridge.SPIN
     samples: dict[str, list[float]] = {}
-    for warm in range(2):
+    for _ in range(2):
         await run(sequential)
         await run(turns)
     for r in range(rounds):

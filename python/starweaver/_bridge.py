@@ -29,13 +29,14 @@ from typing import Any, Protocol, Union
 
 from starweaver import _capi, _prepare, intents
 from starweaver._capi import NativeError
-from starweaver._outcome import PASS_THROUGH, Runner, closing, escapes
+from starweaver._outcome import PASS_THROUGH, Runner, closing, encode_outcome, escapes
 from starweaver._pool import SyncPool, Work
 from starweaver.artifacts import ToolArtifacts
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
 from starweaver.hooks import _runner as _hook_runner
+from starweaver.result import plain_outcome
 from starweaver.tools import Tool
 
 __all__ = [
@@ -343,16 +344,20 @@ class RunDriver:
         once per loop iteration, or at once when it was the last work the
         run waits for (a sequential run then saves a loop iteration per
         call)."""
+        self._send(b"[%d,%s]" % (token, self._encode(outcome)))
+
+    def _send(self, line: bytes) -> None:
+        """Queue one completion line (see ``_complete``)."""
         if self._closed:
             return
         if not self._pending:
-            self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
+            self._outbox.append(line)
             self._flush()
             self._poll()
             return
         if not self._outbox:
             self._loop.call_soon(self._flush)
-        self._outbox.append(b"[%d,%s]" % (token, self._encode(outcome)))
+        self._outbox.append(line)
 
     def _poll(self) -> None:
         """Poll the run's pipe for up to SPIN seconds after the run's last
@@ -481,6 +486,10 @@ class RunDriver:
             return
         ctx = None
         if len(item) == 3:
+            coro = tool._plain_coroutine(args)
+            if coro is not None:
+                self._pending[token] = (self._loop.create_task(self._await_plain(token, tool, coro)), None)
+                return
             self._dispatch(token, tool, None, args, None)
             return
         if tool.takes_ctx:
@@ -560,6 +569,33 @@ class RunDriver:
         if outcome is not None:
             self._complete(token, outcome)
 
+    async def _await_plain(self, token: int, tool: Tool, coro: Awaitable[Any]) -> None:
+        """``_await_outcome`` of ``intents.guard(tool._run_plain(...))`` in one
+        frame, for the most common call (a plain async tool, no context):
+        each frame a task resumes through costs on every call of a large
+        batch. A JSON value's completion is encoded straight to its line."""
+        d = intents.declaring()
+        outcome: dict[str, Any] | None
+        try:
+            try:
+                value = await coro
+            except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+                outcome = tool._failure_on_loop(exc)
+            else:
+                body = plain_outcome(value)
+                if body is not None:
+                    self._pending.pop(token, None)
+                    self._send(b"[%d,%s]" % (token, body))
+                    return
+                outcome = encode_outcome(value)
+            outcome = intents.paused_after_declaring(outcome, d)
+        except BaseException as exc:  # noqa: BLE001 - never leave a token unanswered
+            outcome = self._escaped(exc)
+        finally:
+            self._pending.pop(token, None)
+        if outcome is not None:
+            self._complete(token, outcome)
+
     def _submit(
         self,
         token: int,
@@ -614,7 +650,9 @@ class RunDriver:
         token = int(item["token"])
         t = self._tools.get(int(item["tool"]))
         if t is None:
-            self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"})
+            self._complete(
+                token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"}
+            )
             return
         self._complete(token, {"ok": True, "keys": [t._resource_key_of(args) for args in item["arguments"]]})
 

@@ -99,7 +99,11 @@ class SignalProcess:
     kind = "signal_process"
 
     def _wire(self, session: str) -> dict[str, Any]:
-        body = {"session_id": self.session_id or session, "process_id": self.process_id, "signal_name": self.signal_name}
+        body = {
+            "session_id": self.session_id or session,
+            "process_id": self.process_id,
+            "signal_name": self.signal_name,
+        }
         return {"kind": self.kind, "intent": {**body, **_payload(self.payload)}}
 
 
@@ -230,6 +234,19 @@ def _paused_after_declaring(outcome: dict[str, Any], d: _Declared) -> dict[str, 
     return outcome
 
 
+def declaring() -> _Declared:
+    """Start tracking the declarations of the call running in the current
+    context (a task's own); ``paused_after_declaring`` reads them."""
+    d = _Declared()
+    _current.set(d)
+    return d
+
+
+def paused_after_declaring(outcome: dict[str, Any], d: _Declared) -> dict[str, Any]:
+    """outcome, or a user_error when the call paused after declaring intents."""
+    return _paused_after_declaring(outcome, d)
+
+
 def guard(run: Any) -> Any:
     """Wrap a tool call's runner (a coroutine or a function, see
     ``_outcome.Runner``) so that the call's declarations are tracked: a pause
@@ -237,8 +254,7 @@ def guard(run: Any) -> Any:
     if isinstance(run, Awaitable):
 
         async def guarded() -> dict[str, Any]:
-            d = _Declared()
-            _current.set(d)
+            d = declaring()
             outcome: dict[str, Any] = await run
             return _paused_after_declaring(outcome, d)
 
@@ -402,4 +418,3 @@ def intent_outcomes(metadata: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     if not metadata:
         return []
     return [dict(o) for o in metadata.get("starweaver_intents") or []]
-

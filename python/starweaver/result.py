@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from pydantic import BaseModel
@@ -160,6 +161,22 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
     except (TypeError, ValueError) as e:  # PydanticSerializationError is a ValueError
         raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
     return EncodedOutcome({"ok": True, "content": content}, b'{"ok":true,"content":' + encoded.encode() + b"}")
+
+
+def plain_outcome(value: Any) -> bytes | None:
+    """The encoded success outcome of a value of a plain JSON type, the most
+    common return, as ``result_to_outcome`` encodes it; None for any other
+    value, or one that does not encode (``result_to_outcome`` says why)."""
+    t = type(value)
+    if t not in _JSON_TYPES:
+        return None
+    try:
+        if t is int:
+            return b'{"ok":true,"content":%d}' % value
+        encoded = encode_basestring_ascii(value) if t is str else _ENCODER.encode(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return b'{"ok":true,"content":' + encoded.encode() + b"}"
 
 
 def _is_tool_output(value: Any) -> bool:

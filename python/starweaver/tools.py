@@ -346,7 +346,7 @@ class Tool(Generic[P, R]):
         self._prepare = prepare
         self._user_input_preprocessor: UserInputPreprocessor | None = None
         # Async functions of plain keyword arguments and no context can be
-        # called straight from the bridge (see _bridge.RunDriver._call_plain).
+        # called straight from the bridge (see _bridge.RunDriver._await_plain).
         self._plain_func: Callable[..., Awaitable[Any]] | None = (
             self._func  # type: ignore[assignment]
             if self._schema.is_async and not self._schema.takes_ctx and self._schema.plain_types is not None
@@ -703,6 +703,20 @@ class Tool(Generic[P, R]):
         if inspect.iscoroutinefunction(self._user_input_preprocessor):
             return self._run_preprocessor(ctx, user_input)
         return partial(self._run_preprocessor_sync, ctx, user_input)
+
+    def _plain_coroutine(self, args: Mapping[str, Any]) -> Awaitable[Any] | None:
+        """The bare coroutine of a plain call (see ``_runner``), for a driver
+        that awaits it in its own frame, or None when the call needs the
+        binding layer. Its value becomes an outcome through
+        ``encode_outcome``, an exception through ``_failure_on_loop``."""
+        if self._plain_func is None or not self._schema.plain_call(args):
+            return None
+        return self._plain_func(**args)
+
+    def _failure_on_loop(self, exc: BaseException) -> dict[str, Any]:
+        """The outcome of exc raised by a call on the loop, or exc again when
+        it escapes (see ``_outcome.escapes``)."""
+        return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
 
     async def _run_plain(self, func: Callable[..., Awaitable[Any]], args: Mapping[str, Any]) -> dict[str, Any]:
         """``_run_async`` for the common call: no binding, no context."""

@@ -23,11 +23,11 @@ from starweaver import (
     CallDeferred,
     CancelProcess,
     Done,
-    LocalShell,
-    ShellPolicy,
     EmitProcessEvent,
     EmitTrigger,
+    LocalShell,
     ProcessParentEndPolicy,
+    ShellPolicy,
     SignalProcess,
     StartProcess,
     ToolContext,
@@ -304,7 +304,7 @@ def test_batch_children_drain_in_call_order_then_index(store: Store) -> None:
     assert seen == [("first-0", 0), ("first-1", 1), ("second-0", 2), ("last-0", 3), ("last-1", 4)]
     # Each child's intents are keyed by its own call id, "B:0i".
     turn = agent.tool_intents(session.id, f"{result.run_id}:0", scope_kind="turn")
-    assert f"#0 executed: {{" in results["results"][2]["result"]
+    assert "#0 executed: {" in results["results"][2]["result"]
     assert turn.key("B:02", 1).replay_key in results["results"][2]["result"]
 
 
