@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -115,6 +116,14 @@ func (r *hostRun) readLoop() {
 
 // deliver completes the calls of one completion line.
 func (r *hostRun) deliver(line []byte) {
+	// The host writes each completion compactly as [token,outcome]: read
+	// the token by hand and check the outcome once, instead of decoding
+	// the pair with encoding/json (a third of the runtime's own time in a
+	// batch of trivial calls). Anything else takes the general path below.
+	if token, outcome, ok := compactCompletion(line); ok {
+		r.complete(token, outcome)
+		return
+	}
 	batch, err := decodeCompletions(append(append([]byte{'['}, line...), ']'))
 	if err == nil {
 		for _, c := range batch {
@@ -128,6 +137,21 @@ func (r *hostRun) deliver(line []byte) {
 		return
 	}
 	r.fail(&bridgeError{fmt.Sprintf("the host sent an unreadable completion line: %v", err)})
+}
+
+// compactCompletion splits a line written as [token,outcome], the token
+// right after the bracket and the outcome valid JSON; ok is false for any
+// other line.
+func compactCompletion(line []byte) (token int64, outcome []byte, ok bool) {
+	token, ok = leadingToken(line)
+	if !ok || line[len(line)-1] != ']' {
+		return 0, nil, false
+	}
+	outcome = line[bytes.IndexByte(line, ',')+1 : len(line)-1]
+	if len(outcome) == 0 || !json.Valid(outcome) {
+		return 0, nil, false
+	}
+	return token, outcome, true
 }
 
 // leadingToken reads the token of a line that starts as "[token,".

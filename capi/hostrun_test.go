@@ -216,6 +216,22 @@ func TestDecodeOutcome(t *testing.T) {
 	}
 }
 
+func TestCompactCompletion(t *testing.T) {
+	token, outcome, ok := compactCompletion([]byte(`[42,{"ok":true,"content":[1,"]"]}]`))
+	if !ok || token != 42 || string(outcome) != `{"ok":true,"content":[1,"]"]}` {
+		t.Fatalf("compact line: %d %q %v", token, outcome, ok)
+	}
+	// Lines the general path reads, or fails, instead.
+	for _, line := range []string{
+		`[ 42,{"ok":true}]`, `[42,]`, `[42,{"ok":true}`, `[42,{"ok":true,"content":NaN}]`,
+		`[42,{"ok":true}],[43,{}]`, `["x",{}]`, `[]`, `[1`,
+	} {
+		if _, _, ok := compactCompletion([]byte(line)); ok {
+			t.Errorf("%q read as a compact completion", line)
+		}
+	}
+}
+
 func TestDecodeCompletions(t *testing.T) {
 	got, err := decodeCompletions([]byte(`[[1,{"ok":true}],[2,{"ok":false}]]`))
 	if err != nil || len(got) != 2 || got[1].Token != 2 || string(got[0].Outcome) != `{"ok":true}` {

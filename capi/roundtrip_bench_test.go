@@ -16,7 +16,8 @@ import (
 // event loop is) answers each call through the completions pipe, so every
 // call crosses both pipes once. "sequential" is one response calling one
 // tool n times (model order); "turns" is n responses of one call each, a
-// model request per call.
+// model request per call; "parallel" is one response calling n distinct
+// tools, answered one by one as they arrive.
 func BenchmarkHostRoundTrip(b *testing.B) {
 	const n = 500
 	scripts := map[string][]model.Message{}
@@ -28,14 +29,20 @@ func BenchmarkHostRoundTrip(b *testing.B) {
 	}
 	scripts["sequential"] = []model.Message{model.CallsResponse(seq...), model.Response(model.TextPart("done"))}
 	scripts["turns"] = append(turns, model.Response(model.TextPart("done")))
-	for _, name := range []string{"sequential", "turns"} {
+	// n distinct tools in one response: a parallel batch.
+	scripts["parallel"] = []model.Message{batchOf(n), model.Response(model.TextPart("done"))}
+	for _, name := range []string{"sequential", "turns", "parallel"} {
+		tools := 1
+		if name == "parallel" {
+			tools = n
+		}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				a := newTestAgent(b, 1, scripts[name]...)
+				a := newTestAgent(b, tools, scripts[name]...)
 				b.StartTimer()
 				h, _, err := startRun(a.NewSession(), runSpec{Prompt: "go", UsageLimits: &agent.UsageLimits{RequestLimit: 2 * n}})
 				if err != nil {
