@@ -102,7 +102,7 @@ func nonblockingPipe() ([2]int, error) {
 // A line is never dropped: one that cannot be read fails its call when its
 // token can be found, and the whole run otherwise.
 func (r *hostRun) readLoop() {
-	br := bufio.NewReaderSize(newSpinReader(r.in, completionSpin), 1<<16)
+	br := bufio.NewReaderSize(newSpinReader(r.in, completionSpin, r.fewWaiting), 1<<16)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 1 && line[len(line)-1] == '\n' {
@@ -112,6 +112,17 @@ func (r *hostRun) readLoop() {
 			return // closed
 		}
 	}
+}
+
+// fewWaiting reports whether the run waits on at most one answer of the
+// host: the sequential hot path, where the completions reader polls. With
+// more outstanding, answers come in bursts once per iteration of the
+// host's loop, and polling between bursts would only take a core from the
+// host and the runtime.
+func (r *hostRun) fewWaiting() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.waiters) <= 1
 }
 
 // deliver completes the calls of one completion line.

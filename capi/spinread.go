@@ -26,6 +26,9 @@ type spinReader struct {
 	f    *os.File
 	rc   syscall.RawConn
 	spin time.Duration
+	// worth, when set, is asked before each read whether polling may pay.
+	worth   func() bool
+	backoff spinBackoff
 	// The state of one poll, so that polling allocates nothing.
 	buf    []byte
 	n      int
@@ -33,27 +36,59 @@ type spinReader struct {
 	readFn func(fd uintptr) bool
 }
 
-func newSpinReader(f *os.File, spin time.Duration) *spinReader {
+func newSpinReader(f *os.File, spin time.Duration, worth func() bool) *spinReader {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		spin = 0 // read as a plain file
 	}
-	s := &spinReader{f: f, rc: rc, spin: spin}
+	s := &spinReader{f: f, rc: rc, spin: spin, worth: worth}
 	s.readFn = s.readOnce
 	return s
 }
 
+// spinBackoff decides which reads poll. After a poll that found nothing in
+// time, the next reads wait in the poller at once, twice as many after
+// each further miss in a row, up to maxSpinSkip: polls that miss mean the
+// host is slower than the bound, or that the machine has no core to spare,
+// and polling would then only delay whoever must answer. A poll that finds
+// data resets it.
+type spinBackoff struct{ skip, backoff int }
+
+// maxSpinSkip bounds the reads that skip polling after misses in a row.
+const maxSpinSkip = 64
+
+// poll reports whether this read polls.
+func (b *spinBackoff) poll() bool {
+	if b.skip > 0 {
+		b.skip--
+		return false
+	}
+	return true
+}
+
+func (b *spinBackoff) hit() { b.backoff = 0 }
+
+func (b *spinBackoff) miss() {
+	b.backoff = min(max(2*b.backoff, 1), maxSpinSkip)
+	b.skip = b.backoff
+}
+
 func (s *spinReader) Read(p []byte) (int, error) {
-	if s.spin <= 0 || len(p) == 0 {
+	if s.spin <= 0 || len(p) == 0 || (s.worth != nil && !s.worth()) {
+		return s.f.Read(p)
+	}
+	if !s.backoff.poll() {
 		return s.f.Read(p)
 	}
 	deadline := time.Now().Add(s.spin)
 	for {
 		n, got, err := s.poll(p)
 		if err != nil || got {
+			s.backoff.hit()
 			return n, err
 		}
 		if !time.Now().Before(deadline) {
+			s.backoff.miss()
 			return s.f.Read(p)
 		}
 		runtime.Gosched()

@@ -19,7 +19,7 @@ func spinPipe(t *testing.T, spin time.Duration) (*spinReader, *os.File, int) {
 	}
 	f := os.NewFile(uintptr(fds[0]), "completions")
 	t.Cleanup(func() { f.Close(); syscall.Close(fds[1]) })
-	return newSpinReader(f, spin), f, fds[1]
+	return newSpinReader(f, spin, nil), f, fds[1]
 }
 
 func TestSpinReaderReadsWhilePollingAndAfterParking(t *testing.T) {
@@ -74,5 +74,85 @@ func TestSpinReaderEndsOnEOFAndOnClose(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("spin %v: a closed pipe's read never returned", spin)
 		}
+	}
+}
+
+// A reader asks worth before each read and, told polling does not pay,
+// waits in the poller at once; the run says so while it waits on more
+// than one answer.
+func TestSpinReaderAsksWhetherPollingPays(t *testing.T) {
+	fds, err := nonblockingPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fds[0]), "completions")
+	t.Cleanup(func() { f.Close(); syscall.Close(fds[1]) })
+	asked := make(chan struct{}, 4)
+	r := newSpinReader(f, time.Hour, func() bool { asked <- struct{}{}; return false })
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, err := r.Read(buf)
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	select {
+	case <-asked: // the reader asked, then parked: it never polls for the hour
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader never asked whether polling pays")
+	}
+	if _, err := syscall.Write(fds[1], []byte("[1,{}]\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "[1,{}]\n" {
+			t.Fatalf("read %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a parked read never returned")
+	}
+
+	run := &hostRun{waiters: map[int64]*waiter{}}
+	for n, want := range []bool{true, true, false, false} {
+		if got := run.fewWaiting(); got != want {
+			t.Fatalf("%d waiters: fewWaiting = %v", n, got)
+		}
+		run.waiters[int64(n)] = &waiter{}
+	}
+}
+
+// Polls that find nothing in time back off: the reads after a miss wait in
+// the poller at once, twice as many after each further miss (at most
+// maxSpinSkip), and a poll that finds data polls again on the next read.
+func TestSpinBackoff(t *testing.T) {
+	var b spinBackoff
+	polls := func(reads int) (n int) {
+		for i := 0; i < reads; i++ {
+			if b.poll() {
+				n++
+			}
+		}
+		return n
+	}
+	if polls(3) != 3 {
+		t.Fatal("a fresh reader does not poll every read")
+	}
+	for _, skip := range []int{1, 2, 4, 8, 16, 32, 64, 64} {
+		b.miss()
+		if got := polls(skip); got != 0 {
+			t.Fatalf("after a miss with backoff %d, %d of the next %d reads polled", skip, got, skip)
+		}
+		if !b.poll() {
+			t.Fatalf("the read after %d skipped ones did not poll", skip)
+		}
+	}
+	b.hit()
+	b.miss()
+	if polls(1) != 0 || polls(1) != 1 {
+		t.Fatal("a hit did not reset the backoff")
 	}
 }

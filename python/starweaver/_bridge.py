@@ -114,6 +114,7 @@ _READ_SIZE = 1 << 16
 #: Seconds the loop polls a run's pipe for the next item after sending the
 #: outcome the run waited for (see RunDriver._poll); 0 turns polling off.
 SPIN = float(os.environ.get("STARWEAVER_SPIN_US", "100")) / 1e6
+_MAX_POLL_SKIP = 64  # polls skipped at most after misses in a row
 
 # The token of an item whose JSON could not be read: compact calls start
 # with it, object items name it.
@@ -196,6 +197,9 @@ class RunDriver:
         self._interrupt: BaseException | None = None  # KeyboardInterrupt/SystemExit raised by user code
         self._partial: list[bytes] = []  # the start of a line not yet complete
         self._polling = False  # in _poll
+        # Polls to skip, and the skip after the next miss (see _poll).
+        self._poll_skip = 0
+        self._poll_backoff = 0
         self._outbox: list[bytes] = []
         self.future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self.closed: asyncio.Future[None] = loop.create_future()
@@ -366,11 +370,20 @@ class RunDriver:
         (and Go from its poller) costs more than that on each side. Only
         when no other callback is ready, so nothing else waits for it, and
         never nested (items handled here may complete at once). A loop that
-        does not show its ready queue (uvloop) is never held up by a poll."""
+        does not show its ready queue (uvloop) is never held up by a poll.
+
+        A poll that finds nothing in time backs off: the next poll is
+        skipped, twice as many after each further miss in a row (up to
+        _MAX_POLL_SKIP), since misses mean the runtime is slower than the
+        bound or the machine has no core to spare, and polling would then
+        only delay the runtime. A poll that finds an item resets it."""
         if SPIN <= 0 or self._polling or self._closed:
             return
         ready = getattr(self._loop, "_ready", None)
         if ready is None or ready:
+            return
+        if self._poll_skip:
+            self._poll_skip -= 1
             return
         self._polling = True
         try:
@@ -382,8 +395,11 @@ class RunDriver:
                     continue
                 except OSError:
                     return  # the reader callback reports it
+                self._poll_backoff = 0
                 self._read(data)
                 return
+            self._poll_backoff = min(2 * self._poll_backoff or 1, _MAX_POLL_SKIP)
+            self._poll_skip = self._poll_backoff
         except Exception as exc:  # as in _on_readable: a fault here ends the run
             self._close(error=NativeError(f"reading the run's items failed: {exc!r}"))
         finally:

@@ -99,8 +99,56 @@ def test_poll_leaves_the_pipe_to_the_loop_when_callbacks_are_ready(monkeypatch: 
             assert got == b'[7,{"ok":true,"content":"ok"}]\n'
 
             os.write(items_w, b"[8,1,{}]\n")
+            driver._poll_skip = 0  # the poll after call 7's outcome missed (test_poll_backs_off_after_misses)
             driver._poll()  # nothing else ready: the poll reads and starts the call
             assert 8 in driver._pending
+            await asyncio.wait_for(driver._pending[8][0], BOUND)  # type: ignore[arg-type]
+            os.write(items_w, b'{"kind":"done","result":{},"error":null}\n')
+            await asyncio.wait_for(driver.closed, BOUND)
+        finally:
+            for fd in (items_r, items_w, done_r, done_w):
+                os.close(fd)
+
+    asyncio.run(asyncio.wait_for(main(), BOUND))
+
+
+def test_poll_backs_off_after_misses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A poll that finds nothing in time skips the next poll, twice as many
+    after each further miss, and a poll that finds an item resets that: on
+    a machine with no core to spare, polling would only delay the runtime."""
+    monkeypatch.setattr(_bridge, "SPIN", 0.001)
+
+    @tool
+    async def ok() -> str:
+        return "ok"
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        items_r, items_w = os.pipe()
+        done_r, done_w = os.pipe()
+        for fd in (items_r, done_r, done_w):
+            os.set_blocking(fd, False)
+        driver = RunDriver(loop, 10**12, items_r, done_w, {1: ok}, {}, None, None)
+        reads = [0]
+        real_read = driver._read
+
+        def counted(first: bytes | None = None) -> None:
+            reads[0] += 1
+            real_read(first)
+
+        driver._read = counted  # type: ignore[method-assign]
+        try:
+            for skip in (1, 2, 4):
+                driver._poll()  # nothing to read: a miss
+                assert (driver._poll_skip, driver._poll_backoff) == (skip, skip)
+                for _ in range(skip):
+                    os.write(items_w, b"[9,1,{}]\n")  # there to read, but the poll is skipped
+                    driver._poll()
+                    assert reads[0] == 0
+                    assert os.read(items_r, 64) == b"[9,1,{}]\n"
+            os.write(items_w, b"[8,1,{}]\n")
+            driver._poll()  # the skips are used up: this poll reads the item
+            assert reads[0] == 1 and driver._poll_backoff == 0 and 8 in driver._pending
             await asyncio.wait_for(driver._pending[8][0], BOUND)  # type: ignore[arg-type]
             os.write(items_w, b'{"kind":"done","result":{},"error":null}\n')
             await asyncio.wait_for(driver.closed, BOUND)
