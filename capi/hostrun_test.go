@@ -167,6 +167,32 @@ func TestHostRunRoundTrip(t *testing.T) {
 	run.close()
 }
 
+// Closing a run closes all four ends of its pipes, on a goroutine of
+// their own, soon after.
+func TestCloseReleasesThePipes(t *testing.T) {
+	a := newTestAgent(t, 1, batchOf(1), model.Response(model.TextPart("done")))
+	h, run, err := startRun(a.NewSession(), runSpec{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host(t, run, func(hostItem) string { return `{"ok":true,"content":1}` })
+	handles.remove(h)
+	fds := []int{run.rfd, run.wfdIn, int(run.w.Fd()), int(run.in.Fd())}
+	run.close()
+	open := func(fd int) bool {
+		_, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		return errno == 0
+	}
+	for _, fd := range fds {
+		for i := 0; open(fd); i++ {
+			if i == 10000 {
+				t.Fatalf("fd %d never closed", fd)
+			}
+			time.Sleep(time.Millisecond) // no event says a file closed
+		}
+	}
+}
+
 func TestLateCompletionIsDropped(t *testing.T) {
 	run, err := newHostRun()
 	if err != nil {

@@ -870,7 +870,8 @@ int sw_tool_intents_submit(sw_handle agent, const char *req, long long req_len, 
  * journal; "intent_invalid" for a malformed scope; "store_unavailable"). */
 int sw_tool_intents_settle_parent_end(sw_handle agent, const char *req, long long req_len, char **out, long long *out_len, char **err);
 
-/* sw_release releases a handle of any kind (a run's pipe is closed; a
+/* sw_release releases a handle of any kind (a run's pipes are closed, on
+ * a thread of the runtime right after the call returns; a
  * store's database closes when nothing else uses it).
  * Returns: 0, or -1 with *err (type "bad_handle"); 0 in a forked child,
  * where it does nothing. */
