@@ -47,6 +47,8 @@ type hostRun struct {
 	closed  bool
 	next    int64
 	waiters map[int64]*waiter
+	// delivered is when the last completion came (see answerDue).
+	delivered time.Time
 }
 
 // waiter is a call or model request awaiting the host's completion: either
@@ -102,7 +104,7 @@ func nonblockingPipe() ([2]int, error) {
 // A line is never dropped: one that cannot be read fails its call when its
 // token can be found, and the whole run otherwise.
 func (r *hostRun) readLoop() {
-	br := bufio.NewReaderSize(newSpinReader(r.in, completionSpin, r.fewWaiting), 1<<16)
+	br := bufio.NewReaderSize(newSpinReader(r.in, completionSpin, r.answerDue), 1<<16)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 1 && line[len(line)-1] == '\n' {
@@ -114,16 +116,24 @@ func (r *hostRun) readLoop() {
 	}
 }
 
-// fewWaiting reports whether the run waits on at most one answer of the
-// host: the sequential hot path, where the completions reader polls. With
-// more outstanding, answers come in bursts once per iteration of the
-// host's loop, and polling between bursts would only take a core from the
-// host and the runtime.
-func (r *hostRun) fewWaiting() bool {
+// answerDue reports whether the completions reader should poll: while the
+// run waits on exactly one answer of the host, or for a moment
+// (answerGrace) after a completion, when a sequential run posts its next
+// item. That is the sequential hot path. With more answers outstanding
+// they come in bursts once per iteration of the host's loop, and with none
+// (a run starting, or building its result) nothing can come: polling then
+// would only take a core from the host and the runtime.
+func (r *hostRun) answerDue() bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.waiters) <= 1
+	n, last := len(r.waiters), r.delivered
+	r.mu.Unlock()
+	return n == 1 || (n == 0 && !last.IsZero() && time.Since(last) < answerGrace)
 }
+
+// answerGrace is how long after a completion the reader polls with no
+// answer outstanding: a sequential run turns a completion into its next
+// item in a few microseconds.
+const answerGrace = 20 * time.Microsecond
 
 // deliver completes the calls of one completion line.
 func (r *hostRun) deliver(line []byte) {
@@ -305,6 +315,7 @@ func (r *hostRun) complete(token int64, data []byte) bool {
 	r.mu.Lock()
 	w := r.waiters[token]
 	delete(r.waiters, token)
+	r.delivered = time.Now()
 	var stop func() bool
 	if w != nil {
 		stop = w.stop

@@ -26,7 +26,8 @@ type spinReader struct {
 	f    *os.File
 	rc   syscall.RawConn
 	spin time.Duration
-	// worth, when set, is asked before each read whether polling may pay.
+	// worth, when set, is asked at each poll whether polling still pays;
+	// when it says no, the read waits in the poller at once.
 	worth   func() bool
 	backoff spinBackoff
 	// The state of one poll, so that polling allocates nothing.
@@ -74,10 +75,7 @@ func (b *spinBackoff) miss() {
 }
 
 func (s *spinReader) Read(p []byte) (int, error) {
-	if s.spin <= 0 || len(p) == 0 || (s.worth != nil && !s.worth()) {
-		return s.f.Read(p)
-	}
-	if !s.backoff.poll() {
+	if s.spin <= 0 || len(p) == 0 || !s.worthIt() || !s.backoff.poll() {
 		return s.f.Read(p)
 	}
 	deadline := time.Now().Add(s.spin)
@@ -87,6 +85,9 @@ func (s *spinReader) Read(p []byte) (int, error) {
 			s.backoff.hit()
 			return n, err
 		}
+		if !s.worthIt() {
+			return s.f.Read(p)
+		}
 		if !time.Now().Before(deadline) {
 			s.backoff.miss()
 			return s.f.Read(p)
@@ -94,6 +95,8 @@ func (s *spinReader) Read(p []byte) (int, error) {
 		runtime.Gosched()
 	}
 }
+
+func (s *spinReader) worthIt() bool { return s.worth == nil || s.worth() }
 
 func (s *spinReader) readOnce(fd uintptr) bool {
 	s.n, s.err = syscall.Read(int(fd), s.buf)

@@ -77,9 +77,9 @@ func TestSpinReaderEndsOnEOFAndOnClose(t *testing.T) {
 	}
 }
 
-// A reader asks worth before each read and, told polling does not pay,
-// waits in the poller at once; the run says so while it waits on more
-// than one answer.
+// A reader asks worth before polling and, told polling does not pay,
+// waits in the poller at once; a run says polling pays only while an
+// answer is due.
 func TestSpinReaderAsksWhetherPollingPays(t *testing.T) {
 	fds, err := nonblockingPipe()
 	if err != nil {
@@ -116,12 +116,30 @@ func TestSpinReaderAsksWhetherPollingPays(t *testing.T) {
 		t.Fatal("a parked read never returned")
 	}
 
+	// A run: nothing due before its first item, one answer due, then many
+	// (a parallel batch), then none a moment after a completion, and none
+	// once the moment passed.
 	run := &hostRun{waiters: map[int64]*waiter{}}
-	for n, want := range []bool{true, true, false, false} {
-		if got := run.fewWaiting(); got != want {
-			t.Fatalf("%d waiters: fewWaiting = %v", n, got)
+	if run.answerDue() {
+		t.Fatal("an answer is due before the run posted anything")
+	}
+	for n, want := range []bool{true, false, false} {
+		run.waiters[int64(n)] = &waiter{cb: func([]byte, error) {}}
+		if got := run.answerDue(); got != want {
+			t.Fatalf("%d waiters: answerDue = %v", n+1, got)
 		}
-		run.waiters[int64(n)] = &waiter{}
+	}
+	for n := range 3 {
+		run.complete(int64(n), []byte(`{}`))
+	}
+	if !run.answerDue() {
+		t.Fatal("no answer is due right after a completion")
+	}
+	run.mu.Lock()
+	run.delivered = time.Now().Add(-answerGrace)
+	run.mu.Unlock()
+	if run.answerDue() {
+		t.Fatal("an answer is due long after the last completion, with none outstanding")
 	}
 }
 
