@@ -17,9 +17,11 @@ from typing import Any, Literal
 from _common import environment_line, fmt_summary, loadavg, markdown_table, summary, use_source_tree
 
 
-def make_functions(n: int, tag: str) -> list[Callable[..., Any]]:
+def make_functions(n: int, tag: str, distinct: bool = False) -> list[Callable[..., Any]]:
     """n distinct functions of one primitive signature (ints, strs, floats,
-    bools, a list, a dict, Optional and Literal, with defaults and a docstring)."""
+    bools, a list, a dict, Optional and Literal, with defaults and a docstring);
+    with distinct, each docstring (so each schema) differs, as in an agent of
+    many different tools."""
 
     def make(i: int) -> Callable[..., Any]:
         def f(
@@ -40,6 +42,8 @@ def make_functions(n: int, tag: str) -> list[Callable[..., Any]]:
             return {"city": city}
 
         f.__name__ = f.__qualname__ = f"{tag}_{i}"
+        if distinct:
+            f.__doc__ = f"Look up forecast {i}.\n\nArgs:\n    city: The city {i}.\n    days: How many days.\n"
         return f
 
     return [make(i) for i in range(n)]
@@ -89,6 +93,13 @@ def main() -> None:
         t = time.perf_counter()
         create_agent(model=TestModel.text("done"), tools=tools)
         agent_ms.append((time.perf_counter() - t) * 1e3)
+    distinct_ms: list[float] = []
+    for r in range(args.rounds):
+        tools = [tool(f) for f in make_functions(args.tools, f"distinct{r}", distinct=True)]
+        gc.collect()
+        t = time.perf_counter()
+        create_agent(model=TestModel.text("done"), tools=tools)
+        distinct_ms.append((time.perf_counter() - t) * 1e3)
     build_ms: list[float] = []
     for r in range(args.rounds):
         fns = make_functions(args.tools, f"both{r}")
@@ -102,6 +113,7 @@ def main() -> None:
         ("tool(f), pydantic create_model", fmt_summary(slow_us, unit=" µs")),
         ("ratio fast / pydantic (per round)", fmt_summary(ratios, digits=3)),
         (f"create_agent(tools=[{args.tools} built tools])", fmt_summary(agent_ms, unit=" ms")),
+        (f"create_agent(tools=[{args.tools} built tools]), distinct schemas", fmt_summary(distinct_ms, unit=" ms")),
         (f"tool() ×{args.tools} + create_agent", fmt_summary(build_ms, unit=" ms")),
     ]
     print(markdown_table(("measurement", f"median [p10–p90] of {args.rounds} rounds"), rows))

@@ -15,6 +15,7 @@ section (Returns, Raises, Examples ...) is kept as written.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from dataclasses import dataclass, field
@@ -97,8 +98,11 @@ def _items(body: list[str], pattern: re.Pattern[str], params: dict[str, str]) ->
     flush()
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_docstring(doc: str | None) -> ParsedDocstring:
-    """Parses a raw or cleaned docstring; None or blank gives an empty result."""
+    """Parses a raw or cleaned docstring; None or blank gives an empty result.
+    Cached by the text (tools made by one factory share a docstring): the
+    result is shared and must not be modified."""
     if not doc or not doc.strip():
         return ParsedDocstring(None)
     lines = inspect.cleandoc(doc).splitlines()

@@ -17,11 +17,11 @@ Every other exception becomes the call's outcome (``failure_outcome``).
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Union
 
 from .errors import UserError, exception_to_outcome
-from .intents import Done
 from .result import ResultEncodingError, result_to_outcome
 
 Runner = Union[Coroutine[Any, Any, dict[str, Any]], Callable[[], dict[str, Any]]]
@@ -83,8 +83,12 @@ def encode_outcome(value: Any) -> dict[str, Any]:
     """The success outcome of value, or, when value cannot be encoded, a
     user_error outcome: encoding a tool's own return fails the same way on
     every attempt, so it is not retried."""
-    if isinstance(value, Done):
-        return value._outcome(encode_outcome)
+    # intents is imported by whoever builds a Done; before that, none exists.
+    intents = sys.modules.get("starweaver.intents")
+    if intents is not None and isinstance(value, intents.Done):
+        done: Any = value
+        out: dict[str, Any] = done._outcome(encode_outcome)
+        return out
     try:
         return result_to_outcome(value)
     except (TypeError, ValueError, RecursionError) as exc:

@@ -38,24 +38,15 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Annotated, Any, Literal
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    RootModel,
-    TypeAdapter,
-    ValidationError,
-    create_model,
-)
-from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticUndefined
+from json.encoder import encode_basestring as _encode_str
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ._docstrings import parse_docstring
 from .context import ToolContext
 from .errors import InvalidArguments, describe_validation_error
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ("FunctionSchema", "function_schema", "validate_parameters_schema")
 
@@ -74,54 +65,35 @@ _MAPPING_ORIGINS = (dict, collections.abc.Mapping, collections.abc.MutableMappin
 _REGEX_ENGINE: Literal["python-re"] = "python-re"
 
 
-class _ToolJsonSchema(GenerateJsonSchema):
-    """Pydantic's generator without the titles it derives from field names.
-    Defaults that are not JSON (sentinels) are left out of the schema quietly.
+# pydantic is imported only by the paths that need it (a model, a rich
+# annotation, the arguments model on a call that converts values): building a
+# tool of primitive parameters, the common case, never does. Nothing can be a
+# pydantic model or FieldInfo before pydantic is imported, which the checks
+# below use.
 
-    Stdlib dataclasses and TypedDicts validate with the configuration of the
-    model that holds them, so inside the arguments model they refuse unknown
-    keys in every supported pydantic version; pydantic only says so in the
-    schema since 2.13 (TypedDict) and 2.14 (dataclass). The schema states it
-    for all versions, so Go refuses those keys before Python sees them."""
 
-    ignored_warning_kinds = {"skipped-choice", "non-serializable-default"}  # noqa: RUF012 - pydantic's API
+def _pydantic_loaded() -> bool:
+    return "pydantic" in sys.modules
 
-    def field_title_should_be_set(self, schema: Any) -> bool:
+
+def _is_field_info(value: object) -> bool:
+    if not _pydantic_loaded():
         return False
+    from pydantic.fields import FieldInfo
 
-    def dataclass_schema(self, schema: Any) -> Any:
-        return _forbid_extra(schema, super().dataclass_schema(schema))
-
-    def get_decimal_pattern(self, schema: Any) -> str | None:
-        # pydantic >= 2.14 leaves the pattern of a Decimal sent as a string
-        # out unless asked (2.12 and 2.13 always write one, a look-ahead);
-        # with it the model sees the syntax and Go checks it before Python.
-        return self.build_decimal_pattern(schema)
-
-    def decimal_schema(self, schema: Any) -> Any:
-        # Before 2.12 pydantic writes no pattern for a Decimal sent as a
-        # string: the syntax pydantic >= 2.14 states for an unconstrained
-        # Decimal keeps the schema the same in every supported version
-        # (Python still checks digits and places).
-        json_schema = super().decimal_schema(schema)
-        for branch in json_schema.get("anyOf", [json_schema]):
-            if branch.get("type") == "string" and "pattern" not in branch:
-                branch["pattern"] = _DECIMAL_PATTERN
-        return json_schema
-
-    def typed_dict_schema(self, schema: Any) -> Any:
-        return _forbid_extra(schema, super().typed_dict_schema(schema))
+    return isinstance(value, FieldInfo)
 
 
-_DECIMAL_PATTERN = r"^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)$"
+def _generator() -> Any:
+    from ._jsonschema import ToolJsonSchema
+
+    return ToolJsonSchema
 
 
-def _forbid_extra(core: Any, json_schema: Any) -> Any:
-    config = core.get("config") or {}
-    forbid = config.get("extra_fields_behavior") == "forbid" or core.get("extra_behavior") == "forbid"
-    if forbid and json_schema.get("type") == "object":
-        json_schema.setdefault("additionalProperties", False)
-    return json_schema
+def _type_adapter(tp: Any) -> Any:
+    from pydantic import ConfigDict, TypeAdapter
+
+    return TypeAdapter(tp, config=ConfigDict(regex_engine=_REGEX_ENGINE))
 
 
 def _unwrap_ref(value: Any) -> Any:
@@ -148,7 +120,7 @@ def _unwrap_ref(value: Any) -> Any:
 
 
 def _json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    schema: dict[str, Any] = _unwrap_ref(model.model_json_schema(by_alias=True, schema_generator=_ToolJsonSchema))
+    schema: dict[str, Any] = _unwrap_ref(model.model_json_schema(by_alias=True, schema_generator=_generator()))
     schema.pop("title", None)
     return schema
 
@@ -285,6 +257,8 @@ class FunctionSchema:
         elif self.style == "var_kwargs":
             kwargs.update(arguments)
         else:
+            from pydantic import ValidationError
+
             model = self.arguments_model()
             try:
                 validated = model.model_validate(arguments)
@@ -333,7 +307,11 @@ def _is_context_type(tp: Any) -> bool:
 
 def _is_model_type(tp: Any) -> bool:
     tp = _strip_annotated(tp)
-    return isinstance(tp, type) and issubclass(tp, BaseModel) and not issubclass(tp, RootModel)
+    if not isinstance(tp, type) or not _pydantic_loaded():
+        return False
+    from pydantic import BaseModel, RootModel
+
+    return issubclass(tp, BaseModel) and not issubclass(tp, RootModel)
 
 
 def _is_mapping_type(tp: Any) -> bool:
@@ -458,6 +436,8 @@ def is_async_callable(func: Callable[..., Any]) -> bool:
 def _described(tp: Any, alias: str, description: str | None) -> Any:
     """tp with the alias and docstring description as the *first* Field, so the
     user's own Field metadata (in Annotated or as the default) wins."""
+    from pydantic import Field
+
     extra = Field(alias=alias, description=description) if description else Field(alias=alias)
     if typing.get_origin(tp) is Annotated:
         inner, *meta = typing.get_args(tp)
@@ -469,7 +449,7 @@ def _described(tp: Any, alias: str, description: str | None) -> Any:
 def _unsupported(tp: Any) -> str | None:
     """Why pydantic cannot validate tp or describe it in JSON Schema, if it cannot."""
     try:
-        TypeAdapter(tp, config=ConfigDict(regex_engine=_REGEX_ENGINE)).json_schema(schema_generator=_ToolJsonSchema)
+        _type_adapter(tp).json_schema(schema_generator=_generator())
     except Exception as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return f"unsupported type hint {tp!r}: {first}"
@@ -481,13 +461,26 @@ def _unsupported(tp: Any) -> str | None:
 # Most tools take ints, strs, floats, bools, lists and dicts of them,
 # Optional and Literal. For those, building a pydantic model per tool
 # (create_model, then its JSON Schema) costs far more than the tool itself:
-# the object schema is assembled here instead, from one cached pydantic
-# schema per distinct annotation (so every fragment is exactly what pydantic
-# writes), and the model that converts arguments is built on the first call
-# that needs it. A parity test holds the two paths to the same schema and the
-# same validation (python/tests/test_schema_fast_path.py).
+# the object schema is assembled here instead, from one cached JSON text per
+# distinct annotation, and the model that converts arguments is built on the
+# first call that needs it. The fragments of the grammar whose JSON Schema
+# pydantic has written the same way in every supported version (scalars,
+# lists, str-keyed dicts, unions and Optional, Literal of two or more strs,
+# ints or bools) are written here without importing pydantic; the rest of the
+# grammar (a one-value Literal, whose schema changed across versions) asks
+# pydantic once per annotation. A parity test holds the two paths to the same
+# schema and the same validation (python/tests/test_schema_fast_path.py).
 
 _PRIMITIVE_SCALARS = (int, str, float, bool, type(None))
+_UnionType = type(int | str)
+_NONE_TYPE = type(None)
+_SCALAR_SCHEMAS: dict[Any, str] = {
+    int: "integer",
+    str: "string",
+    float: "number",
+    bool: "boolean",
+    _NONE_TYPE: "null",
+}
 
 
 def _is_primitive(tp: Any, depth: int = 0) -> bool:
@@ -509,7 +502,96 @@ def _is_primitive(tp: Any, depth: int = 0) -> bool:
     return False
 
 
-_UnionType = type(int | str)
+def _flattened_any_of(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    """pydantic's union of JSON Schemas: nested anyOf lists flattened,
+    duplicates dropped (first place kept), a single member unwrapped."""
+    members: list[dict[str, Any]] = []
+    for s in schemas:
+        members.extend(s["anyOf"] if len(s) == 1 and "anyOf" in s else [s])
+    unique: dict[str, dict[str, Any]] = {}
+    for m in members:
+        unique.setdefault(json.dumps(m, sort_keys=True), m)
+    out = list(unique.values())
+    return out[0] if len(out) == 1 else {"anyOf": out}
+
+
+def _native_schema(tp: Any, depth: int = 0) -> dict[str, Any] | None:
+    """The JSON Schema pydantic writes for tp, for the part of the grammar
+    whose schema is the same in every supported pydantic version; None for
+    anything else."""
+    if depth > 8:
+        return None
+    try:
+        scalar = _SCALAR_SCHEMAS.get(tp)
+    except TypeError:  # unhashable
+        return None
+    if scalar is not None:
+        return {"type": scalar}
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is list and len(args) == 1:
+        items = _native_schema(args[0], depth + 1)
+        return None if items is None else {"type": "array", "items": items}
+    if origin is dict and len(args) == 2 and args[0] is str:
+        values = _native_schema(args[1], depth + 1)
+        return None if values is None else {"type": "object", "additionalProperties": values}
+    if origin is typing.Union or origin is _UnionType:
+        # pydantic makes a union with None a nullable schema of the rest.
+        rest = [a for a in args if a is not _NONE_TYPE]
+        parts = [_native_schema(a, depth + 1) for a in rest]
+        if not rest or any(p is None for p in parts):
+            return None
+        members = typing.cast(list[dict[str, Any]], parts)
+        inner = members[0] if len(members) == 1 else _flattened_any_of(members)
+        if len(rest) == len(args) or inner == {"type": "null"}:
+            return inner
+        return _flattened_any_of([inner, {"type": "null"}])
+    if origin is Literal and len(args) >= 2 and all(type(a) in (str, int, bool) for a in args):
+        schema: dict[str, Any] = {"enum": list(args)}
+        kinds = {type(a) for a in args}
+        if len(kinds) == 1:
+            schema["type"] = _SCALAR_SCHEMAS[kinds.pop()]
+        return schema
+    return None
+
+
+def _structure_key(tp: Any, depth: int = 0) -> Any:
+    """A cache key of tp that tells apart what typing's equality does not:
+    unions and Literals compare as sets (``int | str == str | int``,
+    ``Literal[1, True] == Literal[True, 1]``) while their schemas keep the
+    order, and ``Literal[1]`` args equal ``Literal[True]``'s."""
+    if type(tp) is type:  # a class: the common case
+        return tp
+    args = getattr(tp, "__args__", None)
+    if not args or depth > 8:
+        return tp
+    if typing.get_origin(tp) is Literal:
+        return (tp, tuple((type(a), a) for a in args))
+    return (tp, tuple(_structure_key(a, depth + 1) for a in args))
+
+
+_FRAGMENTS: dict[Any, str | None] = {}
+_MAX_FRAGMENTS = 4096
+
+
+def _fragment(tp: Any) -> str | None:
+    """The JSON text of pydantic's schema of one annotation in the primitive
+    grammar (no titles), or None outside it; cached by the annotation's
+    structure, as tools share a handful of annotations."""
+    try:
+        key = _structure_key(tp)
+        return _FRAGMENTS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable annotation: not a primitive one
+        return None
+    schema = _native_schema(tp)
+    if schema is None and _is_primitive(tp):
+        schema = _type_adapter(tp).json_schema(schema_generator=_generator())
+    text = None if schema is None else json.dumps(schema, separators=(",", ":"))
+    if len(_FRAGMENTS) >= _MAX_FRAGMENTS:
+        _FRAGMENTS.clear()
+    _FRAGMENTS[key] = text
+    return text
 
 
 def _plain_json(value: Any, depth: int = 0) -> bool:
@@ -527,70 +609,159 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _copy_json(value: Any) -> Any:
-    """A copy of a plain JSON value (dicts, lists, scalars): deepcopy's
-    generality costs more than the whole fast path otherwise."""
-    if type(value) is dict:
-        return {k: _copy_json(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copy_json(v) for v in value]
-    return value
 
-
-@functools.lru_cache(maxsize=1024)
-def _cached_type_schema(tp: Any) -> dict[str, Any] | None:
-    if not _is_primitive(tp):
-        return None
-    adapter: TypeAdapter[Any] = TypeAdapter(tp, config=ConfigDict(regex_engine=_REGEX_ENGINE))
-    schema: dict[str, Any] = adapter.json_schema(schema_generator=_ToolJsonSchema)
-    return schema
-
-
-def _type_schema(tp: Any) -> dict[str, Any] | None:
-    """pydantic's JSON Schema of one annotation in the primitive grammar (no
-    titles), or None outside it; cached, as tools share a handful of
-    annotations. Never mutate the result."""
-    try:
-        return _cached_type_schema(tp)
-    except TypeError:  # an unhashable annotation: not a primitive one
-        return None
+def _default_text(value: Any) -> str:
+    """The JSON text of a default that passed _plain_json."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is str:
+        return _encode_str(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _primitive_schema(
-    business: list[inspect.Parameter],
-    annotation: Callable[[inspect.Parameter], Any],
+    names: list[str],
+    types: list[Any],
+    defaults: list[Any],
     descriptions: Mapping[str, str],
 ) -> dict[str, Any] | None:
-    """The keywords-style schema of a signature in the primitive grammar, as
-    pydantic would write it for the model; None when any parameter is outside
-    it (then the model is built at once)."""
-    properties: dict[str, Any] = {}
+    """The keywords-style schema of parameters in the primitive grammar (a
+    default is ``_EMPTY`` for a required one), as pydantic would write it for
+    the model; None when any parameter is outside it (then the model is
+    built at once). The schema is assembled as JSON text from the cached
+    fragments and decoded once, so no tool shares a dict with another."""
+    props: list[str] = []
     required: list[str] = []
-    for p in business:
-        tp = annotation(p)
-        frag = None if tp is _EMPTY else _type_schema(tp)
+    for name, tp, default in zip(names, types, defaults, strict=True):
+        frag = None if tp is _EMPTY else _fragment(tp)
         if frag is None:
             return None
-        prop = _copy_json(frag)
-        if p.default is _EMPTY:
-            required.append(p.name)
-        elif _plain_json(p.default):
-            prop["default"] = _copy_json(p.default)
+        extra = ""
+        if default is _EMPTY:
+            required.append(name)
+        elif _plain_json(default):
+            extra = ',"default":' + _default_text(default)
         else:
             return None
-        if description := descriptions.get(p.name):
-            prop["description"] = description
-        properties[p.name] = prop
-    schema: dict[str, Any] = {"additionalProperties": False, "properties": properties}
+        if description := descriptions.get(name):
+            extra += ',"description":' + _encode_str(description)
+        # A parameter name is an identifier: nothing in it needs escaping.
+        props.append('"' + name + '":' + (frag[:-1] + extra + "}" if extra else frag))
+    text = '{"additionalProperties":false,"properties":{' + ",".join(props) + "}"
     if required:
-        schema["required"] = required
-    schema["type"] = "object"
+        text += ',"required":["' + '","'.join(required) + '"]'
+    schema: dict[str, Any] = json.loads(text + ',"type":"object"}')
     return schema
 
 
 def _qualname(func: Callable[..., Any]) -> str:
     src = _hint_source(func)
     return getattr(src, "__qualname__", None) or getattr(src, "__name__", None) or type(func).__name__
+
+
+def _build_model(
+    func: Callable[..., Any],
+    fields: tuple[_Field, ...],
+    types: tuple[Any, ...],
+    defaults: tuple[Any, ...],
+    descriptions: Mapping[str, str],
+    var_kwargs: bool,
+) -> type[BaseModel]:
+    """The keywords-style arguments model: one field per parameter (internal
+    name, the parameter name as alias, the docstring description)."""
+    from pydantic import ConfigDict, create_model
+    from pydantic_core import PydanticUndefined
+
+    definitions: dict[str, Any] = {}
+    for f, ann, default in zip(fields, types, defaults, strict=True):
+        # PydanticUndefined, not ...: pydantic 2.6 takes an Ellipsis beside
+        # an Annotated Field as the default, and the parameter turns optional.
+        value = PydanticUndefined if default is _EMPTY else default
+        definitions[f.internal] = (_described(Any if ann is _EMPTY else ann, f.param, descriptions.get(f.param)), value)
+    config = ConfigDict(extra="allow" if var_kwargs else "forbid", regex_engine=_REGEX_ENGINE)
+    model: type[BaseModel] = create_model(f"{_qualname(func)}_arguments", __config__=config, **definitions)
+    return model
+
+
+_FUNCTION_TYPE = type(_build_model)
+
+
+def _quick_function_schema(func: Callable[..., Any]) -> FunctionSchema | None:
+    """function_schema of a plain function whose parameters (after an
+    optional first context one) are all in the primitive grammar, read from
+    its code object, defaults and annotations rather than through
+    inspect.signature and typing.get_type_hints; None for anything else (a
+    wrapper, a custom signature, *args or **kwargs, positional-only or
+    ``args`` parameters, an annotation outside the grammar or that does not
+    resolve in the function's globals), which the general path reads."""
+    if type(func) is not _FUNCTION_TYPE or sys.version_info < (3, 11):
+        # Before 3.11 get_type_hints also made a None default's hint Optional.
+        return None
+    f: Any = func
+    attrs = f.__dict__
+    if attrs and ("__signature__" in attrs or "__wrapped__" in attrs):
+        return None
+    code = f.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_posonlyargcount:
+        return None
+    nargs = code.co_argcount
+    names = code.co_varnames[: nargs + code.co_kwonlyargcount]
+    annotations = f.__annotations__
+    globalns = f.__globals__
+    positional_defaults = f.__defaults__ or ()
+    kw_defaults = f.__kwdefaults__ or {}
+    first_default = nargs - len(positional_defaults)
+    ctx_name: str | None = None
+    ctx_positional = True
+    business: list[str] = []
+    types: list[Any] = []
+    defaults: list[Any] = []
+    for i, name in enumerate(names):
+        ann = annotations.get(name, _EMPTY)
+        if type(ann) is str:
+            try:
+                ann = eval(_compiled_annotation(ann), globalns, None)  # noqa: S307 - the function's own annotation
+            except Exception:
+                return None
+        if ann is None:
+            ann = _NONE_TYPE
+        if i == 0 and ((name == "ctx" and ann is _EMPTY) or _is_context_type(ann)):
+            ctx_name, ctx_positional = name, nargs > 0
+            continue
+        if name == "args" or ann is _EMPTY:
+            return None
+        business.append(name)
+        types.append(ann)
+        if i < nargs:
+            defaults.append(positional_defaults[i - first_default] if i >= first_default else _EMPTY)
+        else:
+            defaults.append(kw_defaults.get(name, _EMPTY))
+    doc = parse_docstring(f.__doc__)
+    schema = _primitive_schema(business, types, defaults, doc.params)
+    if schema is None:
+        return None
+    pairs = list(zip(business, defaults, strict=True))
+    fields = tuple(_Field(f"p{i}", name, False, always=d is _EMPTY) for i, (name, d) in enumerate(pairs))
+    plain = all(tp in _PLAIN_TYPES for tp in types)
+    return FunctionSchema(
+        description=doc.description,
+        json_schema=schema,
+        is_async=inspect.iscoroutinefunction(func),
+        takes_ctx=ctx_name is not None,
+        ctx_param=ctx_name,
+        ctx_positional=ctx_positional,
+        style="keywords",
+        model_factory=partial(_build_model, func, fields, tuple(types), tuple(defaults), doc.params, False),
+        fields=fields,
+        plain_types=dict(zip(business, types, strict=True)) if plain else None,
+        plain_required=frozenset(n for n, d in pairs if d is _EMPTY) if plain else frozenset(),
+    )
 
 
 def function_schema(
@@ -611,6 +782,8 @@ def function_schema(
             the function and lists every problem found.
     """
     explicit = dict(parameters_schema) if parameters_schema else None
+    if explicit is None and (quick := _quick_function_schema(func)) is not None:
+        return quick
     try:
         sig = inspect.signature(func)
     except (TypeError, ValueError) as e:
@@ -695,29 +868,33 @@ def function_schema(
     fields: list[_Field] = []
     for i, p in enumerate(business):
         positional = p.kind is inspect.Parameter.POSITIONAL_ONLY
-        has_default = p.default is not _EMPTY and not isinstance(p.default, FieldInfo)
+        has_default = p.default is not _EMPTY and not _is_field_info(p.default)
         fields.append(_Field(f"p{i}", p.name, positional, always=positional or not has_default))
 
-    def build_model() -> type[BaseModel]:
-        definitions: dict[str, Any] = {}
-        for f, p in zip(fields, business):
-            ann = annotation(p)
-            # PydanticUndefined, not ...: pydantic 2.6 takes an Ellipsis beside
-            # an Annotated Field as the default, and the parameter turns optional.
-            default = PydanticUndefined if p.default is _EMPTY else p.default
-            definitions[f.internal] = (_described(Any if ann is _EMPTY else ann, p.name, doc.params.get(p.name)), default)
-        config = ConfigDict(extra="allow" if var_kwargs else "forbid", regex_engine=_REGEX_ENGINE)
-        model: type[BaseModel] = create_model(f"{_qualname(func)}_arguments", __config__=config, **definitions)
-        return model
+    model_factory = partial(
+        _build_model,
+        func,
+        tuple(fields),
+        tuple(annotation(p) for p in business),
+        tuple(p.default for p in business),
+        doc.params,
+        var_kwargs,
+    )
 
     # The primitive fast path defers the model to the first call needing it.
-    fast = None if explicit is not None or var_kwargs else _primitive_schema(business, annotation, doc.params)
+    fast = (
+        None
+        if explicit is not None or var_kwargs
+        else _primitive_schema(
+            [p.name for p in business], [annotation(p) for p in business], [p.default for p in business], doc.params
+        )
+    )
     arg_model: type[BaseModel] | None = None
     if fast is not None:
         schema = fast
     else:
         try:
-            arg_model = build_model()
+            arg_model = model_factory()
             schema = copy.deepcopy(explicit or _json_schema_of(arg_model))
         except Exception as e:
             problems.extend(f"parameter {p.name!r}: {why}" for p in business if (why := _unsupported(annotation(p))))
@@ -729,7 +906,7 @@ def function_schema(
         and all(
             annotation(p) in _PLAIN_TYPES
             and p.kind is not inspect.Parameter.POSITIONAL_ONLY
-            and not isinstance(p.default, FieldInfo)
+            and not _is_field_info(p.default)
             for p in business
         )
     )
@@ -737,7 +914,7 @@ def function_schema(
         json_schema=schema,
         style="keywords",
         model=arg_model,
-        model_factory=build_model if arg_model is None else None,
+        model_factory=model_factory if arg_model is None else None,
         fields=tuple(fields),
         var_kwargs=var_kwargs,
         plain_types={p.name: annotation(p) for p in business} if plain else None,

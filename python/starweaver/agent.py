@@ -80,7 +80,8 @@ class _Catalog:
             return {"id": 0, "definition": t.definition(), "client": True}
         tid = next(_ids)
         self.tools[tid] = t
-        spec: dict[str, Any] = {"id": tid, "definition": t.definition(), "context": t.takes_ctx}
+        # The spec is encoded at once: the definition need not be a copy.
+        spec: dict[str, Any] = {"id": tid, "definition": t._definition(copy=False), "context": t.takes_ctx}
         if t.timeout_ms is not None:
             spec["timeout_ms"] = t.timeout_ms
         if t.max_retries is not None:

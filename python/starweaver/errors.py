@@ -16,13 +16,14 @@ import asyncio
 import concurrent.futures
 import json
 import math
+import sys
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from starweaver.messages import ModelMessage
 
 __all__ = (
@@ -464,16 +465,33 @@ _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ..
     (Cancelled, "cancelled"),
     (Timeout, "timeout"),
     (Execution, "execution"),
-    (ValidationError, "invalid_arguments"),
+)
+# Then a pydantic ValidationError (invalid_arguments), then these.
+_STDLIB_CLASSIFICATION: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
     ((asyncio.CancelledError, concurrent.futures.CancelledError), "cancelled"),
     # Distinct classes on 3.10, aliases of TimeoutError from 3.11.
     ((TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError), "timeout"),
 )
 
 
+def _is_validation_error(exc: BaseException) -> bool:
+    """Whether exc is a pydantic ValidationError (none can exist before
+    pydantic is imported, which this module leaves to the code that needs it)."""
+    if "pydantic_core" not in sys.modules:
+        return False
+    from pydantic_core import ValidationError
+
+    return isinstance(exc, ValidationError)
+
+
 def _kind_of(exc: BaseException) -> str:
     for cls, kind in _CLASSIFICATION:
         if isinstance(exc, cls):
+            return kind
+    if _is_validation_error(exc):
+        return "invalid_arguments"
+    for classes, kind in _STDLIB_CLASSIFICATION:
+        if isinstance(exc, classes):
             return kind
     return "execution"
 
@@ -528,8 +546,8 @@ def exception_to_outcome(exc: BaseException, *, timeout_ms: int | None) -> dict[
     """
     kind = _kind_of(exc)
     text = _safe_str(exc)
-    if isinstance(exc, ValidationError):
-        message = describe_validation_error(exc)
+    if _is_validation_error(exc):
+        message = describe_validation_error(exc)  # type: ignore[arg-type]
     else:
         message = text or type(exc).__name__
     outcome: dict[str, Any] = {"ok": False, "kind": kind, "message": message}

@@ -32,7 +32,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
 from starweaver._bridge import sync_pool
-from starweaver._schema import _ToolJsonSchema, _unwrap_ref
+from starweaver._jsonschema import ToolJsonSchema as _ToolJsonSchema
+from starweaver._schema import _unwrap_ref
 from starweaver.context import ToolContext
 from starweaver.errors import ModelRetry, describe_validation_error
 from starweaver.tools import Tool

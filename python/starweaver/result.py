@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii
 from typing import Any
-
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 
 __all__ = ("ResultEncodingError", "ToolResult", "result_to_outcome")
 
@@ -151,9 +149,13 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
         out: dict[str, Any] = to_outcome()
         return out
     try:
-        if isinstance(value, BaseModel):
+        # No value is a pydantic model before pydantic is imported; this
+        # module leaves that import to the code that needs it.
+        if "pydantic" in sys.modules and _is_model(value):
             content = value.model_dump(mode="json")
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            from pydantic_core import to_jsonable_python
+
             content = to_jsonable_python(value)
         else:
             content = value
@@ -177,6 +179,12 @@ def plain_outcome(value: Any) -> bytes | None:
     except (TypeError, ValueError, RecursionError):
         return None
     return b'{"ok":true,"content":' + encoded.encode() + b"}"
+
+
+def _is_model(value: Any) -> bool:
+    from pydantic import BaseModel
+
+    return isinstance(value, BaseModel)
 
 
 def _is_tool_output(value: Any) -> bool:

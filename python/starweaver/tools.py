@@ -468,21 +468,34 @@ class Tool(Generic[P, R]):
         """The tool definition sent to the model: name, description?,
         parameters, return_schema?, strict?, sequential?, metadata? (optional
         keys are omitted when unset, False or empty). A fresh copy each call."""
+        return self._definition(copy=True)
+
+    def _definition(self, *, copy: bool) -> dict[str, Any]:
+        """``definition()``; without copy it shares the tool's own schema
+        and metadata dicts, for a spec that is encoded at once and dropped
+        (an agent of many tools copied each schema twice for nothing)."""
+
+        def fresh(value: Any) -> Any:
+            return json.loads(json.dumps(value)) if copy else value
+
         d: dict[str, Any] = {"name": self._name}
         if self._description:
             d["description"] = self._description
-        d["parameters"] = json.loads(json.dumps(self._schema.json_schema))
+        d["parameters"] = fresh(self._schema.json_schema)
         if self._return_schema is not None:
-            d["return_schema"] = json.loads(json.dumps(self._return_schema))
+            d["return_schema"] = fresh(self._return_schema)
         if self._strict is not None:
             d["strict"] = self._strict
         if self._sequential:
             d["sequential"] = True
-        metadata = json.loads(json.dumps(self._metadata)) if self._metadata else {}
-        if self._tags:
-            metadata["tags"] = list(self._tags)
-        if self._hidden_by_tags:
-            metadata["hidden_by_tags"] = list(self._hidden_by_tags)
+        if self._tags or self._hidden_by_tags:
+            metadata = json.loads(json.dumps(self._metadata)) if self._metadata else {}
+            if self._tags:
+                metadata["tags"] = list(self._tags)
+            if self._hidden_by_tags:
+                metadata["hidden_by_tags"] = list(self._hidden_by_tags)
+        else:
+            metadata = fresh(self._metadata) if self._metadata else {}
         if metadata:
             d["metadata"] = metadata
         return d

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
 from pydantic import BaseModel, Field
-from starweaver import _schema
+from starweaver import ToolContext, _schema
 from starweaver._schema import FunctionSchema, function_schema
 from starweaver.errors import InvalidArguments
 
@@ -92,6 +92,30 @@ def corpus() -> list[tuple[str, Callable[..., Any]]]:
 CORPUS = corpus()
 
 
+def real(func: Callable[..., Any], future: bool) -> Callable[..., Any]:
+    """The corpus function as source code: a plain function (no
+    ``__signature__``) that the quick reader takes from its code object,
+    defaults and annotations (string ones with ``future``)."""
+    params = list(inspect.signature(func).parameters.values())
+    ns: dict[str, Any] = {}
+    parts = []
+    for i, p in enumerate(params):
+        ns[f"T{i}"] = p.annotation
+        part = f"{p.name}: T{i}"
+        if p.default is not inspect.Parameter.empty:
+            ns[f"D{i}"] = p.default
+            part += f" = D{i}"
+        parts.append(part)
+    head = "from __future__ import annotations\n" if future else ""
+    exec(compile(f"{head}def corpus_tool({', '.join(parts)}):\n    return 0\n", "<corpus>", "exec"), ns)  # noqa: S102
+    out: Callable[..., Any] = ns["corpus_tool"]
+    out.__doc__ = func.__doc__
+    return out
+
+
+REAL_CORPUS = [(f"{n}-{'str' if future else 'obj'}", real(f, future)) for n, f in CORPUS for future in (False, True)]
+
+
 def slow(func: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> FunctionSchema:
     with monkeypatch.context() as m:
         m.setattr(_schema, "_primitive_schema", lambda *a, **k: None)
@@ -124,6 +148,90 @@ def test_fast_path_matches_pydantic(name: str, func: Callable[..., Any], monkeyp
         assert outcome(fast, arguments) == outcome(reference, arguments), arguments
     # The model was built on the first call that needed one.
     assert not names or fast.model is not None
+
+
+@pytest.mark.parametrize(("name", "func"), REAL_CORPUS, ids=[n for n, _ in REAL_CORPUS])
+def test_quick_reader_matches_pydantic(name: str, func: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain functions skip inspect.signature and get_type_hints; the schema
+    and every binding still equal the create_model path's."""
+    fast = _schema._quick_function_schema(func)  # pyright: ignore[reportPrivateUsage]
+    assert fast is not None, "the quick reader takes every plain function of the corpus"
+    reference = slow(func, monkeypatch)
+    assert reference.model is not None
+    assert fast.json_schema == reference.json_schema
+    assert (fast.description, fast.takes_ctx, fast.is_async) == (reference.description, False, False)
+    names = list(inspect.signature(func).parameters)
+    arguments_sets: list[dict[str, Any]] = [{}, {"unknown": 1}]
+    arguments_sets += [dict(zip(names, values, strict=False)) for values in zip(VALUES, reversed(VALUES), strict=True)]
+    arguments_sets += [dict(zip(names, (v, v), strict=False)) for v in VALUES]
+    for arguments in arguments_sets:
+        assert outcome(fast, arguments) == outcome(reference, arguments), arguments
+
+
+def test_quick_reader_context_and_keyword_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def lookup(ctx: ToolContext, city: str, *, days: int = 3, units: Literal["c", "f"] = "c") -> str:
+        """Look up.
+
+        Args:
+            city: The city.
+            days: Days ahead.
+        """
+        return city
+
+    fast = _schema._quick_function_schema(lookup)  # pyright: ignore[reportPrivateUsage]
+    assert fast is not None
+    reference = slow(lookup, monkeypatch)
+    assert fast.json_schema == reference.json_schema
+    for attr in ("description", "is_async", "takes_ctx", "ctx_param", "ctx_positional", "plain_types", "plain_required"):
+        assert getattr(fast, attr) == getattr(reference, attr), attr
+    assert fast.bind("CTX", {"city": "x", "days": 2}) == reference.bind("CTX", {"city": "x", "days": 2})  # type: ignore[arg-type]
+    assert fast.bind("CTX", {"city": "x", "days": 2.0}) == (["CTX"], {"city": "x", "days": 2})  # type: ignore[arg-type]
+
+
+def wrapped_tool(n: int) -> int:
+    return n
+
+
+wrapped_tool.__wrapped__ = len  # type: ignore[attr-defined]
+
+
+def star_args(*values: int) -> None: ...
+
+
+def posonly(n: int, /) -> None: ...
+
+
+def raw_args(args: dict[str, int]) -> None: ...
+
+
+def local_names() -> Callable[..., Any]:
+    class Local:
+        pass
+
+    def uses_local(x: Local) -> None: ...
+
+    return uses_local
+
+
+@pytest.mark.parametrize("func", [wrapped_tool, star_args, posonly, raw_args, local_names()])
+def test_quick_reader_leaves_the_rest_to_the_general_path(func: Any) -> None:
+    assert _schema._quick_function_schema(func) is None  # pyright: ignore[reportPrivateUsage]
+
+
+def test_fragments_keep_the_order_of_unions_and_literals() -> None:
+    """typing compares unions and Literals as sets: a cache keyed by the
+    annotation alone would hand int | str the schema of str | int."""
+
+    def first(a: int | str, b: Literal["x", "y"], c: Literal[1, True]) -> None: ...
+
+    def second(a: str | int, b: Literal["y", "x"], c: Literal[True, 1]) -> None: ...
+
+    one, two = function_schema(first).json_schema["properties"], function_schema(second).json_schema["properties"]
+    assert one["a"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert two["a"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert (one["b"]["enum"], two["b"]["enum"]) == (["x", "y"], ["y", "x"])
+    assert [type(v) for v in one["c"]["enum"]] == [int, bool]
+    assert [type(v) for v in two["c"]["enum"]] == [bool, int]
 
 
 class Point(BaseModel):
