@@ -47,16 +47,19 @@ type hookAnswer struct {
 }
 
 // build makes the core hook that runs the host's phases through the run.
+// Its phases are the non-blocking forms (tool.Hook's StartBefore and
+// StartAfter): a host call of a parallel batch holds no goroutine while
+// the host runs its hooks, and a call on a goroutine of its own waits.
 func (s hookSpec) build() (tool.Hook, error) {
 	if s.ID == 0 || !(s.Before || s.After) {
 		return tool.Hook{}, specError("hook %q needs an id and a before or after phase", s.Name)
 	}
 	h := tool.Hook{Name: s.Name}
 	if s.Before {
-		h.Before = hostBefore(s.ID, phaseBefore)
+		h.StartBefore = hostBefore(s.ID, phaseBefore)
 	}
 	if s.After {
-		h.After = hostAfter(s.ID)
+		h.StartAfter = hostAfter(s.ID)
 	}
 	return h, nil
 }
@@ -66,72 +69,100 @@ func (s hookSpec) build() (tool.Hook, error) {
 // tool.ArgumentValidator has no context.Context, and the wait on the host
 // must end with the call's context.
 func validatorHook(id int64) tool.Hook {
-	return tool.Hook{Name: "argument_validator", Before: hostBefore(id, phaseValidate)}
+	return tool.Hook{Name: "argument_validator", StartBefore: hostBefore(id, phaseValidate)}
 }
 
-func hostBefore(id int64, phase string) func(context.Context, *tool.Context, map[string]any) error {
-	return func(ctx context.Context, tc *tool.Context, args map[string]any) error {
+// hostBefore sends a before (or validate) item; the host's answer may
+// replace the arguments and the call's metadata.
+func hostBefore(id int64, phase string) func(context.Context, *tool.Context, map[string]any, func(error)) {
+	return func(ctx context.Context, tc *tool.Context, args map[string]any, done func(error)) {
 		enc, err := json.Marshal(args)
 		if err != nil {
-			return tool.UserError("hook arguments are not JSON: %v", err)
+			done(tool.UserError("hook arguments are not JSON: %v", err))
+			return
 		}
-		a, err := awaitHook(ctx, hookItem{Hook: id, Phase: phase, Context: wireContextOf(tc), Arguments: enc})
-		if err != nil {
-			return err
-		}
-		if len(a.Arguments) > 0 && string(a.Arguments) != "null" {
-			d := json.NewDecoder(bytes.NewReader(a.Arguments))
-			d.UseNumber()
-			var next map[string]any
-			if err := d.Decode(&next); err != nil || next == nil {
-				return tool.UserError("the host's %s hook returned arguments that are not an object", phase)
+		startHook(ctx, hookItem{Hook: id, Phase: phase, Context: wireContextOf(tc), Arguments: enc}, func(a hookAnswer, err error) {
+			if err == nil {
+				err = applyBefore(phase, a, tc, args)
 			}
-			clear(args)
-			maps.Copy(args, next)
-		}
-		if a.Metadata != nil {
-			tc.Metadata = a.Metadata
-		}
-		return nil
+			done(err)
+		})
 	}
 }
 
-func hostAfter(id int64) func(context.Context, *tool.Context, *tool.Outcome) error {
-	return func(ctx context.Context, tc *tool.Context, out *tool.Outcome) error {
-		a, err := awaitHook(ctx, hookItem{Hook: id, Phase: phaseAfter, Context: wireContextOf(tc), Outcome: encodeOutcome(*out)})
-		if err != nil {
-			return err
+// applyBefore applies the host's answer to a before item.
+func applyBefore(phase string, a hookAnswer, tc *tool.Context, args map[string]any) error {
+	if len(a.Arguments) > 0 && string(a.Arguments) != "null" {
+		d := json.NewDecoder(bytes.NewReader(a.Arguments))
+		d.UseNumber()
+		var next map[string]any
+		if err := d.Decode(&next); err != nil || next == nil {
+			return tool.UserError("the host's %s hook returned arguments that are not an object", phase)
 		}
-		if a.Keep {
-			return nil
-		}
-		if len(a.Outcome) == 0 {
-			return tool.UserError("the host's after hook answered neither keep nor an outcome")
-		}
-		res, err := decodeOutcome(a.Outcome)
-		if err != nil {
-			return err
-		}
-		out.Result, out.Err = res, nil
-		return nil
+		clear(args)
+		maps.Copy(args, next)
+	}
+	if a.Metadata != nil {
+		tc.Metadata = a.Metadata
+	}
+	return nil
+}
+
+// hostAfter sends an after item with the outcome; the host's answer keeps
+// it or replaces it.
+func hostAfter(id int64) func(context.Context, *tool.Context, *tool.Outcome, func(error)) {
+	return func(ctx context.Context, tc *tool.Context, out *tool.Outcome, done func(error)) {
+		item := hookItem{Hook: id, Phase: phaseAfter, Context: wireContextOf(tc), Outcome: encodeOutcome(*out)}
+		startHook(ctx, item, func(a hookAnswer, err error) {
+			if err == nil {
+				err = applyAfter(a, out)
+			}
+			done(err)
+		})
 	}
 }
 
-// awaitHook sends one hook item and decodes the host's answer; a failure
-// the host reports comes back as its typed error.
-func awaitHook(ctx context.Context, item hookItem) (hookAnswer, error) {
+// applyAfter applies the host's answer to an after item.
+func applyAfter(a hookAnswer, out *tool.Outcome) error {
+	if a.Keep {
+		return nil
+	}
+	if len(a.Outcome) == 0 {
+		return tool.UserError("the host's after hook answered neither keep nor an outcome")
+	}
+	res, err := decodeOutcome(a.Outcome)
+	if err != nil {
+		return err
+	}
+	out.Result, out.Err = res, nil
+	return nil
+}
+
+// startHook sends one hook item and hands the host's decoded answer to
+// cb, exactly once: on the goroutine that delivers completions, or on the
+// one that saw ctx end (the host is then told to cancel). A failure the
+// host reports comes back as its typed error. cb must not block.
+func startHook(ctx context.Context, item hookItem, cb func(hookAnswer, error)) {
 	run := runFrom(ctx)
 	if run == nil {
-		return hookAnswer{}, tool.UserError("a host hook ran outside a host run")
+		cb(hookAnswer{}, tool.UserError("a host hook ran outside a host run"))
+		return
 	}
 	item.Kind = "hook"
-	data, err := run.await(ctx, func(token int64) ([]byte, error) {
+	run.start(ctx, func(token int64) ([]byte, error) {
 		item.Token = token
 		return encodeItem(item)
+	}, func(data []byte, err error) {
+		if err != nil {
+			cb(hookAnswer{}, err)
+			return
+		}
+		cb(decodeHookAnswer(data))
 	})
-	if err != nil {
-		return hookAnswer{}, err
-	}
+}
+
+// decodeHookAnswer reads the host's answer to a hook item.
+func decodeHookAnswer(data []byte) (hookAnswer, error) {
 	var a hookAnswer
 	if err := json.Unmarshal(data, &a); err != nil {
 		return hookAnswer{}, tool.UserError("the host returned a malformed hook answer: %v", err)

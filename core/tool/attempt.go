@@ -3,21 +3,25 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/effect"
 )
 
-// callRun is one prepared call going through its attempts: the single
-// engine behind Execute (which starts a call and waits for it) and a
-// parallel batch (which starts many from one goroutine). The rules on
-// per-attempt timeouts, cancellation, after-hooks, recovered panics and
-// internal re-execution live here only.
+// callRun is one call going through its preparation and its attempts:
+// the single engine behind Execute (which starts a call and waits for
+// it), Dispatch and a parallel batch (which starts many from one
+// goroutine). The rules on hooks (hooks.go), per-attempt timeouts,
+// cancellation, recovered panics and internal re-execution live here
+// only.
 //
 // An attempt of a Starter completes through its done callback, from any
-// goroutine, and the next attempt (if any) starts from there. An attempt
-// of any other tool completes before it returns, so run loops over those.
+// goroutine, and the next attempt (if any) starts from there; its hooks
+// hand the call on the same way (hooks.go), so a started call holds no
+// goroutine while it waits. An attempt of any other tool completes before
+// it returns, on the call's own goroutine, so run loops over those.
 type callRun struct {
 	r   *Registry
 	e   *entry
@@ -56,6 +60,16 @@ type callRun struct {
 	// unprepared marks a call admitted before it is prepared, from base.
 	unprepared bool
 	base       *Context
+	// dispatched marks a call of Context.Dispatch, which no
+	// IntentRealiser wraps.
+	dispatched bool
+	// args holds the decoded arguments while before-hooks and validators
+	// run (hooks.go); nil when there are none.
+	args map[string]any
+	// out is an attempt's outcome while after-hooks run; a control-flow
+	// outcome is only observed by them, through its copy view.
+	out, view Outcome
+	control   bool
 }
 
 // Messages shared by every path, so that a call's return does not depend
@@ -70,29 +84,59 @@ const (
 // its Return in dst and then calls wg.Done, exactly once: before startInto
 // returns for every tool that is not a Starter and for every journaled
 // call (see Journal), otherwise possibly later and from another goroutine.
-func (r *Registry) startInto(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
-	r.startRun(&callRun{}, ctx, base, call, dst, wg)
+// owned says the current goroutine may block for the call (see before).
+func (r *Registry) startInto(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup, owned bool) {
+	r.startRun(&callRun{}, ctx, base, call, dst, wg, owned)
 }
 
 // startRun is startInto with the call's state in c, which Execute
 // allocates together with what it waits on.
-func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
-	if err := r.prepareRun(c, ctx, base, call); err != nil {
+func (r *Registry) startRun(c *callRun, ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup, owned bool) {
+	e, ok := r.entries[call.Name]
+	if !ok {
 		c.dst, c.wg = dst, wg
+		c.finish(ErrorReturn(call, r.missing(call.Name)))
+		return
+	}
+	r.startEntry(c, e, ctx, base, call, dst, wg, owned)
+}
+
+// startEntry is startRun of the registered entry e, listed or not: it
+// prepares the call (before-hooks, validators, schema) and then launches
+// it, going on from wherever an asynchronous hook answers.
+func (r *Registry) startEntry(c *callRun, e *entry, ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup, owned bool) {
+	c.r, c.e, c.ctx, c.call, c.asked = r, e, ctx, call, call.Arguments
+	c.dst, c.wg = dst, wg
+	if err := c.prepareHead(base); err != nil {
 		c.finish(ErrorReturn(call, err))
 		return
 	}
-	if r.intents != nil && !c.tc.Child() {
-		go c.realised(call, dst, wg) // see intents.go
+	c.before(0, owned)
+}
+
+// prepared launches a call whose before-hooks, validators and schema
+// check passed, or ends it with err. Only a call that does not block
+// (a started one) is launched from a goroutine that is not its own.
+func (c *callRun) prepared(err error, owned bool) {
+	if err != nil {
+		// The Return of a refused call records what the model sent.
+		c.call.Arguments = c.asked
+		c.finish(ErrorReturn(c.call, err))
 		return
 	}
-	c.launch(call, dst, wg)
+	switch {
+	case !c.dispatched && c.r.intents != nil && !c.tc.Child():
+		go c.realised(c.dst, c.wg) // see intents.go
+	case !owned && c.blocking():
+		go c.launch(c.dst, c.wg)
+	default:
+		c.launch(c.dst, c.wg)
+	}
 }
 
 // launch starts the first attempt of a prepared call.
-func (c *callRun) launch(call Call, dst *Return, wg *sync.WaitGroup) {
+func (c *callRun) launch(dst *Return, wg *sync.WaitGroup) {
 	c.dst, c.wg = dst, wg
-	c.asked = call.Arguments
 	c.toolLimit = c.e.limiterOf()
 	c.wait.g = c
 	c.admit()
@@ -114,10 +158,15 @@ func (c *callRun) admit() {
 		}
 	}
 	if c.unprepared {
-		// Admitted before it was prepared (batch.go): it is prepared and
-		// runs on its own goroutine, holding its slots.
+		// Admitted before it was prepared (batch.go): it is prepared
+		// holding its slots, on its own goroutine unless it is started
+		// (its hooks then run as hooks.go says).
 		c.unprepared = false
-		go c.r.startRun(c, c.ctx, c.base, c.call, c.dst, c.wg)
+		if c.r.starts(c.e) {
+			c.r.startEntry(c, c.e, c.ctx, c.base, c.call, c.dst, c.wg, false)
+			return
+		}
+		go c.r.startEntry(c, c.e, c.ctx, c.base, c.call, c.dst, c.wg, true)
 		return
 	}
 	c.begin()
@@ -164,40 +213,78 @@ func (c *callRun) release() {
 	c.held = 0
 }
 
-// prepareRun fills c for call: the entry, the call's context and the
-// arguments that passed hooks, validators and the schema. A panicking
-// before-hook or validator ends the call like a panicking tool does,
-// instead of the process.
-func (r *Registry) prepareRun(c *callRun, ctx context.Context, base *Context, call Call) error {
-	e, ok := r.entries[call.Name]
-	if !ok {
-		return r.missing(call.Name)
-	}
-	return r.prepareEntry(c, e, ctx, base, call)
-}
-
-// prepareEntry is prepareRun of the registered entry e, listed or not.
-func (r *Registry) prepareEntry(c *callRun, e *entry, ctx context.Context, base *Context, call Call) (err error) {
+// prepareHead does what comes before the before-hooks: it checks the
+// arguments, applies the tool's Listed check, derives the call's context
+// and settles how the call runs. A panic (of Listed, say) ends the call
+// like a panicking hook does, instead of the process.
+func (c *callRun) prepareHead(base *Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = panicError(panickedHook, p)
 		}
 	}()
-	args, err := r.prepare(ctx, e, base, call, &c.tc)
+	r, e, call := c.r, c.e, c.call
+	raw, err := checkArguments(call.Arguments)
 	if err != nil {
 		return err
 	}
-	c.r, c.e, c.ctx, c.call = r, e, ctx, call
-	c.call.Arguments = args
+	if e.cfg.Listed != nil && !e.cfg.Listed(listedContext(base)) {
+		return UserError("tool %q is not loaded in this run step; discover it first (tool search)", call.Name)
+	}
+	r.callContext(&c.tc, e, base, call)
 	c.timeout = r.timeoutOf(e)
 	c.baseRetry = c.tc.Retry
 	c.afterHooks = len(r.hooks) > 0 || len(e.cfg.Hooks) > 0
 	c.started = r.startable(e)
+	c.call.Arguments = raw
+	if r.hooked(e) {
+		// Hooks and validators work on decoded arguments; the tool and the
+		// schema then see them re-encoded (validate). Without any, the
+		// arguments are validated in place and never decoded here.
+		c.args = parseValidObject(raw)
+	}
+	return nil
+}
+
+// validate runs the argument validators on the arguments the
+// before-hooks left and checks the result against the tool's schema; the
+// call then holds the arguments to hand to the tool.
+func (c *callRun) validate() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = panicError(panickedHook, p)
+		}
+	}()
+	raw := c.call.Arguments
+	if c.r.hooked(c.e) {
+		args := c.args
+		c.args = nil
+		for _, v := range c.e.cfg.Validators {
+			if err := v(&c.tc, args); !isNil(err) {
+				var te *Error
+				if !errors.As(err, &te) || te == nil {
+					te = InvalidArguments("%s", err.Error())
+				}
+				return te
+			}
+		}
+		b, err := json.Marshal(args)
+		if err != nil {
+			return UserError("hooks left arguments that are not JSON: %v", err)
+		}
+		raw = b
+	}
+	if err := c.e.schema.validateJSON(raw); err != nil {
+		return err
+	}
+	c.call.Arguments = raw
 	return nil
 }
 
 // run makes attempts until one ends the call or one is started; a started
-// attempt carries on from its done callback.
+// attempt carries on from its done callback. The attempts of a call that
+// is not started run on its own goroutine, which its after-hooks may
+// block; a started call's run may be on any goroutine.
 func (c *callRun) run() {
 	for {
 		c.tc.Retry = c.baseRetry + c.attempt
@@ -212,23 +299,32 @@ func (c *callRun) run() {
 		default:
 			res, err = c.callTool()
 		}
-		if !c.end(res, err) {
+		if !c.end(res, err, !c.started) {
 			return
 		}
 	}
 }
 
-// end applies after-hooks to an attempt's outcome and either ends the call
-// or reports that another attempt follows: only unexpected failures are
-// re-executed, within the budget, while the run goes on.
-func (c *callRun) end(res Result, err error) (again bool) {
-	if c.afterHooks {
-		var ok bool
-		if res, err, ok = c.runAfter(res, err); !ok {
-			c.finish(ErrorReturn(c.call, err))
-			return false
-		}
+// end applies after-hooks to an attempt's outcome and then concludes it
+// (see conclude): again reports that the caller makes the next attempt
+// now. owned is as for before; when an after-hook goes on elsewhere, end
+// returns false and the call goes on from there.
+func (c *callRun) end(res Result, err error, owned bool) (again bool) {
+	if !c.afterHooks {
+		return c.conclude(res, err)
 	}
+	c.out, c.control = Outcome{Result: res, Err: err}, isControlFlow(err)
+	if c.control {
+		c.view = c.out
+	}
+	return c.after(0, owned)
+}
+
+// conclude either ends the call with an attempt's outcome (after-hooks
+// applied) or reports that another attempt follows: only unexpected
+// failures are re-executed, within the budget, while the run goes on.
+func (c *callRun) conclude(res Result, err error) (again bool) {
+	c.out, c.view = Outcome{}, Outcome{}
 	res, err = c.checkIntents(res, err)
 	if isNil(err) {
 		c.finish(c.r.successReturn(c.call, res))
@@ -267,20 +363,6 @@ func markAmbiguous(ret *Return, cls effect.Class) {
 	}
 }
 
-// runAfter runs the after-hooks on an outcome; ok is false when one
-// panicked, and err is then the panic's error, which ends the call without
-// another attempt (the hook, not the tool, failed).
-func (c *callRun) runAfter(res Result, err error) (_ Result, _ error, ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			err, ok = panicError(panickedHook, p), false
-		}
-	}()
-	out := &Outcome{Result: res, Err: err}
-	runAfter(c.ctx, [2][]Hook{c.r.hooks, c.e.cfg.Hooks}, &c.tc, out)
-	return out.Result, out.Err, true
-}
-
 // finish stores the call's Return, gives back its slots, lets the calls
 // waiting for it on its resource key start, and then reports it done.
 func (c *callRun) finish(ret Return) {
@@ -314,7 +396,9 @@ func (c *callRun) start() {
 			}
 			res, err = settle(c.ctx, actx, c.timeout, res, err)
 			cancel()
-			if c.end(res, err) {
+			// done may run on a goroutine that delivers other calls'
+			// outcomes: after-hooks must not block it (owned is false).
+			if c.end(res, err, false) {
 				c.run()
 			}
 		})

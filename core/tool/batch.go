@@ -181,15 +181,20 @@ func (r *Registry) repeatsApart(name string) bool {
 // previous one finished.
 //
 // In parallel, this goroutine prepares and starts every Starter call
-// itself and waits for the outcomes, without a goroutine per call; other
-// calls each get a goroutine (their tool is user code that blocks), and so
-// do journaled calls (their journal writes block).
+// itself and waits for the outcomes, without a goroutine per call, hooks
+// included (see Hook: a hook answered elsewhere holds no goroutine while
+// it waits, a Go hook runs on a goroutine of its phase); other calls each
+// get a goroutine (their tool is user code that blocks), and so do
+// journaled calls (their journal writes block).
 //
 // Calls ordered by resource key (see ResourceKey) or capped (the batch's
 // MaxConcurrency, a tool's Limiter) are admitted as they may run: in model
 // order, a Starter is started by whichever goroutine admits it (this one,
 // or the one ending the call it waited for), still without a goroutine of
-// its own, and any other call gets its goroutine only once admitted.
+// its own, and any other call gets its goroutine only once admitted. A
+// Starter's call whose preparation runs hooks or validators is admitted
+// before it is prepared, as a blocking call is, so that its before-hooks
+// run holding its slots.
 func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call, opts BatchOptions) []Return {
 	if ctx == nil {
 		ctx = context.Background()
@@ -249,16 +254,16 @@ func (r *Registry) ExecuteBatch(ctx context.Context, base *Context, calls []Call
 
 // StartCall runs one call of a parallel batch as ExecuteBatch runs it,
 // writing its Return to dst and calling wg.Done once it ended (the caller
-// has added it to wg): a Starter's call (no hooks, not journaled) is
-// started from this goroutine, without a goroutine of its own, and any
-// other call runs on a goroutine of its own. For callers that start calls
-// one at a time, as a response streams.
+// has added it to wg): a Starter's call (not journaled) is started from
+// this goroutine, without a goroutine of its own (its hooks run as Hook
+// says), and any other call runs on a goroutine of its own. For callers
+// that start calls one at a time, as a response streams.
 func (r *Registry) StartCall(ctx context.Context, base *Context, call Call, dst *Return, wg *sync.WaitGroup) {
-	if e, ok := r.entries[call.Name]; ok && r.startable(e) && !r.journals(e) {
-		r.startInto(ctx, base, call, dst, wg)
+	if e, ok := r.entries[call.Name]; ok && r.starts(e) {
+		r.startInto(ctx, base, call, dst, wg, false)
 		return
 	}
-	go r.startInto(ctx, base, call, dst, wg)
+	go r.startInto(ctx, base, call, dst, wg, true)
 }
 
 // ConcurrencyLimited reports whether calls of the named tool take a slot of
@@ -330,19 +335,21 @@ func (b *batchRun) launch(i int) {
 	}
 	base := b.contextFor(i, call)
 	e, ok := b.r.entries[call.Name]
-	if ok && b.r.startable(e) && !b.r.journals(e) {
-		b.r.startRun(c, ctx, base, call, &b.out[i], &b.wg)
+	limited := ok && (b.limit != nil || e.limiterOf() != nil)
+	if ok && b.r.starts(e) && !(limited && b.r.hooked(e)) {
+		b.r.startRun(c, ctx, base, call, &b.out[i], &b.wg, false)
 		return
 	}
-	if ok && (b.limit != nil || e.limiterOf() != nil) {
-		// A call that blocks takes its slots here, in model order, and
-		// gets its goroutine once it holds them.
+	if limited {
+		// A call that blocks, or whose preparation runs hooks, takes its
+		// slots here, in model order, and is prepared once it holds them
+		// (a call that blocks on a goroutine it gets then).
 		c.r, c.e, c.ctx, c.call, c.base, c.unprepared = b.r, e, ctx, call, base, true
 		c.dst, c.wg, c.toolLimit, c.wait.g = &b.out[i], &b.wg, e.limiterOf(), c
 		c.admit()
 		return
 	}
-	go b.r.startRun(c, ctx, base, call, &b.out[i], &b.wg)
+	go b.r.startRun(c, ctx, base, call, &b.out[i], &b.wg, true)
 }
 
 // finished launches the calls that waited for call i's end on their

@@ -42,10 +42,8 @@ func (c *Context) Dispatch(ctx context.Context, call Call) Return {
 	}
 	w := &waited{}
 	w.wg.Add(1)
-	if err := r.prepareEntry(&w.c, e, ctx, base, call); err != nil {
-		return ErrorReturn(call, err)
-	}
-	w.c.launch(call, &w.ret, &w.wg)
+	w.c.dispatched = true
+	r.startEntry(&w.c, e, ctx, base, call, &w.ret, &w.wg, true)
 	w.wg.Wait()
 	return w.ret
 }

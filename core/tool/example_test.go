@@ -235,3 +235,39 @@ func ExampleRegistry_ExecuteBatch() {
 	// 2 a done
 	// 3 a done
 }
+
+// A hook answered elsewhere (another process, a queue) takes the Start
+// forms: it begins its phase and reports through done, and a started call
+// holds no goroutine while it waits.
+func ExampleHook_startForms() {
+	answers := make(chan func())
+	go func() {
+		for f := range answers {
+			f() // the answers arrive here, as from another process
+		}
+	}()
+	defer close(answers)
+	audit := tool.Hook{
+		Name: "audit",
+		StartBefore: func(_ context.Context, _ *tool.Context, args map[string]any, done func(error)) {
+			answers <- func() {
+				args["audited"] = true
+				done(nil)
+			}
+		},
+		StartAfter: func(_ context.Context, _ *tool.Context, out *tool.Outcome, done func(error)) {
+			answers <- func() {
+				out.Result.Metadata = map[string]any{"checked": true}
+				done(nil)
+			}
+		},
+	}
+	t := tool.New("echo", "", nil, func(_ context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
+		return tool.Text(string(args)), nil
+	}).WithHook(audit)
+	registry, _ := tool.NewRegistry(t)
+	ret := registry.Execute(context.Background(), nil, tool.Call{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"q":"x"}`)})
+	fmt.Println(ret.Content, ret.Metadata["checked"])
+	// Output:
+	// {"audited":true,"q":"x"} true
+}

@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -18,8 +17,8 @@ import (
 // supplies the run-level fields of the tool context; it is not modified.
 //
 // Execute starts the call as a parallel batch does and waits for it, so
-// both follow the same rules: a Starter (without after-hooks) is started,
-// any other tool is called.
+// both follow the same rules: a Starter is started, any other tool is
+// called.
 //
 // Arguments are decoded with json.Number for numbers, so hooks and
 // validators see numbers exactly as the model wrote them, and arguments
@@ -30,7 +29,7 @@ func (r *Registry) Execute(ctx context.Context, base *Context, call Call) Return
 	}
 	w := &waited{}
 	w.wg.Add(1)
-	r.startRun(&w.c, ctx, base, call, &w.ret, &w.wg)
+	r.startRun(&w.c, ctx, base, call, &w.ret, &w.wg, true)
 	w.wg.Wait()
 	return w.ret
 }
@@ -59,48 +58,6 @@ func failedReturn(call Call, err error, attempt, maxRetries int) Return {
 		ret.Content.(map[string]any)[MetaMaxRetries] = maxRetries
 	}
 	return ret
-}
-
-// prepare does everything before the first attempt: it checks the
-// arguments, derives the call's context, runs before-hooks and argument
-// validators, and validates the arguments against the schema. It fills tc
-// and returns the arguments to hand to the tool.
-func (r *Registry) prepare(ctx context.Context, e *entry, base *Context, call Call, tc *Context) (json.RawMessage, error) {
-	raw, err := checkArguments(call.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	if e.cfg.Listed != nil && !e.cfg.Listed(listedContext(base)) {
-		return nil, UserError("tool %q is not loaded in this run step; discover it first (tool search)", call.Name)
-	}
-	r.callContext(tc, e, base, call)
-	if len(r.hooks) > 0 || len(e.cfg.Hooks) > 0 || len(e.cfg.Validators) > 0 {
-		// Hooks and validators work on decoded arguments; the tool and the
-		// schema then see them re-encoded. Without any, the arguments are
-		// validated in place and never decoded here.
-		args := parseValidObject(raw)
-		if err := runBefore(ctx, [2][]Hook{r.hooks, e.cfg.Hooks}, tc, args); err != nil {
-			return nil, err
-		}
-		for _, v := range e.cfg.Validators {
-			if err := v(tc, args); !isNil(err) {
-				var te *Error
-				if !errors.As(err, &te) || te == nil {
-					te = InvalidArguments("%s", err.Error())
-				}
-				return nil, te
-			}
-		}
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, UserError("hooks left arguments that are not JSON: %v", err)
-		}
-		raw = b
-	}
-	if err := e.schema.validateJSON(raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
 }
 
 // listedContext is the run context a call's Listed check sees, from the

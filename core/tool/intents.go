@@ -73,7 +73,7 @@ func (c *callRun) checkIntents(res Result, err error) (Result, error) {
 // realiser panics before running it, still releases its place in the
 // batch's resource-key order, which a run releases when it finishes:
 // otherwise the calls ordered after it would wait forever.
-func (c *callRun) realised(call Call, dst *Return, wg *sync.WaitGroup) {
+func (c *callRun) realised(dst *Return, wg *sync.WaitGroup) {
 	tc := c.tc
 	launched := false
 	defer wg.Done()
@@ -93,7 +93,7 @@ func (c *callRun) realised(call Call, dst *Return, wg *sync.WaitGroup) {
 		done.Add(1)
 		c.ctx = ctx
 		launched = true
-		c.launch(call, &ret, &done)
+		c.launch(&ret, &done)
 		done.Wait()
 		return ret
 	})

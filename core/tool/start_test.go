@@ -156,19 +156,39 @@ func TestStartedCallsAreCancelledWithTheRun(t *testing.T) {
 	}
 }
 
-func TestAfterHooksKeepStartersOnTheBlockingPath(t *testing.T) {
+// Go hooks of started calls run on goroutines of their phase: before-hooks
+// not one after another on the batch's goroutine, after-hooks not on the
+// goroutine that called done, which may deliver other outcomes.
+func TestAfterHooksRunOnStartedCalls(t *testing.T) {
+	deliver := make(chan func())
+	delivered := make(chan struct{})
+	go func() {
+		for f := range deliver {
+			f()
+		}
+		close(delivered)
+	}()
 	a := newAsync("a", func(_ context.Context, _ *tool.Context, _ json.RawMessage, done func(tool.Result, error)) {
-		done(tool.Text("started"), nil)
+		deliver <- func() { done(tool.Text("started"), nil) }
 	})
 	b := newAsync("b", a.answer)
 	r, err := tool.NewRegistry(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var after atomic.Int32
-	r.AddHook(tool.Hook{After: func(context.Context, *tool.Context, *tool.Outcome) error { after.Add(1); return nil }})
+	// The calls' hooks of each phase wait for each other: on one
+	// goroutine, the first would keep the second from running.
+	var before, after sync.WaitGroup
+	before.Add(2)
+	after.Add(2)
+	r.AddHook(tool.Hook{
+		Before: func(context.Context, *tool.Context, map[string]any) error { before.Done(); before.Wait(); return nil },
+		After:  func(context.Context, *tool.Context, *tool.Outcome) error { after.Done(); after.Wait(); return nil },
+	})
 	rets := r.ExecuteBatch(context.Background(), nil, batchOf("a", "b"), tool.BatchOptions{})
-	if a.starts.Load() != 0 || rets[0].ErrorKind() != tool.ErrorKindUserError || after.Load() != 2 {
-		t.Fatalf("starts %d returns %+v after %d", a.starts.Load(), rets, after.Load())
+	close(deliver)
+	<-delivered
+	if a.starts.Load() != 1 || b.starts.Load() != 1 || rets[0].Content != "started" || rets[1].Content != "started" {
+		t.Fatalf("starts %d %d returns %+v", a.starts.Load(), b.starts.Load(), rets)
 	}
 }
