@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,6 +28,13 @@ type quickSchema struct {
 	unsupported bool
 	// never is the false schema.
 	never bool
+	// unjudged marks, while the schema compiles, a keyword the acceptor
+	// read and found well formed but does not judge: the schema then ends
+	// unsupported without making the document less than whole.
+	unjudged bool
+	// anyOf holds the branches of anyOf: a value one of them accepts
+	// satisfies it.
+	anyOf []*quickSchema
 
 	types    typeSet
 	ref      *quickSchema
@@ -68,6 +76,23 @@ var typeNames = map[string]typeSet{
 	"number": tNumber, "integer": tInteger, "string": tString,
 }
 
+// wellFormedAnnotation reports whether an annotation's value has the type
+// the draft's metaschema gives it.
+func wellFormedAnnotation(k string, v any) bool {
+	switch k {
+	case "title", "description", "$comment", "format":
+		_, ok := v.(string)
+		return ok
+	case "deprecated", "readOnly", "writeOnly":
+		_, ok := v.(bool)
+		return ok
+	case "examples":
+		_, ok := v.([]any)
+		return ok
+	}
+	return true // default: any value
+}
+
 // annotations are keywords that never affect validation.
 var annotations = map[string]bool{
 	"title": true, "description": true, "default": true, "examples": true,
@@ -82,21 +107,39 @@ type quickCompiler struct {
 	refs map[string]*quickSchema
 	// patterns compiles patterns with the full validator's engine.
 	patterns *patternSet
+	// whole stays true while every keyword and value of the schema was read
+	// and found well formed (see compileQuick).
+	whole bool
 }
 
 // compileQuick returns the acceptor of a normalised schema. It never fails:
 // what it cannot handle is marked unsupported. patterns is the full
 // validator's set, so both paths share each compiled pattern.
-func compileQuick(root map[string]any, patterns *patternSet) *quickSchema {
+//
+// whole reports that the acceptor read every keyword and value of the
+// schema, its $defs included, and found each well formed as the draft's
+// metaschema has it: the full compiler then accepts the schema too
+// (FuzzWholeQuickSchemaCompiles), so it may be compiled later.
+func compileQuick(root map[string]any, patterns *patternSet) (q *quickSchema, whole bool) {
 	if _, has := root["$schema"]; has {
 		// Another draft may change what keywords mean.
-		return &quickSchema{unsupported: true}
+		return &quickSchema{unsupported: true}, false
 	}
-	c := &quickCompiler{root: root, refs: map[string]*quickSchema{}, patterns: patterns}
-	q := &quickSchema{}
+	c := &quickCompiler{root: root, refs: map[string]*quickSchema{}, patterns: patterns, whole: true}
+	q = &quickSchema{}
 	c.refs["#"] = q
 	c.fill(q, root, true)
-	return q
+	// Definitions no reference reaches are still checked by the full
+	// compiler.
+	for _, container := range []string{"$defs", "definitions"} {
+		defs, _ := root[container].(map[string]any)
+		for name := range defs {
+			if c.resolve("#/"+container+"/"+name) == nil {
+				c.whole = false
+			}
+		}
+	}
+	return q, c.whole
 }
 
 func (c *quickCompiler) compile(v any) *quickSchema {
@@ -115,11 +158,16 @@ func (c *quickCompiler) fill(q *quickSchema, v any, isRoot bool) {
 		for k, kv := range s {
 			if !c.keyword(q, k, kv, isRoot) {
 				*q = quickSchema{unsupported: true}
+				c.whole = false
 				return
 			}
 		}
+		if q.unjudged {
+			*q = quickSchema{unsupported: true}
+		}
 	default:
 		q.unsupported = true
+		c.whole = false
 	}
 }
 
@@ -127,12 +175,16 @@ func (c *quickCompiler) fill(q *quickSchema, v any, isRoot bool) {
 // handled.
 func (c *quickCompiler) keyword(q *quickSchema, k string, v any, isRoot bool) bool {
 	if annotations[k] {
+		if !wellFormedAnnotation(k, v) {
+			c.whole = false // the full compiler refuses it: compile it now
+		}
 		return true
 	}
 	var ok bool
 	switch k {
 	case "$id":
-		return isRoot // a nested $id would change what local refs mean
+		c.whole = false // the metaschema constrains its text
+		return isRoot   // a nested $id would change what local refs mean
 	case "$defs", "definitions":
 		_, ok = v.(map[string]any)
 		return ok // compiled when referenced
@@ -163,7 +215,7 @@ func (c *quickCompiler) keyword(q *quickSchema, k string, v any, isRoot bool) bo
 		}
 		for _, r := range list {
 			name, isStr := r.(string)
-			if !isStr {
+			if !isStr || slices.Contains(q.required, name) { // the metaschema wants them unique
 				return false
 			}
 			q.required = append(q.required, name)
@@ -211,31 +263,73 @@ func (c *quickCompiler) keyword(q *quickSchema, k string, v any, isRoot bool) bo
 		}
 		for _, e := range list {
 			if !simpleValue(e) {
-				return false
+				q.unjudged = true // numbers and containers: well formed
 			}
 		}
 		q.enum, q.hasEnum = list, true
 		return true
 	case "const":
 		if !simpleValue(v) {
-			return false
+			q.unjudged = true
 		}
 		q.enum, q.hasEnum = []any{v}, true
 		return true
+	case "anyOf":
+		list, ok := schemaList(v)
+		for _, sub := range list {
+			q.anyOf = append(q.anyOf, c.compile(sub))
+		}
+		return ok
+	case "allOf", "oneOf":
+		list, ok := schemaList(v)
+		for _, sub := range list {
+			c.compile(sub) // read for wholeness only
+		}
+		q.unjudged = true
+		return ok
+	case "not":
+		c.compile(v)
+		q.unjudged = true
+		return true
+	case "multipleOf":
+		n, isNum := v.(json.Number)
+		f, err := n.Float64()
+		q.unjudged = true
+		return isNum && err == nil && f > 0
 	case "minimum":
-		q.min, ok = exactInt(v)
+		q.min, ok = c.bound(q, v)
 		q.hasMin = ok
 	case "maximum":
-		q.max, ok = exactInt(v)
+		q.max, ok = c.bound(q, v)
 		q.hasMax = ok
 	case "exclusiveMinimum":
-		q.exMin, ok = exactInt(v)
+		q.exMin, ok = c.bound(q, v)
 		q.hasExMin = ok
 	case "exclusiveMaximum":
-		q.exMax, ok = exactInt(v)
+		q.exMax, ok = c.bound(q, v)
 		q.hasExMax = ok
 	}
 	return ok
+}
+
+// bound reads a numeric bound: an integer the acceptor judges, or another
+// number, well formed but left to the full validator.
+func (c *quickCompiler) bound(q *quickSchema, v any) (int64, bool) {
+	if i, ok := exactInt(v); ok {
+		return i, true
+	}
+	n, isNum := v.(json.Number)
+	if _, err := n.Float64(); !isNum || err != nil {
+		return 0, false
+	}
+	q.unjudged = true
+	return 0, true
+}
+
+// schemaList reads the value of anyOf, allOf or oneOf: a non-empty list.
+func schemaList(v any) ([]any, bool) {
+	list, ok := v.([]any)
+	return list, ok && len(list) > 0
 }
 
 // resolve compiles the target of a local reference, once per target so
@@ -280,7 +374,7 @@ func parseTypes(v any) (typeSet, bool) {
 				return 0, false
 			}
 			bit, ok := typeNames[s]
-			if !ok {
+			if !ok || ts&bit != 0 { // the metaschema wants them unique
 				return 0, false
 			}
 			ts |= bit
@@ -358,6 +452,13 @@ func (q *quickSchema) accept(s *jsonscan.Scanner) bool {
 			return false
 		}
 		*s = saved // read the value again for this schema's own keywords
+	}
+	if len(q.anyOf) > 0 {
+		saved := *s
+		if !slices.ContainsFunc(q.anyOf, func(b *quickSchema) bool { *s = saved; return b.accept(s) }) {
+			return false
+		}
+		*s = saved
 	}
 	switch s.Peek() {
 	case jsonscan.Object:

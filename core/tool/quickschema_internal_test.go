@@ -36,7 +36,8 @@ const quickTestSchema = `{
 		"multi":  {"type": "number", "multipleOf": 3},
 		"choice": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
 		"when":   {"type": "string", "format": "date-time"},
-		"code":   {"type": "string", "pattern": "^(?=.*\\d)[a-z\\d\\s]+$"}
+		"code":   {"type": "string", "pattern": "^(?=.*\\d)[a-z\\d\\s]+$"},
+		"opt":    {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "maxLength": 2}, {"type": "null"}], "default": null}
 	},
 	"required": ["name"],
 	"additionalProperties": false,
@@ -85,13 +86,14 @@ func TestQuickSchemaAcceptsCommonArguments(t *testing.T) {
 		`{"name":"a","ex":9,"tags":["a","b"],"nested":{"on":false},"any":{"x":[1]}}`,
 		`{"name":"a","tree":{"v":1,"kids":[{"v":2,"kids":[]},{}]},"legacy":"ab","map":{"a":1,"b":-2}}`,
 		`{"name":"a","ratio":-7,"mode":true}`,
+		`{"name":"a","opt":3}`, `{"name":"a","opt":"ab"}`, `{"name":"a","opt":null}`,
 		"{\"name\":\"a\",\"code\":\"a1\u00a0\"}", // ECMA-262 look-ahead; \s takes NBSP
 	} {
 		v, _ := decodeAny(t, text)
 		if !s.quick.acceptsJSON([]byte(text)) {
 			t.Errorf("quick path rejected valid %s", text)
 		}
-		if err := s.compiled.Validate(v); err != nil {
+		if err := s.Validate(v); err != nil {
 			t.Errorf("full validator rejected %s: %v", text, err)
 		}
 	}
@@ -118,7 +120,7 @@ func TestQuickSchemaAcceptsCommonArguments(t *testing.T) {
 		`{"name":"a","fixed":"y"}`, `{"name":"a","tags":[]}`, `{"name":"a","uniq":["a","a"]}`, `{"name":"a","minp":{}}`,
 		`{"name":"a","tags":["a","b","c","d"]}`, `{"name":"a","nested":{}}`, `{"name":"a","nested":{"on":1}}`,
 		`{"name":"a","tree":{"kids":[{"v":"x"}]}}`, `{"name":"a","legacy":"abc"}`, `{"name":"a","map":{"a":1,"b":2,"c":3}}`,
-		`{"name":"a","map":{"a":"x"}}`, `{"name":"a","none":1}`, `{"name":"a","code":"abc"}`, `{"name":"a","extra":1}`, `[]`, `"x"`, `null`,
+		`{"name":"a","map":{"a":"x"}}`, `{"name":"a","none":1}`, `{"name":"a","opt":-1}`, `{"name":"a","opt":"abc"}`, `{"name":"a","opt":true}`, `{"name":"a","code":"abc"}`, `{"name":"a","extra":1}`, `[]`, `"x"`, `null`,
 	} {
 		v, _ := decodeAny(t, text)
 		if s.quick.acceptsJSON([]byte(text)) {
@@ -145,7 +147,7 @@ func TestQuickSchemaUnsupportedDocuments(t *testing.T) {
 		if err := d.Decode(&raw); err != nil {
 			t.Fatal(err)
 		}
-		q := compileQuick(raw, &patternSet{})
+		q, _ := compileQuick(raw, &patternSet{})
 		if q.acceptsJSON([]byte(`{"a":"x"}`)) {
 			t.Errorf("quick path judged a value of %s", text)
 		}
@@ -162,7 +164,7 @@ func FuzzQuickSchemaAgrees(f *testing.F) {
 		`{"name":"a","tree":{"v":1,"kids":[{"v":2}]}}`, `{"name":"a","map":{"a":1}}`, `{"name":"a","count":1.0}`, `{"name":"a","uniq":[1,1.0]}`,
 		`{"name":"a","any":{"x":[1,{"y":"\"}"}]},"num":-1}`, `{"name":"a","\u006eone":1}`, `{"name":"a","name":"b"}`,
 		`{"name":"a","count":-0}`, `{"name":"a","ex":1e0}`, `{"name":"a","legacy":"ab"}`, `{"name":"a","mode":false}`,
-		`{"name":"a\u00e9"}`, `{"name":"\ud83d\ude00"}`, `[1]`, `null`, `{"name":"a","code":"a1\u00a0"}`, `{"name":"a","code":"x y"}`,
+		`{"name":"a\u00e9"}`, `{"name":"\ud83d\ude00"}`, `{"name":"a","opt":[1]}`, `{"name":"a","opt":"\u0041"}`, `[1]`, `null`, `{"name":"a","code":"a1\u00a0"}`, `{"name":"a","code":"x y"}`,
 	} {
 		f.Add(seed)
 	}
@@ -180,7 +182,7 @@ func FuzzQuickSchemaAgrees(f *testing.F) {
 		}
 		v, _ := decodeAny(t, text)
 		if accepted {
-			if err := s.compiled.Validate(v); err != nil {
+			if err := s.Validate(v); err != nil {
 				t.Fatalf("quick path accepted %s, full validator rejects: %v", text, err)
 			}
 		}

@@ -1,12 +1,12 @@
 package tool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -41,6 +41,12 @@ func NormalizeSchema(schema map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not JSON-serialisable: %v", ErrSchema, err)
 	}
+	return normalizeCanonical(s)
+}
+
+// normalizeCanonical is NormalizeSchema of a canonical copy, which it
+// changes in place.
+func normalizeCanonical(s map[string]any) (map[string]any, error) {
 	delete(s, "$schema")
 	switch t := s["type"].(type) {
 	case nil:
@@ -96,26 +102,15 @@ func NormalizeSchema(schema map[string]any) (map[string]any, error) {
 	return s, nil
 }
 
-// canonical round-trips v through JSON so that every number is a
-// json.Number and every container is map[string]any or []any, as the
-// validator expects.
-func canonical(v map[string]any) (map[string]any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var out map[string]any
-	if err := d.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // Schema is a compiled parameters schema.
 type Schema struct {
-	compiled *jsonschema.Schema
+	// The full validator, compiled on first use when the quick acceptor
+	// read the whole schema (see CompileSchema); normalized is its source
+	// until then, read and cleared only under once.
+	once       sync.Once
+	compiled   *jsonschema.Schema
+	err        error
+	normalized map[string]any
 	// quick accepts most valid arguments without the full validator.
 	quick *quickSchema
 	// patterns are the schema's compiled patterns (ECMA-262, see
@@ -143,30 +138,61 @@ func (noLoader) Load(url string) (any, error) {
 // specifies; one that does not compile is an ErrSchema error, and each
 // match is bounded by PatternMatchTimeout. Errors do not name the tool:
 // the registry prefixes them with its name.
+//
+// A schema the quick acceptor reads whole (every keyword and value well
+// formed: compileQuick) gets its full validator on the first call that
+// needs one. Compiling it costs a few hundred microseconds, two thirds of
+// them checking the schema against the draft's metaschema, so an agent of
+// a thousand distinct tools took most of a second to build; most calls
+// never need it, since the quick acceptor passes valid arguments. Any
+// other schema is compiled now, so a malformed one fails here.
 func CompileSchema(normalized map[string]any) (*Schema, error) {
 	patterns := &patternSet{}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	c.UseRegexpEngine(patterns.engine)
-	// Fixed rather than "latest", so that an upgrade of the validator never
-	// changes what schemas mean (format, for one, is an annotation here).
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(schemaURL, normalized); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	quick, whole := compileQuick(normalized, patterns)
+	s := &Schema{quick: quick, patterns: patterns, normalized: normalized}
+	if whole {
+		return s, nil
 	}
-	sch, err := c.Compile(schemaURL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	if _, err := s.full(); err != nil {
+		return nil, err
 	}
-	return &Schema{compiled: sch, quick: compileQuick(normalized, patterns), patterns: patterns}, nil
+	return s, nil
+}
+
+// full returns the full validator, compiling it on first use.
+func (s *Schema) full() (*jsonschema.Schema, error) {
+	s.once.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.UseLoader(noLoader{})
+		c.UseRegexpEngine(s.patterns.engine)
+		// Fixed rather than "latest", so that an upgrade of the validator
+		// never changes what schemas mean (format, for one, is an
+		// annotation here).
+		c.DefaultDraft(jsonschema.Draft2020)
+		if err := c.AddResource(schemaURL, s.normalized); err != nil {
+			s.err = fmt.Errorf("%w: %v", ErrSchema, err)
+			return
+		}
+		if s.compiled, s.err = c.Compile(schemaURL); s.err != nil {
+			s.err = fmt.Errorf("%w: %v", ErrSchema, s.err)
+		}
+		s.normalized = nil
+	})
+	return s.compiled, s.err
 }
 
 // Validate checks decoded arguments. The error names every failing path
 // and never repeats argument values, which may be secrets. A pattern match
 // that exceeds PatternMatchTimeout fails validation.
 func (s *Schema) Validate(args any) error {
+	compiled, err := s.full()
+	if err != nil {
+		// compileQuick vouched for the schema, so this is a bug in it
+		// (FuzzWholeQuickSchemaCompiles); the call fails, the runtime goes on.
+		return UserError("the tool's parameters schema does not compile: %v", err)
+	}
 	timeouts := s.patterns.timeouts.Load()
-	err := s.compiled.Validate(args)
+	err = compiled.Validate(args)
 	if err == nil {
 		// The validator sees a timed-out patternProperties match as a
 		// plain non-match; a timeout on one of these arguments fails them.

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"encoding/json"
 	"reflect"
 	"sync"
 )
@@ -17,7 +16,7 @@ const maxCachedSchemas = 4096
 //
 // Lookups go first by the identity of the schema map (the same tool
 // registered again hands over the same map, found without encoding it),
-// then by its JSON text. The zero value is ready; it is safe for concurrent
+// then by its content. The zero value is ready; it is safe for concurrent
 // use. Cached schemas are shared and must not be modified, and a schema map
 // must not be modified after its tool is registered.
 type SchemaCache struct {
@@ -49,7 +48,7 @@ func mapID(m map[string]any) uintptr {
 }
 
 // compile normalises and compiles raw, reusing an earlier compilation of
-// the same map or of the same JSON text. Failures are not cached.
+// the same map or of the same content. Failures are not cached.
 func (c *SchemaCache) compile(raw map[string]any) (map[string]any, *Schema, error) {
 	if c == nil {
 		return compileSchema(raw)
@@ -61,16 +60,23 @@ func (c *SchemaCache) compile(raw map[string]any) (map[string]any, *Schema, erro
 	if ok && id != 0 {
 		return hit.params, hit.schema, nil
 	}
-	b, err := json.Marshal(raw)
+	if raw == nil {
+		return compileSchema(raw)
+	}
+	canon, err := canonical(raw)
 	if err != nil {
 		return compileSchema(raw) // reports the encoding failure
 	}
-	key := string(b)
+	key := string(appendKey(nil, canon))
 	c.mu.Lock()
 	hit, ok = c.byText[key]
 	c.mu.Unlock()
 	if !ok {
-		params, schema, err := compileSchema(raw)
+		params, err := normalizeCanonical(canon)
+		if err != nil {
+			return nil, nil, err
+		}
+		schema, err := CompileSchema(params)
 		if err != nil {
 			return nil, nil, err
 		}
