@@ -61,11 +61,13 @@ go-test: ## go test -race ./...
 	$(GO) test -race ./...
 
 # The fuzz targets that guard what a model sends (arguments, the schema fast
-# path, the scanner under both); `make fuzz` runs them in `make test`. Every
+# path, the scanner under both) and the promise that lets schemas compile
+# lazily; `make fuzz` runs them in `make test`. Every
 # other Fuzz test runs its seed corpus in `go test`, and `make fuzz-all` fuzzes
 # them all.
 FUZZ_TARGETS := core/tool:FuzzExecuteArguments core/tool:FuzzQuickSchemaAgrees \
-	core/tool:FuzzDecodeArgumentsMatchesEncodingJSON core/internal/jsonscan:FuzzScan
+	core/tool:FuzzDecodeArgumentsMatchesEncodingJSON core/internal/jsonscan:FuzzScan \
+	core/tool:FuzzWholeQuickSchemaCompiles
 
 fuzz: ## Short fuzz run of the argument-boundary fuzz tests (FUZZTIME=100000x inputs each)
 	@# go test runs one -fuzz target per invocation, so each runs alone.
