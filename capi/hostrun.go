@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -196,16 +197,30 @@ func (e *bridgeError) Error() string { return e.msg }
 
 // post queues one JSON item (which must hold no raw newline).
 func (r *hostRun) post(item []byte) {
+	if r.queue(item) {
+		// The woken writer waits in this processor's next slot until this
+		// goroutine blocks: a run dispatching a batch held its first items
+		// back for milliseconds. Yielding lets the writer run now (and
+		// another processor take this goroutine).
+		runtime.Gosched()
+	}
+}
+
+// queue appends item to the unwritten items; woke reports that it woke the
+// writer.
+func (r *hostRun) queue(item []byte) (woke bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return
+		return false
 	}
 	r.buf = append(r.buf, item...)
 	r.buf = append(r.buf, '\n')
 	select {
 	case r.wake <- struct{}{}:
+		return true
 	default: // the writer is already due to run
+		return false
 	}
 }
 
