@@ -573,10 +573,27 @@ _FRAGMENTS: dict[Any, str | None] = {}
 _MAX_FRAGMENTS = 4096
 
 
+# The same annotation objects recur (typing caches Optional[int] and the
+# like): found by identity first, without building and hashing a structure
+# key. Each entry holds its annotation, so its id is not reused meanwhile.
+_FRAGMENTS_BY_ID: dict[int, tuple[Any, str | None]] = {}
+
+
 def _fragment(tp: Any) -> str | None:
     """The JSON text of pydantic's schema of one annotation in the primitive
     grammar (no titles), or None outside it; cached by the annotation's
     structure, as tools share a handful of annotations."""
+    hit = _FRAGMENTS_BY_ID.get(id(tp))
+    if hit is not None and hit[0] is tp:
+        return hit[1]
+    text = _fragment_by_structure(tp)
+    if len(_FRAGMENTS_BY_ID) >= _MAX_FRAGMENTS:
+        _FRAGMENTS_BY_ID.clear()
+    _FRAGMENTS_BY_ID[id(tp)] = (tp, text)
+    return text
+
+
+def _fragment_by_structure(tp: Any) -> str | None:
     try:
         key = _structure_key(tp)
         return _FRAGMENTS[key]

@@ -142,8 +142,8 @@ def test_fast_path_matches_pydantic(name: str, func: Callable[..., Any], monkeyp
     assert fast.json_schema == reference.json_schema
     names = list(inspect.signature(func).parameters)
     argument_sets: list[dict[str, Any]] = [{}, {"unknown": 1}]
-    for values in itertools.product(VALUES, repeat=len(names)) if len(names) < 2 else zip(VALUES, reversed(VALUES)):
-        argument_sets.append(dict(zip(names, values)))
+    for values in itertools.product(VALUES, repeat=len(names)) if len(names) < 2 else zip(VALUES, reversed(VALUES), strict=True):
+        argument_sets.append(dict(zip(names, values, strict=False)))
     for arguments in argument_sets:
         assert outcome(fast, arguments) == outcome(reference, arguments), arguments
     # The model was built on the first call that needed one.
@@ -324,3 +324,28 @@ def test_unresolvable_string_annotations_defer_to_get_type_hints() -> None:
     assert _schema._quick_string_hints(hinted_unknown) is None  # pyright: ignore[reportPrivateUsage]
     with pytest.raises(ValueError, match="NoSuchName"):
         function_schema(hinted_unknown)
+
+
+def test_fragments_of_a_recurring_annotation_object_are_found_by_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """typing hands out one object for Optional[int] everywhere: its fragment
+    is found without building and hashing its structure key again, and a
+    distinct annotation that compares equal (a set-like union) still gets
+    its own."""
+    from typing import Optional, Union
+
+    keys: list[Any] = []
+    real = _schema._structure_key  # pyright: ignore[reportPrivateUsage]
+
+    def counted(tp: Any, depth: int = 0) -> Any:
+        if depth == 0:
+            keys.append(tp)
+        return real(tp, depth)
+
+    monkeypatch.setattr(_schema, "_structure_key", counted)
+    first = _schema._fragment(Optional[int])  # noqa: UP045 - typing's cached object is the point  # pyright: ignore[reportPrivateUsage]
+    keys.clear()
+    assert _schema._fragment(Optional[int]) == first  # noqa: UP045  # pyright: ignore[reportPrivateUsage]
+    assert keys == []
+    one = _schema._fragment(Union[int, str])  # noqa: UP007  # pyright: ignore[reportPrivateUsage]
+    other = _schema._fragment(Union[str, int])  # noqa: UP007  # pyright: ignore[reportPrivateUsage]
+    assert Union[int, str] == Union[str, int] and one != other  # noqa: UP007
