@@ -10,7 +10,7 @@ it, in the same round, so that ratios are computed side by side):
   (b)  the same with ``await asyncio.sleep(0.1)`` in every tool (target: <= 1.05x);
   (c)  8 sync tools that each ``time.sleep(0.2)`` in one batch vs the same 8
        functions on an 8-thread pool (expect ~0.2 s, not 1.6 s);
-  (d)  (a) with k=1 and k=100 calls (k distinct tools);
+  (d)  (a) with k=1, k=100 and k=200 calls (k distinct tools);
   (e)  OS thread count (threading.active_count() and /proc/self/status Threads)
        after import, after warm-up and after every round;
   (f)  per-call overhead: a run with one call vs a direct ``await`` of the tool

@@ -19,6 +19,13 @@ Scenarios:
   a100  100 async tools, sleep(0)                      vs asyncio.gather
   a16   16 async tools, sleep(0)                       vs asyncio.gather
   a1    1 async tool, sleep(0)                         vs a direct await (mean of 100)
+  a200  200 async tools, sleep(0)                      vs asyncio.gather
+  t100  100 model turns of one call each (one async tool, sleep(0)): what a
+        sequential agent feels, a model request and a tool call per turn,
+        vs 100 direct awaits of the tool one after another
+
+In a turn scenario (``is_turns``) ``names`` holds the one tool's name and the
+runner's model asks for it once per turn, k turns, then answers "done".
 """
 
 from __future__ import annotations
@@ -44,9 +51,16 @@ SCENARIOS: dict[str, tuple[int, str, str]] = {
     "a100": (100, "fast", "100 async calls, sleep(0)"),
     "a16": (16, "fast", "16 async calls, sleep(0)"),
     "a1": (1, "fast", "1 async call, sleep(0)"),
+    "a200": (200, "fast", "200 async calls, sleep(0)"),
+    "t100": (100, "turn", "100 model turns, one call each"),
 }
 # Timed pairs per round.
-REPS = {"a": 2, "b": 1, "c": 1, "a100": 3, "a16": 5, "a1": 10}
+REPS = {"a": 2, "b": 1, "c": 1, "a100": 3, "a16": 5, "a1": 10, "a200": 3, "t100": 2}
+
+
+def is_turns(scenario: str) -> bool:
+    """Whether the scenario is k model turns of one call each."""
+    return SCENARIOS[scenario][1] == "turn"
 
 CALLS = [0]  # how many tool functions ran (checked after the warm-up run)
 
@@ -76,11 +90,15 @@ def make_funcs(kind: str, k: int) -> list[Callable[..., Any]]:
 
         return blocking
 
+    if kind == "turn":
+        return [fast_(0)]  # one tool, called once per turn
     make = {"fast": fast_, "slow": slow_, "blocking": blocking_}[kind]
     return [make(i) for i in range(k)]
 
 
 def names_for(scenario: str, k: int) -> list[str]:
+    if is_turns(scenario):
+        return [f"{scenario}_t0"]
     return [f"{scenario}_t{i}" for i in range(k)]
 
 
@@ -124,6 +142,9 @@ async def _measure(
             for _ in range(100):
                 await funcs[0]()
             return (time.perf_counter() - t0) / 100
+        elif kind == "turn":  # the same k calls, one after another
+            for _ in range(k):
+                await funcs[0]()
         else:
             await asyncio.gather(*(f() for f in funcs))
         return time.perf_counter() - t0

@@ -17,25 +17,35 @@ import _harness
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import UsageLimits
 
 
 async def setup(scenario: str, names: list[str], funcs: list[Any]) -> Any:
     calls = [ToolCallPart(tool_name=n, args={}, tool_call_id=f"call_{i}") for i, n in enumerate(names)]
+    k = _harness.SCENARIOS[scenario][0]
+    turns = _harness.is_turns(scenario)
 
     def respond(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        if turns:  # one call per turn, k turns
+            done = sum(isinstance(p, ToolReturnPart) for m in messages for p in m.parts)
+            if done < k:
+                return ModelResponse(parts=[ToolCallPart(tool_name=names[0], args={}, tool_call_id=f"call_{done}")])
+            return ModelResponse(parts=[TextPart("done")])
         if any(isinstance(p, ToolReturnPart) for p in messages[-1].parts):
             return ModelResponse(parts=[TextPart("done")])
         return ModelResponse(parts=list(calls))
 
     agent = Agent(FunctionModel(respond))
-    for n, f in zip(names, funcs):
+    for n, f in zip(names, funcs, strict=True):
         agent.tool_plain(name=n)(f)
-    return agent
+    return agent, UsageLimits(request_limit=k + 10)
 
 
-async def prepare(agent: Any) -> Any:
+async def prepare(state: Any) -> Any:
+    agent, limits = state
+
     async def run() -> None:
-        result = await agent.run("go")
+        result = await agent.run("go", usage_limits=limits)
         if result.output != "done":
             raise RuntimeError(f"unexpected output {result.output!r}")
 

@@ -20,14 +20,21 @@ from starweaver.testing import TestModel
 
 
 async def setup(scenario: str, names: list[str], funcs: list[Any]) -> Any:
-    tools = [Tool(f, name=n) for n, f in zip(names, funcs)]
-    calls = [{"id": f"call_{i}", "name": n, "arguments": {}} for i, n in enumerate(names)]
-    return tools, calls
+    tools = [Tool(f, name=n) for n, f in zip(names, funcs, strict=True)]
+    if _harness.is_turns(scenario):
+        k = _harness.SCENARIOS[scenario][0]
+        script: list[Any] = [
+            TestModel.tool_call_response([{"id": f"call_{i}", "name": names[0], "arguments": {}}]) for i in range(k)
+        ]
+    else:
+        calls = [{"id": f"call_{i}", "name": n, "arguments": {}} for i, n in enumerate(names)]
+        script = [TestModel.tool_call_response(calls)]
+    return tools, script + ["done"]
 
 
 async def prepare(state: Any) -> Any:
-    tools, calls = state
-    model = TestModel.responses([TestModel.tool_call_response(calls), "done"])
+    tools, script = state
+    model = TestModel.responses(script)
     agent = create_agent(model=model, tools=tools)
 
     async def run() -> None:
