@@ -27,27 +27,40 @@ func TestSpinReaderReadsWhilePollingAndAfterParking(t *testing.T) {
 		// time.Hour: the write lands while the reader polls; 1 ns: the
 		// reader has given up polling and waits in the poller; 0: plain.
 		r, _, w := spinPipe(t, spin)
-		got := make(chan string, 1)
-		go func() {
-			buf := make([]byte, 64)
-			n, err := r.Read(buf)
-			if err != nil {
-				got <- "error: " + err.Error()
-				return
-			}
-			got <- string(buf[:n])
-		}()
+		got := readAsync(r)
 		if _, err := syscall.Write(w, []byte("[1,{}]\n")); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case s := <-got:
-			if s != "[1,{}]\n" {
-				t.Fatalf("spin %v: read %q", spin, s)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("spin %v: read never returned", spin)
+		if s := await(t, got); s != "[1,{}]\n" {
+			t.Fatalf("spin %v: read %q", spin, s)
 		}
+	}
+}
+
+// readAsync reads r once on a goroutine; the channel gets what it read.
+func readAsync(r *spinReader) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, err := r.Read(buf)
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	return got
+}
+
+// await returns what readAsync read, failing the test after 10 s.
+func await(t *testing.T, got <-chan string) string {
+	t.Helper()
+	select {
+	case s := <-got:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read never returned")
+		return ""
 	}
 }
 
@@ -81,39 +94,20 @@ func TestSpinReaderEndsOnEOFAndOnClose(t *testing.T) {
 // waits in the poller at once; a run says polling pays only while an
 // answer is due.
 func TestSpinReaderAsksWhetherPollingPays(t *testing.T) {
-	fds, err := nonblockingPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := os.NewFile(uintptr(fds[0]), "completions")
-	t.Cleanup(func() { f.Close(); syscall.Close(fds[1]) })
+	r, _, w := spinPipe(t, time.Hour)
 	asked := make(chan struct{}, 4)
-	r := newSpinReader(f, time.Hour, func() bool { asked <- struct{}{}; return false })
-	got := make(chan string, 1)
-	go func() {
-		buf := make([]byte, 64)
-		n, err := r.Read(buf)
-		if err != nil {
-			got <- "error: " + err.Error()
-			return
-		}
-		got <- string(buf[:n])
-	}()
+	r.worth = func() bool { asked <- struct{}{}; return false }
+	got := readAsync(r)
 	select {
 	case <-asked: // the reader asked, then parked: it never polls for the hour
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reader never asked whether polling pays")
 	}
-	if _, err := syscall.Write(fds[1], []byte("[1,{}]\n")); err != nil {
+	if _, err := syscall.Write(w, []byte("[1,{}]\n")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case s := <-got:
-		if s != "[1,{}]\n" {
-			t.Fatalf("read %q", s)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a parked read never returned")
+	if s := await(t, got); s != "[1,{}]\n" {
+		t.Fatalf("read %q", s)
 	}
 
 	// A run: nothing due before its first item, one answer due, then many

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -17,6 +18,25 @@ from starweaver._bridge import RunDriver
 from starweaver.testing import TestModel
 
 BOUND = 30.0
+
+
+@contextlib.asynccontextmanager
+async def pipe_driver(tools: dict[int, Any]) -> AsyncIterator[tuple[RunDriver, int, int]]:
+    """A run driver over real pipes, without Go: (driver, the items pipe's
+    write end, the completions pipe's read end)."""
+    loop = asyncio.get_running_loop()
+    items_r, items_w = os.pipe()
+    done_r, done_w = os.pipe()
+    for fd in (items_r, done_r, done_w):
+        os.set_blocking(fd, False)
+    driver = RunDriver(loop, 10**12, items_r, done_w, tools, {}, None, None)
+    try:
+        yield driver, items_w, done_r
+        os.write(items_w, b'{"kind":"done","result":{},"error":null}\n')
+        await asyncio.wait_for(driver.closed, BOUND)
+    finally:
+        for fd in (items_r, items_w, done_r, done_w):
+            os.close(fd)
 
 
 def count_wakeups(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -79,12 +99,7 @@ def test_poll_leaves_the_pipe_to_the_loop_when_callbacks_are_ready(monkeypatch: 
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        items_r, items_w = os.pipe()
-        done_r, done_w = os.pipe()
-        for fd in (items_r, done_r, done_w):
-            os.set_blocking(fd, False)
-        driver = RunDriver(loop, 10**12, items_r, done_w, {1: ok}, {}, None, None)
-        try:
+        async with pipe_driver({1: ok}) as (driver, items_w, done_r):
             os.write(items_w, b"[7,1,{}]\n")
             loop.call_soon(lambda: None)  # someone else is ready to run
             driver._poll()
@@ -103,11 +118,6 @@ def test_poll_leaves_the_pipe_to_the_loop_when_callbacks_are_ready(monkeypatch: 
             driver._poll()  # nothing else ready: the poll reads and starts the call
             assert 8 in driver._pending
             await asyncio.wait_for(driver._pending[8][0], BOUND)  # type: ignore[arg-type]
-            os.write(items_w, b'{"kind":"done","result":{},"error":null}\n')
-            await asyncio.wait_for(driver.closed, BOUND)
-        finally:
-            for fd in (items_r, items_w, done_r, done_w):
-                os.close(fd)
 
     asyncio.run(asyncio.wait_for(main(), BOUND))
 
@@ -123,21 +133,15 @@ def test_poll_backs_off_after_misses(monkeypatch: pytest.MonkeyPatch) -> None:
         return "ok"
 
     async def main() -> None:
-        loop = asyncio.get_running_loop()
-        items_r, items_w = os.pipe()
-        done_r, done_w = os.pipe()
-        for fd in (items_r, done_r, done_w):
-            os.set_blocking(fd, False)
-        driver = RunDriver(loop, 10**12, items_r, done_w, {1: ok}, {}, None, None)
-        reads = [0]
-        real_read = driver._read
+        async with pipe_driver({1: ok}) as (driver, items_w, _):
+            reads = [0]
+            real_read = driver._read
 
-        def counted(first: bytes | None = None) -> None:
-            reads[0] += 1
-            real_read(first)
+            def counted(first: bytes | None = None) -> None:
+                reads[0] += 1
+                real_read(first)
 
-        driver._read = counted  # type: ignore[method-assign]
-        try:
+            driver._read = counted  # type: ignore[method-assign]
             for skip in (1, 2, 4):
                 driver._poll()  # nothing to read: a miss
                 assert (driver._poll_skip, driver._poll_backoff) == (skip, skip)
@@ -145,15 +149,10 @@ def test_poll_backs_off_after_misses(monkeypatch: pytest.MonkeyPatch) -> None:
                     os.write(items_w, b"[9,1,{}]\n")  # there to read, but the poll is skipped
                     driver._poll()
                     assert reads[0] == 0
-                    assert os.read(items_r, 64) == b"[9,1,{}]\n"
+                    assert os.read(driver._fd, 64) == b"[9,1,{}]\n"  # drained unread
             os.write(items_w, b"[8,1,{}]\n")
             driver._poll()  # the skips are used up: this poll reads the item
             assert reads[0] == 1 and driver._poll_backoff == 0 and 8 in driver._pending
             await asyncio.wait_for(driver._pending[8][0], BOUND)  # type: ignore[arg-type]
-            os.write(items_w, b'{"kind":"done","result":{},"error":null}\n')
-            await asyncio.wait_for(driver.closed, BOUND)
-        finally:
-            for fd in (items_r, items_w, done_r, done_w):
-                os.close(fd)
 
     asyncio.run(asyncio.wait_for(main(), BOUND))
