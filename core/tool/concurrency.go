@@ -16,8 +16,10 @@ import (
 // Calls wait for a slot in the order they asked for one. A call holds its
 // slot from its first attempt to its Return, retries included, and not
 // while it waits for earlier calls on its resource key (see ResourceKey)
-// or for its arguments to be prepared. A waiting call whose run is
-// cancelled stops waiting and returns cancelled.
+// or for its arguments to be prepared; a call that runs hooks or argument
+// validators takes its slot before them, so a slow before-hook counts
+// against the limit. A waiting call whose run is cancelled stops waiting
+// and returns cancelled.
 //
 // A call holding the only slot of its tool that dispatches a call of the
 // same tool (Context.Dispatch, DispatchBatch) waits for itself: the limit
