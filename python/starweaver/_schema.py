@@ -33,6 +33,8 @@ import copy
 import functools
 import inspect
 import json
+import opcode
+import operator
 import sys
 import typing
 from collections.abc import Callable, Mapping
@@ -372,6 +374,49 @@ def _type_hints(func: Callable[..., Any], localns: Mapping[str, Any] | None) -> 
 @functools.lru_cache(maxsize=4096)
 def _compiled_annotation(text: str) -> Any:
     return compile(text, "<annotation>", "eval")
+
+
+# Opcodes of a call: an annotation that calls something may evaluate
+# differently each time, so its value is never reused.
+_CALL_OPS = frozenset(op for name, op in opcode.opmap.items() if "CALL" in name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reusable_names(text: str) -> tuple[str, ...] | None:
+    """The names an annotation text reads, or None when it calls something
+    (then its value may differ from one evaluation to the next)."""
+    code = _compiled_annotation(text)
+    raw = code.co_code
+    if any(raw[i] in _CALL_OPS for i in range(0, len(raw), 2)):
+        return None
+    return tuple(code.co_names)
+
+
+_MISSING = object()
+# Evaluated string annotations by (text, globals): the globals, the names the
+# text reads as they were bound then, and the value. Reused while every name
+# is still bound to the same object, so a module rebinding a name is seen
+# (builtins are taken as never rebound); string annotations (``from
+# __future__ import annotations``) otherwise evaluate to new objects for
+# every tool, which the fragment cache cannot find by identity.
+_EVALUATED: dict[tuple[str, int], tuple[dict[str, Any], list[Any], Any]] = {}
+
+
+def _evaluate(text: str, globalns: dict[str, Any]) -> Any:
+    """eval of an annotation text in a function's globals (raising what eval
+    raises), reusing an earlier value when its names are bound as then."""
+    names = _reusable_names(text)
+    if names is None:
+        return eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
+    bound = [globalns.get(n, _MISSING) for n in names]
+    hit = _EVALUATED.get((text, id(globalns)))
+    if hit is not None and hit[0] is globalns and all(map(operator.is_, hit[1], bound)):
+        return hit[2]
+    value = eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
+    if len(_EVALUATED) >= 4096:
+        _EVALUATED.clear()
+    _EVALUATED[(text, id(globalns))] = (globalns, bound, value)
+    return value
 
 
 def _resolved(tp: Any, depth: int = 0) -> bool:
@@ -743,7 +788,7 @@ def _quick_function_schema(func: Callable[..., Any]) -> FunctionSchema | None:
         ann = annotations.get(name, _EMPTY)
         if type(ann) is str:
             try:
-                ann = eval(_compiled_annotation(ann), globalns, None)  # noqa: S307 - the function's own annotation
+                ann = _evaluate(ann, globalns)
             except Exception:
                 return None
         if ann is None:

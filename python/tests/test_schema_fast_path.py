@@ -349,3 +349,30 @@ def test_fragments_of_a_recurring_annotation_object_are_found_by_identity(monkey
     one = _schema._fragment(Union[int, str])  # noqa: UP007  # pyright: ignore[reportPrivateUsage]
     other = _schema._fragment(Union[str, int])  # noqa: UP007  # pyright: ignore[reportPrivateUsage]
     assert Union[int, str] == Union[str, int] and one != other  # noqa: UP007
+
+
+def test_string_annotations_are_evaluated_once_while_their_names_stay_bound() -> None:
+    """A string annotation's value is reused for the same text in the same
+    globals while every name it reads is bound to the same object; a
+    rebound name, other globals or an annotation that calls something are
+    evaluated again."""
+    evaluate = _schema._evaluate  # pyright: ignore[reportPrivateUsage]
+    ns: dict[str, Any] = {"T": int, "Optional": Optional}
+    first = evaluate("list[T] | None", ns)
+    assert first == (list[int] | None)
+    assert evaluate("list[T] | None", ns) is first  # eval would build a new object
+    ns["T"] = str
+    assert evaluate("list[T] | None", ns) == (list[str] | None)
+    other: dict[str, Any] = {"T": str}
+    assert evaluate("list[T] | None", other) is not evaluate("list[T] | None", ns)
+    calls = [0]
+
+    def make() -> type:
+        calls[0] += 1
+        return int
+
+    ns["make"] = make
+    assert evaluate("make()", ns) is int and evaluate("make()", ns) is int
+    assert calls[0] == 2  # an annotation that calls is never reused
+    with pytest.raises(NameError):
+        evaluate("Missing | None", ns)
