@@ -277,7 +277,10 @@ def test_cancelling_the_task_awaiting_recv_interrupts_the_run() -> None:
         assert result.status == "cancelled"
         assert stream.status().cancel_requested
         assert blockers.cancelled == [True, True]
-        assert "tool_call" in received
+        # The calls streamed before they started; their tool_call events
+        # follow the whole response, which eager dispatch does not wait
+        # for, so they may come after the cancellation.
+        assert "tool_call_delta" in received
 
     run(main())
 
