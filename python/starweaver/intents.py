@@ -223,7 +223,8 @@ class Done:
 _PAUSES = ("approval_required", "call_deferred")
 
 
-def _paused_after_declaring(outcome: dict[str, Any], d: _Declared) -> dict[str, Any]:
+def paused_after_declaring(outcome: dict[str, Any], d: _Declared) -> dict[str, Any]:
+    """outcome, or a user_error when the call paused after declaring intents."""
     if d.declared and not outcome.get("ok") and outcome.get("kind") in _PAUSES:
         return {
             "ok": False,
@@ -242,11 +243,6 @@ def declaring() -> _Declared:
     return d
 
 
-def paused_after_declaring(outcome: dict[str, Any], d: _Declared) -> dict[str, Any]:
-    """outcome, or a user_error when the call paused after declaring intents."""
-    return _paused_after_declaring(outcome, d)
-
-
 def guard(run: Any) -> Any:
     """Wrap a tool call's runner (a coroutine or a function, see
     ``_outcome.Runner``) so that the call's declarations are tracked: a pause
@@ -256,7 +252,7 @@ def guard(run: Any) -> Any:
         async def guarded() -> dict[str, Any]:
             d = declaring()
             outcome: dict[str, Any] = await run
-            return _paused_after_declaring(outcome, d)
+            return paused_after_declaring(outcome, d)
 
         return guarded()
 
@@ -267,7 +263,7 @@ def guard(run: Any) -> Any:
             outcome: dict[str, Any] = run()
         finally:
             _current.reset(token)
-        return _paused_after_declaring(outcome, d)
+        return paused_after_declaring(outcome, d)
 
     return guarded_sync
 

@@ -139,11 +139,10 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
         return {"ok": True, **value._present()}
     if type(value) in _JSON_TYPES:
         # The common case skips the model and dataclass checks.
-        try:
-            encoded = _ENCODER.encode(value)
-        except (TypeError, ValueError) as e:
-            raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
-        return EncodedOutcome({"ok": True, "content": value}, b'{"ok":true,"content":' + encoded.encode() + b"}")
+        body = plain_outcome(value)
+        if body is None:
+            raise _not_serializable(value)
+        return EncodedOutcome({"ok": True, "content": value}, body)
     to_outcome = getattr(value, "_outcome", None)
     if to_outcome is not None and _is_tool_output(value):
         out: dict[str, Any] = to_outcome()
@@ -162,7 +161,7 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
         encoded = _ENCODER.encode(content)
     except (TypeError, ValueError) as e:  # PydanticSerializationError is a ValueError
         raise ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}") from None
-    return EncodedOutcome({"ok": True, "content": content}, b'{"ok":true,"content":' + encoded.encode() + b"}")
+    return EncodedOutcome({"ok": True, "content": content}, _ok_body(encoded))
 
 
 def plain_outcome(value: Any) -> bytes | None:
@@ -178,7 +177,22 @@ def plain_outcome(value: Any) -> bytes | None:
         encoded = encode_basestring_ascii(value) if t is str else _ENCODER.encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
+    return _ok_body(encoded)
+
+
+def _ok_body(encoded: str) -> bytes:
+    """The success outcome's text around the JSON text of its content."""
     return b'{"ok":true,"content":' + encoded.encode() + b"}"
+
+
+def _not_serializable(value: Any) -> ResultEncodingError:
+    """Why value, which plain_outcome could not encode, is not JSON (a
+    RecursionError propagates, as from encoding it)."""
+    try:
+        _ENCODER.encode(value)
+    except (TypeError, ValueError) as e:
+        return ResultEncodingError(f"tool returned a value that is not JSON serializable: {e}")
+    return ResultEncodingError("tool returned a value that is not JSON serializable")
 
 
 def _is_model(value: Any) -> bool:

@@ -581,7 +581,7 @@ class Tool(Generic[P, R]):
                 value = await value
             return self._preprocess_outcome(value)
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
+            return self._failure_on_loop(exc)
 
     def _run_preprocessor_sync(self, ctx: ToolContext, user_input: Any) -> dict[str, Any]:
         """The preprocessor's outcome, from a worker thread; never raises
@@ -679,7 +679,7 @@ class Tool(Generic[P, R]):
             if inspect.isawaitable(value):
                 value = await value
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
+            return self._failure_on_loop(exc)
         return encode_outcome(value)
 
     def _run_sync(self, ctx: ToolContext | None, args_json: ArgsJSON | Mapping[str, Any]) -> dict[str, Any]:
@@ -705,8 +705,8 @@ class Tool(Generic[P, R]):
         """How to run one call with its decoded arguments (see ``Runner``).
         Async functions of plain keyword arguments (already validated by Go)
         and no context are called directly, without the binding layer."""
-        if self._plain_func is not None and self._schema.plain_call(args):
-            return self._run_plain(self._plain_func, args)
+        if (coro := self._plain_coroutine(args)) is not None:
+            return self._run_plain(coro)
         if self._schema.is_async:
             return self._run_async(ctx, args)
         return partial(self._run_sync, ctx, args)
@@ -720,23 +720,28 @@ class Tool(Generic[P, R]):
     def _plain_coroutine(self, args: Mapping[str, Any]) -> Awaitable[Any] | None:
         """The bare coroutine of a plain call (see ``_runner``), for a driver
         that awaits it in its own frame, or None when the call needs the
-        binding layer. Its value becomes an outcome through
-        ``encode_outcome``, an exception through ``_failure_on_loop``."""
+        binding layer (one whose arguments do not bind reports why there).
+        Its value becomes an outcome through ``encode_outcome``, an exception
+        through ``_failure_on_loop``."""
         if self._plain_func is None or not self._schema.plain_call(args):
             return None
-        return self._plain_func(**args)
+        try:
+            return self._plain_func(**args)
+        except TypeError:
+            return None
 
     def _failure_on_loop(self, exc: BaseException) -> dict[str, Any]:
         """The outcome of exc raised by a call on the loop, or exc again when
         it escapes (see ``_outcome.escapes``)."""
         return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
 
-    async def _run_plain(self, func: Callable[..., Awaitable[Any]], args: Mapping[str, Any]) -> dict[str, Any]:
-        """``_run_async`` for the common call: no binding, no context."""
+    async def _run_plain(self, coro: Awaitable[Any]) -> dict[str, Any]:
+        """``_run_async`` for the common call (``_plain_coroutine``): no
+        binding, no context."""
         try:
-            value = await func(**args)
+            value = await coro
         except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-            return outcome_of_failure(exc, on_loop=True, timeout_ms=self._timeout_ms)
+            return self._failure_on_loop(exc)
         return encode_outcome(value)
 
     def __repr__(self) -> str:
