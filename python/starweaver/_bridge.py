@@ -25,19 +25,21 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
-from starweaver import _capi, _prepare, intents
+from starweaver import _capi, _declaring, _prepare
 from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, encode_outcome, escapes
 from starweaver._pool import SyncPool, Work
-from starweaver.artifacts import ToolArtifacts
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
 from starweaver.hooks import _runner as _hook_runner
 from starweaver.result import plain_outcome
 from starweaver.tools import Tool
+
+if TYPE_CHECKING:
+    from starweaver.artifacts import ToolArtifacts
 
 __all__ = [
     "EXIT_GRACE",
@@ -534,8 +536,8 @@ class RunDriver:
     def _dispatch(
         self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any], call: tuple[str, str] | None
     ) -> None:
-        # intents.guard: a pause after declaring intents is a user_error.
-        self._start(token, ctx, intents.guard(tool._runner(ctx, args)), call)
+        # _declaring.guard: a pause after declaring intents is a user_error.
+        self._start(token, ctx, _declaring.guard(tool._runner(ctx, args)), call)
 
     def _start(self, token: int, ctx: ToolContext | None, run: Runner, call: tuple[str, str] | None = None) -> None:
         """Run user code the way its runner asks: a coroutine as a task on
@@ -586,11 +588,11 @@ class RunDriver:
             self._complete(token, outcome)
 
     async def _await_plain(self, token: int, tool: Tool, coro: Awaitable[Any]) -> None:
-        """``_await_outcome`` of ``intents.guard(tool._run_plain(...))`` in one
+        """``_await_outcome`` of ``_declaring.guard(tool._run_plain(...))`` in one
         frame, for the most common call (a plain async tool, no context):
         each frame a task resumes through costs on every call of a large
         batch. A JSON value's completion is encoded straight to its line."""
-        d = intents.declaring()
+        d = _declaring.declaring()
         outcome: dict[str, Any] | None
         try:
             try:
@@ -604,7 +606,7 @@ class RunDriver:
                     self._send(b"[%d,%s]" % (token, body))
                     return
                 outcome = encode_outcome(value)
-            outcome = intents.paused_after_declaring(outcome, d)
+            outcome = _declaring.paused_after_declaring(outcome, d)
         except BaseException as exc:  # noqa: BLE001 - never leave a token unanswered
             outcome = self._escaped(exc)
         finally:

@@ -4,14 +4,17 @@ Every function here converts the library's status codes and JSON error
 objects into Python exceptions (see ``_raise``), copies returned buffers and
 frees them. Nothing else in the package touches cffi's ``lib``.
 
+The library is loaded on the first call, not at import (see ``_Unloaded``).
+
 Fork: the Go runtime does not survive ``fork()``; in a forked child entering
 the library can hang forever. So every function checks first, without a
-system call, whether this process is a child forked after import (a flag set
-by an ``os.register_at_fork`` hook): ``release`` and ``shutdown`` (what
-finalizers and exit hooks call) then do nothing, so a child that merely drops
-inherited agents, sessions and models exits cleanly; everything else raises
-``RuntimeError``. The library checks again in C before entering Go, for
-callers that bypass this module.
+system call, whether this process is a child forked after the library was
+loaded (a flag set by an ``os.register_at_fork`` hook): ``release`` and
+``shutdown`` (what finalizers and exit hooks call) then do nothing, so a
+child that merely drops inherited agents, sessions and models exits cleanly;
+everything else raises ``RuntimeError``. A child forked before the first call
+loads a runtime of its own. The library checks again in C before entering Go,
+for callers that bypass this module.
 """
 
 from __future__ import annotations
@@ -92,16 +95,39 @@ __all__ = [
     "version",
 ]
 
-_ffi, _lib = _library.load()
 
-# Set in a child forked after import; read on every call, so it is a plain
-# module global (no getpid() system call on the hot run_complete path).
+class _Unloaded:
+    """``_ffi`` or ``_lib`` until the first call into the library.
+
+    Importing starweaver does not start the Go runtime (dlopen starts its
+    threads and costs a few milliseconds): the first attribute read loads the
+    library and rebinds both module globals, so later calls read the real
+    objects directly.
+    """
+
+    __slots__ = ("_index",)
+
+    def __init__(self, index: int) -> None:
+        self._index = index
+
+    def __getattr__(self, name: str) -> Any:
+        global _ffi, _lib
+        _ffi, _lib = _library.load()
+        return getattr((_ffi, _lib)[self._index], name)
+
+
+_ffi: Any = _Unloaded(0)
+_lib: Any = _Unloaded(1)
+
+# Set in a child forked after the library was loaded; read on every call, so
+# it is a plain module global (no getpid() system call on the hot
+# run_complete path). A child forked before that loads its own runtime.
 _forked = False
 
 
 def _mark_forked() -> None:
     global _forked
-    _forked = True
+    _forked = _library.loaded()
 
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
@@ -120,11 +146,11 @@ def check_process() -> None:
     """Refuse use in a forked child, where the Go runtime's threads are gone.
 
     Raises:
-        RuntimeError: when called in a process forked after import.
+        RuntimeError: when called in a process forked after the library was loaded.
     """
     if _forked:
         raise RuntimeError(
-            "starweaver was imported before this process was forked; the Go runtime does not "
+            "starweaver's runtime was started before this process was forked; the Go runtime does not "
             "survive fork(). Use the 'spawn' or 'forkserver' multiprocessing start method."
         )
 
@@ -666,7 +692,7 @@ def handle_count() -> int:
 def shutdown() -> None:
     """Cancel every run and refuse new ones (registered at exit). Does
     nothing in a forked child."""
-    if not _forked:
+    if not _forked and _library.loaded():
         _lib.sw_shutdown()
 
 

@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["load", "library_path"]
+__all__ = ["library_path", "load", "loaded"]
 
 if sys.platform == "darwin":
     _LIBNAME = "libstarweaver.dylib"
@@ -30,6 +30,12 @@ _loaded: tuple[Any, Any] | None = None
 def library_path() -> str:
     """Where the native library is expected: next to this module."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), _LIBNAME)
+
+
+def loaded() -> bool:
+    """Whether ``load()`` has loaded the library in this process (or in the
+    parent it was forked from)."""
+    return _loaded is not None
 
 
 def load() -> tuple[Any, Any]:

@@ -16,7 +16,6 @@ Every other exception becomes the call's outcome (``failure_outcome``).
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Union
@@ -37,6 +36,8 @@ PASS_THROUGH = (KeyboardInterrupt, SystemExit)
 def cancelled_from_outside() -> bool:
     """Whether the current task is being cancelled by someone else (Go, a
     timeout, the host). Python 3.10 cannot tell, so it assumes so."""
+    import asyncio  # noqa: PLC0415 - loaded: a task is running
+
     task = asyncio.current_task()
     if task is None:
         return False
@@ -47,7 +48,8 @@ def cancelled_from_outside() -> bool:
 def closing() -> bool:
     """Whether a GeneratorExit means the coroutine is being closed (its loop
     was closed and no loop runs it) rather than raised by user code."""
-    return asyncio._get_running_loop() is None
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is None or asyncio._get_running_loop() is None
 
 
 def escapes(exc: BaseException, *, on_loop: bool) -> bool:
@@ -58,7 +60,9 @@ def escapes(exc: BaseException, *, on_loop: bool) -> bool:
         return True
     if not on_loop:
         return False
-    if isinstance(exc, asyncio.CancelledError):
+    # Only a loaded asyncio raises its CancelledError.
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is not None and isinstance(exc, asyncio.CancelledError):
         return cancelled_from_outside()
     return isinstance(exc, GeneratorExit) and closing()
 
@@ -98,6 +102,8 @@ def encode_outcome(value: Any) -> dict[str, Any]:
 def run_awaitable(awaitable: Awaitable[Any]) -> Any:
     """The value of awaitable, run to completion on a new event loop in this
     (worker) thread."""
+    import asyncio  # noqa: PLC0415 - a sync tool's awaitable needs a loop
+
     return asyncio.run(_await(awaitable))
 
 

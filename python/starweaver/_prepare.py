@@ -16,7 +16,6 @@ callback raises ends the run with an ``AgentError`` naming the callback.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import itertools
 import json
@@ -239,11 +238,11 @@ class Preparer:
     async def outcome(self, ctx: ToolsetContext, definitions: list[dict[str, Any]]) -> dict[str, Any]:
         """The answer to a ``prepare`` item; never raises for user errors
         (KeyboardInterrupt/SystemExit and outside cancellation pass)."""
+        import asyncio  # noqa: PLC0415 - loaded: a loop runs this
+
         try:
             value = await self._run(ctx, definitions)
-        except asyncio.CancelledError:
-            raise
-        except (KeyboardInterrupt, SystemExit):
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - a failing callback ends the run clearly
             return {"ok": False, "message": f"{self.label} raised {type(exc).__name__}: {exc}"}

@@ -671,7 +671,6 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-
 def _default_text(value: Any) -> str:
     """The JSON text of a default that passed _plain_json."""
     if value is None:

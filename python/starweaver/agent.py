@@ -2,51 +2,50 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import os
+import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from starweaver import _bridge, _capi, _prepare, tracing
-from starweaver._bridge import EventCallback
+from starweaver import _capi, _prepare, tracing
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
-from starweaver.agent_context import AgentContext, ToolCapabilityGrant
-from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts, artifacts_spec
 from starweaver.dependencies import merge_deps
-from starweaver.dynamic import AbstractToolset, ToolsetFactory
-from starweaver.environment import Environment, environment_spec
 from starweaver.errors import AgentError, StarweaverError, StateError
-from starweaver.hitl import (
-    ApprovalsInput,
-    DeferredInput,
-    HitlSnapshot,
-    PendingApproval,
-    PendingDeferred,
-    normalize_approvals,
-    normalize_deferred_results,
-)
 from starweaver.hooks import Hook
-from starweaver.intents import ScopeKind, ToolIntents
-from starweaver.messages import ModelMessage, ToolReturnPart, messages_to_json, typed_messages
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.shell import LocalShell, shell_spec
-from starweaver.stores import ClaimedResume, EffectRecovery, InFlightRun, SessionStore, Store
-from starweaver.streaming import AgentRun
 from starweaver.testing import FunctionModel, TestModel
 from starweaver.tools import BaseTool, Effect, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
 from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
 
+# What only some agents use (messages and their pydantic models, human in the
+# loop, stores, artifacts, intents, streaming, environments) and what only a
+# run uses (asyncio, the bridge) is imported where it is first needed, so
+# ``from starweaver import create_agent`` stays cheap.
+if TYPE_CHECKING:
+    from starweaver import _bridge
+    from starweaver._bridge import EventCallback
+    from starweaver.agent_context import AgentContext, ToolCapabilityGrant
+    from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
+    from starweaver.dynamic import AbstractToolset, ToolsetFactory
+    from starweaver.environment import Environment
+    from starweaver.hitl import ApprovalsInput, DeferredInput, HitlSnapshot, PendingApproval, PendingDeferred
+    from starweaver.intents import ScopeKind, ToolIntents
+    from starweaver.messages import ModelMessage, ToolReturnPart
+    from starweaver.shell import LocalShell
+    from starweaver.stores import ClaimedResume, EffectRecovery, InFlightRun, SessionStore, Store
+    from starweaver.streaming import AgentRun
+
 __all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
 
 ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
-MessageHistory = Sequence[Union[ModelMessage, Mapping[str, Any]]]
+MessageHistory = Sequence[Union["ModelMessage", Mapping[str, Any]]]
 """Earlier messages to continue from: typed messages or their dicts."""
 Model = Union[TestModel, FunctionModel, ProviderModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
@@ -158,6 +157,8 @@ def _tags(value: Iterable[str]) -> list[str]:
 def _grants_spec(grants: Mapping[str, ToolCapabilityGrant] | None) -> dict[str, Any] | None:
     if not grants:
         return None
+    from starweaver.agent_context import ToolCapabilityGrant  # noqa: PLC0415 - see the imports above
+
     for name, g in grants.items():
         if not isinstance(g, ToolCapabilityGrant):
             raise TypeError(f"tool_capability_grants[{name!r}] must be a ToolCapabilityGrant")
@@ -178,11 +179,57 @@ def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPo
 
 
 def _toolsets(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset]:
-    out = [ts._as_toolset() if isinstance(ts, AbstractToolset) else ts for ts in value or []]
-    for ts in out:
+    out = []
+    for ts in value or []:
         if not isinstance(ts, Toolset):
-            raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
+            # An AbstractToolset exists only once starweaver.dynamic is loaded.
+            from starweaver.dynamic import AbstractToolset  # noqa: PLC0415 - see the imports above
+
+            if isinstance(ts, AbstractToolset):
+                ts = ts._as_toolset()
+            if not isinstance(ts, Toolset):
+                raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
+        out.append(ts)
     return out
+
+
+def _is_store(value: Any, kind: str) -> bool:
+    """Whether value is a starweaver.stores ``kind``; none exists before that
+    module is loaded."""
+    stores = sys.modules.get("starweaver.stores")
+    return stores is not None and isinstance(value, getattr(stores, kind))
+
+
+def _typed_messages(raw: Sequence[Any]) -> list[ModelMessage]:
+    from starweaver.messages import typed_messages  # noqa: PLC0415 - see the imports above
+
+    return typed_messages(raw)
+
+
+def _resume(approvals: ApprovalsInput, deferred_results: DeferredInput) -> dict[str, Any]:
+    """The run request's ``resume`` value."""
+    from starweaver.hitl import normalize_approvals, normalize_deferred_results  # noqa: PLC0415 - see the imports above
+
+    return {
+        "approvals": normalize_approvals(approvals),
+        "deferred_results": normalize_deferred_results(deferred_results),
+    }
+
+
+def _shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:
+    if shell is None:
+        return None
+    from starweaver.shell import shell_spec  # noqa: PLC0415 - see the imports above
+
+    return shell_spec(shell)
+
+
+def _environment_spec(environment: Environment | None) -> dict[str, Any] | None:
+    if environment is None:
+        return None
+    from starweaver.environment import environment_spec  # noqa: PLC0415 - see the imports above
+
+    return environment_spec(environment)
 
 
 class _SessionRef:
@@ -238,7 +285,7 @@ class RunResult:
         # The messages of a completed or waiting run are the first
         # message_count messages of its session; they are read on first use.
         self._session = session
-        self._messages: list[ModelMessage] | None = typed_messages(raw["messages"]) if "messages" in raw else None
+        self._messages: list[ModelMessage] | None = _typed_messages(raw["messages"]) if "messages" in raw else None
         self._new_start = int(raw.get("new_messages_start", 0))
         self.usage: dict[str, int] = usage_dict(raw.get("usage"))
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
@@ -253,7 +300,7 @@ class RunResult:
                 self._messages = []
             else:
                 count = int(self.raw.get("message_count", 0))
-                self._messages = typed_messages(_capi.session_messages(self._session.handle)[:count])
+                self._messages = _typed_messages(_capi.session_messages(self._session.handle)[:count])
                 self._session = None
         return self._messages
 
@@ -282,6 +329,8 @@ class RunResult:
     @property
     def hitl(self) -> HitlSnapshot:
         """Typed views of the pending approvals and deferred calls."""
+        from starweaver.hitl import HitlSnapshot  # noqa: PLC0415 - see the imports above
+
         return HitlSnapshot.from_pending(self.pending)
 
     @property
@@ -299,6 +348,8 @@ class RunResult:
 
     def tool_returns(self) -> list[ToolReturnPart]:
         """The tool returns this run added to history, in order."""
+        from starweaver.messages import ToolReturnPart  # noqa: PLC0415 - see the imports above
+
         return [part for message in self.new_messages for part in message.parts if isinstance(part, ToolReturnPart)]
 
     def __repr__(self) -> str:
@@ -365,14 +416,14 @@ class Agent:
             )
         self.model = model
         self.name = name
-        if session_store is not None and not isinstance(session_store, SessionStore):
+        if session_store is not None and not _is_store(session_store, "SessionStore"):
             raise TypeError(
                 "session_store must be a starweaver.stores store (SqliteSessionStore, PostgresSessionStore), "
                 f"got {type(session_store).__name__}"
             )
         #: Where the agent keeps its sessions by id (None: in memory only).
         self.session_store = session_store
-        if effect_journal is not None and not isinstance(effect_journal, Store):
+        if effect_journal is not None and not _is_store(effect_journal, "Store"):
             raise TypeError(
                 "effect_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
                 f"got {type(effect_journal).__name__}"
@@ -382,7 +433,7 @@ class Agent:
         #: Where the agent journals its tool calls that may change the world
         #: (None: no journal).
         self.effect_journal = effect_journal
-        if intent_journal is not None and not isinstance(intent_journal, Store):
+        if intent_journal is not None and not _is_store(intent_journal, "Store"):
             raise TypeError(
                 "intent_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
                 f"got {type(intent_journal).__name__}"
@@ -421,15 +472,21 @@ class Agent:
             spec["eager_dispatch"] = False
         if batch_tool:
             spec["batch_tool"] = True
-        spec.update(
-            artifacts_spec(artifact_store, artifact_scope, artifact_resolve_limit, max_tool_output_bytes, output_budget)
-        )
         # Tools reach the store through their context (ctx.artifacts).
-        self._artifacts = (
-            ToolArtifacts(artifact_store, artifact_scope)
-            if artifact_store is not None and artifact_scope is not None
-            else None
+        self._artifacts: ToolArtifacts | None = None
+        artifact_options = (
+            artifact_store,
+            artifact_scope,
+            artifact_resolve_limit,
+            max_tool_output_bytes,
+            output_budget,
         )
+        if any(option is not None for option in artifact_options):
+            from starweaver.artifacts import ToolArtifacts, artifacts_spec  # noqa: PLC0415 - see the imports above
+
+            spec.update(artifacts_spec(*artifact_options))
+            if artifact_store is not None and artifact_scope is not None:
+                self._artifacts = ToolArtifacts(artifact_store, artifact_scope)
         for key, value in (
             ("name", name),
             ("system_prompt", system_prompt),
@@ -453,8 +510,8 @@ class Agent:
             ("effect_recovery", effect_recovery),
             ("intent_journal", intent_journal._handle if intent_journal is not None else None),
             ("tool_capability_grants", _grants_spec(tool_capability_grants)),
-            ("shell", shell_spec(shell)),
-            ("environment", environment_spec(environment)),
+            ("shell", _shell_spec(shell)),
+            ("environment", _environment_spec(environment)),
         ):
             if value is not None:
                 spec[key] = value
@@ -469,6 +526,8 @@ class Agent:
         Sessions started before keep the toolsets they had."""
 
         def decorate(f: Any) -> ToolsetFactory:
+            from starweaver.dynamic import ToolsetFactory  # noqa: PLC0415 - see the imports above
+
             factory = ToolsetFactory(f, **options)
             added = self._catalog.toolset_spec(factory._as_toolset())
             spec = {**self._spec, "toolsets": [*self._spec["toolsets"], added]}
@@ -532,6 +591,8 @@ class Agent:
             request["events"] = True
             request["trace"] = True
             on_event = trace.wrap(on_event)
+        from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
+
         try:
             driver = _bridge.start(
                 session.handle,
@@ -565,6 +626,8 @@ class Agent:
         return await self._finish_run(session, self._start_run(session, request, catalog, on_event, deps))
 
     async def _finish_run(self, session: _SessionRef, driver: _bridge.RunDriver) -> RunResult:
+        from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
+
         trace = self._traces.pop(driver, None)
         try:
             done = await _bridge.finish(driver)
@@ -582,7 +645,7 @@ class Agent:
             exc = _capi.error_from(error)
             failed = done.get("result") or {}
             if isinstance(exc, StarweaverError) and failed.get("messages") is not None:
-                exc.messages = typed_messages(failed["messages"])
+                exc.messages = _typed_messages(failed["messages"])
             raise exc
         return RunResult(done.get("result") or {}, session, self._output)
 
@@ -596,16 +659,15 @@ class Agent:
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
-        resume = {
-            "approvals": normalize_approvals(approvals),
-            "deferred_results": normalize_deferred_results(deferred_results),
-        }
+        resume = _resume(approvals, deferred_results)
         request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
         return await self._drive(session, request, self._catalog, on_event, deps)
 
     def _stream(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog, deps: Any) -> AgentRun:
         request["events"] = True
         request["deltas"] = True
+        from starweaver.streaming import AgentRun  # noqa: PLC0415 - see the imports above
+
         return AgentRun(self, session, request, catalog, deps)
 
     def _resume_stream(
@@ -617,10 +679,7 @@ class Agent:
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> AgentRun:
-        resume = {
-            "approvals": normalize_approvals(approvals),
-            "deferred_results": normalize_deferred_results(deferred_results),
-        }
+        resume = _resume(approvals, deferred_results)
         request = {"resume": resume, **_policy_request(grants, tool_error_policy)}
         return self._stream(session, request, self._catalog, deps)
 
@@ -854,6 +913,8 @@ class Agent:
     def _new_session(self, message_history: MessageHistory | None) -> _SessionRef:
         if message_history is None:
             return _SessionRef(_capi.session_new(self._handle))
+        from starweaver.messages import messages_to_json  # noqa: PLC0415 - see the imports above
+
         return _SessionRef(_capi.session_from_messages(self._handle, messages_to_json(message_history)))
 
     def session(self, *, message_history: MessageHistory | None = None) -> AgentSession:
@@ -876,6 +937,8 @@ class Agent:
         """
         if self.intent_journal is None:
             raise AgentError("the agent has no intent_journal (create_agent(intent_journal=SqliteStore(...)))")
+        from starweaver.intents import ToolIntents  # noqa: PLC0415 - see the imports above
+
         return ToolIntents(self, session_id, scope, scope_kind)
 
     async def open_session(self, session_id: str, *, allow_unsigned: bool = False) -> AgentSession:
@@ -904,6 +967,8 @@ class Agent:
         def load() -> _SessionRef:
             return _SessionRef(_capi.agent_open_session(self._handle, session_id, allow_unsigned=allow_unsigned))
 
+        import asyncio  # noqa: PLC0415 - loaded with the first run
+
         # The store may be a server: wait for it off the event loop.
         return AgentSession(self, _ref=await asyncio.to_thread(load))
 
@@ -923,6 +988,10 @@ async def _settle(drivers: list[_bridge.RunDriver], exc: BaseException | None, s
     """Interrupt the runs (when ``exc`` ended ``scope``) or wait for them.
     Only runs on the running loop are settled: a run on another loop is
     that loop's to finish."""
+    import asyncio  # noqa: PLC0415 - loaded with the first run
+
+    from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
+
     loop = asyncio.get_running_loop()
     mine = [d for d in drivers if d.loop is loop and not d.closed.done()]
     if not mine:
@@ -957,7 +1026,7 @@ class AgentSession:
             ValueError: the core refused the spec (a local root that is not a
                 directory, a file path leaving the root).
         """
-        _capi.session_set_environment(self._handle, environment_spec(environment))
+        _capi.session_set_environment(self._handle, _environment_spec(environment))
 
     def steer(self, text: str) -> None:
         """Add a user message that the session's running run sees in its next
@@ -1118,6 +1187,8 @@ class AgentSession:
         """The session's agent context: metadata, notes, per-tool capability
         grants, tool-search loaded state, tasks and context events (see
         ``starweaver.agent_context``); part of ``export_state()``."""
+        from starweaver.agent_context import AgentContext  # noqa: PLC0415 - see the imports above
+
         return AgentContext(self._handle, self._ref.named_deps)
 
     @property
@@ -1129,7 +1200,7 @@ class AgentSession:
     def messages(self) -> list[ModelMessage]:
         """The conversation so far: every run's messages, a failed run's
         included."""
-        return typed_messages(_capi.session_messages(self._handle))
+        return _typed_messages(_capi.session_messages(self._handle))
 
     @property
     def usage(self) -> dict[str, int]:
@@ -1145,6 +1216,8 @@ class AgentSession:
         run in the session store and never saved its outcome, because its
         worker still runs it or stopped part way. None otherwise."""
         raw = _capi.session_claimed_resume(self._handle)
+        from starweaver.stores import ClaimedResume  # noqa: PLC0415 - see the imports above
+
         return ClaimedResume._from_wire(raw) if raw is not None else None
 
     @property
@@ -1154,6 +1227,8 @@ class AgentSession:
         session refuses to run (``StateError``, code ``"run_in_flight"``)
         until ``recover()``. None otherwise."""
         raw = _capi.session_info(self._handle).get("in_flight")
+        from starweaver.stores import InFlightRun  # noqa: PLC0415 - see the imports above
+
         return InFlightRun._from_wire(raw) if raw is not None else None
 
     async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult:
@@ -1198,6 +1273,8 @@ class AgentSession:
                 is busy.
             StoreUnavailableError: the store failed.
         """
+        import asyncio  # noqa: PLC0415 - loaded with the first run
+
         ref = self._ref
         await asyncio.to_thread(_capi.session_abandon_resume, ref.handle)
 
@@ -1228,6 +1305,8 @@ class SessionHitl:
 
     async def snapshot(self) -> HitlSnapshot:
         """What the session's waiting run waits for (empty when not waiting)."""
+        from starweaver.hitl import HitlSnapshot  # noqa: PLC0415 - see the imports above
+
         return HitlSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
 
     async def resume(

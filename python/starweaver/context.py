@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import Mapping
@@ -15,6 +14,8 @@ from .dependencies import narrow
 from .errors import UserError
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .agent_context import AgentContext, ContextHandle
     from .artifacts import ToolArtifacts
 
@@ -292,6 +293,8 @@ class ToolContext(Generic[DepsT]):
         Works on any event loop, including one a sync tool starts in its
         worker thread.
         """
+        import asyncio  # noqa: PLC0415 - loaded: a loop runs this
+
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._cancelled:

@@ -56,6 +56,7 @@ def __getattr__(name: str) -> Any:
 
     return getattr(import_module(f"starweaver.{module}"), name)
 
+
 CAPABILITY = "starweaver.environment"
 """The host capability under which tools receive the active environment."""
 

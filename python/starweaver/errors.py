@@ -12,8 +12,6 @@ failure.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 import math
 import sys
@@ -466,12 +464,10 @@ _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ..
     (Timeout, "timeout"),
     (Execution, "execution"),
 )
-# Then a pydantic ValidationError (invalid_arguments), then these.
-_STDLIB_CLASSIFICATION: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
-    ((asyncio.CancelledError, concurrent.futures.CancelledError), "cancelled"),
-    # Distinct classes on 3.10, aliases of TimeoutError from 3.11.
-    ((TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError), "timeout"),
-)
+# Then a pydantic ValidationError (invalid_arguments), then the cancellations
+# and timeouts of these modules (none exists before its module is imported,
+# which this module leaves to the code that needs it), then TimeoutError.
+_STDLIB_MODULES = ("asyncio", "concurrent.futures")
 
 
 def _is_validation_error(exc: BaseException) -> bool:
@@ -490,10 +486,15 @@ def _kind_of(exc: BaseException) -> str:
             return kind
     if _is_validation_error(exc):
         return "invalid_arguments"
-    for classes, kind in _STDLIB_CLASSIFICATION:
-        if isinstance(exc, classes):
-            return kind
-    return "execution"
+    for name in _STDLIB_MODULES:
+        module = sys.modules.get(name)
+        if module is not None:
+            if isinstance(exc, module.CancelledError):
+                return "cancelled"
+            # Distinct classes on 3.10, aliases of TimeoutError from 3.11.
+            if isinstance(exc, module.TimeoutError):
+                return "timeout"
+    return "timeout" if isinstance(exc, TimeoutError) else "execution"
 
 
 def describe_validation_error(err: ValidationError) -> str:

@@ -16,13 +16,12 @@ scope)``: ``.key(call_id, index)``, ``.submit(key, intent)`` and
 
 from __future__ import annotations
 
-import contextvars
 import enum
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from . import _capi
+from . import _capi, _declaring
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -171,18 +170,6 @@ Intent = Union[StartProcess, SignalProcess, CancelProcess, EmitProcessEvent, Emi
 _INTENT_TYPES = (StartProcess, SignalProcess, CancelProcess, EmitProcessEvent, EmitTrigger)
 
 
-class _Declared:
-    """What the running call declared (one per call, in a contextvar)."""
-
-    __slots__ = ("declared",)
-
-    def __init__(self) -> None:
-        self.declared = False
-
-
-_current: contextvars.ContextVar[_Declared | None] = contextvars.ContextVar("starweaver_intents", default=None)
-
-
 class Done:
     """A tool's final result with the intents to realise once it is
     committed: ``return Done(value, intents=[StartProcess(...)])``.
@@ -203,7 +190,7 @@ class Done:
             if not isinstance(it, _INTENT_TYPES):
                 raise TypeError(f"intents[{i}] must be an intent (StartProcess, ...), got {type(it).__name__}")
         if self.intents:
-            d = _current.get()
+            d = _declaring.current.get()
             if d is not None:
                 d.declared = True
 
@@ -218,54 +205,6 @@ class Done:
             return out
         wire = [it._wire("") for it in self.intents]
         return {**out, "intents": {"protocol_version": PROTOCOL_VERSION, "intents": wire}}
-
-
-_PAUSES = ("approval_required", "call_deferred")
-
-
-def paused_after_declaring(outcome: dict[str, Any], d: _Declared) -> dict[str, Any]:
-    """outcome, or a user_error when the call paused after declaring intents."""
-    if d.declared and not outcome.get("ok") and outcome.get("kind") in _PAUSES:
-        return {
-            "ok": False,
-            "kind": "user_error",
-            "message": f"the tool declared intents and then paused ({outcome.get('kind')}): a call that pauses "
-            "cannot declare intents; return them with the final result (Done(value, intents=[...]))",
-        }
-    return outcome
-
-
-def declaring() -> _Declared:
-    """Start tracking the declarations of the call running in the current
-    context (a task's own); ``paused_after_declaring`` reads them."""
-    d = _Declared()
-    _current.set(d)
-    return d
-
-
-def guard(run: Any) -> Any:
-    """Wrap a tool call's runner (a coroutine or a function, see
-    ``_outcome.Runner``) so that the call's declarations are tracked: a pause
-    after declaring intents becomes a user_error."""
-    if isinstance(run, Awaitable):
-
-        async def guarded() -> dict[str, Any]:
-            d = declaring()
-            outcome: dict[str, Any] = await run
-            return paused_after_declaring(outcome, d)
-
-        return guarded()
-
-    def guarded_sync() -> dict[str, Any]:
-        d = _Declared()
-        token = _current.set(d)
-        try:
-            outcome: dict[str, Any] = run()
-        finally:
-            _current.reset(token)
-        return paused_after_declaring(outcome, d)
-
-    return guarded_sync
 
 
 # -- host ingress -------------------------------------------------------

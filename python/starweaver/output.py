@@ -21,22 +21,25 @@ in an object ``{"response": ...}`` as pydantic-ai does.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
-from starweaver._bridge import sync_pool
-from starweaver._jsonschema import ToolJsonSchema as _ToolJsonSchema
 from starweaver._schema import _unwrap_ref
 from starweaver.context import ToolContext
 from starweaver.errors import ModelRetry, describe_validation_error
 from starweaver.tools import Tool
+
+# pydantic is imported where an output type first needs it: agents that
+# answer in text never load it.
+if TYPE_CHECKING:
+    import asyncio
+
+    from pydantic import TypeAdapter
 
 __all__ = ["OutputMode", "OutputValidatorFunc"]
 
@@ -63,6 +66,8 @@ def is_text_type(output_type: object) -> bool:
 
 
 def _is_object_type(tp: Any) -> bool:
+    from pydantic import BaseModel  # noqa: PLC0415 - pydantic loads with the first output type
+
     return isinstance(tp, type) and (issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp) or is_typeddict(tp))
 
 
@@ -80,6 +85,10 @@ def _takes_ctx(func: Callable[..., Any]) -> bool:
 
 async def _in_pool(func: Callable[[], Any]) -> Any:
     """Run sync user code in the pool of sync tools, never on the loop."""
+    import asyncio  # noqa: PLC0415 - loaded with the first run
+
+    from starweaver._bridge import sync_pool  # noqa: PLC0415 - loaded with the first run
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
 
@@ -124,10 +133,14 @@ class Output:
         self.mode = mode
         self.name = name or DEFAULT_NAME
         self.wrapped = not _is_object_type(output_type)
+        from pydantic import TypeAdapter  # noqa: PLC0415 - pydantic loads with the first output type
+
+        from starweaver._jsonschema import ToolJsonSchema  # noqa: PLC0415 - it imports pydantic
+
         try:
             self.adapter: TypeAdapter[Any] = TypeAdapter(output_type)
             inner: dict[str, Any] = _unwrap_ref(
-                self.adapter.json_schema(by_alias=True, schema_generator=_ToolJsonSchema)
+                self.adapter.json_schema(by_alias=True, schema_generator=ToolJsonSchema)
             )
         except Exception as exc:  # pydantic raises several kinds for unusable types
             raise TypeError(f"output_type {output_type!r} has no JSON schema: {exc}") from None
@@ -178,6 +191,8 @@ class Output:
 
     async def _validate(self, ctx: ToolContext, args: dict[str, Any]) -> Any:
         """The host side of an answer's check (see the module docstring)."""
+        from pydantic import ValidationError  # noqa: PLC0415 - pydantic loads with the first output type
+
         try:
             value = self.adapter.validate_python(self._unwrap(args))
         except ValidationError as exc:
@@ -208,6 +223,8 @@ def test_arguments(value: Any) -> dict[str, Any]:
     """The output tool's arguments for value, for scripted models: a pydantic
     model or a dataclass as its JSON form, a dict as it is (the arguments
     themselves), anything else wrapped as ``{"response": value}``."""
+    from pydantic import BaseModel, TypeAdapter  # noqa: PLC0415 - pydantic loads with the first output type
+
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

@@ -7,15 +7,16 @@ are typed (``starweaver.messages``) and still read like their dicts.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from starweaver import _capi
-from starweaver.messages import ModelMessage, typed_messages
+
+if TYPE_CHECKING:
+    from starweaver.messages import ModelMessage
 
 __all__ = ["FunctionModel", "ModelResponse", "TestModel"]
 
@@ -107,6 +108,13 @@ def _response_parts(item: object) -> dict[str, Any]:
     )
 
 
+def _typed_messages(raw: Sequence[Any]) -> list[ModelMessage]:
+    # The message models load on first use, not with this module.
+    from starweaver.messages import typed_messages  # noqa: PLC0415
+
+    return typed_messages(raw)
+
+
 class TestModel:
     """A scripted model: it answers with ``responses`` in order.
 
@@ -156,7 +164,7 @@ class TestModel:
         model-visible projection (tool returns without ``app_value``,
         ``user_content`` and ``private_metadata``; read those from the
         ``RunResult``)."""
-        return [typed_messages(r["messages"]) for r in _capi.model_captured(self._handle)]
+        return [_typed_messages(r["messages"]) for r in _capi.model_captured(self._handle)]
 
     def captured_params(self) -> list[dict[str, Any]]:
         """The parameters of each request: ``tools`` (definitions),
@@ -211,7 +219,7 @@ class FunctionModel:
         )
 
     async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        typed = typed_messages(messages)
+        typed = _typed_messages(messages)
         self._messages.append(typed)
         self._params.append(params)
         value = self._callback(list(typed), {"params": params, "model_name": self.model_name})
@@ -220,11 +228,13 @@ class FunctionModel:
         return _response_message(value)
 
     def _respond_sync(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        typed = typed_messages(messages)
+        typed = _typed_messages(messages)
         self._messages.append(typed)
         self._params.append(params)
         value = self._callback(list(typed), {"params": params, "model_name": self.model_name})
         if inspect.isawaitable(value):
+            import asyncio  # noqa: PLC0415 - loaded with the first run
+
             value = asyncio.run(_await(value))
         return _response_message(value)
 

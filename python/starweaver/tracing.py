@@ -33,11 +33,11 @@ import sys
 from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from starweaver._bridge import EventCallback
-
 if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, Tracer
+
+    from starweaver._bridge import EventCallback
 
 __all__ = ["RunTrace", "start_run"]
 

@@ -1,7 +1,7 @@
 """A plain async tool (keyword arguments of plain types, no context) called
 in a batch is awaited in one frame with its completion encoded straight to
 its line (RunDriver._await_plain). Every outcome must equal the general
-path's (intents.guard over Tool._runner), byte for byte apart from the
+path's (_declaring.guard over Tool._runner), byte for byte apart from the
 Python traceback, which names the frame that caught the exception."""
 
 from __future__ import annotations

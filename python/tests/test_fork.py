@@ -159,3 +159,51 @@ def test_forked_children_never_hang_and_refuse_real_work() -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report == {"codes": [0] * CHILDREN, "hung": 0, "after": "still fine"}, proc.stderr
+
+
+BEFORE_FIRST_USE = textwrap.dedent(
+    """
+    import asyncio, json, os, time
+    from starweaver import _library, create_agent, tool
+    from starweaver.testing import TestModel
+
+    @tool
+    async def add(left: int, right: int) -> int:
+        return left + right
+
+    def run():
+        calls = [{"id": "a", "name": "add", "arguments": {"left": 2, "right": 3}}]
+        model = TestModel.responses([TestModel.tool_call_response(calls), "done"])
+        result = asyncio.run(create_agent(model=model, tools=[add]).run("go"))
+        return result.output, [r["content"] for r in result.tool_returns()]
+
+    assert not _library.loaded()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        # Imported, never used before the fork: the child loads a runtime of
+        # its own and works.
+        os.close(r)
+        try:
+            os.write(w, json.dumps(run()).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    deadline = time.monotonic() + 60
+    while os.waitpid(pid, os.WNOHANG)[0] == 0:
+        if time.monotonic() > deadline:  # a hang fails the test, not the suite
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.02)
+    child = json.loads(os.read(r, 65536) or b"null")
+    print(json.dumps({"child": child, "parent": run()}))
+    """
+)
+
+
+def test_a_child_forked_before_first_use_runs_agents() -> None:
+    proc = subprocess.run([sys.executable, "-c", BEFORE_FIRST_USE], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report == {"child": ["done", [5]], "parent": ["done", [5]]}, proc.stderr

@@ -109,3 +109,78 @@ def test_errors_classify_pydantic_errors_once_pydantic_is_loaded() -> None:
         outcome = exception_to_outcome(e, timeout_ms=None)
     assert outcome["kind"] == "invalid_arguments"
     assert outcome["message"].startswith("n:")
+
+
+#: Modules only some agents use; building an agent and running it with a
+#: tool call loads none of them (nor pydantic).
+ON_FIRST_USE = (
+    "asyncio",
+    "pydantic",
+    "starweaver.agent_context",
+    "starweaver.artifacts",
+    "starweaver.content",
+    "starweaver.dynamic",
+    "starweaver.environment",
+    "starweaver.hitl",
+    "starweaver.intents",
+    "starweaver.messages",
+    "starweaver.shell",
+    "starweaver.stores",
+    "starweaver.streaming",
+)
+
+
+def test_an_agent_run_loads_only_what_it_uses() -> None:
+    out = run(
+        f"""
+        import json, sys
+        from starweaver import _library, create_agent, tool
+        from starweaver.testing import TestModel
+
+        def loaded():
+            return sorted(m for m in {ON_FIRST_USE!r} if m in sys.modules)
+
+        imported = loaded()
+        native_at_import = _library.loaded()
+        import asyncio
+
+        @tool
+        async def add(left: int, right: int) -> int:
+            return left + right
+
+        calls = [{{"id": "a", "name": "add", "arguments": {{"left": 2, "right": 3}}}}]
+        model = TestModel.responses([TestModel.tool_call_response(calls), "done"])
+        result = asyncio.run(create_agent(model=model, tools=[add]).run("go"))
+        after_run = [m for m in loaded() if m != "asyncio"]  # the run's own
+        # Reading the messages loads their models then.
+        returns = [(type(p).__name__, p.content) for p in result.tool_returns()]
+        print(json.dumps({{"imported": imported, "native_at_import": native_at_import, "output": result.output,
+                          "after_run": after_run, "returns": returns, "after_messages": loaded()}}))
+        """
+    )
+    assert out["imported"] == [] and out["native_at_import"] is False
+    assert out["output"] == "done"
+    assert out["after_run"] == []
+    assert out["returns"] == [["ToolReturnPart", 5]]
+    after_messages = out["after_messages"]
+    assert isinstance(after_messages, list)
+    assert {"pydantic", "starweaver.messages", "starweaver.content"} <= set(after_messages)
+
+
+def test_errors_classify_without_asyncio_loaded() -> None:
+    out = run(
+        """
+        import json, sys
+        from starweaver.errors import exception_to_outcome
+
+        def kind(exc):
+            return exception_to_outcome(exc, timeout_ms=None)["kind"]
+
+        before = [kind(TimeoutError()), kind(ValueError()), "asyncio" in sys.modules]
+        import asyncio, concurrent.futures
+        after = [kind(asyncio.CancelledError()), kind(concurrent.futures.CancelledError()),
+                 kind(asyncio.TimeoutError()), kind(concurrent.futures.TimeoutError())]
+        print(json.dumps({"before": before, "after": after}))
+        """
+    )
+    assert out == {"before": ["timeout", "execution", False], "after": ["cancelled", "cancelled", "timeout", "timeout"]}
