@@ -34,14 +34,13 @@ import functools
 import inspect
 import json
 import opcode
-import operator
 import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from json.encoder import encode_basestring as _encode_str
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from ._docstrings import parse_docstring
 from .context import ToolContext
@@ -177,8 +176,10 @@ def validate_parameters_schema(schema: object) -> dict[str, Any]:
 # ---------------------------------------------------------------- the result
 
 
-@dataclass(frozen=True)
-class _Field:
+class _Field(NamedTuple):
+    """One parameter of the arguments model (a tuple: one is built per
+    parameter of every tool)."""
+
     internal: str  # field name in the generated model
     param: str  # the function's parameter name (the field's alias)
     positional: bool
@@ -296,6 +297,8 @@ def _forward_text(tp: Any) -> str | None:
 
 
 def _is_context_type(tp: Any) -> bool:
+    if type(tp) is type and tp.__name__ != "ToolContext":  # a plain class: the usual first parameter
+        return issubclass(tp, ToolContext)
     tp = _strip_annotated(tp)
     if (text := _forward_text(tp)) is not None:
         return text.strip("'\" ").split("[", 1)[0].rsplit(".", 1)[-1] == "ToolContext"
@@ -394,28 +397,32 @@ def _reusable_names(text: str) -> tuple[str, ...] | None:
 
 _MISSING = object()
 # Evaluated string annotations by (text, globals): the globals, the names the
-# text reads as they were bound then, and the value. Reused while every name
+# text reads, what they were bound to then, and the value. Reused while every name
 # is still bound to the same object, so a module rebinding a name is seen
 # (builtins are taken as never rebound); string annotations (``from
 # __future__ import annotations``) otherwise evaluate to new objects for
 # every tool, which the fragment cache cannot find by identity.
-_EVALUATED: dict[tuple[str, int], tuple[dict[str, Any], list[Any], Any]] = {}
+_EVALUATED: dict[tuple[str, int], tuple[dict[str, Any], tuple[str, ...], list[Any], Any]] = {}
 
 
 def _evaluate(text: str, globalns: dict[str, Any]) -> Any:
     """eval of an annotation text in a function's globals (raising what eval
     raises), reusing an earlier value when its names are bound as then."""
+    key = (text, id(globalns))
+    hit = _EVALUATED.get(key)
+    if hit is not None and hit[0] is globalns:
+        for name, was in zip(hit[1], hit[2], strict=True):
+            if globalns.get(name, _MISSING) is not was:
+                break
+        else:
+            return hit[3]
     names = _reusable_names(text)
-    if names is None:
-        return eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
-    bound = [globalns.get(n, _MISSING) for n in names]
-    hit = _EVALUATED.get((text, id(globalns)))
-    if hit is not None and hit[0] is globalns and all(map(operator.is_, hit[1], bound)):
-        return hit[2]
+    bound = None if names is None else [globalns.get(n, _MISSING) for n in names]
     value = eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
-    if len(_EVALUATED) >= 4096:
-        _EVALUATED.clear()
-    _EVALUATED[(text, id(globalns))] = (globalns, bound, value)
+    if bound is not None:
+        if len(_EVALUATED) >= 4096:
+            _EVALUATED.clear()
+        _EVALUATED[key] = (globalns, names, bound, value)
     return value
 
 
@@ -813,7 +820,9 @@ def _quick_function_schema(func: Callable[..., Any]) -> FunctionSchema | None:
     return FunctionSchema(
         description=doc.description,
         json_schema=schema,
-        is_async=inspect.iscoroutinefunction(func),
+        # The code flag, as inspect reads it, unless attributes (3.12's
+        # markcoroutinefunction) may say otherwise.
+        is_async=bool(code.co_flags & inspect.CO_COROUTINE) or (bool(attrs) and inspect.iscoroutinefunction(func)),
         takes_ctx=ctx_name is not None,
         ctx_param=ctx_name,
         ctx_positional=ctx_positional,

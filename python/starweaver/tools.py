@@ -97,8 +97,9 @@ class ToolOptions(DefinitionOptions, total=False):
     prepare: PrepareFunc | None
 
 
+_OPTIONS = frozenset(ToolOptions.__annotations__)
 # The options Tool._configure validates and sets (all but the schema and hooks).
-_CONFIGURED = frozenset(ToolOptions.__annotations__) - {"parameters_schema", "hooks"}
+_CONFIGURED = _OPTIONS - {"parameters_schema", "hooks"}
 
 
 def _json_object(value: object, label: str) -> dict[str, Any]:
@@ -254,7 +255,7 @@ class Tool(Generic[P, R]):
     def __init__(self, func: Callable[P, R], /, **options: Unpack[ToolOptions]) -> None:
         if not callable(func):
             raise TypeError(f"tool function must be callable, got {type(func).__name__}")
-        if unknown := set(options) - set(ToolOptions.__annotations__):
+        if unknown := set(options) - _OPTIONS:
             raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
         parameters_schema = options.get("parameters_schema")
         # An empty explicit schema means "infer", as in the public SDK.
@@ -605,7 +606,7 @@ class Tool(Generic[P, R]):
         ``dependencies`` its profile. The function is not read again (its
         argument binding is reused) unless parameters_schema is reset to
         None/{} to infer it anew."""
-        if unknown := set(changes) - set(ToolOptions.__annotations__):
+        if unknown := set(changes) - _OPTIONS:
             raise TypeError(f"unknown Tool option(s): {', '.join(sorted(unknown))}")
         options: dict[str, Any] = {
             "name": self._name,
