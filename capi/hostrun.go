@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -58,18 +59,29 @@ type hostRun struct {
 	werr    error
 	closed  bool
 	next    int64
-	waiters map[int64]*waiter
+	waiters map[int64]waiter
+	// watches are the contexts of the started items awaited (watch.go).
+	watches watches
 	// delivered is when the last completion came (see answerDue).
 	delivered time.Time
 }
 
 // waiter is a call or model request awaiting the host's completion: either
-// a goroutine blocked on ch, or a started call whose callback cb runs on
-// the goroutine that reads completions.
+// a goroutine blocked on ch, or a started item whose complete method runs
+// on the goroutine that reads completions.
 type waiter struct {
-	ch   chan []byte
-	cb   func([]byte, error)
-	stop func() bool // stops watching the started call's context
+	ch    chan []byte
+	item  startedItem
+	watch *watch // of the started item's context; nil if it cannot end
+}
+
+// startedItem is the work of an item started without waiting (see start):
+// it encodes the item for its token, then takes the host's answer.
+type startedItem interface {
+	appendItem(token int64) ([]byte, error)
+	// complete runs exactly once, with the host's answer or with the
+	// error that ended the item; it must not block.
+	complete(data []byte, err error)
 }
 
 func newHostRun() (*hostRun, error) {
@@ -89,7 +101,7 @@ func newHostRun() (*hostRun, error) {
 		wfdIn:   in[1],
 		in:      os.NewFile(uintptr(in[0]), "starweaver-run-completions"),
 		wake:    make(chan struct{}, 1),
-		waiters: map[int64]*waiter{},
+		waiters: map[int64]waiter{},
 	}
 	if r.wrc, err = r.w.SyscallConn(); err != nil {
 		r.w.Close()
@@ -245,6 +257,11 @@ func (r *hostRun) queue(line []byte) (woke bool) {
 	if r.closed {
 		return false
 	}
+	return r.queueLocked(line)
+}
+
+// queueLocked is queue of an open run, with r.mu held.
+func (r *hostRun) queueLocked(line []byte) (woke bool) {
 	if !r.writing {
 		// Nothing is queued (the writer empties buf before it stops).
 		n := r.writeNow(line)
@@ -318,9 +335,9 @@ func (r *hostRun) writeLoop() {
 // cancel the token and a later completion is dropped.
 func (r *hostRun) await(ctx context.Context, build func(token int64) ([]byte, error)) ([]byte, error) {
 	ch := make(chan []byte, 1)
-	token, ok := r.register(&waiter{ch: ch})
+	token, ok := r.register(waiter{ch: ch})
 	if !ok {
-		return nil, fmt.Errorf("run is closed")
+		return nil, errRunClosed
 	}
 	item, err := build(token)
 	if err != nil {
@@ -338,33 +355,45 @@ func (r *hostRun) await(ctx context.Context, build func(token int64) ([]byte, er
 	}
 }
 
-// start posts the item built for a fresh token and returns at once; cb
-// receives the host's completion, or ctx's error (after the host is told to
-// cancel) if ctx ends first. cb runs exactly once.
-func (r *hostRun) start(ctx context.Context, build func(token int64) ([]byte, error), cb func([]byte, error)) {
-	w := &waiter{cb: cb}
-	token, ok := r.register(w)
-	if !ok {
-		cb(nil, fmt.Errorf("run is closed"))
-		return
-	}
-	item, err := build(token)
-	if err != nil {
-		if r.take(token) != nil {
-			cb(nil, err)
-		}
-		return
-	}
-	r.post(item)
-	stop := context.AfterFunc(ctx, func() {
-		if r.take(token) != nil {
-			r.post(cancelItem(token))
-			cb(nil, ctx.Err())
-		}
-	})
+var errRunClosed = errors.New("run is closed")
+
+// start posts it's item for a fresh token and returns at once; it
+// receives the host's completion, or ctx's error (after the host is told
+// to cancel) if ctx ends first.
+//
+// The item is registered and written under one hold of the lock, so the
+// host cannot answer a token not yet awaited. The calls of a batch share
+// their context, and so does their watch (watch.go): a context.AfterFunc
+// per call cost a closure, a registration in the parent context and its
+// removal, for every call.
+func (r *hostRun) start(ctx context.Context, it startedItem) {
 	r.mu.Lock()
-	w.stop = stop
+	if r.closed {
+		r.mu.Unlock()
+		it.complete(nil, errRunClosed)
+		return
+	}
+	r.next++
+	token := r.next
 	r.mu.Unlock()
+	item, err := it.appendItem(token)
+	if err != nil {
+		it.complete(nil, err)
+		return
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		it.complete(nil, errRunClosed)
+		return
+	}
+	w := waiter{item: it, watch: r.watches.add(r, ctx)}
+	r.waiters[token] = w
+	woke := r.queueLocked(append(item, '\n'))
+	r.mu.Unlock()
+	if woke {
+		runtime.Gosched() // as in post
+	}
 }
 
 func cancelItem(token int64) []byte {
@@ -372,7 +401,7 @@ func cancelItem(token int64) []byte {
 }
 
 // register adds a waiter under a fresh token.
-func (r *hostRun) register(w *waiter) (int64, bool) {
+func (r *hostRun) register(w waiter) (int64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -383,29 +412,27 @@ func (r *hostRun) register(w *waiter) (int64, bool) {
 	return r.next, true
 }
 
-// take removes and returns the waiter of token; nil when it is no longer
-// awaited. Whoever takes a waiter answers it.
-func (r *hostRun) take(token int64) *waiter {
+// take removes the waiter of an awaited item's token (see await).
+func (r *hostRun) take(token int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := r.waiters[token]
 	delete(r.waiters, token)
-	return w
 }
 
 // complete delivers a completion; it reports false for tokens no longer
 // awaited.
 func (r *hostRun) complete(token int64, data []byte) bool {
 	r.mu.Lock()
-	w := r.waiters[token]
+	w, ok := r.waiters[token]
 	delete(r.waiters, token)
-	r.delivered = time.Now()
-	var stop func() bool
-	if w != nil {
-		stop = w.stop
+	if len(r.waiters) == 0 {
+		// Read only with nothing outstanding (answerDue): the clock is
+		// read once per batch, not per call.
+		r.delivered = time.Now()
 	}
+	stop := r.watches.done(w.watch)
 	r.mu.Unlock()
-	if w == nil {
+	if !ok {
 		return false
 	}
 	if w.ch != nil {
@@ -415,7 +442,7 @@ func (r *hostRun) complete(token int64, data []byte) bool {
 	if stop != nil {
 		stop()
 	}
-	w.cb(data, nil)
+	w.item.complete(data, nil)
 	return true
 }
 
