@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -13,6 +15,7 @@ import (
 type recordedItem struct {
 	mu   sync.Mutex
 	data []string
+	raw  [][]byte // data as received, not copied
 	errs []error
 }
 
@@ -24,6 +27,7 @@ func (it *recordedItem) complete(data []byte, err error) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	it.data, it.errs = append(it.data, string(data)), append(it.errs, err)
+	it.raw = append(it.raw, data)
 }
 
 func (it *recordedItem) ended() ([]string, []error) {
@@ -126,5 +130,56 @@ func waitEnded(t *testing.T, it *recordedItem) ([]string, []error) {
 			return data, errs
 		}
 		time.Sleep(100 * time.Microsecond) // no event says it completed
+	}
+}
+
+// Completion lines of any length reach their items intact, however they
+// are split across reads, and an outcome a result keeps is never
+// overwritten by later lines.
+func TestCompletionLinesReachTheirItemsIntact(t *testing.T) {
+	run, err := newHostRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer run.closePipes()
+	outcome := func(i int) string {
+		n := 10 + i*7
+		if i == 3 {
+			n = 200 << 10 // longer than the reader's buffer
+		}
+		return `{"ok":true,"content":"` + strings.Repeat(string(rune('a'+i%26)), n) + `"}`
+	}
+	const n = 600
+	items := make([]*recordedItem, n)
+	var all []byte
+	for i := range items {
+		items[i] = &recordedItem{}
+		run.start(ctx, items[i])
+		all = append(all, fmt.Sprintf("[%d,%s]\n", i+1, outcome(i))...)
+	}
+	for len(all) > 0 { // in uneven writes, as the host's may come
+		k := min(len(all), 777)
+		for {
+			m, err := syscall.Write(run.wfdIn, all[:k])
+			if err == syscall.EAGAIN {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = all[m:]
+			break
+		}
+	}
+	for _, it := range items {
+		waitEnded(t, it)
+	}
+	for i, it := range items { // only once every line was read
+		if it.errs[0] != nil || string(it.raw[0]) != outcome(i) {
+			t.Fatalf("item %d: %.40q %v", i, it.raw[0], it.errs[0])
+		}
 	}
 }
