@@ -116,22 +116,6 @@ func newHostRun() (*hostRun, error) {
 	return r, nil
 }
 
-func nonblockingPipe() ([2]int, error) {
-	var fds [2]int
-	if err := syscall.Pipe(fds[:]); err != nil {
-		return fds, fmt.Errorf("creating a run pipe: %w", err)
-	}
-	for _, fd := range fds {
-		syscall.CloseOnExec(fd)
-		if err := syscall.SetNonblock(fd, true); err != nil {
-			syscall.Close(fds[0])
-			syscall.Close(fds[1])
-			return fds, fmt.Errorf("configuring a run pipe: %w", err)
-		}
-	}
-	return fds, nil
-}
-
 // readLoop delivers completions the host writes as [token, outcome] lines.
 // A line is never dropped: one that cannot be read fails its call when its
 // token can be found, and the whole run otherwise.
