@@ -23,14 +23,25 @@ import (
 // cpu-ns/call is the runtime's own CPU per call (the host's thread not
 // counted), which on a machine with few cores is wall time taken from the
 // host; head-ns/op is the time to the first call item and tail-ns/op the
-// time from the last completions to the done item.
+// time from the last completions to the done item. "sequential" is the
+// same response calling one tool n times, which runs in model order: each
+// call crosses both pipes alone.
 func BenchmarkHostBatch(b *testing.B) {
 	const n = 200
-	for _, work := range []time.Duration{0, 10 * time.Microsecond} {
-		b.Run(fmt.Sprintf("calls=%d/work=%v", n, work), func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		work time.Duration
+		tool func(i int) int
+	}{
+		{fmt.Sprintf("calls=%d/work=0s", n), 0, func(i int) int { return i }},
+		{fmt.Sprintf("calls=%d/work=10µs", n), 10 * time.Microsecond, func(i int) int { return i }},
+		{fmt.Sprintf("calls=%d/sequential", n), 0, func(int) int { return 0 }},
+	} {
+		work := c.work
+		b.Run(c.name, func(b *testing.B) {
 			calls := make([]model.ToolCall, n)
 			for i := range calls {
-				calls[i] = model.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: fmt.Sprintf("t%d", i), Arguments: []byte(`{}`)}
+				calls[i] = model.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: fmt.Sprintf("t%d", c.tool(i)), Arguments: []byte(`{}`)}
 			}
 			// One agent serves every run (building one costs more than a
 			// run); each run gets a fresh TestModel, as the bridge's does.

@@ -127,13 +127,15 @@ type eager struct {
 	retBuf []tool.Return
 }
 
-// clone copies a call's arguments (the stream may reuse its buffer).
+// clone copies a call's arguments (the stream may reuse its buffer). The
+// chunks double from the first call's size, so that a response of one
+// call costs no more than before.
 func (e *eager) clone(args []byte) []byte {
 	if args == nil {
 		return nil
 	}
 	if cap(e.argBuf)-len(e.argBuf) < len(args) {
-		e.argBuf = make([]byte, 0, max(4096, len(args)))
+		e.argBuf = make([]byte, 0, max(min(2*cap(e.argBuf), 4096), len(args)))
 	}
 	n := len(e.argBuf)
 	e.argBuf = append(e.argBuf, args...)
@@ -141,9 +143,10 @@ func (e *eager) clone(args []byte) []byte {
 }
 
 // newReturn is where a started call writes its return; it never moves.
+// The chunks double from one, as clone's do.
 func (e *eager) newReturn() *tool.Return {
 	if len(e.retBuf) == cap(e.retBuf) {
-		e.retBuf = make([]tool.Return, 0, min(max(2*cap(e.retBuf), 16), 256))
+		e.retBuf = make([]tool.Return, 0, min(max(2*cap(e.retBuf), 1), 256))
 	}
 	e.retBuf = e.retBuf[:len(e.retBuf)+1]
 	return &e.retBuf[len(e.retBuf)-1]
