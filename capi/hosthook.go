@@ -149,16 +149,26 @@ func startHook(ctx context.Context, item hookItem, cb func(hookAnswer, error)) {
 		return
 	}
 	item.Kind = "hook"
-	run.start(ctx, func(token int64) ([]byte, error) {
-		item.Token = token
-		return encodeItem(item)
-	}, func(data []byte, err error) {
-		if err != nil {
-			cb(hookAnswer{}, err)
-			return
-		}
-		cb(decodeHookAnswer(data))
-	})
+	run.start(ctx, &hookStart{item: item, cb: cb})
+}
+
+// hookStart is a started hook item (a startedItem).
+type hookStart struct {
+	item hookItem
+	cb   func(hookAnswer, error)
+}
+
+func (h *hookStart) appendItem(token int64) ([]byte, error) {
+	h.item.Token = token
+	return encodeItem(h.item)
+}
+
+func (h *hookStart) complete(data []byte, err error) {
+	if err != nil {
+		h.cb(hookAnswer{}, err)
+		return
+	}
+	h.cb(decodeHookAnswer(data))
 }
 
 // decodeHookAnswer reads the host's answer to a hook item.

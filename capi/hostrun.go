@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -41,24 +42,46 @@ type hostRun struct {
 	wfdIn int      // write end of the completions pipe, for the host
 	in    *os.File // read end of the completions pipe
 
-	mu      sync.Mutex
-	buf     []byte // items not yet written, each ending in '\n'
-	spare   []byte
+	mu    sync.Mutex
+	buf   []byte // items not yet written, each ending in '\n'
+	spare []byte
+	// writing is set while the writer goroutine owns the pipe: from the
+	// post that woke it until it finds buf empty. Items go straight to the
+	// pipe otherwise (see post).
+	writing bool
 	wake    chan struct{}
+	// wrc writes to w without waiting (see writeNow); line, wrote and werr
+	// are the state of one such write, so that it allocates nothing.
+	wrc     syscall.RawConn
+	writeFn func(fd uintptr) bool
+	line    []byte
+	wrote   int
+	werr    error
 	closed  bool
 	next    int64
-	waiters map[int64]*waiter
+	waiters map[int64]waiter
+	// watches are the contexts of the started items awaited (watch.go).
+	watches watches
 	// delivered is when the last completion came (see answerDue).
 	delivered time.Time
 }
 
 // waiter is a call or model request awaiting the host's completion: either
-// a goroutine blocked on ch, or a started call whose callback cb runs on
-// the goroutine that reads completions.
+// a goroutine blocked on ch, or a started item whose complete method runs
+// on the goroutine that reads completions.
 type waiter struct {
-	ch   chan []byte
-	cb   func([]byte, error)
-	stop func() bool // stops watching the started call's context
+	ch    chan []byte
+	item  startedItem
+	watch *watch // of the started item's context; nil if it cannot end
+}
+
+// startedItem is the work of an item started without waiting (see start):
+// it encodes the item for its token, then takes the host's answer.
+type startedItem interface {
+	appendItem(token int64) ([]byte, error)
+	// complete runs exactly once, with the host's answer or with the
+	// error that ended the item; it must not block.
+	complete(data []byte, err error)
 }
 
 func newHostRun() (*hostRun, error) {
@@ -78,36 +101,43 @@ func newHostRun() (*hostRun, error) {
 		wfdIn:   in[1],
 		in:      os.NewFile(uintptr(in[0]), "starweaver-run-completions"),
 		wake:    make(chan struct{}, 1),
-		waiters: map[int64]*waiter{},
+		waiters: map[int64]waiter{},
 	}
+	if r.wrc, err = r.w.SyscallConn(); err != nil {
+		r.w.Close()
+		r.in.Close()
+		syscall.Close(out[0])
+		syscall.Close(in[1])
+		return nil, fmt.Errorf("configuring a run pipe: %w", err)
+	}
+	r.writeFn = r.writeOnce
 	go r.writeLoop()
 	go r.readLoop()
 	return r, nil
-}
-
-func nonblockingPipe() ([2]int, error) {
-	var fds [2]int
-	if err := syscall.Pipe(fds[:]); err != nil {
-		return fds, fmt.Errorf("creating a run pipe: %w", err)
-	}
-	for _, fd := range fds {
-		syscall.CloseOnExec(fd)
-		if err := syscall.SetNonblock(fd, true); err != nil {
-			syscall.Close(fds[0])
-			syscall.Close(fds[1])
-			return fds, fmt.Errorf("configuring a run pipe: %w", err)
-		}
-	}
-	return fds, nil
 }
 
 // readLoop delivers completions the host writes as [token, outcome] lines.
 // A line is never dropped: one that cannot be read fails its call when its
 // token can be found, and the whole run otherwise.
 func (r *hostRun) readLoop() {
-	br := bufio.NewReaderSize(newSpinReader(r.in, completionSpin, r.answerDue), 1<<16)
+	br := completionReaders.Get().(*bufio.Reader)
+	br.Reset(newSpinReader(r.in, completionSpin, r.answerDue))
+	defer func() {
+		br.Reset(nil)
+		completionReaders.Put(br)
+	}()
+	var lines lineArena
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			// Longer than the buffer: the rest is read whole.
+			head := bytes.Clone(line)
+			line, err = br.ReadBytes('\n')
+			line = append(head, line...)
+		default:
+			line = lines.copy(line)
+		}
 		if len(line) > 1 && line[len(line)-1] == '\n' {
 			r.deliver(line[:len(line)-1])
 		}
@@ -115,6 +145,27 @@ func (r *hostRun) readLoop() {
 			return // closed
 		}
 	}
+}
+
+// completionReaders keeps the completion readers of ended runs: a run
+// allocated one of 64 kB, a tenth of all a 200-call batch allocated.
+var completionReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<16) }}
+
+// lineArena copies completion lines into shared chunks: a line's outcome
+// outlives its read (a result keeps its content), and one allocation per
+// chunk replaced one per line.
+type lineArena struct{ buf []byte }
+
+func (a *lineArena) copy(b []byte) []byte {
+	if cap(a.buf)-len(a.buf) < len(b) {
+		if len(b) > 1<<10 {
+			return bytes.Clone(b)
+		}
+		a.buf = make([]byte, 0, 4<<10)
+	}
+	n := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return a.buf[n:len(a.buf):len(a.buf)]
 }
 
 // answerDue reports whether the completions reader should poll: while the
@@ -197,9 +248,20 @@ type bridgeError struct{ msg string }
 
 func (e *bridgeError) Error() string { return e.msg }
 
-// post queues one JSON item (which must hold no raw newline).
+// post sends one JSON item (which must hold no raw newline); item is
+// the host's from then on (a newline may be appended in its spare
+// capacity).
+//
+// With nothing queued, the item is written to the pipe at once, from this
+// goroutine: a batch's calls each reach the host as soon as they are
+// started, and none costs a wake-up of the writer goroutine and a switch
+// to it and back (measured side by side, that switch cost more than the
+// rest of a started call, and the item took as long to get out). Only
+// when the pipe is full (the host is behind) do items queue in memory for
+// the writer, which waits in the poller for the host to read, so posting
+// never blocks on a slow reader.
 func (r *hostRun) post(item []byte) {
-	if r.queue(item) {
+	if r.queue(append(item, '\n')) {
 		// The woken writer waits in this processor's next slot until this
 		// goroutine blocks: a run dispatching a batch held its first items
 		// back for milliseconds. Yielding lets the writer run now (and
@@ -208,41 +270,83 @@ func (r *hostRun) post(item []byte) {
 	}
 }
 
-// queue appends item to the unwritten items; woke reports that it woke the
-// writer.
-func (r *hostRun) queue(item []byte) (woke bool) {
+// queue writes line or queues it; woke reports that it woke the writer.
+func (r *hostRun) queue(line []byte) (woke bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return false
 	}
-	r.buf = append(r.buf, item...)
-	r.buf = append(r.buf, '\n')
-	select {
-	case r.wake <- struct{}{}:
-		return true
-	default: // the writer is already due to run
-		return false
-	}
+	return r.queueLocked(line)
 }
 
-// writeLoop writes queued items to the pipe until the run is closed.
+// queueLocked is queue of an open run, with r.mu held.
+func (r *hostRun) queueLocked(line []byte) (woke bool) {
+	if !r.writing {
+		// Nothing is queued (the writer empties buf before it stops).
+		n := r.writeNow(line)
+		if n == len(line) {
+			return false
+		}
+		line = line[n:]
+	}
+	r.buf = append(r.buf, line...)
+	if r.writing {
+		return false
+	}
+	r.writing = true
+	r.wake <- struct{}{} // never blocks: only the post that sets writing sends
+	return true
+}
+
+// writeNow writes what of line the pipe takes without waiting; r.mu is
+// held.
+func (r *hostRun) writeNow(line []byte) int {
+	r.line, r.wrote, r.werr = line, 0, nil
+	if err := r.wrc.Write(r.writeFn); err != nil {
+		return 0 // closed: the writer's own write reports it
+	}
+	r.line = nil
+	return r.wrote
+}
+
+func (r *hostRun) writeOnce(fd uintptr) bool {
+	for r.wrote < len(r.line) {
+		n, err := syscall.Write(int(fd), r.line[r.wrote:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 || err != nil {
+			break // full (EAGAIN) or failing: the writer takes over
+		}
+		r.wrote += n
+	}
+	return true // never wait in the poller here
+}
+
+// writeLoop writes queued items to the pipe until the run is closed. Each
+// wake-up hands it the pipe (see writing) until it finds nothing queued.
 func (r *hostRun) writeLoop() {
 	for range r.wake {
-		r.mu.Lock()
-		b := r.buf
-		r.buf, r.spare = r.spare[:0], nil
-		r.mu.Unlock()
-		if len(b) > 0 {
+		for {
+			r.mu.Lock()
+			b := r.buf
+			if len(b) == 0 {
+				r.writing = false
+				r.mu.Unlock()
+				break
+			}
+			r.buf, r.spare = r.spare[:0], nil
+			r.mu.Unlock()
 			if _, err := r.w.Write(b); err != nil {
 				return // closed: the host has gone
 			}
+			r.mu.Lock()
+			if r.spare == nil {
+				r.spare = b[:0]
+			}
+			r.mu.Unlock()
 		}
-		r.mu.Lock()
-		if r.spare == nil {
-			r.spare = b[:0]
-		}
-		r.mu.Unlock()
 	}
 }
 
@@ -251,9 +355,9 @@ func (r *hostRun) writeLoop() {
 // cancel the token and a later completion is dropped.
 func (r *hostRun) await(ctx context.Context, build func(token int64) ([]byte, error)) ([]byte, error) {
 	ch := make(chan []byte, 1)
-	token, ok := r.register(&waiter{ch: ch})
+	token, ok := r.register(waiter{ch: ch})
 	if !ok {
-		return nil, fmt.Errorf("run is closed")
+		return nil, errRunClosed
 	}
 	item, err := build(token)
 	if err != nil {
@@ -271,33 +375,45 @@ func (r *hostRun) await(ctx context.Context, build func(token int64) ([]byte, er
 	}
 }
 
-// start posts the item built for a fresh token and returns at once; cb
-// receives the host's completion, or ctx's error (after the host is told to
-// cancel) if ctx ends first. cb runs exactly once.
-func (r *hostRun) start(ctx context.Context, build func(token int64) ([]byte, error), cb func([]byte, error)) {
-	w := &waiter{cb: cb}
-	token, ok := r.register(w)
-	if !ok {
-		cb(nil, fmt.Errorf("run is closed"))
-		return
-	}
-	item, err := build(token)
-	if err != nil {
-		if r.take(token) != nil {
-			cb(nil, err)
-		}
-		return
-	}
-	r.post(item)
-	stop := context.AfterFunc(ctx, func() {
-		if r.take(token) != nil {
-			r.post(cancelItem(token))
-			cb(nil, ctx.Err())
-		}
-	})
+var errRunClosed = errors.New("run is closed")
+
+// start posts it's item for a fresh token and returns at once; it
+// receives the host's completion, or ctx's error (after the host is told
+// to cancel) if ctx ends first.
+//
+// The item is registered and written under one hold of the lock, so the
+// host cannot answer a token not yet awaited. The calls of a batch share
+// their context, and so does their watch (watch.go): a context.AfterFunc
+// per call cost a closure, a registration in the parent context and its
+// removal, for every call.
+func (r *hostRun) start(ctx context.Context, it startedItem) {
 	r.mu.Lock()
-	w.stop = stop
+	if r.closed {
+		r.mu.Unlock()
+		it.complete(nil, errRunClosed)
+		return
+	}
+	r.next++
+	token := r.next
 	r.mu.Unlock()
+	item, err := it.appendItem(token)
+	if err != nil {
+		it.complete(nil, err)
+		return
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		it.complete(nil, errRunClosed)
+		return
+	}
+	w := waiter{item: it, watch: r.watches.add(r, ctx)}
+	r.waiters[token] = w
+	woke := r.queueLocked(append(item, '\n'))
+	r.mu.Unlock()
+	if woke {
+		runtime.Gosched() // as in post
+	}
 }
 
 func cancelItem(token int64) []byte {
@@ -305,7 +421,7 @@ func cancelItem(token int64) []byte {
 }
 
 // register adds a waiter under a fresh token.
-func (r *hostRun) register(w *waiter) (int64, bool) {
+func (r *hostRun) register(w waiter) (int64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -316,29 +432,27 @@ func (r *hostRun) register(w *waiter) (int64, bool) {
 	return r.next, true
 }
 
-// take removes and returns the waiter of token; nil when it is no longer
-// awaited. Whoever takes a waiter answers it.
-func (r *hostRun) take(token int64) *waiter {
+// take removes the waiter of an awaited item's token (see await).
+func (r *hostRun) take(token int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := r.waiters[token]
 	delete(r.waiters, token)
-	return w
 }
 
 // complete delivers a completion; it reports false for tokens no longer
 // awaited.
 func (r *hostRun) complete(token int64, data []byte) bool {
 	r.mu.Lock()
-	w := r.waiters[token]
+	w, ok := r.waiters[token]
 	delete(r.waiters, token)
-	r.delivered = time.Now()
-	var stop func() bool
-	if w != nil {
-		stop = w.stop
+	if len(r.waiters) == 0 {
+		// Read only with nothing outstanding (answerDue): the clock is
+		// read once per batch, not per call.
+		r.delivered = time.Now()
 	}
+	stop := r.watches.done(w.watch)
 	r.mu.Unlock()
-	if w == nil {
+	if !ok {
 		return false
 	}
 	if w.ch != nil {
@@ -348,7 +462,7 @@ func (r *hostRun) complete(token int64, data []byte) bool {
 	if stop != nil {
 		stop()
 	}
-	w.cb(data, nil)
+	w.item.complete(data, nil)
 	return true
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -190,6 +191,63 @@ func TestCloseReleasesThePipes(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond) // no event says a file closed
 		}
+	}
+}
+
+// An item posted with nothing queued is in the pipe when post returns,
+// written by the posting goroutine; once the host falls behind and the
+// pipe fills, items queue for the writer without blocking the poster,
+// and everything reaches the host in the order posted.
+func TestPostWritesAtOnceAndKeepsOrder(t *testing.T) {
+	run, err := newHostRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.closePipes()
+	readNow := func() string {
+		var buf [256]byte
+		n, err := syscall.Read(run.rfd, buf[:])
+		if err != nil {
+			t.Fatalf("nothing in the pipe: %v", err)
+		}
+		return string(buf[:n])
+	}
+	run.post([]byte(`"first"`))
+	if got := readNow(); got != "\"first\"\n" {
+		t.Fatalf("read %q", got)
+	}
+	// Far more than a pipe holds, with nobody reading.
+	const n = 5000
+	pad := strings.Repeat("x", 100)
+	for i := 0; i < n; i++ {
+		run.post([]byte(fmt.Sprintf(`"%d %s"`, i, pad)))
+	}
+	rd := &reader{fd: run.rfd}
+	for i := 0; i < n; {
+		for _, it := range rd.next(t) {
+			if want := fmt.Sprintf(`"%d %s"`, i, pad); string(it) != want {
+				t.Fatalf("item %d is %.20s", i, it)
+			}
+			i++
+		}
+	}
+	// Drained: the writer gives the pipe back, and items go straight
+	// to it again.
+	for i := 0; ; i++ {
+		run.mu.Lock()
+		writing := run.writing
+		run.mu.Unlock()
+		if !writing {
+			break
+		}
+		if i == 10000 {
+			t.Fatal("the writer kept the pipe")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	run.post([]byte(`"last"`))
+	if got := readNow(); got != "\"last\"\n" {
+		t.Fatalf("read %q", got)
 	}
 }
 

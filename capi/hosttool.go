@@ -32,17 +32,33 @@ func (t *hostTool) Start(ctx context.Context, tc *tool.Context, args json.RawMes
 		done(tool.Result{}, tool.UserError("host tool %q called outside a host run", t.def.Name))
 		return
 	}
-	session := tc.ConversationID
-	run.start(ctx, func(token int64) ([]byte, error) {
-		return appendCallItem(make([]byte, 0, 64+len(args)), token, t.id, tc, args, t.context || run.traced)
-	}, func(data []byte, err error) {
-		if err != nil {
-			done(tool.Result{}, err)
-			return
-		}
-		res, err := decodeOutcome(data)
-		done(withSession(res, session), err)
-	})
+	run.start(ctx, &startedCall{t: t, tc: tc, args: args, withContext: t.context || run.traced, session: tc.ConversationID, done: done})
+}
+
+// startedCall is a started call of a host tool (a startedItem): one
+// allocation holds what two closures held.
+type startedCall struct {
+	t           *hostTool
+	tc          *tool.Context // read only while the item is built
+	args        json.RawMessage
+	withContext bool
+	session     string
+	done        func(tool.Result, error)
+}
+
+func (c *startedCall) appendItem(token int64) ([]byte, error) {
+	b, err := appendCallItem(make([]byte, 0, 64+len(c.args)), token, c.t.id, c.tc, c.args, c.withContext)
+	c.tc = nil
+	return b, err
+}
+
+func (c *startedCall) complete(data []byte, err error) {
+	if err != nil {
+		c.done(tool.Result{}, err)
+		return
+	}
+	res, err := decodeOutcome(data)
+	c.done(withSession(res, c.session), err)
 }
 
 // Cooperative reports that calls return as soon as their context ends: the

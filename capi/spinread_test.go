@@ -113,12 +113,12 @@ func TestSpinReaderAsksWhetherPollingPays(t *testing.T) {
 	// A run: nothing due before its first item, one answer due, then many
 	// (a parallel batch), then none a moment after a completion, and none
 	// once the moment passed.
-	run := &hostRun{waiters: map[int64]*waiter{}}
+	run := &hostRun{waiters: map[int64]waiter{}}
 	if run.answerDue() {
 		t.Fatal("an answer is due before the run posted anything")
 	}
 	for n, want := range []bool{true, false, false} {
-		run.waiters[int64(n)] = &waiter{cb: func([]byte, error) {}}
+		run.waiters[int64(n)] = waiter{item: ignoredItem{}}
 		if got := run.answerDue(); got != want {
 			t.Fatalf("%d waiters: answerDue = %v", n+1, got)
 		}
@@ -168,3 +168,9 @@ func TestSpinBackoff(t *testing.T) {
 		t.Fatal("a hit did not reset the backoff")
 	}
 }
+
+// ignoredItem is a started item whose answer nobody reads.
+type ignoredItem struct{}
+
+func (ignoredItem) appendItem(int64) ([]byte, error) { return []byte("[]"), nil }
+func (ignoredItem) complete([]byte, error)           {}

@@ -301,6 +301,9 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			return r.failOrCancel(ctx, step, err)
 		}
 		for i := range calls {
+			if len(r.o.events) == 0 {
+				break // nobody observes: no event to build per call
+			}
 			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
 		}
@@ -455,8 +458,10 @@ func (r *runner) settle(ctx context.Context, step int, calls []tool.Call, return
 		err = disclosed
 	}
 	next = model.Message{Kind: model.KindRequest, Parts: make([]model.Part, 0, len(returns))}
-	for _, ret := range returns {
-		next.Parts = append(next.Parts, model.ToolReturn(ret))
+	// The parts' returns are copies, made with one allocation for all.
+	copied := slices.Clone(returns)
+	for i := range copied {
+		next.Parts = append(next.Parts, model.Part{Kind: model.KindToolReturn, Return: &copied[i]})
 	}
 	switch {
 	case err != nil:

@@ -121,6 +121,35 @@ type eager struct {
 	// stopped is set at the first call that may not start early: later
 	// calls wait for the response too, so that none overtakes it.
 	stopped bool
+	// argBuf and retBuf hold the calls' arguments and returns in chunks,
+	// so that a call costs no allocation of its own for them.
+	argBuf []byte
+	retBuf []tool.Return
+}
+
+// clone copies a call's arguments (the stream may reuse its buffer). The
+// chunks double from the first call's size, so that a response of one
+// call costs no more than before.
+func (e *eager) clone(args []byte) []byte {
+	if args == nil {
+		return nil
+	}
+	if cap(e.argBuf)-len(e.argBuf) < len(args) {
+		e.argBuf = make([]byte, 0, max(min(2*cap(e.argBuf), 4096), len(args)))
+	}
+	n := len(e.argBuf)
+	e.argBuf = append(e.argBuf, args...)
+	return e.argBuf[n:len(e.argBuf):len(e.argBuf)]
+}
+
+// newReturn is where a started call writes its return; it never moves.
+// The chunks double from one, as clone's do.
+func (e *eager) newReturn() *tool.Return {
+	if len(e.retBuf) == cap(e.retBuf) {
+		e.retBuf = make([]tool.Return, 0, min(max(2*cap(e.retBuf), 1), 256))
+	}
+	e.retBuf = e.retBuf[:len(e.retBuf)+1]
+	return &e.retBuf[len(e.retBuf)-1]
 }
 
 func newEager(ctx context.Context, r *runner, reg *tool.Registry, base *tool.Context) *eager {
@@ -151,17 +180,22 @@ func (e *eager) offer(d model.Delta) {
 		e.stopped = true
 		return
 	}
-	c := tool.Call{ID: d.Call.ID, Name: d.Call.Name, Arguments: bytes.Clone(d.Call.Arguments), Index: d.Index}
+	c := tool.Call{ID: d.Call.ID, Name: d.Call.Name, Arguments: e.clone(d.Call.Arguments), Index: d.Index}
 	if !e.admits(c) {
 		e.stopped = true
 		return
 	}
-	tc := &tool.Context{}
-	if e.base != nil {
-		*tc = *e.base
+	// The registry derives each call's own context from tc; the run's
+	// base serves as is when it holds the call's retry count already.
+	tc := e.base
+	if retry := e.r.retries[c.Name]; tc == nil || tc.Retry != retry {
+		tc = &tool.Context{}
+		if e.base != nil {
+			*tc = *e.base
+		}
+		tc.Retry = retry
 	}
-	tc.Retry = e.r.retries[c.Name]
-	ret := &tool.Return{}
+	ret := e.newReturn()
 	e.calls = append(e.calls, c)
 	e.rets = append(e.rets, ret)
 	ctx := e.ctx
@@ -174,11 +208,14 @@ func (e *eager) offer(d model.Delta) {
 
 // admits applies the batch rules to c following the calls started so far.
 func (e *eager) admits(c tool.Call) bool {
-	def, ok := e.reg.Definition(c.Name)
-	if !ok {
+	if _, ok := e.reg.Tool(c.Name); !ok {
 		return false // unknown or unavailable: answered after the response
 	}
-	if gated, _ := def.Metadata[tool.MetaApprovalRequired].(bool); gated || def.Metadata[tool.MetaKind] == string(tool.KindUnapproved) {
+	// Read in place: a copy of the definition per call cost more than
+	// the rest of this check.
+	v, _ := e.reg.MetadataValue(c.Name, tool.MetaApprovalRequired)
+	kind, _ := e.reg.MetadataValue(c.Name, tool.MetaKind)
+	if gated, _ := v.(bool); gated || kind == string(tool.KindUnapproved) {
 		return false
 	}
 	// A keyed call is ordered against the response's other calls on its

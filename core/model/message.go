@@ -284,7 +284,16 @@ func Response(parts ...Part) Message { return Message{Kind: KindResponse, Parts:
 // ToolCalls returns the tool calls of a response, in model order, each
 // with its position (Index).
 func (m Message) ToolCalls() []tool.Call {
-	var out []tool.Call
+	n := 0
+	for _, p := range m.Parts {
+		if p.Kind == KindToolCall && p.ToolCall != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]tool.Call, 0, n) // sized once: a response may hold hundreds
 	for _, p := range m.Parts {
 		if p.Kind == KindToolCall && p.ToolCall != nil {
 			c := p.ToolCall.Call()

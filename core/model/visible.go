@@ -31,10 +31,18 @@ func Visible(m Message) Message {
 	}
 	parts := make([]Part, len(m.Parts))
 	copy(parts, m.Parts)
+	// The projections are made with one allocation for all the returns.
+	n := 0
+	for i := range parts {
+		if parts[i].Return != nil {
+			n++
+		}
+	}
+	vis := make([]tool.Return, 0, n)
 	for i := range parts {
 		if r := parts[i].Return; r != nil {
-			v := VisibleReturn(*r)
-			parts[i].Return = &v
+			vis = append(vis, VisibleReturn(*r))
+			parts[i].Return = &vis[len(vis)-1]
 		}
 	}
 	m.Parts = parts

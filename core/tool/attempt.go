@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/effect"
@@ -40,10 +41,14 @@ type callRun struct {
 	// The call's Return goes to dst, then wg.Done is called.
 	dst *Return
 	wg  *sync.WaitGroup
-	// slot holds the attempt of a called tool on its own goroutine, saving
-	// an allocation per call; once an attempt is abandoned, its goroutine
-	// may still write it, and later attempts get their own.
-	slot attempt
+	// slot holds the attempt of a called tool on its own goroutine, made
+	// once per call; once an attempt is abandoned, its goroutine may still
+	// write it, and later attempts get their own. A started call has none:
+	// kept out of callRun, it leaves every started call 224 bytes smaller.
+	slot *attempt
+	// live is 1 + the number of the started attempt whose done is awaited,
+	// 0 when none is: done's outcome counts once, a late one is ignored.
+	live atomic.Int64
 	// asked holds the arguments as the model sent them (the journal
 	// records them).
 	asked json.RawMessage
@@ -66,8 +71,14 @@ type callRun struct {
 	// args holds the decoded arguments while before-hooks and validators
 	// run (hooks.go); nil when there are none.
 	args map[string]any
-	// out is an attempt's outcome while after-hooks run; a control-flow
-	// outcome is only observed by them, through its copy view.
+	// afterState holds an attempt's outcome while after-hooks run; made
+	// only for a call that has them (its Outcomes are 368 bytes).
+	*afterState
+}
+
+// afterState is an attempt's outcome, out, while after-hooks run; a
+// control-flow outcome is only observed by them, through its copy view.
+type afterState struct {
 	out, view Outcome
 	control   bool
 }
@@ -313,6 +324,9 @@ func (c *callRun) end(res Result, err error, owned bool) (again bool) {
 	if !c.afterHooks {
 		return c.conclude(res, err)
 	}
+	if c.afterState == nil {
+		c.afterState = &afterState{}
+	}
 	c.out, c.control = Outcome{Result: res, Err: err}, isControlFlow(err)
 	if c.control {
 		c.view = c.out
@@ -324,7 +338,9 @@ func (c *callRun) end(res Result, err error, owned bool) (again bool) {
 // applied) or reports that another attempt follows: only unexpected
 // failures are re-executed, within the budget, while the run goes on.
 func (c *callRun) conclude(res Result, err error) (again bool) {
-	c.out, c.view = Outcome{}, Outcome{}
+	if c.afterState != nil {
+		c.out, c.view = Outcome{}, Outcome{}
+	}
 	res, err = c.checkIntents(res, err)
 	if isNil(err) {
 		c.finish(c.r.successReturn(c.call, res))
@@ -385,23 +401,25 @@ func (c *callRun) attemptContext() (context.Context, context.CancelFunc) {
 
 // start begins one attempt of a Starter. Its outcome, or the panic of
 // Start, goes through settle and end exactly once; a later done call is
-// ignored.
+// ignored (see live: done then allocates nothing but itself).
 func (c *callRun) start() {
 	actx, cancel := c.attemptContext()
-	var once sync.Once
+	live := int64(c.attempt) + 1
+	c.live.Store(live)
 	done := func(res Result, err error) {
-		once.Do(func() {
-			if isNil(err) {
-				err = nil
-			}
-			res, err = settle(c.ctx, actx, c.timeout, res, err)
-			cancel()
-			// done may run on a goroutine that delivers other calls'
-			// outcomes: after-hooks must not block it (owned is false).
-			if c.end(res, err, false) {
-				c.run()
-			}
-		})
+		if !c.live.CompareAndSwap(live, 0) {
+			return
+		}
+		if isNil(err) {
+			err = nil
+		}
+		res, err = settle(c.ctx, actx, c.timeout, res, err)
+		cancel()
+		// done may run on a goroutine that delivers other calls'
+		// outcomes: after-hooks must not block it (owned is false).
+		if c.end(res, err, false) {
+			c.run()
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -430,10 +448,10 @@ func (c *callRun) callTool() (Result, error) {
 		own := *tc
 		tc = &own
 	}
-	a := &c.slot
-	if c.abandoned {
-		a = &attempt{}
+	if c.slot == nil || c.abandoned {
+		c.slot = &attempt{}
 	}
+	a := c.slot
 	*a = attempt{c: c, ctx: ctx, tc: tc, done: make(chan struct{})}
 	go a.run()
 	select {

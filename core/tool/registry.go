@@ -244,6 +244,19 @@ func (r *Registry) Definition(name string) (Definition, bool) {
 	return e.def.Clone(), true
 }
 
+// MetadataValue returns the value the normalised definition of name holds
+// under key in its metadata, without copying the definition as Definition
+// does: for callers that read one key per call. The value is shared and
+// must not be modified.
+func (r *Registry) MetadataValue(name, key string) (any, bool) {
+	e, ok := r.entries[name]
+	if !ok {
+		return nil, false
+	}
+	v, ok := e.def.Metadata[key]
+	return v, ok
+}
+
 // Definitions returns every definition, sorted by name, with copied
 // metadata maps as Definition does.
 func (r *Registry) Definitions() []Definition {

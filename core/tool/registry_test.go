@@ -97,6 +97,21 @@ func TestRegistryDefinitionsAreCopies(t *testing.T) {
 	}
 }
 
+// MetadataValue reads one key of a registered definition's metadata; an
+// absent key or tool reports false.
+func TestRegistryMetadataValue(t *testing.T) {
+	r := mustRegistry(t, tool.New("a", "", nil, okHandler).WithMetadata(map[string]any{"k": "v"}), tool.New("b", "", nil, okHandler))
+	for _, c := range []struct {
+		name, key string
+		want      any
+		ok        bool
+	}{{"a", "k", "v", true}, {"a", "x", nil, false}, {"b", "k", nil, false}, {"nope", "k", nil, false}} {
+		if got, ok := r.MetadataValue(c.name, c.key); got != c.want || ok != c.ok {
+			t.Errorf("MetadataValue(%q, %q) = %v, %v", c.name, c.key, got, ok)
+		}
+	}
+}
+
 func TestMaxRetriesPrecedence(t *testing.T) {
 	three := 3
 	mk := func(name string, own *int) tool.Tool {

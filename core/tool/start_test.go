@@ -133,6 +133,32 @@ func TestStartedCallsRetryTimeOutAndValidate(t *testing.T) {
 	}
 }
 
+// A started attempt's outcome counts once: a second done of the same
+// attempt, or a late done of an earlier one, is ignored.
+func TestStartedAttemptsCountTheirFirstDoneOnly(t *testing.T) {
+	var first func(tool.Result, error)
+	repeat := newAsync("repeat", nil)
+	repeat.answer = func(_ context.Context, tc *tool.Context, _ json.RawMessage, done func(tool.Result, error)) {
+		if tc.Retry == 0 {
+			first = done
+			done(tool.Result{}, errors.New("transient"))
+			done(tool.Text("second done of the first attempt"), nil)
+			return
+		}
+		first(tool.Text("late done of the first attempt"), nil)
+		done(tool.Text("ok"), nil)
+		done(tool.Result{}, errors.New("second done of the second attempt"))
+	}
+	r, err := tool.NewRegistry(repeat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret := r.Execute(context.Background(), nil, batchOf("repeat")[0])
+	if ret.IsError || ret.Content != "ok" || repeat.starts.Load() != 2 {
+		t.Fatalf("%+v starts %d", ret, repeat.starts.Load())
+	}
+}
+
 func TestStartedCallsAreCancelledWithTheRun(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
