@@ -18,8 +18,11 @@ TestModel, one tool call, one answer), to show that what loads later is only
 what a run uses.
 
 It also lists the top-level packages that contribute most of the self time
-inside ``import starweaver.agent`` (median run). Target: ``import starweaver``
-under 30 ms. One untimed run first writes the bytecode caches.
+inside ``import starweaver.agent`` (median run). Targets: ``import starweaver``
+under 30 ms; ``from starweaver import tool`` and ``from starweaver import tool,
+create_agent`` at most ``import pydantic`` + 10 ms, in-process (the wall column
+adds start-up and shutdown, noisier than the margin). One untimed run first
+writes the bytecode caches.
 
 Usage: python3 bench/import_time.py [--reps N] [--quick]
 """
@@ -174,16 +177,16 @@ def main() -> None:
 
     rows = []
     pydantic_cum = statistics.median(cum["import pydantic"])
-    pydantic_wall = statistics.median(wall["import pydantic"]) - base
     for stmt in STATEMENTS:
         med = statistics.median(cum[stmt])
         status = ""
         if stmt == "import starweaver":
             status = ("OK" if med < TARGET_MS else "MISS") + f" (< {TARGET_MS:.0f} ms)"
         elif stmt in NEAR_PYDANTIC:
-            wall_med = statistics.median(wall[stmt]) - base
-            ok = med <= pydantic_cum + TOOL_MARGIN_MS and wall_med <= pydantic_wall + TOOL_MARGIN_MS / 1e3
-            status = ("OK" if ok else "MISS") + f" (≤ import pydantic + {TOOL_MARGIN_MS:.0f} ms, both columns)"
+            # Judged in-process: the wall column adds interpreter start-up and
+            # shutdown, whose noise (see `import starweaver`) is larger than the margin.
+            ok = med <= pydantic_cum + TOOL_MARGIN_MS
+            status = ("OK" if ok else "MISS") + f" (≤ import pydantic + {TOOL_MARGIN_MS:.0f} ms, in-process)"
         rows.append(
             [
                 "first agent run (TestModel, one tool call)" if stmt == FIRST_RUN else f"`{stmt}`",

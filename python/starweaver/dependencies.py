@@ -118,7 +118,7 @@ class ToolDependencies:
         """The requirements in definition metadata: Legacy when absent,
         Strict with no names when malformed (fail closed)."""
         if not metadata or METADATA_KEY not in metadata:
-            return cls("legacy")
+            return _LEGACY if cls is ToolDependencies else cls("legacy")
         raw = metadata[METADATA_KEY]
         closed = cls("strict")
         if not isinstance(raw, Mapping):
@@ -134,6 +134,10 @@ class ToolDependencies:
         if not _names(names) or not _names(context):
             return closed
         return cls(profile, tuple(names), shell, tuple(context or ()))
+
+
+# What a tool that declares nothing gets (frozen, so one serves every tool).
+_LEGACY = ToolDependencies("legacy")
 
 
 def narrow(deps: Any, authority: Mapping[str, Any] | None) -> Any:
