@@ -417,12 +417,13 @@ def _evaluate(text: str, globalns: dict[str, Any]) -> Any:
         else:
             return hit[3]
     names = _reusable_names(text)
-    bound = None if names is None else [globalns.get(n, _MISSING) for n in names]
+    if names is None:
+        return eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
+    bound = [globalns.get(n, _MISSING) for n in names]
     value = eval(_compiled_annotation(text), globalns, None)  # noqa: S307 - the function's own annotation
-    if bound is not None:
-        if len(_EVALUATED) >= 4096:
-            _EVALUATED.clear()
-        _EVALUATED[key] = (globalns, names, bound, value)
+    if len(_EVALUATED) >= 4096:
+        _EVALUATED.clear()
+    _EVALUATED[key] = (globalns, names, bound, value)
     return value
 
 
