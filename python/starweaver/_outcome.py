@@ -20,7 +20,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Union
 
-from .errors import UserError, exception_to_outcome
+from .errors import UserError, exception_to_outcome, instance_of_loaded
 from .result import ResultEncodingError, result_to_outcome
 
 Runner = Union[Coroutine[Any, Any, dict[str, Any]], Callable[[], dict[str, Any]]]
@@ -60,9 +60,7 @@ def escapes(exc: BaseException, *, on_loop: bool) -> bool:
         return True
     if not on_loop:
         return False
-    # Only a loaded asyncio raises its CancelledError.
-    asyncio = sys.modules.get("asyncio")
-    if asyncio is not None and isinstance(exc, asyncio.CancelledError):
+    if instance_of_loaded(exc, "asyncio", "CancelledError"):
         return cancelled_from_outside()
     return isinstance(exc, GeneratorExit) and closing()
 
@@ -87,9 +85,8 @@ def encode_outcome(value: Any) -> dict[str, Any]:
     """The success outcome of value, or, when value cannot be encoded, a
     user_error outcome: encoding a tool's own return fails the same way on
     every attempt, so it is not retried."""
-    # intents is imported by whoever builds a Done; before that, none exists.
-    intents = sys.modules.get("starweaver.intents")
-    if intents is not None and isinstance(value, intents.Done):
+    # intents is imported by whoever builds a Done.
+    if instance_of_loaded(value, "starweaver.intents", "Done"):
         done: Any = value
         out: dict[str, Any] = done._outcome(encode_outcome)
         return out

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Union
 from starweaver import _capi, _prepare, tracing
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
 from starweaver.dependencies import merge_deps
-from starweaver.errors import AgentError, StarweaverError, StateError
+from starweaver.errors import AgentError, StarweaverError, StateError, instance_of_loaded
 from starweaver.hooks import Hook
 from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
@@ -191,13 +190,6 @@ def _toolsets(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset
                 raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
         out.append(ts)
     return out
-
-
-def _is_store(value: Any, kind: str) -> bool:
-    """Whether value is a starweaver.stores ``kind``; none exists before that
-    module is loaded."""
-    stores = sys.modules.get("starweaver.stores")
-    return stores is not None and isinstance(value, getattr(stores, kind))
 
 
 def _typed_messages(raw: Sequence[Any]) -> list[ModelMessage]:
@@ -416,14 +408,14 @@ class Agent:
             )
         self.model = model
         self.name = name
-        if session_store is not None and not _is_store(session_store, "SessionStore"):
+        if session_store is not None and not instance_of_loaded(session_store, "starweaver.stores", "SessionStore"):
             raise TypeError(
                 "session_store must be a starweaver.stores store (SqliteSessionStore, PostgresSessionStore), "
                 f"got {type(session_store).__name__}"
             )
         #: Where the agent keeps its sessions by id (None: in memory only).
         self.session_store = session_store
-        if effect_journal is not None and not _is_store(effect_journal, "Store"):
+        if effect_journal is not None and not instance_of_loaded(effect_journal, "starweaver.stores", "Store"):
             raise TypeError(
                 "effect_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
                 f"got {type(effect_journal).__name__}"
@@ -433,7 +425,7 @@ class Agent:
         #: Where the agent journals its tool calls that may change the world
         #: (None: no journal).
         self.effect_journal = effect_journal
-        if intent_journal is not None and not _is_store(intent_journal, "Store"):
+        if intent_journal is not None and not instance_of_loaded(intent_journal, "starweaver.stores", "Store"):
             raise TypeError(
                 "intent_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
                 f"got {type(intent_journal).__name__}"

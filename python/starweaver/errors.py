@@ -470,30 +470,26 @@ _CLASSIFICATION: tuple[tuple[type[BaseException] | tuple[type[BaseException], ..
 _STDLIB_MODULES = ("asyncio", "concurrent.futures")
 
 
-def _is_validation_error(exc: BaseException) -> bool:
-    """Whether exc is a pydantic ValidationError (none can exist before
-    pydantic is imported, which this module leaves to the code that needs it)."""
-    if "pydantic_core" not in sys.modules:
-        return False
-    from pydantic_core import ValidationError
-
-    return isinstance(exc, ValidationError)
+def instance_of_loaded(value: object, module: str, name: str) -> bool:
+    """``isinstance(value, module.name)``, False while ``module`` is not
+    imported: no instance of its classes can exist before, and importing it
+    to check would cost every import of starweaver its load time."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(value, getattr(loaded, name))
 
 
 def _kind_of(exc: BaseException) -> str:
     for cls, kind in _CLASSIFICATION:
         if isinstance(exc, cls):
             return kind
-    if _is_validation_error(exc):
+    if instance_of_loaded(exc, "pydantic_core", "ValidationError"):
         return "invalid_arguments"
-    for name in _STDLIB_MODULES:
-        module = sys.modules.get(name)
-        if module is not None:
-            if isinstance(exc, module.CancelledError):
-                return "cancelled"
-            # Distinct classes on 3.10, aliases of TimeoutError from 3.11.
-            if isinstance(exc, module.TimeoutError):
-                return "timeout"
+    for module in _STDLIB_MODULES:
+        if instance_of_loaded(exc, module, "CancelledError"):
+            return "cancelled"
+        # Distinct classes on 3.10, aliases of TimeoutError from 3.11.
+        if instance_of_loaded(exc, module, "TimeoutError"):
+            return "timeout"
     return "timeout" if isinstance(exc, TimeoutError) else "execution"
 
 
@@ -547,7 +543,7 @@ def exception_to_outcome(exc: BaseException, *, timeout_ms: int | None) -> dict[
     """
     kind = _kind_of(exc)
     text = _safe_str(exc)
-    if _is_validation_error(exc):
+    if instance_of_loaded(exc, "pydantic_core", "ValidationError"):
         message = describe_validation_error(exc)  # type: ignore[arg-type]
     else:
         message = text or type(exc).__name__
