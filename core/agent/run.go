@@ -237,6 +237,9 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			early.drop()
 			return r.fail(step, err)
 		}
+		// Nothing a model sends may make history unreadable: arguments
+		// beyond the argument limits enter it as text.
+		sent := keepReadable(&resp)
 		resp.RunID = r.runID
 		r.trace.response(resp)
 		r.history.append(resp)
@@ -307,7 +310,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			c := model.ToolCall{ID: calls[i].ID, Name: calls[i].Name, Arguments: calls[i].Arguments}
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
 		}
-		returns := r.execute(ctx, prepared, base, calls, early)
+		returns := r.execute(ctx, prepared, base, sent.restore(calls), early)
 		next, res, err := r.settle(ctx, step, calls, returns, nil)
 		if res != nil {
 			return res, err

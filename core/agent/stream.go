@@ -77,9 +77,14 @@ func (r *runner) emitDelta(step int, d model.Delta) {
 		return
 	}
 	if d.Call != nil {
-		// The handler must not keep the call past its return.
+		// The handler must not keep the call past its return, and must be
+		// able to read it as history could (see keepReadable).
 		c := *d.Call
-		c.Arguments = bytes.Clone(c.Arguments)
+		if safe, kept := tool.ArgumentsForHistory(c.Arguments); kept {
+			c.Arguments = bytes.Clone(c.Arguments)
+		} else {
+			c.Arguments = safe
+		}
 		d.Call = &c
 	}
 	r.emit(Event{Kind: kind, Step: step, Delta: &d})

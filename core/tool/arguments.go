@@ -138,3 +138,29 @@ func decodeString(raw []byte, plain bool) string {
 	}
 	return string(jsonscan.AppendUnquote(make([]byte, 0, len(raw)), raw))
 }
+
+// ArgumentsForHistory returns the form of a call's arguments that history,
+// events and exported state keep. Text that is one JSON value within the
+// argument limits (MaxArgumentBytes, MaxArgumentDepth, MaxNumberLength,
+// valid UTF-8) is kept as it is, and so is empty text; anything else is
+// kept as a JSON string holding the text (invalid UTF-8 replaced by
+// U+FFFD, cut after MaxRefusedArgumentsText bytes), so that every reader
+// of history, Python's included, can decode it. Such a call is refused as
+// invalid_arguments when it runs, so the model learns why from its
+// return. kept is false when the text was replaced; the common case
+// allocates nothing.
+func ArgumentsForHistory(raw json.RawMessage) (safe json.RawMessage, kept bool) {
+	if len(raw) == 0 || (len(raw) <= MaxArgumentBytes && jsonscan.Check(raw, argumentLimits()) == nil) {
+		return raw, true
+	}
+	text := raw
+	if len(text) > MaxRefusedArgumentsText {
+		text = text[:MaxRefusedArgumentsText]
+	}
+	// encoding/json writes invalid UTF-8 as U+FFFD.
+	b, err := json.Marshal(string(text))
+	if err != nil { // unreachable: any Go string marshals
+		return json.RawMessage(`""`), false
+	}
+	return b, false
+}

@@ -73,7 +73,10 @@ class FixtureServer:
                     self._stream(reply)
                     return
                 payload = reply.get("raw")
-                data = payload.encode() if isinstance(payload, str) else json.dumps(reply.get("body")).encode()
+                if isinstance(payload, bytes):  # bytes go out as they are, invalid UTF-8 included
+                    data = payload
+                else:
+                    data = payload.encode() if isinstance(payload, str) else json.dumps(reply.get("body")).encode()
                 self.send_response(int(reply.get("status", 200)))
                 headers = {"Content-Type": "application/json", **reply.get("headers", {})}
                 for k, v in headers.items():
