@@ -170,7 +170,7 @@ class build_go_ext(build_ext):
                 cwd=ROOT,
                 env=env,
                 report=lambda line: announce_go_build("starweaver: " + line),
-                echo=lambda line: print(line, flush=True),
+                echo=lambda line: print(line, file=sys.stderr, flush=True),
             )
         except FileNotFoundError:
             raise BuildError(GO_MISSING) from None

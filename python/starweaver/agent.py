@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypedDict, Union, overload
+
+from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from starweaver import _capi, _prepare, tracing
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
@@ -19,9 +22,9 @@ from starweaver.models import ProviderModel, infer_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.settings import ModelSettings, settings_spec
 from starweaver.testing import FunctionModel, TestModel
-from starweaver.tools import BaseTool, Effect, Tool, ensure_tool
+from starweaver.tools import BaseTool, Effect, Tool, ToolOptions, ensure_tool
 from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
-from starweaver.usage import UsageLimits, usage_dict, usage_limits_spec
+from starweaver.usage import RunUsage, UsageLimits, usage_dict, usage_limits_spec
 
 # What only some agents use (messages and their pydantic models, human in the
 # loop, stores, artifacts, intents, streaming, environments) and what only a
@@ -50,6 +53,29 @@ Model = Union[TestModel, FunctionModel, ProviderModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
 
 _ids = itertools.count(1)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# override()'s "not given", as None is a valid deps value.
+_KEEP: Any = object()
+
+
+class RunOptions(TypedDict, total=False):
+    """The keywords of ``Agent.run`` after the prompt, for ``run_sync``."""
+
+    tools: Iterable[ToolLike] | None
+    toolsets: Iterable[Toolset | AbstractToolset] | None
+    instructions: str | Iterable[str] | None
+    metadata: Mapping[str, Any] | None
+    on_event: EventCallback | None
+    usage_limits: UsageLimits | None
+    model_settings: ModelSettings | None
+    message_history: MessageHistory | None
+    deps: Any
+    active_tags: Iterable[str] | None
+    grants: Iterable[str] | None
+    tool_error_policy: ToolErrorPolicy | None
+
 
 #: The environment variable that gives agents built without ``state_key=``
 #: their key for signing and verifying exported session state.
@@ -279,7 +305,7 @@ class RunResult:
         self._session = session
         self._messages: list[ModelMessage] | None = _typed_messages(raw["messages"]) if "messages" in raw else None
         self._new_start = int(raw.get("new_messages_start", 0))
-        self.usage: dict[str, int] = usage_dict(raw.get("usage"))
+        self.usage: RunUsage = usage_dict(raw.get("usage"))
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None
 
@@ -522,14 +548,110 @@ class Agent:
 
             factory = ToolsetFactory(f, **options)
             added = self._catalog.toolset_spec(factory._as_toolset())
-            spec = {**self._spec, "toolsets": [*self._spec["toolsets"], added]}
-            handle = _capi.agent_new(spec)
-            self._release()
-            self._spec, self._handle = spec, handle
-            self._release = weakref.finalize(self, _capi.release, handle)
+            self._respec({**self._spec, "toolsets": [*self._spec["toolsets"], added]})
             return factory
 
         return decorate if func is None else decorate(func)
+
+    def _respec(self, spec: dict[str, Any]) -> None:
+        """Rebuilds the native agent from spec; sessions started before keep
+        the agent they had."""
+        handle = _capi.agent_new(spec)
+        self._release()
+        self._spec, self._handle = spec, handle
+        self._release = weakref.finalize(self, _capi.release, handle)
+
+    def _add_tool(
+        self, f: Callable[..., Any], options: ToolOptions, *, context: bool, decorator: str
+    ) -> Tool[..., Any]:
+        t = Tool(f, **options)
+        if t.takes_ctx != context:
+            other = "@agent.tool_plain" if context else "@agent.tool"
+            wants = "takes the context first (ctx: ToolContext)" if context else "takes no context"
+            raise TypeError(f"{decorator} adds a tool that {wants}; {t.name!r} does not: use {other}")
+        self._respec({**self._spec, "tools": [*self._spec["tools"], self._catalog.tool_spec(t)]})
+        return t
+
+    @overload
+    def tool(self, func: Callable[_P, _R], /, **options: Unpack[ToolOptions]) -> Tool[_P, _R]: ...
+
+    @overload
+    def tool(
+        self, func: None = None, /, **options: Unpack[ToolOptions]
+    ) -> Callable[[Callable[_P, _R]], Tool[_P, _R]]: ...
+
+    def tool(self, func: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]) -> Any:
+        """Decorator adding a tool whose first parameter is its
+        ``ToolContext`` (``ctx``) to this agent, bare or with ``@tool``'s
+        options; returns the ``Tool``. For a tool without the context use
+        ``tool_plain``. Sessions started before keep the tools they had."""
+
+        def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
+            return self._add_tool(f, options, context=True, decorator="@agent.tool")
+
+        return decorate if func is None else decorate(func)
+
+    @overload
+    def tool_plain(self, func: Callable[_P, _R], /, **options: Unpack[ToolOptions]) -> Tool[_P, _R]: ...
+
+    @overload
+    def tool_plain(
+        self, func: None = None, /, **options: Unpack[ToolOptions]
+    ) -> Callable[[Callable[_P, _R]], Tool[_P, _R]]: ...
+
+    def tool_plain(self, func: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]) -> Any:
+        """Decorator adding a tool that takes no ``ToolContext`` to this
+        agent (see ``tool``)."""
+
+        def decorate(f: Callable[..., Any]) -> Tool[..., Any]:
+            return self._add_tool(f, options, context=False, decorator="@agent.tool_plain")
+
+        return decorate if func is None else decorate(func)
+
+    @contextlib.contextmanager
+    def override(self, *, model: Model | None = None, deps: Any = _KEEP) -> Iterator[Agent]:
+        """Within the ``with`` block, runs and sessions started from this
+        agent use ``model`` and/or ``deps`` instead of the agent's own:
+        tests swap the model of an agent built deep in the application
+        without rebuilding it. Sessions started inside keep the override
+        after the block; the agent's own model and deps come back on exit,
+        also when the block raises."""
+        saved = (self.model, self.deps, self._spec, self._handle, self._release)
+        if model is not None:
+            if isinstance(model, str):
+                model = infer_model(model)
+            if not isinstance(model, (TestModel, FunctionModel, ProviderModel)):
+                raise TypeError(
+                    f"model must be a model string, a starweaver.models model, a TestModel or a FunctionModel, "
+                    f"got {type(model).__name__}"
+                )
+            handle = model._native_handle()
+            self._catalog.models[handle] = model
+            spec = {**self._spec, "model": handle}
+            self._handle = _capi.agent_new(spec)
+            self._spec, self.model = spec, model
+            self._release = weakref.finalize(self, _capi.release, self._handle)
+        if deps is not _KEEP:
+            self.deps = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
+        try:
+            yield self
+        finally:
+            if self._handle != saved[3]:
+                self._release()
+            self.model, self.deps, self._spec, self._handle, self._release = saved
+
+    def run_sync(self, prompt: str, **options: Unpack[RunOptions]) -> RunResult:
+        """``run`` for code without an event loop: runs ``prompt`` to its end
+        on a new loop and returns its result (same options, same errors).
+        Inside a running loop (a notebook cell, an ``async def``) it raises
+        ``RuntimeError``: there, ``await agent.run(...)``."""
+        import asyncio  # noqa: PLC0415 - see the imports above
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.run(prompt, **options))
+        raise RuntimeError("run_sync() cannot run inside a running event loop: use `await agent.run(...)`")
 
     def _run_request(
         self,
@@ -1195,7 +1317,7 @@ class AgentSession:
         return _typed_messages(_capi.session_messages(self._handle))
 
     @property
-    def usage(self) -> dict[str, int]:
+    def usage(self) -> RunUsage:
         """What the session's runs consumed so far, summed (failed runs
         included; a run resumed after waiting counts once). A restored
         session counts from zero."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["USAGE_KEYS", "UsageLimits", "usage_dict"]
+__all__ = ["USAGE_KEYS", "RunUsage", "UsageLimits", "usage_dict"]
 
 #: The keys of a usage dict (``RunResult.usage``, ``AgentSession.usage``,
 #: the ``usage`` of ``model_response`` and ``run_complete`` events).
@@ -20,11 +20,56 @@ USAGE_KEYS = (
 )
 
 
-def usage_dict(raw: object) -> dict[str, int]:
-    """A usage dict from the runtime's, every key present (0 when unset).
-    Input tokens include the cached ones; output tokens the reasoning ones."""
+class RunUsage(dict[str, int]):
+    """What a run (or a session) consumed: typed attributes
+    (``usage.input_tokens``, ``usage.total_tokens``) over a plain dict, so
+    ``usage["requests"]``, ``dict(usage)`` and JSON keep working. Input
+    tokens include the cached ones; output tokens the reasoning ones."""
+
+    @property
+    def requests(self) -> int:
+        """Model requests made."""
+        return self.get("requests", 0)
+
+    @property
+    def input_tokens(self) -> int:
+        return self.get("input_tokens", 0)
+
+    @property
+    def output_tokens(self) -> int:
+        return self.get("output_tokens", 0)
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def tool_calls(self) -> int:
+        """Successful tool calls."""
+        return self.get("tool_calls", 0)
+
+    @property
+    def cache_read_tokens(self) -> int:
+        return self.get("cache_read_tokens", 0)
+
+    @property
+    def cache_write_tokens(self) -> int:
+        return self.get("cache_write_tokens", 0)
+
+    @property
+    def reasoning_tokens(self) -> int:
+        return self.get("reasoning_tokens", 0)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v}" for k, v in self.items() if v)
+        return f"RunUsage({fields})"
+
+
+def usage_dict(raw: object) -> RunUsage:
+    """A usage from the runtime's, every key present (0 when unset)."""
     src = raw if isinstance(raw, dict) else {}
-    out = {k: int(src.get(k) or 0) for k in USAGE_KEYS}
+    out = RunUsage({k: int(src.get(k) or 0) for k in USAGE_KEYS})
     for k, v in src.items():
         out.setdefault(k, v)
     return out

@@ -1,0 +1,141 @@
+"""What pydantic-ai users reach for first: ``agent.run_sync``,
+``@agent.tool`` / ``@agent.tool_plain``, ``agent.override`` in tests and a
+typed ``result.usage``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from starweaver import ToolContext, create_agent
+from starweaver.testing import TestModel
+from starweaver.usage import RunUsage
+
+
+def calls(*names_and_args: tuple[str, dict[str, Any]], final: str = "done") -> TestModel:
+    batch = [{"id": f"c{i}", "name": n, "arguments": a} for i, (n, a) in enumerate(names_and_args)]
+    return TestModel.responses([TestModel.tool_call_response(batch), final])
+
+
+def test_run_sync_runs_without_a_loop() -> None:
+    result = create_agent(model=TestModel("hello")).run_sync("hi")
+    assert result.output == "hello"
+    assert result.status == "completed"
+
+
+def test_run_sync_takes_run_options() -> None:
+    agent = create_agent(model=TestModel("x"))
+    result = agent.run_sync("hi", metadata={"k": "v"}, deps={"a": 1})
+    assert result.output == "x"
+
+
+def test_run_sync_inside_a_running_loop_says_to_await() -> None:
+    agent = create_agent(model=TestModel("x"))
+
+    async def main() -> None:
+        with pytest.raises(RuntimeError, match=r"await agent\.run"):
+            agent.run_sync("hi")
+
+    asyncio.run(main())
+
+
+def test_agent_tool_and_tool_plain_add_tools_the_model_calls() -> None:
+    model = calls(("greet", {"name": "Ada"}), ("double", {"n": 21}))
+    agent = create_agent(model=model, deps={"greeting": "Hello"})
+
+    @agent.tool
+    async def greet(ctx: ToolContext, name: str) -> str:
+        """Greets name."""
+        return f"{ctx.deps['greeting']}, {name}"
+
+    @agent.tool_plain(description="Doubles n.")
+    def double(n: int) -> int:
+        return n * 2
+
+    # The decorators return the Tool, still callable like the function.
+    assert double(2) == 4
+    assert greet.name == "greet" and greet.takes_ctx
+    result = agent.run_sync("go")
+    assert result.output == "done"
+    contents = {r.name: r.content for r in result.tool_returns()}
+    assert contents == {"greet": "Hello, Ada", "double": 42}
+    offered = {t["name"]: t for t in model.captured_params()[0]["tools"]}
+    assert set(offered) == {"greet", "double"}
+    assert offered["double"]["description"] == "Doubles n."
+    # The context is not part of the model-facing schema.
+    assert set(offered["greet"]["parameters"]["properties"]) == {"name"}
+
+
+def test_agent_tool_refuses_the_wrong_kind_of_function() -> None:
+    agent = create_agent(model=TestModel())
+    with pytest.raises(TypeError, match=r"tool_plain"):
+
+        @agent.tool
+        def plain(n: int) -> int:
+            return n
+
+    with pytest.raises(TypeError, match=r"@agent\.tool\b"):
+
+        @agent.tool_plain
+        def with_ctx(ctx: ToolContext, n: int) -> int:
+            return n
+
+
+def test_override_swaps_model_and_deps_for_the_block_only() -> None:
+    agent = create_agent(model=TestModel("real"), deps={"who": "prod"})
+
+    @agent.tool_plain
+    def noop() -> str:
+        return "x"
+
+    test_model = calls(("whoami", {}), final="overridden")
+
+    @agent.tool
+    def whoami(ctx: ToolContext) -> str:
+        return str(ctx.deps["who"])
+
+    with agent.override(model=test_model, deps={"who": "test"}) as same:
+        assert same is agent
+        result = agent.run_sync("x")
+        session = agent.session()
+    assert result.output == "overridden"
+    assert {r.name: r.content for r in result.tool_returns()} == {"whoami": "test"}
+    # Back to the agent's own model and deps after the block.
+    assert agent.run_sync("x").output == "real"
+    assert agent.deps == {"who": "prod"}
+    session.close()
+
+
+def test_override_restores_when_the_block_raises() -> None:
+    agent = create_agent(model=TestModel("real"))
+    with pytest.raises(KeyError), agent.override(model=TestModel("fake")):
+        assert agent.run_sync("x").output == "fake"
+        raise KeyError("boom")
+    assert agent.run_sync("x").output == "real"
+
+
+def test_override_refuses_what_is_not_a_model() -> None:
+    agent = create_agent(model=TestModel("real"))
+    with pytest.raises(TypeError, match="model must be"), agent.override(model=42):  # type: ignore[arg-type]
+        pass
+    assert agent.run_sync("x").output == "real"
+
+
+def test_usage_is_typed_and_still_a_dict() -> None:
+    model = calls(("noop", {}))
+    agent = create_agent(model=model)
+
+    @agent.tool_plain
+    def noop() -> str:
+        return "x"
+
+    result = agent.run_sync("x")
+    usage = result.usage
+    assert isinstance(usage, RunUsage)
+    assert usage.requests == usage["requests"] == 2
+    assert usage.tool_calls == 1
+    assert usage.total_tokens == usage.input_tokens + usage.output_tokens
+    assert json.loads(json.dumps(usage)) == dict(usage)
+    assert "requests=2" in repr(usage)
