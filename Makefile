@@ -166,9 +166,10 @@ lint: fmt-check vet py-lint ## gofmt, go vet, ruff, mypy --strict
 
 # The Python build and CI scripts are checked with the package.
 PY_SCRIPTS := setup.py ffi_build.py go_build.py build_wheels.py .ci/ticking
-py-lint: ## ruff check and mypy --strict (installs them when missing)
-	@$(PYTHON) -m ruff --version >/dev/null 2>&1 && $(PYTHON) -m mypy --version >/dev/null 2>&1 || \
-		$(PIP) install --quiet ruff mypy
+# Pinned: a new release's new rules must not fail an unchanged tree.
+LINT_TOOLS := ruff==0.17.6 mypy==2.4.1
+py-lint: ## ruff check and mypy --strict (pinned versions, installed when missing)
+	@$(PIP) install --quiet $(LINT_TOOLS)
 	@echo "==> ruff check"
 	@$(PYTHON) -m ruff check python bench $(PY_SCRIPTS)
 	@echo "==> mypy --strict"
