@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any, Union
 from starweaver import _capi
 
 if TYPE_CHECKING:
-    from starweaver.messages import ModelMessage
+    from starweaver.agent import ToolLike
+    from starweaver.messages import ModelMessage, ToolReturnPart
 
-__all__ = ["FunctionModel", "ModelResponse", "TestModel"]
+__all__ = ["FunctionModel", "ModelResponse", "TestModel", "call_tool", "call_tool_sync"]
 
 ModelResponse = Union[str, Mapping[str, Any]]
 """A scripted response: text, ``{"text": ...}``, ``{"refusal": ...}`` or
@@ -248,3 +249,56 @@ class FunctionModel:
 
     def _native_handle(self) -> int:
         return self._handle
+
+
+async def call_tool(
+    tool: ToolLike,
+    arguments: Mapping[str, Any] | str | None = None,
+    /,
+    *,
+    deps: Any = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> ToolReturnPart:
+    """Calls ``tool`` once as a run does, for a unit test: the runtime checks
+    ``arguments`` (a mapping, or the JSON text a model would send)
+    against the tool's schema, builds its ``ToolContext`` (``deps``,
+    ``metadata``), applies its hooks, timeout and retries, and the result is
+    the ``ToolReturnPart`` the model would see: ``.content``, and for a
+    failed call ``.is_error`` with ``.error_kind`` (``"invalid_arguments"``,
+    ``"model_retry"``, ``"execution"``, ``"timeout"``, ...).
+
+    Raises ``RuntimeError`` when the call does not return (it waits for
+    approval, or is deferred): test those through an agent.
+    """
+    # The agent sits above the models of this module: imported when used.
+    from starweaver.agent import _as_tool, create_agent  # noqa: PLC0415
+
+    t = _as_tool(tool)
+    try:
+        args: Any = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"call_tool: arguments is not JSON: {exc}") from None
+    model = TestModel.responses(
+        [TestModel.tool_call_response([{"id": "call_tool", "name": t.name, "arguments": args}]), "done"]
+    )
+    result = await create_agent(model=model, tools=[t], deps=deps).run(
+        f"call {t.name}", metadata=dict(metadata) if metadata else None
+    )
+    returns = result.tool_returns()
+    if not returns:
+        raise RuntimeError(f"call_tool: {t.name} did not return (the run is {result.status}); test it through an agent")
+    return returns[0]
+
+
+def call_tool_sync(
+    tool: ToolLike,
+    arguments: Mapping[str, Any] | str | None = None,
+    /,
+    *,
+    deps: Any = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> ToolReturnPart:
+    """``call_tool`` for tests without an event loop."""
+    import asyncio  # noqa: PLC0415 - only this helper runs a loop
+
+    return asyncio.run(call_tool(tool, arguments, deps=deps, metadata=metadata))

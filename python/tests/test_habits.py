@@ -139,3 +139,81 @@ def test_usage_is_typed_and_still_a_dict() -> None:
     assert usage.total_tokens == usage.input_tokens + usage.output_tokens
     assert json.loads(json.dumps(usage)) == dict(usage)
     assert "requests=2" in repr(usage)
+
+
+def test_call_tool_validates_and_builds_the_context() -> None:
+    from starweaver import ModelRetry
+    from starweaver.testing import call_tool_sync
+
+    seen: list[Any] = []
+
+    def scale(ctx: ToolContext, n: int) -> int:
+        """Scales n by the factor the deps give."""
+        seen.append((ctx.tool_name, ctx.metadata.get("tenant")))
+        if n < 0:
+            raise ModelRetry("n must be >= 0")
+        return n * ctx.deps["factor"]
+
+    ok = call_tool_sync(scale, {"n": 4}, deps={"factor": 3}, metadata={"tenant": "acme"})
+    assert (ok.content, ok.is_error) == (12, False)
+    assert seen == [("scale", "acme")]
+    # The runtime's schema check runs before the function.
+    bad = call_tool_sync(scale, {"n": "four"}, deps={"factor": 3})
+    assert bad.is_error and bad.error_kind == "invalid_arguments"
+    assert len(seen) == 1
+    raw = call_tool_sync(scale, '{"n": 2}', deps={"factor": 5})
+    assert raw.content == 10
+    retry = call_tool_sync(scale, {"n": -1}, deps={"factor": 1})
+    assert retry.is_error and retry.error_kind == "model_retry"
+
+
+def test_call_tool_awaits_in_async_tests() -> None:
+    from starweaver.testing import call_tool
+
+    async def echo(text: str) -> str:
+        return text
+
+    part = asyncio.run(call_tool(echo, {"text": "hi"}))
+    assert part.content == "hi" and part.name == "echo"
+
+
+def test_the_pytest_plugin_gives_call_tool_and_test_model(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "test_user.py").write_text(
+        "from starweaver import create_agent\n"
+        "def double(n: int) -> int:\n"
+        "    return 2 * n\n"
+        "def test_tool(call_tool):\n"
+        "    assert call_tool(double, {'n': 21}).content == 42\n"
+        "def test_agent(test_model):\n"
+        "    assert create_agent(model=test_model).run_sync('hi').output == 'ok'\n"
+        "    assert len(test_model.captured_messages()) == 1\n"
+    )
+    import starweaver
+
+    package_root = str(Path(starweaver.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONPATH=package_root)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "starweaver.pytest_plugin",
+            "-p",
+            "no:cacheprovider",
+            "test_user.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
