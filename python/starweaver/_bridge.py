@@ -270,7 +270,7 @@ class RunDriver:
                 reason = f"malformed item from the runtime ({type(exc).__name__}: {str(exc)[:200]})"
                 if line.startswith(b'{"kind":"event"'):
                     # An event only informs: it is reported, and the run goes on.
-                    _log.error("starweaver: an event could not be read and was not delivered: %s", reason)
+                    _log.error("an event could not be read and was not delivered: %s", reason)
                     continue
                 if match is None:
                     self._close(error=NativeError(reason))
@@ -769,7 +769,7 @@ class RunDriver:
         except Exception:
             # Swallowed by design (callbacks never break a run), so a warning.
             _log.warning(
-                "starweaver: the on_event callback raised on a %r event; the run goes on",
+                "the on_event callback raised on a %r event; the run goes on",
                 event.get("kind"),
                 exc_info=True,
             )
@@ -787,7 +787,7 @@ class RunDriver:
         except (KeyboardInterrupt, SystemExit) as exc:
             self._interrupted(exc)
         except Exception:
-            _log.warning("starweaver: the on_event callback raised on a %r event; the run goes on", kind, exc_info=True)
+            _log.warning("the on_event callback raised on a %r event; the run goes on", kind, exc_info=True)
 
     async def events_done(self) -> None:
         """Wait until every async event callback has finished."""
@@ -924,7 +924,7 @@ def start(
     """
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
-    _log.debug("starweaver: run started (handle %d)", handle)
+    _log.debug("run started (handle %d)", handle)
     return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session)
 
 
@@ -937,18 +937,18 @@ async def finish(driver: RunDriver) -> dict[str, Any]:
             done = await asyncio.shield(driver.future)
             await driver.events_done()
         except asyncio.CancelledError:
-            _log.debug("starweaver: run cancelled by its caller (handle %d)", driver.handle)
+            _log.debug("run cancelled by its caller (handle %d)", driver.handle)
             driver.cancel()
             driver.cancel_events()
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(asyncio.shield(driver.closed), CANCEL_GRACE)
             raise
         except BaseException as exc:
-            _log.debug("starweaver: run ended with %s (handle %d)", type(exc).__name__, driver.handle)
+            _log.debug("run ended with %s (handle %d)", type(exc).__name__, driver.handle)
             raise
     result = done.get("result") or {}
     _log.debug(
-        "starweaver: run %s ended: %s (handle %d)",
+        "run %s ended: %s (handle %d)",
         result.get("run_id") or "?",
         result.get("status") or (done.get("error") or {}).get("type") or "?",
         driver.handle,

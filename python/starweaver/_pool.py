@@ -94,7 +94,7 @@ class SyncPool:
             return
         if self._threads >= self.max_threads:
             _log.warning(
-                "starweaver: %d sync calls are queued and all %d worker threads are busy (%d with calls "
+                "%d sync calls are queued and all %d worker threads are busy (%d with calls "
                 "nobody awaits any more); raise STARWEAVER_SYNC_MAX_THREADS or make the tools honour "
                 "cancellation",
                 len(self._queue),
@@ -104,7 +104,7 @@ class SyncPool:
             return
         if self._threads >= self.workers and self._abandoned:
             _log.warning(
-                "starweaver: %d sync calls ignored their timeout or cancellation and still run; "
+                "%d sync calls ignored their timeout or cancellation and still run; "
                 "starting another worker thread (%d of at most %d)",
                 self._abandoned,
                 self._threads + 1,
@@ -134,7 +134,7 @@ class SyncPool:
                 try:
                     work._fn()
                 except BaseException:  # noqa: BLE001 - fn must not raise; never let a worker die
-                    _log.exception("starweaver: a sync worker's function raised")
+                    _log.exception("a sync worker's function raised")
                 finally:
                     self._cv.acquire()
                     local.work = None

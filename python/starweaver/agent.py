@@ -553,6 +553,18 @@ class Agent:
 
         return decorate if func is None else decorate(func)
 
+    def __repr__(self) -> str:
+        tools = [t["definition"]["name"] for t in self._spec["tools"] if "definition" in t]
+        parts = [f"name={self.name!r}"] if self.name else []
+        parts.append(f"model={self.model!r}")
+        parts.append(f"tools={tools!r}")
+        if self._spec["toolsets"]:
+            parts.append(f"toolsets={len(self._spec['toolsets'])}")
+        if self._output is not None:
+            kind = self._output.type
+            parts.append(f"output_type={getattr(kind, '__name__', None) or repr(kind)}")
+        return f"Agent({', '.join(parts)})"
+
     def _respec(self, spec: dict[str, Any]) -> None:
         """Rebuilds the native agent from spec; sessions started before keep
         the agent they had."""
@@ -1130,6 +1142,12 @@ class AgentSession:
         self._ref = _ref if _ref is not None else _SessionRef(_capi.session_new(agent._handle))
         self._handle = self._ref.handle
         self.hitl = SessionHitl(self)
+
+    def __repr__(self) -> str:
+        try:
+            return f"AgentSession(id={self.id!r})"
+        except StarweaverError:  # closed: its id went with it
+            return "AgentSession(closed)"
 
     def set_environment(self, environment: Environment | None) -> None:
         """Give the session its own environment (replacing the agent's) from

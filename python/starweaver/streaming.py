@@ -310,7 +310,7 @@ class AgentRun:
         if self._detached:
             return
         if not self._ended.is_set() and not self._terminal_delivered:
-            _log.debug("starweaver: interrupting run %s: %s", self._run_id or "?", reason)
+            _log.debug("interrupting run %s: %s", self._run_id or "?", reason)
             self.interrupt(reason)
 
     # -- receiving ---------------------------------------------------------

@@ -176,6 +176,9 @@ class TestModel:
     def _native_handle(self) -> int:
         return self._handle
 
+    def __repr__(self) -> str:
+        return f"TestModel(responses={len(self._responses)})"
+
 
 FunctionModelCallback = Callable[[list[Any], dict[str, Any]], Union[ModelResponse, Awaitable[ModelResponse]]]
 """``callback(messages, info)``: messages is a ``list[ModelMessage]`` (typed
@@ -249,6 +252,10 @@ class FunctionModel:
 
     def _native_handle(self) -> int:
         return self._handle
+
+    def __repr__(self) -> str:
+        name = getattr(self._callback, "__qualname__", None) or type(self._callback).__name__
+        return f"FunctionModel({name})"
 
 
 async def call_tool(

@@ -421,6 +421,10 @@ class _NativeToolset(Toolset):
         # The bundle's own spec keys (the shell bundle's "policy").
         self.bundle_options: dict[str, Any] = dict(options or {})
 
+    def __repr__(self) -> str:
+        # Its tools live in the runtime: the bundle names them.
+        return f"Toolset({self.name!r}, runtime bundle {self.bundle!r})"
+
 
 def user_input_tools() -> Toolset:
     """The opt-in ``ask_user_question`` toolset: the model asks one to four

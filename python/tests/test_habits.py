@@ -217,3 +217,41 @@ def test_the_pytest_plugin_gives_call_tool_and_test_model(tmp_path: Any) -> None
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout
+
+
+def test_public_objects_have_useful_reprs() -> None:
+    from pydantic import BaseModel
+    from starweaver.testing import FunctionModel
+    from starweaver.toolsets import filesystem_toolset
+
+    class City(BaseModel):
+        name: str
+
+    def lookup(q: str) -> str:
+        return q
+
+    agent = create_agent(
+        model=TestModel(), tools=[lookup], name="bot", output_type=City, toolsets=[filesystem_toolset()]
+    )
+    assert (
+        repr(agent) == "Agent(name='bot', model=TestModel(responses=1), tools=['lookup'], toolsets=1, output_type=City)"
+    )
+    assert (
+        repr(FunctionModel(lambda messages, info: "x"))
+        == "FunctionModel(test_public_objects_have_useful_reprs.<locals>.<lambda>)"
+    )
+    assert repr(filesystem_toolset()) == "Toolset('filesystem', runtime bundle 'filesystem')"
+    session = agent.session()
+    assert repr(session) == f"AgentSession(id={session.id!r})"
+    session.close()
+    assert repr(session) == "AgentSession(closed)"
+
+
+def test_log_lines_do_not_repeat_the_logger_name(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="starweaver"):
+        create_agent(model=TestModel("x")).run_sync("hi")
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("starweaver")]
+    assert lines, "a run logs at DEBUG"
+    assert not [line for line in lines if line.startswith("starweaver:")]
