@@ -26,6 +26,8 @@ import (
 type modelSpec struct {
 	Kind      string          `json:"kind"`
 	Responses []model.Message `json:"responses"`
+	// Auto: a test model without a script (model.NewAutoTestModel).
+	Auto bool `json:"auto"`
 	// Provider configures the provider kinds (see models.go).
 	Provider *providerSpec `json:"provider"`
 }
@@ -564,6 +566,12 @@ func capturedJSON(m *modelHandle) ([]byte, error) {
 func buildModel(s modelSpec) (*modelHandle, error) {
 	switch s.Kind {
 	case "test":
+		if s.Auto {
+			if len(s.Responses) > 0 {
+				return nil, specError("a test model is either auto or scripted, not both")
+			}
+			return &modelHandle{m: model.NewAutoTestModel()}, nil
+		}
 		m, err := model.NewCheckedTestModel(s.Responses...)
 		if err != nil {
 			return nil, specError("%v", err)

@@ -159,7 +159,9 @@ int sw_version(char **out, long long *out_len);
 int sw_error_kinds(char **out, long long *out_len);
 
 /* sw_model_new builds a model from a JSON spec:
- *   {"kind": "test", "responses": [...]}, {"kind": "function"}, or a
+ *   {"kind": "test", "responses": [...]}, {"kind": "test", "auto": true}
+ *   (no script: calls each offered tool once, then sums up),
+ *   {"kind": "function"}, or a
  *   provider model {"kind": "openai" | "openai-responses" | "anthropic",
  *   "provider": {"model": name, "base_url", "api_key", "headers": {...},
  *   "max_retries", "timeout_ms", "stream", "provider_name", "max_tokens",

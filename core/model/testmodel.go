@@ -19,6 +19,8 @@ type TestModel struct {
 	next      int
 	requests  []CapturedRequest
 	name      string
+	// auto: no script; see NewAutoTestModel.
+	auto bool
 }
 
 // CapturedRequest is one request as a TestModel received it. Messages is
@@ -34,6 +36,17 @@ type CapturedRequest struct {
 // fails once they run out.
 func NewTestModel(responses ...Message) *TestModel {
 	return &TestModel{responses: responses, name: "test"}
+}
+
+// NewAutoTestModel returns a model that needs no script: the first request
+// of a run calls every tool offered (but the output tool) once, with
+// arguments from [ExampleArguments]; the next answers with a summary: the
+// output tool called with example arguments when a structured answer is
+// asked for, else a JSON object of each tool's returned content by tool
+// name ("ok" when no tool was offered). Tests of an agent's wiring need no
+// script this way.
+func NewAutoTestModel() *TestModel {
+	return &TestModel{name: "test", auto: true}
 }
 
 // ErrInvalidScript is wrapped by NewCheckedTestModel's errors.
@@ -83,6 +96,12 @@ func (m *TestModel) Request(ctx context.Context, messages []Message, params Para
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.requests = append(m.requests, CapturedRequest{Messages: messages, Params: params})
+	if m.auto {
+		r := autoResponse(len(m.requests), messages, params)
+		r.ModelName = m.name
+		r.Usage = &Usage{Requests: 1}
+		return r, nil
+	}
 	if m.next >= len(m.responses) {
 		return Message{}, fmt.Errorf("%w: test model script exhausted after %d responses", ErrModel, len(m.responses))
 	}
@@ -94,6 +113,76 @@ func (m *TestModel) Request(ctx context.Context, messages []Message, params Para
 		r.Usage = &Usage{Requests: 1}
 	}
 	return r, nil
+}
+
+// autoResponse is NewAutoTestModel's answer to the nth request.
+func autoResponse(n int, messages []Message, params Params) Message {
+	output := ""
+	if params.Output != nil && params.Output.Mode == OutputTool {
+		output = params.Output.Name
+	}
+	if !answeredSincePrompt(messages) {
+		var calls []ToolCall
+		for i, d := range params.Tools {
+			if d.Name == output {
+				continue
+			}
+			args, err := json.Marshal(ExampleArguments(d.Parameters))
+			if err != nil {
+				args = []byte("{}")
+			}
+			calls = append(calls, ToolCall{ID: fmt.Sprintf("auto_%d_%d", n, i), Name: d.Name, Arguments: args})
+		}
+		if len(calls) > 0 {
+			return CallsResponse(calls...)
+		}
+	}
+	switch {
+	case output != "":
+		args, err := json.Marshal(ExampleArguments(params.Output.Schema))
+		if err != nil {
+			args = []byte("{}")
+		}
+		return CallsResponse(ToolCall{ID: fmt.Sprintf("auto_%d_output", n), Name: output, Arguments: args})
+	case params.Output != nil:
+		b, err := json.Marshal(ExampleArguments(params.Output.Schema))
+		if err != nil {
+			b = []byte("{}")
+		}
+		return Response(TextPart(string(b)))
+	}
+	returns := map[string]any{}
+	if len(messages) > 0 {
+		for _, p := range messages[len(messages)-1].Parts {
+			if p.Kind == KindToolReturn && p.Return != nil {
+				returns[p.Return.Name] = p.Return.Content
+			}
+		}
+	}
+	if len(returns) == 0 {
+		return Response(TextPart("ok"))
+	}
+	b, err := json.Marshal(returns)
+	if err != nil {
+		return Response(TextPart("ok"))
+	}
+	return Response(TextPart(string(b)))
+}
+
+// answeredSincePrompt reports whether a response follows the last user
+// prompt: the run's tools were called already.
+func answeredSincePrompt(messages []Message) bool {
+	for i := len(messages) - 1; i >= 0; i-- {
+		if messages[i].Kind == KindResponse {
+			return true
+		}
+		for _, p := range messages[i].Parts {
+			if p.Kind == KindUserPrompt {
+				return false
+			}
+		}
+	}
+	return false
 }
 
 var _ Streamer = (*TestModel)(nil)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 func TestNewCheckedTestModel(t *testing.T) {
@@ -96,4 +97,66 @@ func deltasJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestAutoTestModelCallsEachToolOnceThenSumsUp(t *testing.T) {
+	m := model.NewAutoTestModel()
+	ctx := context.Background()
+	params := model.Params{Tools: []tool.Definition{
+		{Name: "add", Parameters: map[string]any{"type": "object", "properties": map[string]any{
+			"a": map[string]any{"type": "integer"}, "b": map[string]any{"type": "integer", "minimum": 2.0}},
+			"required": []any{"a", "b"}}},
+		{Name: "now", Parameters: map[string]any{"type": "object"}},
+	}}
+	history := []model.Message{model.Request(model.UserPrompt("go"))}
+	first, err := m.Request(ctx, history, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, p := range first.Parts {
+		calls = append(calls, p.ToolCall.Name+string(p.ToolCall.Arguments))
+	}
+	if strings.Join(calls, " ") != `add{"a":0,"b":2} now{}` {
+		t.Fatalf("first response calls %v", calls)
+	}
+	history = append(history, first, model.Request(
+		model.ToolReturn(tool.Return{ToolCallID: first.Parts[0].ToolCall.ID, Name: "add", Content: 2.0}),
+		model.ToolReturn(tool.Return{ToolCallID: first.Parts[1].ToolCall.ID, Name: "now", Content: "noon"}),
+	))
+	second, err := m.Request(ctx, history, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := second.Parts[0].Text; got != `{"add":2,"now":"noon"}` {
+		t.Fatalf("summary = %q", got)
+	}
+	// A new run in the same conversation calls the tools again.
+	history = append(history, second, model.Request(model.UserPrompt("again")))
+	third, _ := m.Request(ctx, history, params)
+	if len(third.Parts) != 2 || third.Parts[0].ToolCall == nil {
+		t.Fatalf("a new prompt should call the tools again, got %+v", third)
+	}
+	if m.Remaining() != 0 || len(m.Requests()) != 3 {
+		t.Fatalf("Remaining = %d, Requests = %d", m.Remaining(), len(m.Requests()))
+	}
+}
+
+func TestAutoTestModelAnswersStructuredOutputAndPlainPrompts(t *testing.T) {
+	m := model.NewAutoTestModel()
+	ctx := context.Background()
+	out := &model.Output{Mode: model.OutputTool, Name: "final_result", Schema: map[string]any{
+		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}
+	params := model.Params{Tools: []tool.Definition{{Name: "final_result", Parameters: out.Schema}}, Output: out}
+	r, err := m.Request(ctx, []model.Message{model.Request(model.UserPrompt("where?"))}, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Parts) != 1 || r.Parts[0].ToolCall.Name != "final_result" || string(r.Parts[0].ToolCall.Arguments) != `{"city":"a"}` {
+		t.Fatalf("structured answer = %+v", r.Parts)
+	}
+	plain, _ := m.Request(ctx, []model.Message{model.Request(model.UserPrompt("hi"))}, model.Params{})
+	if plain.Parts[0].Text != "ok" {
+		t.Fatalf("no tools, no output: %+v", plain.Parts)
+	}
 }

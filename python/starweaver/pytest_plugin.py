@@ -4,8 +4,9 @@
 - ``call_tool``: ``call_tool(tool, arguments, deps=..., metadata=...)`` calls
   one tool as a run does and returns its ``ToolReturnPart``
   (``starweaver.testing.call_tool_sync``).
-- ``test_model``: a fresh ``TestModel`` answering ``"ok"``; it records every
-  request (``test_model.captured_messages()``, ``captured_params()``).
+- ``test_model``: a fresh ``TestModel()`` (no script: it calls each tool
+  once, then sums up); it records every request
+  (``test_model.captured_messages()``, ``captured_params()``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def call_tool() -> Callable[..., object]:
 
 @pytest.fixture
 def test_model() -> TestModel:
-    """A TestModel answering "ok" that records what it is sent."""
+    """A TestModel without a script (see TestModel) that records what it is sent."""
     from starweaver.testing import TestModel  # noqa: PLC0415 - see above
 
     return TestModel()

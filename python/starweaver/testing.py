@@ -117,10 +117,17 @@ def _typed_messages(raw: Sequence[Any]) -> list[ModelMessage]:
 
 
 class TestModel:
-    """A scripted model: it answers with ``responses`` in order.
+    """A model for tests, inside the Go runtime; it records every request.
 
-    ``TestModel()`` answers once with ``"ok"``; running past the script fails
-    the run with ``ModelError("test model script exhausted ...")``.
+    ``TestModel()`` needs no script: the first request of a run calls every
+    tool offered once, with arguments generated from its schema (required
+    fields only, at their lower bounds, first choices), and the next
+    answers with a summary: the structured answer generated from the output
+    type's schema, or a JSON object of each tool's returned content by
+    name (``"ok"`` when no tool was offered). ``TestModel("text")`` answers
+    once with text, ``TestModel.responses([...])`` with a script in order;
+    running past a script fails the run with
+    ``ModelError("test model script exhausted ...")``.
     """
 
     __test__ = False  # not a pytest test class
@@ -128,9 +135,13 @@ class TestModel:
     def __init__(self, text: str | None = None, *, responses: Sequence[ModelResponse] | None = None) -> None:
         if text is not None and responses is not None:
             raise ValueError("pass either text or responses, not both")
-        items: Sequence[ModelResponse] = responses if responses is not None else [text if text is not None else "ok"]
+        self._auto = text is None and responses is None
+        items: Sequence[ModelResponse] = responses if responses is not None else [text] if text is not None else []
         self._responses = [_response_message(r) for r in items]
-        self._handle = _capi.model_new({"kind": "test", "responses": self._responses})
+        spec: dict[str, Any] = (
+            {"kind": "test", "auto": True} if self._auto else {"kind": "test", "responses": self._responses}
+        )
+        self._handle = _capi.model_new(spec)
         weakref.finalize(self, _capi.release, self._handle)
 
     @classmethod
@@ -177,7 +188,7 @@ class TestModel:
         return self._handle
 
     def __repr__(self) -> str:
-        return f"TestModel(responses={len(self._responses)})"
+        return "TestModel(auto)" if self._auto else f"TestModel(responses={len(self._responses)})"
 
 
 FunctionModelCallback = Callable[[list[Any], dict[str, Any]], Union[ModelResponse, Awaitable[ModelResponse]]]

@@ -445,7 +445,7 @@ def test_duplicate_tool_names_rejected() -> None:
     from starweaver import AgentError
 
     with pytest.raises(AgentError, match="add"):
-        create_agent(model=TestModel(), tools=[add], toolsets=[ts])
+        create_agent(model=TestModel("ok"), tools=[add], toolsets=[ts])
 
 
 def test_sessions_keep_history_and_refuse_concurrent_runs() -> None:

@@ -250,7 +250,7 @@ def test_agent_grants_are_session_defaults_and_reject_bad_values() -> None:
     run(agent.run("go"))
     assert seen == [{"db": 1}]
     with pytest.raises(TypeError, match="ToolCapabilityGrant"):
-        create_agent(model=TestModel(), tool_capability_grants={"probe": {"host_capabilities": ["db"]}})  # type: ignore[dict-item]
+        create_agent(model=TestModel("ok"), tool_capability_grants={"probe": {"host_capabilities": ["db"]}})  # type: ignore[dict-item]
 
 
 def test_named_dependencies_of_the_session_join_its_runs() -> None:

@@ -267,7 +267,7 @@ def test_a_closed_store_refuses_every_call(backend: Backend) -> None:
         lambda: store.list(SCOPE),
         lambda: store.delete(SCOPE, ref.artifact_id),
         lambda: store.purge_expired(SCOPE),
-        lambda: create_agent(model=TestModel(), artifact_store=store, artifact_scope=SCOPE),
+        lambda: create_agent(model=TestModel("ok"), artifact_store=store, artifact_scope=SCOPE),
     ):
         with pytest.raises(StateError, match="closed"):
             closed_call()

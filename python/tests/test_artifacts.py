@@ -201,11 +201,11 @@ def test_without_a_store_ctx_artifacts_is_a_user_error() -> None:
 
 def test_store_and_scope_go_together() -> None:
     with pytest.raises(TypeError, match="go together"):
-        create_agent(model=TestModel(), artifact_store=MemoryArtifactStore())
+        create_agent(model=TestModel("ok"), artifact_store=MemoryArtifactStore())
     with pytest.raises(TypeError, match="go together"):
-        create_agent(model=TestModel(), artifact_scope="tenant.acme")
+        create_agent(model=TestModel("ok"), artifact_scope="tenant.acme")
     with pytest.raises(ValueError, match="scope"):
-        create_agent(model=TestModel(), artifact_store=MemoryArtifactStore(), artifact_scope="../x")
+        create_agent(model=TestModel("ok"), artifact_store=MemoryArtifactStore(), artifact_scope="../x")
 
 
 # -- resolution failures at the model boundary ------------------------------------
@@ -330,7 +330,7 @@ def test_budget_options() -> None:
     assert ret.content.endswith("\n" + BIG[:100]) and ret.metadata["starweaver_spilled"]["head_bytes"] == 100
     with pytest.raises(Exception, match="output budget"):
         create_agent(
-            model=TestModel(),
+            model=TestModel("ok"),
             artifact_store=store,
             artifact_scope="t",
             output_budget=OutputBudget(max_bytes=10, head_bytes=20),

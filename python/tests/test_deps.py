@@ -240,7 +240,7 @@ def untyped(ctx: ToolContext) -> object:
     return ctx.deps["anything"]
 
 
-agent = create_agent(model=TestModel(), tools=[key_length], deps=MyDeps("k"))
+agent = create_agent(model=TestModel("ok"), tools=[key_length], deps=MyDeps("k"))
 n: int = key_length.func(ToolContext(deps=MyDeps("k")))
 """
 

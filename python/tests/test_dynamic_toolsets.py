@@ -96,7 +96,7 @@ def test_dynamic_abstract_toolset_prepares_tools_and_instructions() -> None:
         def get_instructions(self, ctx: ToolsetContext) -> str:
             return "Use lookup."
 
-    model = TestModel()
+    model = TestModel("ok")
     result = run(create_agent(model=model, toolsets=[Docs("docs")]).run("go"))
     assert names(model) == ["lookup"]
     assert "Use lookup." in model.captured_messages()[0][0]["instructions"]
@@ -111,7 +111,7 @@ def test_dynamic_toolset_context_exposes_environment_resources_and_raw_state() -
             seen.append(ctx)
             return []
 
-    run(create_agent(model=TestModel(), toolsets=[Probe("probe")], metadata={"tenant": "a"}).run("go"))
+    run(create_agent(model=TestModel("ok"), toolsets=[Probe("probe")], metadata={"tenant": "a"}).run("go"))
     ctx = seen[0]
     assert ctx.session_id == ctx.conversation_id != ""
     assert ctx.metadata == {"tenant": "a"} and ctx.raw_context["run_id"] == ctx.run_id
@@ -151,7 +151,7 @@ def test_dynamic_toolset_lifecycle_policy_enforces_read_timeout() -> None:
 
     ts = Slow("slow", lifecycle_policy=ToolsetLifecyclePolicy(read_timeout_ms=50))
     with pytest.raises(AgentError, match=r'toolset "slow": read timed out after 50ms'):
-        run(create_agent(model=TestModel(), toolsets=[ts]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[ts]).run("go"))
 
 
 def test_a_raising_phase_fails_the_run_naming_the_toolset() -> None:
@@ -160,7 +160,7 @@ def test_a_raising_phase_fails_the_run_naming_the_toolset() -> None:
             raise ValueError("no catalogue")
 
     with pytest.raises(AgentError, match=r'toolset "broken": read: prepare\(\) raised ValueError: no catalogue'):
-        run(create_agent(model=TestModel(), toolsets=[Broken("broken")]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[Broken("broken")]).run("go"))
 
 
 def test_an_unavailable_toolset_is_left_out_or_fails_the_run() -> None:
@@ -170,7 +170,7 @@ def test_an_unavailable_toolset_is_left_out_or_fails_the_run() -> None:
 
     ts = Down()
     events: list[dict[str, Any]] = []
-    model = TestModel()
+    model = TestModel("ok")
     result = run(create_agent(model=model, toolsets=[ts]).run("go", on_event=events.append))
     assert result.output and names(model) == [] and ts.calls == []
     [report] = [e["custom"]["payload"] for e in events if e.get("kind") == "custom"]
@@ -178,7 +178,7 @@ def test_an_unavailable_toolset_is_left_out_or_fails_the_run() -> None:
     assert "enter() raised ConnectionError: server down" in report["error"]
     strict = Down(lifecycle_policy=ToolsetLifecyclePolicy(fail_on_unavailable=True))
     with pytest.raises(AgentError, match=r'toolset "docs": enter: enter\(\) raised ConnectionError'):
-        run(create_agent(model=TestModel(), toolsets=[strict]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[strict]).run("go"))
 
 
 def test_runtime_stream_exposes_toolset_lifecycle_reports() -> None:
@@ -337,11 +337,11 @@ def test_per_run_toolset_factory_accepts_sequence_and_preparation_toolsets() -> 
     factory = ToolsetFactory(
         lambda ctx: ToolsetPreparation(tools=[lookup], toolsets=[fs.prefixed("x"), inner]), name="outer"
     )
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model).run("go", toolsets=[factory]))
     assert names(model) == ["lookup", "search", "x_read"]
     listed = ToolsetFactory(lambda ctx: [Toolset("a", tools=[lookup]), search], name="listed")
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model).run("go", toolsets=[listed]))
     assert names(model) == ["lookup", "search"]
 
@@ -351,7 +351,7 @@ def test_abstract_toolset_wrapper_methods_prepare_dynamic_inventory() -> None:
         def get_tools(self, ctx: ToolsetContext) -> list[Any]:
             return [lookup]
 
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model, toolsets=[Docs("docs").with_metadata(bundle="kb").prefixed("ws")]).run("go"))
     [d] = model.captured_params()[0]["tools"]
     assert d["name"] == "ws_lookup" and d["metadata"]["bundle"] == "kb"
@@ -378,7 +378,7 @@ def test_abstract_toolset_approval_and_deferred_wrappers_preserve_hitl() -> None
 def test_duplicate_tool_names_across_dynamic_toolsets_fail_during_preparation() -> None:
     twice = ToolsetFactory(lambda ctx: [lookup], name="twice")
     with pytest.raises(AgentError, match="duplicate tool name|lookup"):
-        run(create_agent(model=TestModel(), tools=[lookup], toolsets=[twice]).run("go"))
+        run(create_agent(model=TestModel("ok"), tools=[lookup], toolsets=[twice]).run("go"))
 
 
 def test_policy_and_wrapper_arguments_are_checked() -> None:
@@ -389,7 +389,7 @@ def test_policy_and_wrapper_arguments_are_checked() -> None:
     with pytest.raises(ValueError, match="positive"):
         run(
             create_agent(
-                model=TestModel(), toolsets=[Recording(lifecycle_policy=ToolsetLifecyclePolicy(read_timeout_ms=0))]
+                model=TestModel("ok"), toolsets=[Recording(lifecycle_policy=ToolsetLifecyclePolicy(read_timeout_ms=0))]
             ).run("go")
         )
     assert ToolsetLifecyclePolicy()._spec() == {}
@@ -424,12 +424,12 @@ def test_lifecycle_policy_bounds_enter_and_exit() -> None:
 
     policy = ToolsetLifecyclePolicy(initialization_timeout_ms=50, fail_on_unavailable=True)
     with pytest.raises(AgentError, match=r'toolset "docs": enter timed out after 50ms'):
-        run(create_agent(model=TestModel(), toolsets=[StuckEnter(lifecycle_policy=policy)]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[StuckEnter(lifecycle_policy=policy)]).run("go"))
 
     # Without fail_on_unavailable the toolset is left out and reported.
     events: list[dict[str, Any]] = []
     left_out = StuckEnter(lifecycle_policy=ToolsetLifecyclePolicy(initialization_timeout_ms=50))
-    model = TestModel()
+    model = TestModel("ok")
     result = run(create_agent(model=model, toolsets=[left_out]).run("go", on_event=events.append))
     assert result.output and names(model) == []
     [report] = [e["custom"]["payload"] for e in events if e.get("kind") == "custom"]

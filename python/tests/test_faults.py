@@ -26,7 +26,7 @@ def test_unknown_and_released_handles_are_state_errors() -> None:
     for fn in (_capi.release, _capi.run_cancel, _capi.session_messages, _capi.session_new, _capi.model_captured):
         with pytest.raises(StateError):
             fn(10**12)
-    model = TestModel()
+    model = TestModel("ok")
     with pytest.raises(StateError, match="not a"):
         _capi.session_new(model._native_handle())  # a model handle is not an agent
     with pytest.raises(StateError):
@@ -40,7 +40,7 @@ def test_malformed_specs_are_value_errors() -> None:
         _capi.model_new({"kind": "test", "bogus": 1})
     with pytest.raises(ValueError):
         _capi.model_new({"kind": "quantum"})
-    model = TestModel()
+    model = TestModel("ok")
     with pytest.raises(ValueError):
         _capi.agent_new({"model": model._native_handle(), "tools": [{"id": 1, "definition": {"name": ""}}]})
     with pytest.raises(AgentError, match="parameters"):
@@ -115,11 +115,11 @@ def test_fork_after_import_gets_clear_error() -> None:
         import os, sys
         from starweaver import create_agent
         from starweaver.testing import TestModel
-        TestModel()  # the library is loaded and the Go runtime started
+        TestModel("ok")  # the library is loaded and the Go runtime started
         pid = os.fork()
         if pid == 0:
             try:
-                TestModel()
+                TestModel("ok")
             except RuntimeError as exc:
                 os._exit(0 if "fork" in str(exc) else 2)
             os._exit(3)

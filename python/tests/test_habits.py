@@ -69,7 +69,7 @@ def test_agent_tool_and_tool_plain_add_tools_the_model_calls() -> None:
 
 
 def test_agent_tool_refuses_the_wrong_kind_of_function() -> None:
-    agent = create_agent(model=TestModel())
+    agent = create_agent(model=TestModel("ok"))
     with pytest.raises(TypeError, match=r"tool_plain"):
 
         @agent.tool
@@ -231,7 +231,7 @@ def test_public_objects_have_useful_reprs() -> None:
         return q
 
     agent = create_agent(
-        model=TestModel(), tools=[lookup], name="bot", output_type=City, toolsets=[filesystem_toolset()]
+        model=TestModel("ok"), tools=[lookup], name="bot", output_type=City, toolsets=[filesystem_toolset()]
     )
     assert (
         repr(agent) == "Agent(name='bot', model=TestModel(responses=1), tools=['lookup'], toolsets=1, output_type=City)"
@@ -255,3 +255,30 @@ def test_log_lines_do_not_repeat_the_logger_name(caplog: pytest.LogCaptureFixtur
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("starweaver")]
     assert lines, "a run logs at DEBUG"
     assert not [line for line in lines if line.startswith("starweaver:")]
+
+
+def test_a_test_model_without_a_script_calls_every_tool_then_sums_up() -> None:
+    from pydantic import BaseModel
+
+    class Forecast(BaseModel):
+        city: str
+        celsius: float
+
+    seen: list[tuple[str, int]] = []
+
+    def weather(city: str, days: int = 1) -> str:
+        seen.append((city, days))
+        return f"sunny in {city}"
+
+    def shout(text: str) -> str:
+        return text.upper()
+
+    model = TestModel()
+    result = create_agent(model=model, tools=[weather, shout]).run_sync("go")
+    assert json.loads(result.output) == {"weather": "sunny in a", "shout": "A"}
+    assert seen == [("a", 1)]
+    assert len(model.captured_messages()) == 2
+    structured = create_agent(model=TestModel(), tools=[weather], output_type=Forecast).run_sync("go")
+    assert structured.output == Forecast(city="a", celsius=0)
+    assert create_agent(model=TestModel()).run_sync("hi").output == "ok"
+    assert repr(TestModel()) == "TestModel(auto)"

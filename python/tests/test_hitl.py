@@ -297,8 +297,8 @@ def test_export_and_restore_in_process_and_tampering() -> None:
         for bad_agent, bad_state, allow in (
             (agent2, tampered, True),
             (agent2, {**state, "version": 2}, True),
-            (create_agent(model=TestModel(), tools=[add]), state, True),
-            (create_agent(model=TestModel(), tools=[deploy], state_key="k"), state, False),
+            (create_agent(model=TestModel("ok"), tools=[add]), state, True),
+            (create_agent(model=TestModel("ok"), tools=[deploy], state_key="k"), state, False),
         ):
             with pytest.raises(StateError):
                 bad_agent.session_from_state(bad_state, allow_unsigned=allow)

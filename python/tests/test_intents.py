@@ -205,13 +205,13 @@ def test_intents_need_a_final_result_and_a_journal() -> None:
     assert ret["metadata"]["error_kind"] == "user_error"
     assert "no intent journal" in ret["content"]["message"]
     with pytest.raises(AgentError, match="intent_journal"):
-        create_agent(model=TestModel()).tool_intents("s", "p")
+        create_agent(model=TestModel("ok")).tool_intents("s", "p")
     with pytest.raises(TypeError, match="intent_journal"):
-        create_agent(model=TestModel(), intent_journal="nope")  # type: ignore[arg-type]
+        create_agent(model=TestModel("ok"), intent_journal="nope")  # type: ignore[arg-type]
 
 
 def test_host_ingress_duplicate_submits_and_refusals(store: Store) -> None:
-    agent = create_agent(model=TestModel(), intent_journal=store)
+    agent = create_agent(model=TestModel("ok"), intent_journal=store)
     ingress = agent.tool_intents("session-1", "host-process")
     key = ingress.key("spawn-report-worker", 0)
     start = StartProcess(originator="report-worker", input={"report": 42}, id="replaced-by-the-intent-key")
@@ -223,7 +223,7 @@ def test_host_ingress_duplicate_submits_and_refusals(store: Store) -> None:
     assert again.model_addendum == first.model_addendum
     assert first.model_addendum.startswith("[tool intent start_process #0 executed: {")
     # Another agent over the same journal shares the identity gate.
-    other = create_agent(model=TestModel(), intent_journal=store).tool_intents("session-1", "host-process")
+    other = create_agent(model=TestModel("ok"), intent_journal=store).tool_intents("session-1", "host-process")
     assert other.submit(other.key("spawn-report-worker", 0), start).replayed is True
     with pytest.raises(ToolIntentIdentityBoundToDifferentIntent):
         ingress.submit(key, StartProcess(originator="someone-else"))
@@ -243,7 +243,7 @@ def test_host_ingress_duplicate_submits_and_refusals(store: Store) -> None:
 
 
 def test_parent_end_policies(store: Store) -> None:
-    agent = create_agent(model=TestModel(), intent_journal=store)
+    agent = create_agent(model=TestModel("ok"), intent_journal=store)
     ingress = agent.tool_intents("session-1", "parent")
     kept = ingress.submit(ingress.key("spawn", 0), StartProcess(on_parent_end=ProcessParentEndPolicy.ABANDON))
     cancelled = ingress.submit(ingress.key("spawn", 1), StartProcess())
@@ -374,7 +374,7 @@ def test_killed_after_the_attempt_commit_a_redrive_realises_each_intent_once(
         assert trigger["result"]["sequence"] == 0 and trigger["result"]["duplicate"] is False
         # Each intent was realised once: a host submitting the same trigger
         # under another key finds the first occurrence.
-        host = create_agent(model=TestModel(), intent_journal=store).tool_intents(sid, "host")
+        host = create_agent(model=TestModel("ok"), intent_journal=store).tool_intents(sid, "host")
         dup = host.submit(host.key("again", 0), EmitTrigger("report_queued", idempotency_key="report-q1"))
         assert dup.result["duplicate"] is True and dup.result["sequence"] == 0
         # The started process holds one entry: its start.

@@ -152,7 +152,7 @@ def test_recover_by_id_and_refusals(tmp_path: Path, effects: str) -> None:
     async def main() -> None:
         with SqliteSessionStore(db) as store:
             # Without a journal the calls would simply run again.
-            plain = create_agent(model=TestModel(), tools=[send_tool(effects)], session_store=store, state_key=STATE_KEY)
+            plain = create_agent(model=TestModel("ok"), tools=[send_tool(effects)], session_store=store, state_key=STATE_KEY)
             session = await plain.open_session(sid)
             with pytest.raises(AgentError):
                 await session.recover()
@@ -182,14 +182,14 @@ def test_store_objects_and_options(tmp_path: Path) -> None:
     with SqliteStore(db) as store, SqliteSessionStore(db) as old:
         assert isinstance(old, SqliteStore) and isinstance(old, Store) and isinstance(store, SessionStore)
         assert repr(store) == f"SqliteStore({db!r})" and repr(old) == f"SqliteSessionStore({db!r})"
-        a = create_agent(model=TestModel(), session_store=old, effect_journal=store, effect_recovery="retry_safe")
+        a = create_agent(model=TestModel("ok"), session_store=old, effect_journal=store, effect_recovery="retry_safe")
         assert a.effect_journal is store
         with pytest.raises(TypeError):
-            create_agent(model=TestModel(), effect_journal=db)  # type: ignore[arg-type]
+            create_agent(model=TestModel("ok"), effect_journal=db)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="effect_recovery"):
-            create_agent(model=TestModel(), effect_journal=store, effect_recovery="sometimes")  # type: ignore[arg-type]
+            create_agent(model=TestModel("ok"), effect_journal=store, effect_recovery="sometimes")  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="effect_recovery"):
-            create_agent(model=TestModel(), effect_recovery="retry_safe")
+            create_agent(model=TestModel("ok"), effect_recovery="retry_safe")
     with pytest.raises(TypeError, match="abstract"):
         Store({"kind": "sqlite", "path": db})
 

@@ -146,7 +146,7 @@ def test_except_agent_error_still_catches_limits() -> None:
 )
 def test_invalid_agent_limits(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
-        create_agent(model=TestModel(), **options)
+        create_agent(model=TestModel("ok"), **options)
 
 
 def test_invalid_run_limits() -> None:
@@ -163,7 +163,7 @@ def test_limit_types() -> None:
     with pytest.raises(TypeError, match="request_limit must be an int"):
         UsageLimits(request_limit=True)
     with pytest.raises(TypeError, match="usage_limits must be a UsageLimits"):
-        create_agent(model=TestModel(), usage_limits={"request_limit": 3})  # type: ignore[arg-type]
+        create_agent(model=TestModel("ok"), usage_limits={"request_limit": 3})  # type: ignore[arg-type]
 
 
 def test_usage_limit_exceeded_pickles() -> None:

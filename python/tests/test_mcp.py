@@ -256,7 +256,7 @@ def test_a_server_that_cannot_start_is_a_clear_error(transport: McpTransport) ->
     assert len(reports) == 1 and 'toolset "broken"' in reports[0]["error"]
     with pytest.raises(AgentError, match=r'toolset "broken"') as info:
         strict = create_agent(
-            model=TestModel(),
+            model=TestModel("ok"),
             toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)],
             unavailable_tools="fail",
         )

@@ -153,7 +153,7 @@ def test_message_history_continues_on_a_fresh_session() -> None:
     ],
 )
 def test_malformed_message_history_is_a_value_error(history: list[dict[str, Any]], match: str) -> None:
-    agent = create_agent(model=TestModel())
+    agent = create_agent(model=TestModel("ok"))
     with pytest.raises(ValueError, match=match):
         run(agent.run("go", message_history=history))
 

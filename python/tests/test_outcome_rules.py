@@ -143,7 +143,7 @@ def test_tool_ranges_are_checked_once_by_the_runtime(option: str, value: int, me
 
     t = Tool(f, **{option: value})  # type: ignore[arg-type]  # Python checks only the type
     with pytest.raises(ValueError, match=message):
-        create_agent(model=TestModel(), tools=[t])
+        create_agent(model=TestModel("ok"), tools=[t])
     with pytest.raises(TypeError, match=f"{option} must be an int or None"):
         Tool(f, **{option: "1"})  # type: ignore[arg-type]
 
@@ -161,7 +161,7 @@ def test_toolset_ranges_are_checked_once_by_the_runtime(option: str, value: int,
 
     ts = Toolset("ts", **{option: value})  # type: ignore[arg-type]  # Python checks only the type
     with pytest.raises(ValueError, match=message):
-        create_agent(model=TestModel(), toolsets=[ts])
+        create_agent(model=TestModel("ok"), toolsets=[ts])
     with pytest.raises(TypeError, match=f"{option} must be an int or None"):
         Toolset("ts", **{option: 1.5})  # type: ignore[arg-type]
 

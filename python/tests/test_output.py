@@ -256,13 +256,13 @@ def test_output_in_sessions() -> None:
 
 
 def test_output_validator_needs_an_output_type() -> None:
-    agent = create_agent(model=TestModel())
+    agent = create_agent(model=TestModel("ok"))
     with pytest.raises(TypeError, match="output_type"):
         agent.output_validator(lambda v: v)
     with pytest.raises(ValueError, match="output_mode"):
-        create_agent(model=TestModel(), output_mode="native")
+        create_agent(model=TestModel("ok"), output_mode="native")
     with pytest.raises(ValueError, match="output_mode"):
-        create_agent(model=TestModel(), output_type=int, output_mode="xml")  # type: ignore[arg-type]
+        create_agent(model=TestModel("ok"), output_type=int, output_mode="xml")  # type: ignore[arg-type]
 
 
 def test_output_validator_must_return_the_value() -> None:

@@ -159,10 +159,10 @@ def test_fail_fast_lets_what_is_no_failure_through(calls: list[dict[str, Any]]) 
 
 def test_policy_values_are_checked() -> None:
     with pytest.raises(ValueError, match="fail_fast"):
-        create_agent(model=TestModel(), tool_error_policy="sometimes")  # type: ignore[arg-type]
+        create_agent(model=TestModel("ok"), tool_error_policy="sometimes")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        create_agent(model=TestModel(), tool_error_policy=1)  # type: ignore[arg-type]
-    agent = create_agent(model=TestModel())
+        create_agent(model=TestModel("ok"), tool_error_policy=1)  # type: ignore[arg-type]
+    agent = create_agent(model=TestModel("ok"))
     with pytest.raises(ValueError, match="fail_fast"):
         asyncio.run(agent.run("go", tool_error_policy="never"))  # type: ignore[arg-type]
 

@@ -66,7 +66,7 @@ def test_run_settings_are_merged_over_the_agents() -> None:
 
 
 def test_no_settings_sends_none() -> None:
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model).run("hi"))
     assert "settings" not in model.captured_params()[0]
 
@@ -86,8 +86,8 @@ def test_out_of_range_settings_are_one_value_error() -> None:
     with pytest.raises(
         ValueError, match=r"temperature must be between 0 and 2, got 3; max_tokens must be positive, got 0"
     ):
-        create_agent(model=TestModel(), model_settings={"temperature": 3, "max_tokens": 0})
-    agent = create_agent(model=TestModel())
+        create_agent(model=TestModel("ok"), model_settings={"temperature": 3, "max_tokens": 0})
+    agent = create_agent(model=TestModel("ok"))
     with pytest.raises(ValueError, match="top_p must be between 0 and 1"):
         run(agent.run("hi", model_settings={"top_p": 1.5}))
     with pytest.raises(ValueError, match="timeout must be positive"):
@@ -96,11 +96,11 @@ def test_out_of_range_settings_are_one_value_error() -> None:
 
 def test_settings_type_errors() -> None:
     with pytest.raises(TypeError, match="unknown key 'temprature'"):
-        create_agent(model=TestModel(), model_settings={"temprature": 1})  # type: ignore[typeddict-unknown-key]
+        create_agent(model=TestModel("ok"), model_settings={"temprature": 1})  # type: ignore[typeddict-unknown-key]
     with pytest.raises(TypeError, match="stop must be a list of strings"):
-        create_agent(model=TestModel(), model_settings={"stop": "END"})  # type: ignore[typeddict-item]
+        create_agent(model=TestModel("ok"), model_settings={"stop": "END"})  # type: ignore[typeddict-item]
     with pytest.raises(TypeError, match="model_settings must be a dict"):
-        create_agent(model=TestModel(), model_settings=[("temperature", 1)])  # type: ignore[arg-type]
+        create_agent(model=TestModel("ok"), model_settings=[("temperature", 1)])  # type: ignore[arg-type]
 
 
 def usage_of(**tokens: int) -> dict[str, int]:
@@ -133,7 +133,7 @@ def test_run_usage_sums_responses() -> None:
 
 
 def test_usage_keys_present_without_tokens() -> None:
-    result = run(create_agent(model=TestModel()).run("hi"))
+    result = run(create_agent(model=TestModel("ok")).run("hi"))
     assert result.usage == {
         "requests": 1,
         "input_tokens": 0,

@@ -407,7 +407,7 @@ def test_host_only_returns_cannot_be_in_a_history() -> None:
         },
     ]
     with pytest.raises(ValueError, match="host-only"):
-        create_agent(model=TestModel(), tools=[audit_log]).session(message_history=history)
+        create_agent(model=TestModel("ok"), tools=[audit_log]).session(message_history=history)
 
 
 def test_function_model_reads_parts() -> None:

@@ -86,7 +86,7 @@ def test_prefixed_renamed_filtered_and_with_metadata_reach_the_model_and_run() -
 
 
 def test_filtered_include_keeps_only_the_named_tools() -> None:
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model, toolsets=[files().filtered(include=["read", "nope"])]).run("go"))
     assert names(model) == ["read"]
     with pytest.raises(ValueError, match="include or exclude"):
@@ -95,20 +95,20 @@ def test_filtered_include_keeps_only_the_named_tools() -> None:
 
 def test_combinators_return_copies() -> None:
     base = files()
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model, toolsets=[base, base.prefixed("x").filtered(include="x_read")]).run("go"))
     assert sorted(names(model)) == ["read", "remove", "write", "x_read"]
 
 
 def test_combined_toolset_unites_members_and_names_both_on_a_duplicate() -> None:
     web = Toolset("web", tools=[fetch], instructions="Fetch politely.")
-    model = TestModel()
+    model = TestModel("ok")
     run(create_agent(model=model, toolsets=[CombinedToolset("all", [files().prefixed("fs"), web])]).run("go"))
     assert names(model) == ["fetch", "fs_read", "fs_remove", "fs_write"]
     assert "Fetch politely." in model.captured_messages()[0][0]["instructions"]
     twice = CombinedToolset("all", [files(), Toolset("more", tools=[read])])
     with pytest.raises(AgentError, match=r'"read".*"files".*"more"|read.*files.*more'):
-        create_agent(model=TestModel(), toolsets=[twice])
+        create_agent(model=TestModel("ok"), toolsets=[twice])
 
 
 # -- tool availability and preparation ----------------------------------------------
@@ -144,14 +144,14 @@ def test_available_and_prepare_on_tools_are_asked_each_step_with_the_run_context
     assert [s[1:] for s in seen] == [(0, {"team": "a"}, ("beta",), "ada"), (1, {"team": "a"}, ("beta",), "ada")]
     assert all(name.startswith("starweaver-tool") for name in threads), threads  # sync checks run in the pool
 
-    hidden = TestModel()
+    hidden = TestModel("ok")
     run(create_agent(model=hidden, tools=[described]).run("go", metadata={"hide": True}))
     assert names(hidden) == []
 
 
 def test_unavailable_tools_fail_policy_fails_the_run_before_the_model_is_asked() -> None:
     gated = tool(read.func, name="gated", available=lambda ctx: False)
-    model = TestModel()
+    model = TestModel("ok")
     with pytest.raises(AgentError, match="gated"):
         run(create_agent(model=model, tools=[gated], unavailable_tools="fail").run("go"))
     assert model.captured_params() == []
@@ -162,13 +162,13 @@ def test_a_raising_availability_check_ends_the_run_with_a_clear_error() -> None:
         raise RuntimeError("no database")
 
     with pytest.raises(AgentError, match=r"available callback of tool 'flaky' raised RuntimeError: no database"):
-        run(create_agent(model=TestModel(), tools=[tool(read.func, name="flaky", available=broken)]).run("go"))
+        run(create_agent(model=TestModel("ok"), tools=[tool(read.func, name="flaky", available=broken)]).run("go"))
 
     def not_bool(ctx: ToolsetContext) -> Any:
         return "yes"
 
     with pytest.raises(AgentError, match="available must return a bool"):
-        run(create_agent(model=TestModel(), tools=[tool(read.func, name="flaky", available=not_bool)]).run("go"))
+        run(create_agent(model=TestModel("ok"), tools=[tool(read.func, name="flaky", available=not_bool)]).run("go"))
 
 
 # -- toolset preparation ---------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_prepared_rewrites_and_hides_definitions_with_the_run_context() -> None:
     assert tool_returns(model.captured_messages(), "fs_read")[0]["content"] == "read b"
     assert contexts[0].run_id and contexts[0].run_step == 0
 
-    unchanged = TestModel()
+    unchanged = TestModel("ok")
     run(create_agent(model=unchanged, toolsets=[ts]).run("go", metadata={"unchanged": True}))
     assert [d["description"] for d in sent(unchanged)] == ["Read a file.", "Remove a file.", "Write a file."]
 
@@ -202,7 +202,7 @@ def test_async_prepared_and_predicate_filter() -> None:
         await asyncio.sleep(0)
         return [d for d in defs if d["name"].startswith("re")]
 
-    model = TestModel()
+    model = TestModel("ok")
     ts = files().with_metadata(safe=True).prepared(only_reads).filtered(predicate=lambda d: d["name"] != "remove")
     run(create_agent(model=model, toolsets=[ts]).run("go"))
     assert names(model) == ["read"]
@@ -213,13 +213,13 @@ def test_a_failing_prepared_callback_ends_the_run_with_a_clear_error() -> None:
         raise KeyError("tenant")
 
     with pytest.raises(AgentError, match=r"prepared\(\) callback of toolset 'files' raised KeyError"):
-        run(create_agent(model=TestModel(), toolsets=[files().prepared(broken)]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[files().prepared(broken)]).run("go"))
 
     def renames(ctx: ToolsetContext, defs: list[dict[str, Any]]) -> Any:
         return [{**defs[0], "name": "other"}]
 
     with pytest.raises(AgentError, match="other"):
-        run(create_agent(model=TestModel(), toolsets=[files().prepared(renames)]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[files().prepared(renames)]).run("go"))
 
 
 # -- tags ------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_hidden_by_tags_and_active_tags_of_agent_and_run() -> None:
 
     with pytest.raises(AgentError, match="search_web"):
         run(
-            create_agent(model=TestModel(), tools=[remote], unavailable_tools="fail").run("go", active_tags=["offline"])
+            create_agent(model=TestModel("ok"), tools=[remote], unavailable_tools="fail").run("go", active_tags=["offline"])
         )
     with pytest.raises(TypeError):
         tool(read.func, tags="search")
@@ -337,7 +337,7 @@ def test_a_raising_instructions_callback_ends_the_run_clearly() -> None:
 
     ts = FunctionToolset("ops", tools=[read], instructions=[broken])
     with pytest.raises(AgentError, match=r"instructions callback of toolset 'ops' raised ValueError: no tenant"):
-        run(create_agent(model=TestModel(), toolsets=[ts]).run("go"))
+        run(create_agent(model=TestModel("ok"), toolsets=[ts]).run("go"))
 
 
 def test_run_level_toolsets_and_async_checks_live_as_long_as_their_run() -> None:
