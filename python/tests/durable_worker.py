@@ -12,7 +12,11 @@ Commands: ``{"cmd": "start", "prompt": p}`` runs a new session (answer:
 from the store (``waiting``, ``claimed``); ``{"cmd": "resume", "session_id":
 id, "by_id": bool}`` approves its waiting deploy, by id through the runtime
 or on the session opened before (``status``, ``output``, or ``error`` and
-``code``); ``{"cmd": "exit"}``.
+``code``); ``{"cmd": "chat", "session_id": id_or_null, "prompt": p}`` runs p on the
+session opened from the store (a new one for null: ``session_id``,
+``status``, ``messages``); ``{"cmd": "inspect"}`` reads the store's file with
+Python's own ``sqlite3``, as a user inspecting it would (``revisions``:
+session id to revision); ``{"cmd": "exit"}``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import sys
 from typing import Any
 
@@ -109,11 +114,29 @@ async def serve(store: SessionStore, count_file: str) -> None:
                     else:
                         result = await runtime.get_session(cmd["session_id"]).resume_after_hitl(approvals=APPROVE)
                     say(status=result.status, output=result.output)
+                elif cmd["cmd"] == "chat":
+                    sid = cmd["session_id"]
+                    session = runtime.session() if sid is None else await runtime.open_session(sid)
+                    result = await session.run(cmd["prompt"])
+                    say(session_id=session.id, status=result.status, messages=len(session.messages))
+                    await runtime.close_session(session.id)
+                elif cmd["cmd"] == "inspect":
+                    say(revisions=inspect(sys.argv[2]))
                 else:
                     say(error="ValueError", code=f"unknown command {cmd['cmd']!r}")
             except StarweaverError as exc:
                 code = exc.code if isinstance(exc, StateError) else None
                 say(error=type(exc).__name__, code=code, message=str(exc))
+
+
+def inspect(path: str) -> dict[str, int]:
+    """Read the sessions of the store's file with Python's sqlite3 (another
+    SQLite library than the store's), then close the connection."""
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        return dict(con.execute("SELECT session_id, revision FROM starweaver_sessions").fetchall())
+    finally:
+        con.close()
 
 
 def main() -> None:

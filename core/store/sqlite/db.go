@@ -41,6 +41,9 @@ type DB struct {
 	// checkpointed, when set (by tests), is called after each background
 	// checkpoint with its error.
 	checkpointed func(error)
+
+	// wal is the WAL this DB writes (nil in memory); see files.go.
+	wal *walFile
 }
 
 // Checkpoints. SQLite's default is to copy the WAL back into the database
@@ -74,6 +77,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		d := &DB{write: db, read: db}
 		return d, d.init(ctx)
 	}
+	useOFDLocks()
 	d := &DB{kick: make(chan struct{}, 1), done: make(chan struct{})}
 	base, err := msqlite.NewConnector(dsn(path, true))
 	if err != nil {
@@ -98,7 +102,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d.write, d.read, d.ckpt = w, r, c
 	d.stopped.Add(1)
 	go d.checkpointer()
-	return d, d.init(ctx)
+	if err := d.init(ctx); err != nil {
+		return nil, err
+	}
+	if d.wal, err = watchFiles(path); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, errors.Join(store.ErrUnavailable, err))
+	}
+	return d, nil
 }
 
 // committer opens the writer's connections with a commit hook that counts
@@ -198,8 +209,13 @@ func (d *DB) Writer() *sql.DB { return d.write }
 // Reader returns the pool for read-only queries.
 func (d *DB) Reader() *sql.DB { return d.read }
 
+// checkFiles fails (ErrFilesReplaced) when what the DB writes no longer
+// reaches the database file; see files.go.
+func (d *DB) checkFiles() error { return d.wal.check() }
+
 // Close closes the database.
 func (d *DB) Close() error {
+	d.wal.close()
 	if d.ckpt != nil {
 		d.closing.Do(func() {
 			close(d.done)
