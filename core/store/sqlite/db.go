@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -92,7 +93,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, errors.Join(store.ErrUnavailable, err))
 	}
 	r.SetMaxOpenConns(4)
-	c, err := sql.Open("sqlite", "file:"+path+"?"+pragmas().Encode())
+	c, err := sql.Open("sqlite", uri(path)+"?"+pragmas().Encode())
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -191,7 +192,14 @@ func dsn(path string, write bool) string {
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
-	return "file:" + path + "?" + q.Encode()
+	return uri(path) + "?" + q.Encode()
+}
+
+// uri is the "file:" URI of the file at path: SQLite decodes %HH escapes
+// in it and ends the path at '?' or '#', so those three are escaped (a
+// path with '#' opened the file named by what came before it).
+func uri(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
 func (d *DB) init(ctx context.Context) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,31 @@ func TestASaveToARemovedWALFails(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "close the store and open it again") {
 		t.Fatalf("the error does not say what to do: %v", err)
+	}
+}
+
+// The file opened is the one at the path, whatever characters a URI
+// treats specially ('?', '#', '%') it holds.
+func TestOpenUsesTheExactPath(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a#b?c%41d.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := sqlite.NewSessionStore(db).Save(ctx, "s", []byte("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Contains(names, filepath.Base(path)) || !slices.Contains(names, filepath.Base(path)+"-wal") || len(names) != 3 {
+		t.Fatalf("files %q, want the database at %q with its -wal and -shm", names, filepath.Base(path))
 	}
 }
