@@ -26,6 +26,7 @@ import json
 import os
 import sqlite3
 import sys
+import threading
 from typing import Any
 
 from starweaver import FunctionModel, StarweaverError, StateError, create_agent_runtime, tool
@@ -36,8 +37,8 @@ STATE_KEY = "durable sessions test key"
 
 
 def script(messages: list[ModelMessage], info: Any) -> Any:
-    """The model: "deploy to X" calls deploy(env=X); a tool return is
-    answered "deployed"; anything else "ok"."""
+    """The model: "deploy to X" calls deploy(env=X), "send to X" calls
+    send(to=X); a tool return is answered "deployed"; anything else "ok"."""
     parts = messages[-1]["parts"]
     if any(p["kind"] == "tool_return" for p in parts):
         return "deployed"
@@ -45,6 +46,9 @@ def script(messages: list[ModelMessage], info: Any) -> Any:
     if prompt.startswith("deploy to "):
         env = prompt.removeprefix("deploy to ")
         return {"tool_calls": [{"id": "call_deploy", "name": "deploy", "arguments": {"env": env}}]}
+    if prompt.startswith("send to "):
+        to = prompt.removeprefix("send to ")
+        return {"tool_calls": [{"id": "call_send", "name": "send", "arguments": {"to": to}}]}
     return "ok"
 
 
@@ -52,7 +56,9 @@ def agent_options(store: SessionStore, count_file: str) -> dict[str, Any]:
     """The agent of every test: deploy needs approval, and each time it runs
     it appends a line to count_file (so processes count together). Deploying
     to "crash" kills the process inside the tool, after the resume claimed
-    the run and before it saved its outcome."""
+    the run and before it saved its outcome. send needs no approval and
+    counts its runs in count_file too; sending to "hang" then says
+    ``{"in_tool": true}`` on stdout and waits (bounded) to be killed."""
 
     @tool
     def deploy(env: str) -> str:
@@ -62,9 +68,18 @@ def agent_options(store: SessionStore, count_file: str) -> dict[str, Any]:
             os._exit(3)
         return f"deployed to {env}"
 
+    @tool(effect="non_idempotent_write")
+    def send(to: str) -> str:
+        with open(count_file, "a") as f:
+            f.write(f"{os.getpid()} send {to}\n")
+        if to == "hang":
+            print(json.dumps({"in_tool": True}), flush=True)
+            threading.Event().wait(120)  # killed long before
+        return f"sent to {to}"
+
     return {
         "model": FunctionModel(script),
-        "tools": [deploy],
+        "tools": [deploy, send],
         "approval_required_tools": ["deploy"],
         "session_store": store,
         "state_key": STATE_KEY,
