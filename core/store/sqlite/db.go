@@ -144,7 +144,12 @@ func (c committer) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 // committed runs inside every commit of the writer: it must not block.
+// A commit whose WAL is no longer the database's (see files.go) is turned
+// into a rollback: it would go to a removed file.
 func (d *DB) committed() int32 {
+	if d.wal.check() != nil {
+		return 1 // roll back; the statement's error is explained by explain
+	}
 	if d.commits.Add(1)%checkpointEvery == 0 {
 		select {
 		case d.kick <- struct{}{}:
