@@ -385,6 +385,19 @@ func swgo_session_abandon_resume(h C.longlong, errOut **C.char) (rc C.int) {
 	return 0
 }
 
+//export swgo_session_abandon_in_flight
+func swgo_session_abandon_in_flight(h C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	s, err := lookup[*agent.Session](int64(h))
+	if err != nil {
+		return setErr(errOut, err)
+	}
+	if err := abandonInFlight(s); err != nil {
+		return setErr(errOut, err)
+	}
+	return 0
+}
+
 //export swgo_run_start
 func swgo_run_start(h C.longlong, req *C.char, reqLen C.longlong, runOut *C.longlong, fdOut *C.int, fdIn *C.int, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -180,6 +180,11 @@ int sw_session_abandon_resume(sw_handle session, char **err) {
 	return swgo_session_abandon_resume(session, err);
 }
 
+int sw_session_abandon_in_flight(sw_handle session, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_session_abandon_in_flight(session, err);
+}
+
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out,
 		int *fd_in, char **err) {
 	if (sw_forked) return sw_refuse(err);

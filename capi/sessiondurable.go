@@ -50,3 +50,12 @@ func abandonResume(s *agent.Session) error {
 	}
 	return s.AbandonResume(ctx)
 }
+
+// abandonInFlight settles the session's run in flight (sw_session_abandon_in_flight).
+func abandonInFlight(s *agent.Session) error {
+	ctx, ok := rootContext()
+	if !ok {
+		return &abiError{Type: "state", Message: "the runtime is shut down"}
+	}
+	return s.AbandonInFlight(ctx)
+}

@@ -16,7 +16,8 @@
  *     "resume_claimed" (a resume of its waiting run was claimed and has not
  *     finished; see sw_session_claimed_resume) and "run_in_flight" (a worker
  *     stopped while the session's run ran its tool calls; continue it with
- *     a run spec {"recover": true}, see sw_run_start).
+ *     a run spec {"recover": true}, see sw_run_start, or close it with
+ *     sw_session_abandon_in_flight).
  *   - Fork: the Go runtime does not survive fork(). In a child forked
  *     after the library was loaded no function enters Go: sw_release and
  *     sw_shutdown do nothing and return 0 (so a child may drop inherited
@@ -545,7 +546,8 @@ int sw_session_messages(sw_handle session, char **out, long long *out_len, char 
  * consumed (requests, input_tokens, output_tokens, tool_calls,
  * cache_read_tokens, cache_write_tokens, reasoning_tokens); in_flight is
  * the run a stopped worker left running its tool calls, {"run_id", "step",
- * "calls": [{"id", "name"}], "recoveries"} (see sw_run_start's "recover").
+ * "calls": [{"id", "name"}], "recoveries"} (see sw_run_start's "recover"
+ * and sw_session_abandon_in_flight).
  * Returns: 0, or -1 with *err (type "bad_handle"). */
 int sw_session_info(sw_handle session, char **out, long long *out_len, char **err);
 
@@ -758,6 +760,17 @@ int sw_session_claimed_resume(sw_handle session, char **out, long long *out_len,
  * claimed resume or changed in the store, "busy", "store_unavailable",
  * "bad_handle"). */
 int sw_session_abandon_resume(sw_handle session, char **err);
+
+/* sw_session_abandon_in_flight settles a run whose worker stopped while its
+ * tool calls ran ("in_flight" of sw_session_info): each of the run's calls
+ * gets a cancelled return saying that it may have run, nothing runs, and
+ * the session is saved idle, so the next run continues the conversation.
+ * Abandoning a run whose worker is still running makes that worker's next
+ * save fail ("state", code "session_conflict").
+ * Returns: 0, or -1 with *err (type "state" when the session has no run in
+ * flight or changed in the store, "busy", "store_unavailable",
+ * "bad_handle"). */
+int sw_session_abandon_in_flight(sw_handle session, char **err);
 
 /* sw_session_from_messages creates a session of an agent that continues a
  * conversation: msgs is a JSON list of messages in the form of

@@ -248,11 +248,16 @@ func TestABIStoreNullsAndBadHandles(t *testing.T) {
 		if s := capitest.SessionAbandonResume(h, nullErr); s.RC != -1 || s.Err != "" {
 			t.Fatalf("sw_session_abandon_resume(%d) with NULL err = %+v", h, s)
 		}
+		wantError(t, capitest.SessionAbandonInFlight(h, none), "bad_handle", "unknown handle")
+		if s := capitest.SessionAbandonInFlight(h, nullErr); s.RC != -1 || s.Err != "" {
+			t.Fatalf("sw_session_abandon_in_flight(%d) with NULL err = %+v", h, s)
+		}
 	}
 	// Handles of the wrong kind, both ways.
 	wantError(t, capitest.AgentOpenSession(st, []byte("conv_x"), nil, none), "bad_handle", "not a")
 	wantError(t, capitest.SessionClaimedResume(st, none), "bad_handle", "not a")
 	wantError(t, capitest.SessionAbandonResume(a, none), "bad_handle", "not a")
+	wantError(t, capitest.SessionAbandonInFlight(a, none), "bad_handle", "not a")
 	wantError(t, capitest.AgentNew(fmt.Appendf(nil, `{"model":%d,"session_store":%d}`, newModel(t), a), none), "bad_handle", "not a")
 	wantError(t, capitest.AgentNew(fmt.Appendf(nil, `{"model":%d,"session_store":%d}`, newModel(t), unknown), none), "bad_handle", "unknown handle")
 	// Malformed open options.
@@ -382,6 +387,7 @@ func TestClaimedResumeIsReportedAndAbandoned(t *testing.T) {
 		t.Fatalf("after abandoning: %+v", c)
 	}
 	wantError(t, capitest.SessionAbandonResume(o.Handle, none), "state", "no claimed resume")
+	wantError(t, capitest.SessionAbandonInFlight(o.Handle, none), "state", "no run in flight")
 
 	// The worker was alive after all: its outcome is refused.
 	close(proceed)

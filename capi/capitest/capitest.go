@@ -295,6 +295,15 @@ func SessionAbandonResume(session int64, o Opts) Status {
 	return s
 }
 
+// SessionAbandonInFlight calls sw_session_abandon_in_flight on session.
+func SessionAbandonInFlight(session int64, o Opts) Status {
+	var err *C.char
+	var s Status
+	s.RC = int(C.sw_session_abandon_in_flight(C.sw_handle(session), errPtr(o, &err)))
+	finish(&s, err, nil, 0)
+	return s
+}
+
 // ArtifactStoreNew calls sw_artifact_store_new with spec (nil passes NULL).
 func ArtifactStoreNew(spec []byte, o Opts) Status {
 	p, n := cbytes(spec)

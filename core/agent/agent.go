@@ -286,6 +286,14 @@ func (b *Builder) StateKey(key []byte) *Builder {
 // resumed at most once across processes. Without a store sessions live in
 // memory only. Give workers sharing st the same StateKey: the stored state
 // is what ExportState produces, verified like SessionFromState's.
+//
+// Before a run executes a batch of tool calls, it saves the session with
+// the run marked in flight, naming the calls; the run's end replaces that
+// save. A worker that stops while the calls run thus leaves a session
+// that reports the run (Session.InFlight) and refuses to run until it is
+// settled (Session.AbandonInFlight, or Session.Recover with an
+// EffectJournal). Such an agent does not dispatch calls eagerly (see
+// EagerDispatch): a call starts only once its response is saved.
 func (b *Builder) SessionStore(st SessionStore) *Builder { b.a.sessions = st; return b }
 
 // Build checks the configuration (a model is set, tool names are unique,

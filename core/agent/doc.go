@@ -25,10 +25,13 @@
 // and paged through with the read_artifact tool.
 //
 // Durability: with a SessionStore (Builder.SessionStore) sessions outlive
-// their process and are opened by id in any worker; with an effect journal
-// (Builder.EffectJournal) the calls of tools that may change the world are
-// recorded before and after they run, so that a call met again replays its
-// return and a call whose worker stopped while it ran is never repeated
-// blindly. With both, a run is checkpointed before each batch of calls, and
-// Session.Recover continues a run whose worker stopped mid-turn.
+// their process and are opened by id in any worker, and a run is saved in
+// flight before each batch of calls, so a session whose worker stopped
+// mid-turn reports the run (Session.InFlight) until it is settled; with an
+// effect journal (Builder.EffectJournal) the calls of tools that may change
+// the world are recorded before and after they run, so that a call met
+// again replays its return and a call whose worker stopped while it ran is
+// never repeated blindly. With both, Session.Recover continues a run whose
+// worker stopped mid-turn; without a journal, Session.AbandonInFlight
+// closes it.
 package agent

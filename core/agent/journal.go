@@ -38,11 +38,9 @@ func JournalReconciler(rec effect.Reconciler) JournalOption {
 // than repeated. store.sqlite and store.postgres keep journals durably
 // (NewEffectStore), in the database of the session store if you like.
 //
-// With a SessionStore too, an agent checkpoints each run before it runs
-// a batch of calls, so a run whose process stopped mid-turn can be
-// continued by another: see Session.Recover. Such an agent does not
-// dispatch calls eagerly (see EagerDispatch): a call starts only once its
-// response is checkpointed.
+// With a SessionStore too, the checkpoint each run saves before it runs a
+// batch of calls (see Builder.SessionStore) lets another worker continue a
+// run whose process stopped mid-turn: see Session.Recover.
 func (b *Builder) EffectJournal(store effect.Store, opts ...JournalOption) *Builder {
 	if store == nil {
 		b.fail(fmt.Errorf("%w: EffectJournal needs a store", ErrConfig))
@@ -64,7 +62,3 @@ func (b *Builder) EffectJournal(store effect.Store, opts ...JournalOption) *Buil
 	b.a.journal = j
 	return b
 }
-
-// durable reports whether the agent checkpoints runs before their calls
-// run (Session.Recover continues them).
-func (a *Agent) durable() bool { return a.journal != nil && a.sessions != nil }

@@ -4,22 +4,29 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-// Runs in flight and their recovery, for an agent with a session store and
-// an effect journal (Builder.SessionStore, Builder.EffectJournal).
+// Runs in flight and their recovery, for an agent with a session store
+// (Builder.SessionStore), with or without an effect journal
+// (Builder.EffectJournal).
 //
 // Before a run executes a batch of calls, it saves the session with a
 // checkpoint of the run (the history up to the response that made the
 // calls, the calls, the run's id, step, usage and budgets), with the same
-// compare-and-swap as a run's end. A worker that stops while the calls
-// run, or later in the run, leaves that checkpoint in the store, and the
-// session refuses runs and resumes (ErrRunInFlight) until Recover
-// continues it: the checkpointed calls run again through the journal
+// compare-and-swap as a run's end; the run's next save (its end, or the
+// next batch's checkpoint) replaces it. A worker that stops while the calls
+// run, or later in the run, leaves that checkpoint in the store: a session
+// loaded from it reports the run (InFlight) and refuses runs and resumes
+// (ErrRunInFlight) until the run is settled, so the calls that may have run
+// are never silently forgotten. Without a journal nothing says which of
+// them ran: AbandonInFlight closes the run, telling the model that each of
+// its calls may have run. With a journal, Recover continues it instead
+// (AbandonInFlight works too): the checkpointed calls run again through the journal
 // under the same keys, so a call that completed replays its return, one
 // that started and never finished is ambiguous (unless the journal's
 // recovery policy or reconciler settles it), and one that never started
@@ -79,10 +86,80 @@ func (s *Session) InFlight() (r InFlightRun, ok bool) {
 	return InFlightRun{RunID: f.RunID, Step: f.Step, Calls: append([]tool.Call(nil), f.Calls...), Recoveries: f.Recoveries}, true
 }
 
-// inFlightError is why a session with a run in flight refuses to run.
-func inFlightError(f *inFlight) error {
-	return fmt.Errorf("%w: run %s stopped at step %d while its tool calls ran (its worker stopped); "+
-		"continue it with Session.Recover", ErrRunInFlight, f.RunID, f.Step)
+// inFlightError is why a session with a run in flight refuses to run;
+// journaled tells whether the agent could recover it.
+func inFlightError(f *inFlight, journaled bool) error {
+	what := "continue it with Session.Recover, or close it with Session.AbandonInFlight"
+	if !journaled {
+		what = "without an effect journal nothing says whether they ran: close the run with Session.AbandonInFlight " +
+			"(the model is told each call may have run) after checking their effects"
+	}
+	return fmt.Errorf("%w: run %s stopped at step %d while its tool calls (%s) ran or were about to run (its worker stopped); %s",
+		ErrRunInFlight, f.RunID, f.Step, callNames(f.Calls), what)
+}
+
+// callNames lists calls as "name (id)" for messages.
+func callNames(calls []tool.Call) string {
+	var b strings.Builder
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", c.Name, c.ID)
+	}
+	return b.String()
+}
+
+// AbandonInFlight settles a run its worker left in flight (see InFlight)
+// without running anything: it closes the run's batch of calls with a
+// cancelled return each, saying that the call may have run and that its
+// effect should be checked before calling it again, and saves the session
+// as idle, so the next Run continues the conversation. It is how a session
+// of an agent without an effect journal goes on after its worker stopped
+// mid-run; with a journal, Recover finishes the run instead.
+//
+// Abandoning a run whose worker is in fact still running makes that
+// worker's next save fail with ErrSessionConflict; the store keeps the
+// abandonment. A session without a run in flight fails with ErrState.
+func (s *Session) AbandonInFlight(ctx context.Context) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	s.mu.Lock()
+	f, history, stale := s.inflight, s.history, s.stale
+	s.mu.Unlock()
+	if stale != nil {
+		return staleError(stale)
+	}
+	if f == nil {
+		return fmt.Errorf("%w: the session has no run in flight to abandon", ErrState)
+	}
+	next := append(clip(history), interrupted(f))
+	if s.agent.sessions != nil {
+		if err := s.checkRecord(ctx); err != nil {
+			return err
+		}
+		if err := s.put(ctx, sessionState{ConversationID: s.id, Messages: next, Context: s.contextState(), Environment: s.environmentState()}, "abandoning the run in flight of session"); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.history, s.inflight = next, nil
+	s.mu.Unlock()
+	return nil
+}
+
+// interrupted is the request that closes the batch of an abandoned run in
+// flight (see AbandonInFlight).
+func interrupted(f *inFlight) model.Message {
+	m := model.Message{Kind: model.KindRequest, RunID: f.RunID, Parts: make([]model.Part, 0, len(f.Calls))}
+	for _, c := range f.Calls {
+		ret := tool.ErrorReturn(c, tool.Cancelled("the run was interrupted while this call ran or was about to run "+
+			"(its worker stopped), so it may have run or not; check its effect before calling it again"))
+		m.Parts = append(m.Parts, model.ToolReturn(ret))
+	}
+	return m
 }
 
 // checkInFlight verifies that a restored checkpoint is consistent with the
@@ -106,9 +183,9 @@ func checkInFlight(f *inFlight, history []model.Message) error {
 
 // checkpoint saves the session with the run in flight, before the calls of
 // step run (see the comment at the top of this file). Agents without a
-// session store or a journal keep no checkpoints.
+// session store keep no checkpoints.
 func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, retry []model.Part) error {
-	if !r.a.durable() || len(calls) == 0 {
+	if r.a.sessions == nil || len(calls) == 0 {
 		return nil
 	}
 	f := &inFlight{RunID: r.runID, Step: step, Calls: calls, Retry: retry, Start: r.start, Usage: r.usage,
@@ -136,11 +213,13 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 //
 // A session with nothing to recover fails with ErrState; an agent without
 // an effect journal fails with ErrConfig (without one, the calls would
-// simply run again); a resume claimed by an agent without a journal fails
-// with ErrResumeClaimed (only AbandonResume repairs it).
+// simply run again: AbandonInFlight settles its runs in flight); a resume
+// claimed by an agent without a journal fails with ErrResumeClaimed (only
+// AbandonResume repairs it).
 func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, error) {
 	if s.agent.journal == nil {
-		return nil, fmt.Errorf("%w: recovering a run needs an effect journal (see Builder.EffectJournal): without one its calls would run again", ErrConfig)
+		return nil, fmt.Errorf("%w: recovering a run needs an effect journal (see Builder.EffectJournal): without one its calls would run again; "+
+			"close a run in flight with Session.AbandonInFlight instead", ErrConfig)
 	}
 	o, history, _, err := s.beginFor(opts, true)
 	if err != nil {

@@ -297,8 +297,8 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			early.drop()
 			return r.fail(step, err)
 		}
-		// With a journal and a session store, the run is saved before its
-		// calls run, so another worker can recover it (recover.go).
+		// With a session store, the run is saved before its calls run, so
+		// a later load knows they may have run (recover.go).
 		if err := r.checkpoint(ctx, step, calls, retry); err != nil {
 			early.drop()
 			return r.failOrCancel(ctx, step, err)

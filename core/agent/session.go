@@ -188,7 +188,7 @@ func (s *Session) beginFor(opts []RunOption, recovering bool) (*runOptions, tran
 		return nil, transcript{}, nil, staleError(s.stale)
 	case s.inflight != nil && !recovering:
 		s.busy = false
-		return nil, transcript{}, nil, inFlightError(s.inflight)
+		return nil, transcript{}, nil, inFlightError(s.inflight, s.agent.journal != nil)
 	case s.resuming != nil && !recovering:
 		s.busy = false
 		return nil, transcript{}, nil, fmt.Errorf("%w: run %s, claimed at %s; if its worker stopped, see AbandonResume",

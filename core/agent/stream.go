@@ -55,9 +55,9 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 // response streams: the batch rules that hold for every response
 // (model order, a concurrency cap, an output tool whose arrival means the
 // other calls never run, a checkpoint that must precede every call: see
-// Builder.EffectJournal) rule it out.
+// Builder.SessionStore and recover.go) rule it out.
 func (r *runner) eagerAllowed() bool {
-	if r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.a.durable() {
+	if r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.a.sessions != nil {
 		return false
 	}
 	return r.a.output == nil || r.a.output.spec.Mode != model.OutputTool

@@ -78,6 +78,7 @@ __all__ = [
     "run_steer",
     "session_from_messages",
     "session_messages",
+    "session_abandon_in_flight",
     "session_abandon_resume",
     "session_claimed_resume",
     "session_context",
@@ -577,6 +578,21 @@ def session_abandon_resume(session: int) -> None:
     check_process()
     err = _ffi.new("char **")
     if _lib.sw_session_abandon_resume(session, err) != 0:
+        _raise(err)
+
+
+def session_abandon_in_flight(session: int) -> None:
+    """Settle the session's run in flight whose worker stopped. Blocks on
+    the store: call it off the event loop.
+
+    Raises:
+        StateError: no run in flight, a session that changed in the store,
+            a busy session or a bad handle.
+        StoreUnavailableError: the store failed.
+    """
+    check_process()
+    err = _ffi.new("char **")
+    if _lib.sw_session_abandon_in_flight(session, err) != 0:
         _raise(err)
 
 

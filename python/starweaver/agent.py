@@ -1077,7 +1077,8 @@ class Agent:
         A session whose claimed resume never finished opens with
         ``claimed_resume`` set and refuses to run until ``abandon_resume()``.
         A session whose worker stopped while its run ran tool calls opens
-        with ``in_flight`` set and refuses to run until ``recover()``.
+        with ``in_flight`` set and refuses to run until ``recover()`` (with
+        an ``effect_journal``) or ``abandon_in_flight()``.
 
         Raises:
             TypeError: ``session_id`` is not a string.
@@ -1355,9 +1356,12 @@ class AgentSession:
     @property
     def in_flight(self) -> InFlightRun | None:
         """The run this session was opened with while it ran its tool calls
-        (see ``Agent.open_session``): its worker stopped part way, and the
+        (see ``Agent.open_session``): its worker stopped part way, or still
+        runs it. Every agent with a ``session_store`` saves a run in flight,
+        naming its calls, before the calls start, and its end clears it. The
         session refuses to run (``StateError``, code ``"run_in_flight"``)
-        until ``recover()``. None otherwise."""
+        until ``recover()`` continues the run (with an ``effect_journal``)
+        or ``abandon_in_flight()`` closes it. None otherwise."""
         raw = _capi.session_info(self._handle).get("in_flight")
         from starweaver.stores import InFlightRun  # noqa: PLC0415 - see the imports above
 
@@ -1409,6 +1413,27 @@ class AgentSession:
 
         ref = self._ref
         await asyncio.to_thread(_capi.session_abandon_resume, ref.handle)
+
+    async def abandon_in_flight(self) -> None:
+        """Settle the run this session holds in flight (``in_flight``) without
+        running anything: each of its calls gets a cancelled return saying
+        that it may have run, to be checked before calling it again, and the
+        session is saved idle, so the next ``run`` continues the
+        conversation. Without an ``effect_journal`` this is how the session
+        goes on after its worker stopped mid-run; with one, ``recover()``
+        finishes the run instead. Abandoning a run whose worker in fact
+        still runs makes that worker's save fail.
+
+        Raises:
+            StateError: the session has no run in flight, changed in the
+                store since it was opened (code ``"session_conflict"``), or
+                is busy.
+            StoreUnavailableError: the store failed.
+        """
+        import asyncio  # noqa: PLC0415 - loaded with the first run
+
+        ref = self._ref
+        await asyncio.to_thread(_capi.session_abandon_in_flight, ref.handle)
 
     def close(self) -> None:
         """Release the native session once nothing needs it (results read
@@ -1571,8 +1596,11 @@ def create_agent(
     run's end is saved, ``agent.open_session(id)`` loads a session in any
     process sharing the store, and a waiting run is resumed at most once: a
     second resume (in this process or another, or from an old exported
-    copy) raises ``StateError`` and runs nothing. Give the agents sharing a
-    store the same ``state_key``.
+    copy) raises ``StateError`` and runs nothing. Before a run's tool calls
+    start, the session is saved with the run in flight, so a worker killed
+    mid-run leaves a session that reports it (``session.in_flight``). Such
+    an agent does not dispatch calls while a reply streams. Give the agents
+    sharing a store the same ``state_key``.
     ``intent_journal`` (a store: ``SqliteStore(path)``, ``PostgresStore(dsn)``)
     keeps the intents tools declare (``return Done(value, intents=[...])``,
     see ``starweaver.intents``): after a call's final attempt its result and

@@ -118,6 +118,17 @@ class RuntimeSession(AgentSession):
         self._runtime._check_open(self)
         await super().abandon_resume()
 
+    async def abandon_in_flight(self) -> None:
+        """``AgentSession.abandon_in_flight``.
+
+        Raises:
+            StateError: the runtime or the session is closed (code
+                ``"runtime_closed"``), or as ``AgentSession.abandon_in_flight``.
+            StoreUnavailableError: the store failed.
+        """
+        self._runtime._check_open(self)
+        await super().abandon_in_flight()
+
     def _busy(self) -> bool:
         """Whether a run of this session (tracked, or streamed) is active."""
         return self.is_running or self._ref.active is not None

@@ -252,8 +252,11 @@ class ClaimedResume:
 @dataclass(frozen=True)
 class InFlightRun:
     """A run whose worker stopped while it ran its tool calls (or later in
-    the run): the session refuses to run until ``AgentSession.recover()``
-    continues it (see ``create_agent``'s ``effect_journal``).
+    the run), as the session store recorded it before the calls started:
+    the session refuses to run until ``AgentSession.recover()`` continues it
+    (with an ``effect_journal``, see ``create_agent``) or
+    ``AgentSession.abandon_in_flight()`` closes it. Without a journal,
+    every call named here may have run.
 
     Arguments:
         run_id: The run.

@@ -12,7 +12,11 @@ Commands: ``{"cmd": "start", "prompt": p}`` runs a new session (answer:
 from the store (``waiting``, ``claimed``); ``{"cmd": "resume", "session_id":
 id, "by_id": bool}`` approves its waiting deploy, by id through the runtime
 or on the session opened before (``status``, ``output``, or ``error`` and
-``code``); ``{"cmd": "exit"}``.
+``code``); ``{"cmd": "chat", "session_id": id_or_null, "prompt": p}`` runs p on the
+session opened from the store (a new one for null: ``session_id``,
+``status``, ``messages``); ``{"cmd": "inspect"}`` reads the store's file with
+Python's own ``sqlite3``, as a user inspecting it would (``revisions``:
+session id to revision); ``{"cmd": "exit"}``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import sys
+import threading
 from typing import Any
 
 from starweaver import FunctionModel, StarweaverError, StateError, create_agent_runtime, tool
@@ -31,8 +37,8 @@ STATE_KEY = "durable sessions test key"
 
 
 def script(messages: list[ModelMessage], info: Any) -> Any:
-    """The model: "deploy to X" calls deploy(env=X); a tool return is
-    answered "deployed"; anything else "ok"."""
+    """The model: "deploy to X" calls deploy(env=X), "send to X" calls
+    send(to=X); a tool return is answered "deployed"; anything else "ok"."""
     parts = messages[-1]["parts"]
     if any(p["kind"] == "tool_return" for p in parts):
         return "deployed"
@@ -40,6 +46,9 @@ def script(messages: list[ModelMessage], info: Any) -> Any:
     if prompt.startswith("deploy to "):
         env = prompt.removeprefix("deploy to ")
         return {"tool_calls": [{"id": "call_deploy", "name": "deploy", "arguments": {"env": env}}]}
+    if prompt.startswith("send to "):
+        to = prompt.removeprefix("send to ")
+        return {"tool_calls": [{"id": "call_send", "name": "send", "arguments": {"to": to}}]}
     return "ok"
 
 
@@ -47,7 +56,9 @@ def agent_options(store: SessionStore, count_file: str) -> dict[str, Any]:
     """The agent of every test: deploy needs approval, and each time it runs
     it appends a line to count_file (so processes count together). Deploying
     to "crash" kills the process inside the tool, after the resume claimed
-    the run and before it saved its outcome."""
+    the run and before it saved its outcome. send needs no approval and
+    counts its runs in count_file too; sending to "hang" then says
+    ``{"in_tool": true}`` on stdout and waits (bounded) to be killed."""
 
     @tool
     def deploy(env: str) -> str:
@@ -57,9 +68,18 @@ def agent_options(store: SessionStore, count_file: str) -> dict[str, Any]:
             os._exit(3)
         return f"deployed to {env}"
 
+    @tool(effect="non_idempotent_write")
+    def send(to: str) -> str:
+        with open(count_file, "a") as f:
+            f.write(f"{os.getpid()} send {to}\n")
+        if to == "hang":
+            print(json.dumps({"in_tool": True}), flush=True)
+            threading.Event().wait(120)  # killed long before
+        return f"sent to {to}"
+
     return {
         "model": FunctionModel(script),
-        "tools": [deploy],
+        "tools": [deploy, send],
         "approval_required_tools": ["deploy"],
         "session_store": store,
         "state_key": STATE_KEY,
@@ -109,11 +129,29 @@ async def serve(store: SessionStore, count_file: str) -> None:
                     else:
                         result = await runtime.get_session(cmd["session_id"]).resume_after_hitl(approvals=APPROVE)
                     say(status=result.status, output=result.output)
+                elif cmd["cmd"] == "chat":
+                    sid = cmd["session_id"]
+                    session = runtime.session() if sid is None else await runtime.open_session(sid)
+                    result = await session.run(cmd["prompt"])
+                    say(session_id=session.id, status=result.status, messages=len(session.messages))
+                    await runtime.close_session(session.id)
+                elif cmd["cmd"] == "inspect":
+                    say(revisions=inspect(sys.argv[2]))
                 else:
                     say(error="ValueError", code=f"unknown command {cmd['cmd']!r}")
             except StarweaverError as exc:
                 code = exc.code if isinstance(exc, StateError) else None
                 say(error=type(exc).__name__, code=code, message=str(exc))
+
+
+def inspect(path: str) -> dict[str, int]:
+    """Read the sessions of the store's file with Python's sqlite3 (another
+    SQLite library than the store's), then close the connection."""
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        return dict(con.execute("SELECT session_id, revision FROM starweaver_sessions").fetchall())
+    finally:
+        con.close()
 
 
 def main() -> None:

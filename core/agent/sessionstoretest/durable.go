@@ -1,6 +1,7 @@
 package sessionstoretest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,7 +26,9 @@ type Workers func(t *testing.T) (a, b agent.SessionStore)
 // continue each other's sessions by id, and a waiting run whose approved
 // call has an effect is resumed at most once, whether the resumes come
 // one after another or at once, from one worker or two, from Sessions
-// loaded from the store or restored from exported copies.
+// loaded from the store or restored from exported copies; a run whose
+// worker stops while its calls run is reported in flight by the store,
+// naming the calls, until it is settled.
 func RunDurable(t *testing.T, open Workers) {
 	ctx := context.Background()
 
@@ -283,6 +286,99 @@ func RunDurable(t *testing.T, open Workers) {
 		}
 		f.wantRuns(t, 1)
 	})
+
+	t.Run("CompletedRunLeavesNothingInFlight", func(t *testing.T) {
+		f := newFixture(t, open)
+		s := f.a.NewSession()
+		for _, prompt := range []string{"send one", "send two"} {
+			if res, err := s.Run(ctx, prompt); err != nil || res.Status != agent.StatusCompleted {
+				t.Fatalf("run %q: %+v %v", prompt, res, err)
+			}
+			o, err := f.b.OpenSession(ctx, s.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, ok := o.InFlight(); ok {
+				t.Fatalf("after run %q completed, the store still holds it in flight: %+v", prompt, r)
+			}
+		}
+		if got := f.send.runs.Load(); got != 2 {
+			t.Fatalf("send ran %d times, want 2", got)
+		}
+	})
+
+	t.Run("RunInFlightWhenItsWorkerStops", func(t *testing.T) {
+		f := newFixture(t, open)
+		entered, release := make(chan struct{}), make(chan struct{})
+		f.send.during = func() {
+			close(entered)
+			<-release
+		}
+		// The session's first run: the store holds no record of it before
+		// its call starts.
+		s := f.a.NewSession()
+		type outcome struct {
+			res *agent.RunResult
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			res, err := s.Run(ctx, "send mail")
+			done <- outcome{res, err}
+		}()
+		<-entered // worker a runs the call; as far as worker b knows, it stopped
+
+		o, err := f.b.OpenSession(ctx, s.ID())
+		if err != nil {
+			t.Fatalf("worker b opens a session whose run is in flight: %v", err)
+		}
+		r, ok := o.InFlight()
+		if !ok || r.RunID == "" || len(r.Calls) != 1 || r.Calls[0].Name != "send" || r.Step != 0 {
+			t.Fatalf("in flight = %+v, %v; want the run with its send call", r, ok)
+		}
+		if _, err := o.Run(ctx, "status"); !errors.Is(err, agent.ErrRunInFlight) || !errors.Is(err, agent.ErrState) ||
+			!strings.Contains(err.Error(), "send ("+r.Calls[0].ID+")") || !strings.Contains(err.Error(), "AbandonInFlight") {
+			t.Fatalf("run of a session in flight: err = %v, want ErrRunInFlight naming the call and the way out", err)
+		}
+		if _, err := o.Recover(ctx); !errors.Is(err, agent.ErrConfig) {
+			t.Fatalf("recover without an effect journal: err = %v, want ErrConfig", err)
+		}
+
+		// The operator decides worker a is gone and closes the run.
+		if err := o.AbandonInFlight(ctx); err != nil {
+			t.Fatalf("abandon: %v", err)
+		}
+		if _, ok := o.InFlight(); ok {
+			t.Fatal("still in flight after abandoning")
+		}
+		if err := o.AbandonInFlight(ctx); !errors.Is(err, agent.ErrState) {
+			t.Fatalf("second abandon: err = %v, want ErrState", err)
+		}
+		reloaded, err := f.a.OpenSession(ctx, s.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := reloaded.InFlight(); ok {
+			t.Fatal("the store still holds the abandoned run in flight")
+		}
+		ret := lastReturn(t, reloaded.Messages())
+		if !ret.IsError || ret.ErrorKind() != tool.ErrorKindCancelled || ret.Name != "send" || !strings.Contains(fmt.Sprint(ret.Content), "may have run") {
+			t.Fatalf("the interrupted call's return: %+v", ret)
+		}
+		if res, err := reloaded.Run(ctx, "status"); err != nil || res.Output != "ok" {
+			t.Fatalf("run after abandoning: %+v %v", res, err)
+		}
+
+		// Worker a was alive after all: its outcome is refused, not stored.
+		close(release)
+		out := <-done
+		if !errors.Is(out.err, agent.ErrSessionConflict) || out.res == nil {
+			t.Fatalf("worker a's late run: %+v %v, want its result and ErrSessionConflict", out.res, out.err)
+		}
+		if got := f.send.runs.Load(); got != 1 {
+			t.Fatalf("send ran %d times, want 1", got)
+		}
+	})
 }
 
 // stateKey signs the state of both workers, as a deployment shares it.
@@ -291,6 +387,8 @@ var stateKey = []byte("sessionstoretest key")
 type fixture struct {
 	a, b   *agent.Agent
 	deploy *deployTool
+	// send is a tool without approval: its calls run as soon as they come.
+	send *deployTool
 }
 
 // newFixture builds one agent per worker handle, sharing the deploy tool
@@ -298,13 +396,13 @@ type fixture struct {
 func newFixture(t *testing.T, open Workers, gate ...func(prompt string)) *fixture {
 	t.Helper()
 	sa, sb := open(t)
-	f := &fixture{deploy: &deployTool{}}
+	f := &fixture{deploy: &deployTool{}, send: &deployTool{name: "send", ungated: true}}
 	var g func(string)
 	if len(gate) > 0 {
 		g = gate[0]
 	}
 	build := func(st agent.SessionStore) *agent.Agent {
-		return agent.NewBuilder(script(g)).Tool(f.deploy.tool()).StateKey(stateKey).SessionStore(st).MustBuild()
+		return agent.NewBuilder(script(g)).Tool(f.deploy.tool(), f.send.tool()).StateKey(stateKey).SessionStore(st).MustBuild()
 	}
 	f.a, f.b = build(sa), build(sb)
 	return f
@@ -331,14 +429,19 @@ func (f *fixture) wantRuns(t *testing.T, n int32) {
 // deployTool is a destructive tool behind approval: runs counts its
 // approved runs on every worker.
 type deployTool struct {
-	runs atomic.Int32
+	// name is the tool's ("deploy" when empty); an ungated one needs no
+	// approval.
+	name    string
+	ungated bool
+	runs    atomic.Int32
 	// during, set before the runs start, runs inside each approved call.
 	during func()
 }
 
 func (d *deployTool) tool() tool.Tool {
-	return tool.New("deploy", "Deploy a release", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
-		if tc.Approval == nil {
+	name := cmp.Or(d.name, "deploy")
+	return tool.New(name, "Deploy a release", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+		if tc.Approval == nil && !d.ungated {
 			return tool.Result{}, tool.ApprovalRequired("deploys to production", nil)
 		}
 		d.runs.Add(1)
@@ -351,8 +454,9 @@ func (d *deployTool) tool() tool.Tool {
 
 // script answers like a model that deploys when asked: a prompt starting
 // with "deploy" gets a deploy call, and "deploy twice" another one after
-// the first deploy; the returns then get "deployed"; other prompts get
-// "ok". gate, when set, runs before a prompt is answered.
+// the first deploy; a prompt starting with "send" gets a send call; the
+// returns then get "deployed"; other prompts get "ok". gate, when set,
+// runs before a prompt is answered.
 func script(gate func(prompt string)) model.Model {
 	return model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
 		prompt, deployed, answering := lastPrompt(msgs)
@@ -363,6 +467,8 @@ func script(gate func(prompt string)) model.Model {
 		switch {
 		case answering && strings.HasPrefix(prompt, "deploy"):
 			return call, nil
+		case answering && strings.HasPrefix(prompt, "send"):
+			return model.CallsResponse(model.Call(fmt.Sprintf("call_%d", len(msgs)), "send", map[string]string{"to": "all"})), nil
 		case answering:
 			return model.Response(model.TextPart("ok")), nil
 		case prompt == "deploy twice" && deployed < 2:

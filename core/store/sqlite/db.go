@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -41,6 +42,9 @@ type DB struct {
 	// checkpointed, when set (by tests), is called after each background
 	// checkpoint with its error.
 	checkpointed func(error)
+
+	// wal is the WAL this DB writes (nil in memory); see files.go.
+	wal *walFile
 }
 
 // Checkpoints. SQLite's default is to copy the WAL back into the database
@@ -74,6 +78,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		d := &DB{write: db, read: db}
 		return d, d.init(ctx)
 	}
+	useOFDLocks()
 	d := &DB{kick: make(chan struct{}, 1), done: make(chan struct{})}
 	base, err := msqlite.NewConnector(dsn(path, true))
 	if err != nil {
@@ -88,7 +93,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, errors.Join(store.ErrUnavailable, err))
 	}
 	r.SetMaxOpenConns(4)
-	c, err := sql.Open("sqlite", "file:"+path+"?"+pragmas().Encode())
+	c, err := sql.Open("sqlite", uri(path)+"?"+pragmas().Encode())
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -98,7 +103,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d.write, d.read, d.ckpt = w, r, c
 	d.stopped.Add(1)
 	go d.checkpointer()
-	return d, d.init(ctx)
+	if err := d.init(ctx); err != nil {
+		return nil, err
+	}
+	if d.wal, err = watchFiles(path); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, errors.Join(store.ErrUnavailable, err))
+	}
+	return d, nil
 }
 
 // committer opens the writer's connections with a commit hook that counts
@@ -132,7 +144,12 @@ func (c committer) Connect(ctx context.Context) (driver.Conn, error) {
 }
 
 // committed runs inside every commit of the writer: it must not block.
+// A commit whose WAL is no longer the database's (see files.go) is turned
+// into a rollback: it would go to a removed file.
 func (d *DB) committed() int32 {
+	if d.wal.check() != nil {
+		return 1 // roll back; the statement's error is explained by explain
+	}
 	if d.commits.Add(1)%checkpointEvery == 0 {
 		select {
 		case d.kick <- struct{}{}:
@@ -180,7 +197,14 @@ func dsn(path string, write bool) string {
 	} else {
 		q.Add("_pragma", "query_only(1)")
 	}
-	return "file:" + path + "?" + q.Encode()
+	return uri(path) + "?" + q.Encode()
+}
+
+// uri is the "file:" URI of the file at path: SQLite decodes %HH escapes
+// in it and ends the path at '?' or '#', so those three are escaped (a
+// path with '#' opened the file named by what came before it).
+func uri(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
 func (d *DB) init(ctx context.Context) error {
@@ -198,8 +222,13 @@ func (d *DB) Writer() *sql.DB { return d.write }
 // Reader returns the pool for read-only queries.
 func (d *DB) Reader() *sql.DB { return d.read }
 
+// checkFiles fails (ErrFilesReplaced) when what the DB writes no longer
+// reaches the database file; see files.go.
+func (d *DB) checkFiles() error { return d.wal.check() }
+
 // Close closes the database.
 func (d *DB) Close() error {
+	d.wal.close()
 	if d.ckpt != nil {
 		d.closing.Do(func() {
 			close(d.done)

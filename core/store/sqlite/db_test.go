@@ -2,9 +2,14 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
 )
 
@@ -56,5 +61,59 @@ func TestOpenMemory(t *testing.T) {
 func TestOpenRejectsEmptyPath(t *testing.T) {
 	if _, err := sqlite.Open(context.Background(), ""); err == nil {
 		t.Fatal("want an error")
+	}
+}
+
+// A save whose commit went to a WAL that is no longer the database's (it
+// was removed under the store, as another SQLite library in the process
+// may do) fails, and says why, instead of reporting success.
+func TestASaveToARemovedWALFails(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sw.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := sqlite.NewSessionStore(db)
+	rev, err := st.Save(ctx, "s", []byte("one"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path + "-wal"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Save(ctx, "s", []byte("two"), rev)
+	if !errors.Is(err, sqlite.ErrFilesReplaced) || !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("save after the WAL was removed: err = %v, want ErrFilesReplaced", err)
+	}
+	if !strings.Contains(err.Error(), "close the store and open it again") {
+		t.Fatalf("the error does not say what to do: %v", err)
+	}
+}
+
+// The file opened is the one at the path, whatever characters a URI
+// treats specially ('?', '#', '%') it holds.
+func TestOpenUsesTheExactPath(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a#b?c%41d.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := sqlite.NewSessionStore(db).Save(ctx, "s", []byte("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Contains(names, filepath.Base(path)) || !slices.Contains(names, filepath.Base(path)+"-wal") || len(names) != 3 {
+		t.Fatalf("files %q, want the database at %q with its -wal and -shm", names, filepath.Base(path))
 	}
 }

@@ -168,7 +168,7 @@ func (s *EffectStore) CompareAndSwapBatch(ctx context.Context, ops []effect.Op) 
 		for i, op := range ops {
 			if errs[i] == nil {
 				if errs[i], err = st.swap(ctx, autocommit, op, rows[i], now); err != nil {
-					return nil, fmt.Errorf("sqlite: effect swap: %w", errors.Join(store.ErrUnavailable, err))
+					return nil, fmt.Errorf("sqlite: effect swap: %w", s.db.explain(err))
 				}
 			}
 		}
@@ -176,7 +176,7 @@ func (s *EffectStore) CompareAndSwapBatch(ctx context.Context, ops []effect.Op) 
 	}
 	tx, err := s.db.Writer().BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: effect batch: begin: %w", errors.Join(store.ErrUnavailable, err))
+		return nil, fmt.Errorf("sqlite: effect batch: begin: %w", s.db.explain(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 	inTx := func(stmt *sql.Stmt) *sql.Stmt { return tx.StmtContext(ctx, stmt) }
@@ -185,11 +185,11 @@ func (s *EffectStore) CompareAndSwapBatch(ctx context.Context, ops []effect.Op) 
 			continue
 		}
 		if errs[i], err = st.swap(ctx, inTx, op, rows[i], now); err != nil {
-			return nil, fmt.Errorf("sqlite: effect batch: %w", errors.Join(store.ErrUnavailable, err))
+			return nil, fmt.Errorf("sqlite: effect batch: %w", s.db.explain(err))
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("sqlite: effect batch: commit: %w", errors.Join(store.ErrUnavailable, err))
+		return nil, fmt.Errorf("sqlite: effect batch: commit: %w", s.db.explain(err))
 	}
 	return errs, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -121,4 +122,33 @@ func TestEffectWritesAreGroupCommitted(t *testing.T) {
 		t.Fatalf("%d transactions for %d swaps: writes are not batched", st.Batches, st.Ops)
 	}
 	t.Logf("%d swaps in %d transactions (%.3f per call)", st.Ops, st.Batches, float64(st.Batches)/n)
+}
+
+// A journaled call whose record would be committed to a WAL removed under
+// the store fails with ErrFilesReplaced instead of recording nothing.
+func TestEffectRecordToARemovedWALFails(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sw.db")
+	ex := &effect.Executor{Store: sqlite.NewEffectStore(openAt(t, path))}
+	input := json.RawMessage(`{"to":"all"}`)
+	req := func(i int) effect.Request {
+		return effect.Request{Key: effect.Key("s", "run", 0, i), Tool: "send", Class: effect.ClassNonIdempotentWrite, Input: input}
+	}
+	ok := func(context.Context) (effect.Outcome, error) {
+		return effect.Outcome{Output: json.RawMessage(`{"ok":true}`)}, nil
+	}
+	if _, err := ex.Execute(ctx, req(0), ok); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path + "-wal"); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	_, err := ex.Execute(ctx, req(1), func(ctx context.Context) (effect.Outcome, error) { ran = true; return ok(ctx) })
+	if !errors.Is(err, sqlite.ErrFilesReplaced) {
+		t.Fatalf("a call journaled after the WAL was removed: err = %v, want ErrFilesReplaced", err)
+	}
+	if ran {
+		t.Fatal("the call ran although its start could not be recorded")
+	}
 }

@@ -41,10 +41,10 @@ func (j *IntentJournal) Append(ctx context.Context, e intent.Entry) (intent.Entr
 		(entry_key, stream, seq, body, created_at_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		e.Key, stream, e.Seq, string(e.Body), time.Now().UnixMilli())
 	if err != nil {
-		return intent.Entry{}, false, fmt.Errorf("sqlite: append intent entry %q: %w", e.Key, errors.Join(store.ErrUnavailable, err))
+		return intent.Entry{}, false, fmt.Errorf("sqlite: append intent entry %q: %w", e.Key, j.db.explain(err))
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return intent.Entry{}, false, fmt.Errorf("sqlite: append intent entry %q: %w", e.Key, errors.Join(store.ErrUnavailable, err))
+		return intent.Entry{}, false, fmt.Errorf("sqlite: append intent entry %q: %w", e.Key, j.db.explain(err))
 	} else if n == 1 {
 		return e, false, nil
 	}

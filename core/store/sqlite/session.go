@@ -37,7 +37,7 @@ func (s *SessionStore) Load(ctx context.Context, id string) (agent.StoredSession
 		return agent.StoredSession{}, fmt.Errorf("sqlite: session %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return agent.StoredSession{}, fmt.Errorf("sqlite: load session %q: %w", id, errors.Join(store.ErrUnavailable, err))
+		return agent.StoredSession{}, fmt.Errorf("sqlite: load session %q: %w", id, s.db.explain(err))
 	}
 	rec.Revision = uint64(rev)
 	return rec, nil
@@ -66,11 +66,17 @@ func (s *SessionStore) Save(ctx context.Context, id string, state []byte, expect
 			WHERE session_id = ? AND revision = ?`, state, now, id, int64(expected))
 	}
 	if err != nil {
-		return 0, fmt.Errorf("sqlite: save session %q: %w", id, errors.Join(store.ErrUnavailable, err))
+		return 0, fmt.Errorf("sqlite: save session %q: %w", id, s.db.explain(err))
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: save session %q: %w", id, errors.Join(store.ErrUnavailable, err))
+	}
+	if n > 0 {
+		// The commit succeeded; make sure it went where loads will read it.
+		if err := s.db.checkFiles(); err != nil {
+			return 0, fmt.Errorf("sqlite: save session %q: %w", id, err)
+		}
 	}
 	if n == 0 {
 		if expected == 0 {
