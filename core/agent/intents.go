@@ -62,7 +62,7 @@ func (b *Builder) IntentJournal(j intent.Journal) *Builder {
 
 // ErrNoIntents reports an agent built without an intent journal asked
 // for what only one provides.
-var ErrNoIntents = errors.New("agent: the agent has no intent journal (see Builder.Intents)")
+var ErrNoIntents = errors.New("agent: the agent has no intent journal (Python: intent_journal=; Go: Builder.Intents)")
 
 // IntentRealiser returns the agent's Realiser, nil when it has none.
 func (a *Agent) IntentRealiser() *intent.Realiser { return a.intents }

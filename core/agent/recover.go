@@ -218,8 +218,8 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 // AbandonResume repairs it).
 func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, error) {
 	if s.agent.journal == nil {
-		return nil, fmt.Errorf("%w: recovering a run needs an effect journal (see Builder.EffectJournal): without one its calls would run again; "+
-			"close a run in flight with Session.AbandonInFlight instead", ErrConfig)
+		return nil, fmt.Errorf("%w: recovering a run needs an effect journal (Python: effect_journal=; Go: Builder.EffectJournal): without one its calls would run again; "+
+			"close a run in flight with session.abandon_in_flight() (Go: Session.AbandonInFlight) instead", ErrConfig)
 	}
 	o, history, _, err := s.beginFor(opts, true)
 	if err != nil {

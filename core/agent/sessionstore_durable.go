@@ -76,7 +76,7 @@ type ResumeClaim struct {
 // ErrResumeClaimed until AbandonResume.
 func (a *Agent) OpenSession(ctx context.Context, id string, opts ...RestoreOption) (*Session, error) {
 	if a.sessions == nil {
-		return nil, fmt.Errorf("%w: the agent has no session store (see Builder.SessionStore)", ErrConfig)
+		return nil, fmt.Errorf("%w: the agent has no session store (Python: session_store=; Go: Builder.SessionStore)", ErrConfig)
 	}
 	rec, err := a.sessions.Load(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
