@@ -84,7 +84,7 @@
  *         specs as in sw_agent_new; the host tools must be known to the
  *         host by their ids). Any phase may answer {"ok": false, "message":
  *         "..."}: a failed enter leaves the toolset out of the run (reported
- *         as a "toolset_unavailable" custom event) or, with
+ *         as a "toolset_unavailable" custom event and a "warning" item) or, with
  *         "fail_on_unavailable", ends the run with an error of type
  *         "config" naming the toolset; a failed or timed-out prepare ends
  *         the run that way; a failed exit is reported ("toolset_failed").
@@ -95,6 +95,10 @@
  *       {"kind": "cancel", "token": n}
  *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
  *       {"kind": "event", "event": {...}}
+ *       {"kind": "warning", "warning": {"kind", "toolset"?, "id"?, "message"}}
+ *         something the run went on despite (kind "toolset_unavailable": a
+ *         toolset that could not be entered was left out of the run); sent
+ *         whether or not the run asked for events, for the host to log.
  *       {"kind": "done", "result": {...}, "error": {...} | null}
  *     Call arguments stay within the runtime's limits (at most 128 levels of
  *     nesting, number literals of at most 4000 characters, valid UTF-8, at
@@ -247,7 +251,8 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "max_retries"?, "timeout_ms"?, "layers"?, ...} takes its tools from
  *       a Model Context Protocol server; "mcp" is {"transport": transport,
  *       "tool_prefix"?, "cache_tools"?: bool, "read_timeout_ms"?,
- *       "init_timeout_ms"?, "include_instructions"?: bool}, a transport
+ *       "init_timeout_ms"?, "include_instructions"?: bool, "optional"?: bool},
+ *       a transport
  *       {"kind": "stdio", "command", "args"?: [...], "env"?: {...}, "cwd"?}
  *       (a child process speaking MCP on stdin/stdout) or {"kind":
  *       "streamable_http", "url", "headers"?: {...}}. The tools are named
@@ -257,9 +262,11 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "mcp_tool_name" and "mcp_task" (false). The server is started (or
  *       connected to) when the toolset's tools are first read and stopped
  *       when the run that read them ends; one that does not start or answer
- *       within init_timeout_ms (30 s by default) fails that read with an
- *       error naming the toolset, never a hang (sw_agent_new reads them:
- *       type "config"). Lists are cached unless "cache_tools" is
+ *       within init_timeout_ms (30 s by default) fails the run with an
+ *       error of type "config" naming the toolset and its command or URL,
+ *       never a hang; with "optional": true the run goes on without its
+ *       tools instead, with a "toolset_unavailable" custom event and a
+ *       "warning" item (below). Lists are cached unless "cache_tools" is
  *       false, and listed again on notifications/tools/list_changed;
  *       read_timeout_ms bounds each listing. Calls are validated against
  *       the server's schema, bounded by the tools' timeouts (a timeout or a

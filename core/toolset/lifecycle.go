@@ -142,6 +142,17 @@ func Managed(ts Toolset) bool {
 	return found
 }
 
+// Optionality is implemented by [Lifecycle] toolsets that say themselves
+// whether a run may go on without them when their Enter fails: a toolset
+// that reports false (an MCP server's, unless marked optional) fails the
+// run, one that reports true is left out of it with a warning, whatever
+// the agent's policy on unavailable tools. A [LifecyclePolicy] with
+// FailOnUnavailable fails the run either way. Toolsets that do not
+// implement it follow their policy and the agent's.
+type Optionality interface {
+	Optional() bool
+}
+
 // PolicyOf returns the policy of the outermost [PolicyHolder] in ts, or
 // the zero policy.
 func PolicyOf(ts Toolset) LifecyclePolicy {

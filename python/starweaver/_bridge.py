@@ -306,6 +306,8 @@ class RunDriver:
                 self._start_toolset(item)
             elif kind == "event":
                 self._emit(item["event"])
+            elif kind == "warning":
+                self._warn(item["warning"])
             elif kind == "done":
                 self._close(done=item)
             else:
@@ -753,6 +755,11 @@ class RunDriver:
             self._submit(token, None, lambda: _model_outcome(lambda: model._respond_sync(messages, params)), cv)
 
     # -- events ------------------------------------------------------------
+
+    def _warn(self, warning: dict[str, Any]) -> None:
+        """Log a warning of the run (something it went on despite, such as
+        an optional toolset that could not start), events or not."""
+        _log.warning("starweaver: %s", warning.get("message"), extra={"starweaver_warning": warning})
 
     def _emit(self, event: dict[str, Any]) -> None:
         """Hand an event to the run's callback. A callback never breaks the
