@@ -93,7 +93,9 @@
  *         "toolset_closed" with {"toolset", "id", "status", "tool_count",
  *         "instruction_count", "error"?, "phase"?}.
  *       {"kind": "cancel", "token": n}
- *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
+ *       {"kind": "model", "token": n, "model": handle, "transcript": id,
+ *        "length": n, "params": {...}} (the request's messages are the first
+ *        "length" messages of the transcript: see sw_model_messages)
  *       {"kind": "event", "event": {...}}
  *       {"kind": "warning", "warning": {"kind", "toolset"?, "id"?, "message"}}
  *         something the run went on despite (kind "toolset_unavailable": a
@@ -179,6 +181,20 @@ int sw_model_new(const char *spec, long long spec_len, sw_handle *out, char **er
  *   [{"messages": [...], "params": {...}}, ...].
  * Returns: 0, or -1 with *err (type "bad_handle", "unsupported"). */
 int sw_model_captured(sw_handle model, char **out, long long *out_len, char **err);
+
+/* sw_model_messages writes messages of a host model's transcript:
+ *   req {"transcript": id, "from": a, "to": b} -> [message, ...] (from a
+ *   to b, excluded). A "model" item names the messages of its request by
+ *   "transcript" and "length" instead of carrying them: the messages are
+ *   the first "length" of that transcript. A transcript only grows (the
+ *   messages of one id at one position never change), so a host keeps what
+ *   it fetched per transcript and fetches only the messages past those;
+ *   the transcript of a request stays available at least until the request
+ *   is answered (a bounded number is kept after that).
+ * Returns: 0, or -1 with *err (type "bad_handle", "unsupported" for a
+ * model that is not a host model, "invalid_spec", "invalid_argument" for
+ * an unknown transcript or a range outside it). Safe from any thread. */
+int sw_model_messages(sw_handle model, const char *req, long long req_len, char **out, long long *out_len, char **err);
 
 /* sw_agent_new builds an agent from a JSON spec naming a model handle,
  * host tools (definitions plus host ids), instructions and policies.
