@@ -21,7 +21,8 @@ const (
 	// skips Enter) and its inventory first read in the run.
 	CustomToolsetInitialized = "toolset_initialized"
 	// CustomToolsetUnavailable: Enter failed or timed out; the toolset is
-	// left out of the run, unless its policy fails the run.
+	// left out of the run (with a Warning), unless its policy or the
+	// toolset itself (toolset.Optionality) fails the run.
 	CustomToolsetUnavailable = "toolset_unavailable"
 	// CustomToolsetFailed: a read failed (the run fails), or Exit did.
 	CustomToolsetFailed = "toolset_failed"

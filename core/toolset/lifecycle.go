@@ -51,8 +51,9 @@ type Dynamic interface {
 // is the default: enter before preparation, exit after the run, no
 // timeouts for Enter and reads beyond the run's own cancellation, Exit
 // bounded by DefaultExitTimeout, and a toolset that cannot be entered is
-// reported (toolset_unavailable) and left out of the run rather than
-// failing it.
+// reported (toolset_unavailable, and a run warning) and left out of the
+// run rather than failing it, unless the toolset decides otherwise itself
+// ([Optionality]: an MCP server's toolset fails the run unless optional).
 type LifecyclePolicy struct {
 	// InitializationTimeout bounds Enter, when positive.
 	InitializationTimeout time.Duration
