@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -24,12 +25,14 @@ var abiErrorTypes = []string{
 }
 
 // errorKindsJSON is what sw_error_kinds returns: the tool error kinds
-// (tool.ErrorKinds) and the C-ABI error slugs, each in its list's order.
+// (tool.ErrorKinds), the C-ABI error slugs and the effect classes
+// (effect.Classes), each in its list's order.
 func errorKindsJSON() []byte {
 	v := struct {
-		ErrorKinds []tool.ErrorKind `json:"error_kinds"`
-		ErrorTypes []string         `json:"error_types"`
-	}{tool.ErrorKinds(), abiErrorTypes}
+		ErrorKinds    []tool.ErrorKind `json:"error_kinds"`
+		ErrorTypes    []string         `json:"error_types"`
+		EffectClasses []effect.Class   `json:"effect_classes"`
+	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes()}
 	b, _ := json.Marshal(v) // strings only: cannot fail
 	return b
 }

@@ -124,6 +124,13 @@ func swgo_model_captured(h C.longlong, out **C.char, outLen *C.longlong, errOut 
 	return produce(h, out, outLen, errOut, capturedJSON)
 }
 
+//export swgo_model_messages
+func swgo_model_messages(h C.longlong, req *C.char, reqLen C.longlong, out **C.char, outLen *C.longlong, errOut **C.char) (rc C.int) {
+	defer guard(&rc, errOut)
+	body := goBytes(req, reqLen)
+	return produce(h, out, outLen, errOut, func(m *modelHandle) ([]byte, error) { return modelMessagesJSON(m, body) })
+}
+
 //export swgo_agent_new
 func swgo_agent_new(spec *C.char, specLen C.longlong, out *C.longlong, errOut **C.char) (rc C.int) {
 	defer guard(&rc, errOut)

@@ -66,6 +66,11 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
 	return swgo_model_captured(model, out, out_len, err);
 }
 
+int sw_model_messages(sw_handle model, const char *req, long long req_len, char **out, long long *out_len, char **err) {
+	if (sw_forked) return sw_refuse(err);
+	return swgo_model_messages(model, (char *)req, req_len, out, out_len, err);
+}
+
 int sw_agent_new(const char *spec, long long spec_len, sw_handle *out, char **err) {
 	if (sw_forked) return sw_refuse(err);
 	return swgo_agent_new((char *)spec, spec_len, out, err);

@@ -21,7 +21,8 @@ func journaledSpec(t *testing.T, st int64, responses ...model.Message) agentSpec
 	t.Helper()
 	h := handles.add(&modelHandle{m: model.NewTestModel(responses...)})
 	t.Cleanup(func() { handles.remove(h) })
-	return agentSpec{Model: h, StateKey: storeKey, SessionStore: st, EffectJournal: st,
+	key := storeKey
+	return agentSpec{Model: h, StateKey: &key, SessionStore: st, EffectJournal: st,
 		Tools: []toolSpec{{ID: 1, Definition: tool.Definition{Name: "send"}}}}
 }
 

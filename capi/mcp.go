@@ -15,6 +15,9 @@ type mcpSpec struct {
 	ReadTimeoutMS       *int64           `json:"read_timeout_ms"`
 	InitTimeoutMS       *int64           `json:"init_timeout_ms"`
 	IncludeInstructions bool             `json:"include_instructions"`
+	// Optional lets runs go on without a server that cannot start
+	// (mcp.Options.Optional); without it such a run fails.
+	Optional bool `json:"optional"`
 }
 
 // mcpTransportSpec is a transport: {"kind":"stdio","command","args"?,
@@ -59,7 +62,7 @@ func mcpToolset(s toolsetSpec) (toolset.Toolset, error) {
 	default:
 		return nil, specError("toolset %q: unknown MCP transport kind %q", id, tr.Kind)
 	}
-	opts := mcp.Options{ToolPrefix: spec.ToolPrefix, IncludeInstructions: spec.IncludeInstructions}
+	opts := mcp.Options{ToolPrefix: spec.ToolPrefix, IncludeInstructions: spec.IncludeInstructions, Optional: spec.Optional}
 	if spec.CacheTools != nil {
 		opts.NoCache = !*spec.CacheTools
 	}

@@ -47,6 +47,13 @@ type eventItem struct {
 	Event agent.Event `json:"event"`
 }
 
+// warningItem carries a run's warning (agent.Warning) to the host, which
+// logs it; warnings are sent whether or not the host asked for events.
+type warningItem struct {
+	Kind    string        `json:"kind"`
+	Warning agent.Warning `json:"warning"`
+}
+
 // startRun starts a run of session in the background.
 func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	root, ok := rootContext()
@@ -70,6 +77,11 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	run.traced = spec.Trace
 	run.steering = agent.NewSteering()
 	opts = append(opts, agent.WithSteering(run.steering))
+	opts = append(opts, agent.WithWarnings(func(w agent.Warning) {
+		if b, err := json.Marshal(warningItem{Kind: "warning", Warning: w}); err == nil {
+			run.post(b)
+		}
+	}))
 	if spec.Events {
 		opts = append(opts, agent.WithEvents(func(ev agent.Event) {
 			if b, err := json.Marshal(eventItem{Kind: "event", Event: ev}); err == nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/starweaver-go/starweaver/core/agentctx"
+	"io"
 	"math"
 	"time"
 
@@ -128,8 +129,9 @@ type agentSpec struct {
 	Metadata    map[string]any     `json:"metadata"`
 	// ApprovalRequiredTools gates matching tools behind approval.
 	ApprovalRequiredTools []string `json:"approval_required_tools"`
-	// StateKey signs exported session state (HMAC-SHA256) when set.
-	StateKey string `json:"state_key"`
+	// StateKey signs exported session state (HMAC-SHA256) when set; core
+	// refuses an empty one.
+	StateKey *string `json:"state_key"`
 	// Settings are the model settings of every request; core checks them.
 	Settings *model.Settings `json:"settings"`
 	// Output asks for a structured final answer.
@@ -242,6 +244,12 @@ func decodeStrict(data []byte, v any) error {
 			return err
 		}
 		return specError("%v", err)
+	}
+	// One JSON value and nothing after it: trailing bytes mean a spec
+	// that was cut or glued together wrongly.
+	end := d.InputOffset()
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return specError("unexpected data after the JSON value (at byte %d)", end)
 	}
 	return nil
 }
@@ -476,8 +484,8 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if len(s.ApprovalRequiredTools) > 0 {
 		b.ApprovalRequiredTools(s.ApprovalRequiredTools...)
 	}
-	if s.StateKey != "" {
-		b.StateKey([]byte(s.StateKey))
+	if s.StateKey != nil {
+		b.StateKey([]byte(*s.StateKey))
 	}
 	if s.Settings != nil {
 		b.Settings(*s.Settings)

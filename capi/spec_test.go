@@ -173,3 +173,47 @@ func TestEffectSpecKeys(t *testing.T) {
 		t.Fatalf("default_effect: %v %q", err, a.DefaultEffect)
 	}
 }
+
+// A spec is one JSON value: bytes after it are refused, whitespace is not.
+func TestSpecRefusesTrailingData(t *testing.T) {
+	for _, spec := range []string{`{"model":1} x`, `{"model":1}{}`, `{"model":1}]`, `{"model":1} {"model":2}`, `{"model":1}` + "\x00"} {
+		var s agentSpec
+		if ae := toABIError(decodeStrict([]byte(spec), &s)); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, "after the JSON value") {
+			t.Errorf("%q: %+v", spec, ae)
+		}
+	}
+	for _, spec := range []string{`{"model":1}`, `{"model":1}` + " \n\t"} {
+		var s agentSpec
+		if err := decodeStrict([]byte(spec), &s); err != nil || s.Model != 1 {
+			t.Errorf("%q: %v", spec, err)
+		}
+	}
+}
+
+// An empty state key is refused by core, not taken for "no key"; a spec
+// without one exports unsigned state.
+func TestEmptyStateKeyIsRefused(t *testing.T) {
+	mh, err := buildModel(modelSpec{Kind: "test", Responses: []model.Message{model.Response(model.TextPart("x"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handles.add(mh)
+	t.Cleanup(func() { handles.remove(h) })
+	prefix := `{"model":` + strconv.FormatInt(h, 10)
+	for spec, want := range map[string]string{prefix + `,"state_key":""}`: "config", prefix + `,"state_key":"k"}`: "", prefix + `}`: ""} {
+		var s agentSpec
+		err := decodeStrict([]byte(spec), &s)
+		if err == nil {
+			_, err = buildAgent(s)
+		}
+		if want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", spec, err)
+			}
+			continue
+		}
+		if ae := toABIError(err); ae.Type != want || !strings.Contains(ae.Message, "the state key is empty") {
+			t.Errorf("%s: %+v", spec, ae)
+		}
+	}
+}

@@ -85,7 +85,7 @@
  *         specs as in sw_agent_new; the host tools must be known to the
  *         host by their ids). Any phase may answer {"ok": false, "message":
  *         "..."}: a failed enter leaves the toolset out of the run (reported
- *         as a "toolset_unavailable" custom event) or, with
+ *         as a "toolset_unavailable" custom event and a "warning" item) or, with
  *         "fail_on_unavailable", ends the run with an error of type
  *         "config" naming the toolset; a failed or timed-out prepare ends
  *         the run that way; a failed exit is reported ("toolset_failed").
@@ -94,8 +94,14 @@
  *         "toolset_closed" with {"toolset", "id", "status", "tool_count",
  *         "instruction_count", "error"?, "phase"?}.
  *       {"kind": "cancel", "token": n}
- *       {"kind": "model", "token": n, "model": handle, "messages": [...], "params": {...}}
+ *       {"kind": "model", "token": n, "model": handle, "transcript": id,
+ *        "length": n, "params": {...}} (the request's messages are the first
+ *        "length" messages of the transcript: see sw_model_messages)
  *       {"kind": "event", "event": {...}}
+ *       {"kind": "warning", "warning": {"kind", "toolset"?, "id"?, "message"}}
+ *         something the run went on despite (kind "toolset_unavailable": a
+ *         toolset that could not be entered was left out of the run); sent
+ *         whether or not the run asked for events, for the host to log.
  *       {"kind": "done", "result": {...}, "error": {...} | null}
  *     Call arguments stay within the runtime's limits (at most 128 levels of
  *     nesting, number literals of at most 4000 characters, valid UTF-8, at
@@ -152,10 +158,13 @@ void sw_free(void *p);
 int sw_version(char **out, long long *out_len);
 
 /* sw_error_kinds writes the library's error vocabulary as JSON:
- * {"error_kinds": [...], "error_types": [...]}. error_kinds are the "kind"
- * slugs of failed tool returns (and of host tool outcomes); error_types are
- * the "type" slugs of the error objects written to *err. Hosts check their
- * exception maps against both lists.
+ * {"error_kinds": [...], "error_types": [...], "effect_classes": [...]}.
+ * error_kinds are the "kind" slugs of failed tool returns (and of host tool
+ * outcomes); error_types are the "type" slugs of the error objects written
+ * to *err; effect_classes are the effect classes a tool may declare (its
+ * "effect"; anything else fails sw_agent_new). Hosts check their exception
+ * maps against the first two and may refuse an unknown effect class where
+ * the tool is declared, checking their list against the third.
  * Returns: 0 (-1 in a forked child). */
 int sw_error_kinds(char **out, long long *out_len);
 
@@ -175,6 +184,20 @@ int sw_model_new(const char *spec, long long spec_len, sw_handle *out, char **er
  *   [{"messages": [...], "params": {...}}, ...].
  * Returns: 0, or -1 with *err (type "bad_handle", "unsupported"). */
 int sw_model_captured(sw_handle model, char **out, long long *out_len, char **err);
+
+/* sw_model_messages writes messages of a host model's transcript:
+ *   req {"transcript": id, "from": a, "to": b} -> [message, ...] (from a
+ *   to b, excluded). A "model" item names the messages of its request by
+ *   "transcript" and "length" instead of carrying them: the messages are
+ *   the first "length" of that transcript. A transcript only grows (the
+ *   messages of one id at one position never change), so a host keeps what
+ *   it fetched per transcript and fetches only the messages past those;
+ *   the transcript of a request stays available at least until the request
+ *   is answered (a bounded number is kept after that).
+ * Returns: 0, or -1 with *err (type "bad_handle", "unsupported" for a
+ * model that is not a host model, "invalid_spec", "invalid_argument" for
+ * an unknown transcript or a range outside it). Safe from any thread. */
+int sw_model_messages(sw_handle model, const char *req, long long req_len, char **out, long long *out_len, char **err);
 
 /* sw_agent_new builds an agent from a JSON spec naming a model handle,
  * host tools (definitions plus host ids), instructions and policies.
@@ -250,7 +273,8 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "max_retries"?, "timeout_ms"?, "layers"?, ...} takes its tools from
  *       a Model Context Protocol server; "mcp" is {"transport": transport,
  *       "tool_prefix"?, "cache_tools"?: bool, "read_timeout_ms"?,
- *       "init_timeout_ms"?, "include_instructions"?: bool}, a transport
+ *       "init_timeout_ms"?, "include_instructions"?: bool, "optional"?: bool},
+ *       a transport
  *       {"kind": "stdio", "command", "args"?: [...], "env"?: {...}, "cwd"?}
  *       (a child process speaking MCP on stdin/stdout) or {"kind":
  *       "streamable_http", "url", "headers"?: {...}}. The tools are named
@@ -260,9 +284,11 @@ int sw_model_captured(sw_handle model, char **out, long long *out_len, char **er
  *       "mcp_tool_name" and "mcp_task" (false). The server is started (or
  *       connected to) when the toolset's tools are first read and stopped
  *       when the run that read them ends; one that does not start or answer
- *       within init_timeout_ms (30 s by default) fails that read with an
- *       error naming the toolset, never a hang (sw_agent_new reads them:
- *       type "config"). Lists are cached unless "cache_tools" is
+ *       within init_timeout_ms (30 s by default) fails the run with an
+ *       error of type "config" naming the toolset and its command or URL,
+ *       never a hang; with "optional": true the run goes on without its
+ *       tools instead, with a "toolset_unavailable" custom event and a
+ *       "warning" item (below). Lists are cached unless "cache_tools" is
  *       false, and listed again on notifications/tools/list_changed;
  *       read_timeout_ms bounds each listing. Calls are validated against
  *       the server's schema, bounded by the tools' timeouts (a timeout or a

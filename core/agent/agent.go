@@ -273,8 +273,14 @@ func (b *Builder) ApprovalRequiredTools(selectors ...string) *Builder {
 // that state modified outside the process is refused on restore. Without a
 // key the state carries a plain SHA-256 digest, which catches accidental
 // edits but not deliberate ones, so SessionFromState refuses it unless
-// given AllowUnsigned.
+// given AllowUnsigned. An empty key is a mistake (a key read from an unset
+// variable, say), not a way to ask for unsigned state: Build reports it as
+// ErrConfig. Leave StateKey out to export unsigned state.
 func (b *Builder) StateKey(key []byte) *Builder {
+	if len(key) == 0 {
+		b.fail(fmt.Errorf("%w: the state key is empty; give a non-empty key to sign exported state, or set none to export it unsigned", ErrConfig))
+		return b
+	}
 	b.a.stateKey = append([]byte(nil), key...)
 	return b
 }

@@ -18,6 +18,7 @@ type runOptions struct {
 	toolsets     []toolset.Toolset
 	instructions []string
 	events       []EventHandler
+	warnings     []WarningHandler
 	metadata     map[string]any
 	deps         *tool.Deps
 	limits       UsageLimits

@@ -286,9 +286,9 @@ func (s *Session) checkRecord(ctx context.Context) error {
 // decoding and encoding, so equal states compare equal however they were
 // written. stored is not verified: it is only compared with st, which was.
 func sameState(stored []byte, st sessionState) (bool, error) {
-	var env stateEnvelope
-	if err := json.Unmarshal(stored, &env); err != nil {
-		return false, fmt.Errorf("%w: session state is not JSON: %v", ErrState, err)
+	env, err := decodeEnvelope(stored)
+	if err != nil {
+		return false, err
 	}
 	var theirs sessionState
 	d := json.NewDecoder(bytes.NewReader(env.State))

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -78,7 +79,9 @@ type restoreOptions struct {
 // whoever can edit it can change the history, the paused calls and their
 // arguments, and recompute the digest, and the restored run executes what
 // it says. Use it only for state that never left the hands of whoever
-// restores it. Signed state is verified with the agent's key either way.
+// restores it. Signed state is verified with the agent's key either way,
+// and an agent with a state key ignores AllowUnsigned: it accepts only
+// state signed with its key.
 func AllowUnsigned() RestoreOption {
 	return func(o *restoreOptions) { o.allowUnsigned = true }
 }
@@ -137,6 +140,13 @@ func (a *Agent) verify(env stateEnvelope, o restoreOptions) error {
 		}
 		want = hmacDigest(a.stateKey, canon)
 	case strings.HasPrefix(env.Digest, digestUnsigned):
+		if len(a.stateKey) > 0 {
+			// A keyed agent exports signed state only, so unsigned state
+			// is someone else's or signed state whose signature was
+			// swapped for a checksum: accepting it would let whoever can
+			// write state bypass the key.
+			return fmt.Errorf("%w %s", ErrUnsignedState, keyedHint)
+		}
 		if !o.allowUnsigned {
 			return fmt.Errorf("%w %s", ErrUnsignedState, unsignedHint)
 		}
@@ -162,6 +172,12 @@ var ErrUnsignedState = fmt.Errorf("%w: session state is unsigned", ErrState)
 const unsignedHint = "(exported without a state key): its sha256 digest can be recomputed by anyone " +
 	"who edits it, so it does not show that the state is unmodified. Export and restore with a state " +
 	"key (state_key) to have it signed, or accept it unprotected with allow_unsigned (AllowUnsigned in Go)"
+
+// keyedHint explains ErrUnsignedState for an agent with a state key,
+// which refuses unsigned state even with AllowUnsigned.
+const keyedHint = "and this agent has a state key (state_key): an agent with a key accepts only " +
+	"state signed with it, even with allow_unsigned (AllowUnsigned in Go), since unsigned state may be " +
+	"signed state whose signature was replaced; restore unsigned state with an agent without a key"
 
 // ExportState returns the session as JSON: its history and, when a run
 // waits, everything needed to resume it (pending items, the paused batch,
@@ -214,10 +230,12 @@ func (a *Agent) encodeState(st sessionState) ([]byte, error) {
 // What is accepted depends on the digest and the agent's state key:
 //   - signed state ("hmac-sha256:") is verified with the agent's key; an
 //     agent without a key, or with another key, refuses it;
-//   - unsigned state ("sha256:") is refused with ErrUnsignedState, by
-//     agents with and without a key, unless AllowUnsigned is given; it is
-//     then checked against its checksum only, which detects accidental
-//     edits but not deliberate ones.
+//   - unsigned state ("sha256:") is refused with ErrUnsignedState by an
+//     agent with a key, always (AllowUnsigned included: a keyed agent
+//     accepts only signed state, so a stripped signature cannot pass), and
+//     by an agent without a key unless AllowUnsigned is given; it is then
+//     checked against its checksum only, which detects accidental edits
+//     but not deliberate ones.
 //
 // State of another version, state whose digest does not match, and a
 // waiting run that names tools this agent lacks or whose pending items
@@ -251,9 +269,9 @@ func restoreOpts(opts []RestoreOption) restoreOptions {
 
 // restore verifies and decodes state as SessionFromState describes.
 func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
-	var env stateEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("%w: session state is not JSON: %v", ErrState, err)
+	env, err := decodeEnvelope(data)
+	if err != nil {
+		return nil, err
 	}
 	if env.Version != StateVersion {
 		return nil, fmt.Errorf("%w: unsupported session state version %d (want %d)", ErrState, env.Version, StateVersion)
@@ -306,6 +324,75 @@ func (a *Agent) restore(data []byte, o restoreOptions) (*Session, error) {
 	}
 	return &Session{agent: a, id: st.ConversationID, history: st.Messages, waiting: st.Waiting, resuming: st.Resuming,
 		inflight: st.InFlight, actx: actx}, nil
+}
+
+// envelopeShape names what ExportState returns, for errors about
+// state of another shape.
+const envelopeShape = `a JSON object with "version", "state" and "digest", as ExportState returns it`
+
+// decodeEnvelope decodes exported state, saying what is wrong with state
+// of another shape: not JSON, a JSON value that is not an object, or an
+// object that lacks a field or has one of the wrong type.
+func decodeEnvelope(data []byte) (stateEnvelope, error) {
+	var env stateEnvelope
+	if len(bytes.TrimSpace(data)) == 0 {
+		return env, fmt.Errorf("%w: session state is empty; want %s", ErrState, envelopeShape)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return env, fmt.Errorf("%w: session state is a JSON %s; want %s", ErrState, typeErr.Value, envelopeShape)
+		}
+		return env, fmt.Errorf("%w: session state is not JSON (%v); want %s", ErrState, err, envelopeShape)
+	}
+	if fields == nil {
+		return env, fmt.Errorf("%w: session state is JSON null; want %s", ErrState, envelopeShape)
+	}
+	for _, f := range []struct {
+		name, kind, article string
+		into                any
+	}{
+		{"version", "number", "a", &env.Version},
+		{"state", "object", "an", &env.State},
+		{"digest", "string", "a", &env.Digest},
+	} {
+		raw, ok := fields[f.name]
+		if !ok {
+			return env, fmt.Errorf("%w: session state has no %q field; want %s", ErrState, f.name, envelopeShape)
+		}
+		if k := jsonKind(raw); k != f.kind {
+			return env, fmt.Errorf("%w: the %q field of session state is a JSON %s, not %s %s; want %s",
+				ErrState, f.name, k, f.article, f.kind, envelopeShape)
+		}
+		if err := json.Unmarshal(raw, f.into); err != nil {
+			return env, fmt.Errorf("%w: the %q field of session state is not a valid %s (%v); want %s",
+				ErrState, f.name, f.kind, err, envelopeShape)
+		}
+	}
+	return env, nil
+}
+
+// jsonKind names the kind of a valid JSON value by its first byte.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	default:
+		return "number"
+	}
 }
 
 // checkWaiting verifies that a restored waiting run fits this agent.

@@ -121,9 +121,13 @@ func TestUnsignedStateNeedsOptIn(t *testing.T) {
 	if got := *d.args.Load(); got != `{"env":"evil"}` {
 		t.Fatalf("deploy ran with %s", got)
 	}
-	// A keyed agent opting in accepts unsigned state too.
-	if _, err := restorer(&deployTool{}, []byte("secret")).SessionFromState(state, agent.AllowUnsigned()); err != nil {
-		t.Fatal(err)
+	// A keyed agent accepts only signed state, even opting in: unsigned
+	// state may be signed state whose signature was stripped.
+	for name, data := range map[string][]byte{"exported": state, "forged": forged} {
+		_, err := restorer(&deployTool{}, []byte("secret")).SessionFromState(data, agent.AllowUnsigned())
+		if !errors.Is(err, agent.ErrUnsignedState) || !strings.Contains(err.Error(), "has a state key") {
+			t.Fatalf("keyed agent, allow, %s state: err = %v", name, err)
+		}
 	}
 	// The checksum still catches edits that did not recompute it.
 	careless := strings.Replace(string(state), `"prod"`, `"evil"`, 1)
@@ -162,12 +166,68 @@ func TestSignedStateNeedsItsKey(t *testing.T) {
 		"tampered, allow":            {key, tampered, []agent.RestoreOption{agent.AllowUnsigned()}},
 		"unknown digest":             {key, []byte(strings.Replace(string(state), `"hmac-sha256:`, `"md5:`, 1)), nil},
 		"downgraded to sha256":       {key, forge(t, state), nil},
-		"empty key is no key":        {[]byte{}, state, nil},
 		"missing digest, allow":      {key, []byte(`{"version":1,"state":{"conversation_id":"c","messages":[]}}`), []agent.RestoreOption{agent.AllowUnsigned()}},
 		"nil option is not an allow": {nil, exportWaiting(t, nil), []agent.RestoreOption{nil}},
 	} {
 		if _, err := restorer(&deployTool{}, tc.key).SessionFromState(tc.data, tc.opts...); !errors.Is(err, agent.ErrState) {
 			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+// A keyed agent given AllowUnsigned still refuses signed state whose
+// signature was stripped (replaced with a recomputed checksum).
+func TestKeyedAgentRefusesStrippedSignature(t *testing.T) {
+	key := []byte("secret")
+	stripped := forge(t, exportWaiting(t, key))
+	d := &deployTool{}
+	_, err := restorer(d, key).SessionFromState(stripped, agent.AllowUnsigned())
+	if !errors.Is(err, agent.ErrUnsignedState) {
+		t.Fatalf("err = %v", err)
+	}
+	if d.args.Load() != nil {
+		t.Fatal("deploy ran")
+	}
+}
+
+// An empty state key is a configuration mistake, not a request for
+// unsigned state.
+func TestEmptyStateKeyIsRefused(t *testing.T) {
+	for _, key := range [][]byte{nil, {}} {
+		_, err := agent.NewBuilder(model.TextModel("hi")).StateKey(key).Build()
+		if !errors.Is(err, agent.ErrConfig) || !strings.Contains(err.Error(), "state key is empty") {
+			t.Errorf("key %q: err = %v", key, err)
+		}
+	}
+}
+
+// State of another shape is refused with an error that says what is
+// wrong with it.
+func TestStateOfAnotherShapeSaysWhatIsWrong(t *testing.T) {
+	a := restorer(&deployTool{}, nil)
+	for data, want := range map[string]string{
+		``:                                       "session state is empty",
+		`   `:                                    "session state is empty",
+		`[1,2]`:                                  "session state is a JSON array",
+		`42`:                                     "session state is a JSON number",
+		`"state"`:                                "session state is a JSON string",
+		`null`:                                   "session state is JSON null",
+		`{"version":1`:                           "session state is not JSON",
+		`{}`:                                     `has no "version" field`,
+		`{"version":1}`:                          `has no "state" field`,
+		`{"version":1,"state":{}}`:               `has no "digest" field`,
+		`{"version":"1","state":{},"digest":""}`: `the "version" field of session state is a JSON string, not a number`,
+		`{"version":1.5,"state":{},"digest":""}`: `the "version" field of session state is not a valid number`,
+		`{"version":1,"state":[],"digest":""}`:   `the "state" field of session state is a JSON array, not an object`,
+		`{"version":1,"state":null,"digest":""}`: `the "state" field of session state is a JSON null`,
+		`{"version":1,"state":{},"digest":7}`:    `the "digest" field of session state is a JSON number, not a string`,
+	} {
+		_, err := a.SessionFromState([]byte(data), agent.AllowUnsigned())
+		if !errors.Is(err, agent.ErrState) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"version", "state" and "digest"`) {
+			t.Errorf("%q: err = %v, want %q", data, err, want)
+		}
+		if strings.Contains(fmt.Sprint(err), "EOF") {
+			t.Errorf("%q: err = %v", data, err)
 		}
 	}
 }

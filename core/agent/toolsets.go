@@ -21,7 +21,8 @@ const (
 	// skips Enter) and its inventory first read in the run.
 	CustomToolsetInitialized = "toolset_initialized"
 	// CustomToolsetUnavailable: Enter failed or timed out; the toolset is
-	// left out of the run, unless its policy fails the run.
+	// left out of the run (with a Warning), unless its policy or the
+	// toolset itself (toolset.Optionality) fails the run.
 	CustomToolsetUnavailable = "toolset_unavailable"
 	// CustomToolsetFailed: a read failed (the run fails), or Exit did.
 	CustomToolsetFailed = "toolset_failed"
@@ -115,14 +116,20 @@ func (r *runner) prepareToolsets(ctx context.Context, step int) error {
 		}
 		if first {
 			if !m.policy.SkipEnter {
-				if err := r.enterSet(ctx, m, step); err != nil {
+				if failed, err := r.enterSet(ctx, m, step); err != nil {
 					m.state = setUnavailable
 					r.report(CustomToolsetUnavailable, m, err)
-					// The agent's fail-closed policy on unavailable tools
-					// covers a toolset whose tools are all unavailable.
-					if m.policy.FailOnUnavailable || r.a.unavailable == FailOnUnavailable || ctx.Err() != nil {
+					if ctx.Err() != nil {
 						return fmt.Errorf("%w: %w", ErrConfig, err)
 					}
+					if r.mustEnter(m, failed) {
+						if o, ok := failed.(toolset.Optionality); ok && !o.Optional() {
+							return fmt.Errorf("%w: %w; the run needs this toolset: mark it optional to run without it", ErrConfig, err)
+						}
+						return fmt.Errorf("%w: %w", ErrConfig, err)
+					}
+					r.warn(Warning{Kind: WarningToolsetUnavailable, Toolset: m.ts.Name(), ID: m.ts.ID(),
+						Message: "the run goes on without its tools: " + err.Error()})
 					continue
 				}
 			}
@@ -196,15 +203,33 @@ func (r *runner) stepContext(ctx context.Context, step int) *tool.RunContext {
 	return &rc
 }
 
-func (r *runner) enterSet(ctx context.Context, m *managedSet, step int) error {
+// enterSet enters the lifecycles of m in order; on failure it returns the
+// lifecycle that failed and the error.
+func (r *runner) enterSet(ctx context.Context, m *managedSet, step int) (toolset.Lifecycle, error) {
 	d := m.policy.InitializationTimeout
 	for _, l := range toolset.LifecyclesOf(m.ts) {
 		err := bounded(ctx, d, func(ctx context.Context) error { return l.Enter(ctx, r.stepContext(ctx, step)) })
 		if err != nil {
-			return &toolset.LifecycleError{Toolset: m.ts.Name(), ID: m.ts.ID(), Phase: "enter", Timeout: d, Err: err}
+			return l, &toolset.LifecycleError{Toolset: m.ts.Name(), ID: m.ts.ID(), Phase: "enter", Timeout: d, Err: err}
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// mustEnter reports whether a run fails when failed, a lifecycle of m,
+// cannot be entered: when m's policy says FailOnUnavailable; otherwise as
+// failed says when it is a [toolset.Optionality] (an MCP server's toolset
+// is required unless marked optional); otherwise when the agent fails
+// closed on unavailable tools (which covers a toolset whose tools are all
+// unavailable).
+func (r *runner) mustEnter(m *managedSet, failed toolset.Lifecycle) bool {
+	if m.policy.FailOnUnavailable {
+		return true
+	}
+	if o, ok := failed.(toolset.Optionality); ok {
+		return !o.Optional()
+	}
+	return r.a.unavailable == FailOnUnavailable
 }
 
 // readSet reads the inventory of m for step, refreshing first when asked.

@@ -212,9 +212,16 @@ func TestToolsetLifecycleUnavailableIsLeftOut(t *testing.T) {
 	broken := &lcSet{name: "broken", enterErr: errors.New("no server"), tools: func(int) []tool.Tool { return nil }}
 	m := twoStepModel()
 	var evs eventLog
-	res, err := agent.NewBuilder(m).Tool(addTool()).Toolset(broken).MustBuild().Run(context.Background(), "go", agent.WithEvents(evs.handle))
+	var warnings []agent.Warning
+	res, err := agent.NewBuilder(m).Tool(addTool()).Toolset(broken).MustBuild().Run(context.Background(), "go", agent.WithEvents(evs.handle),
+		agent.WithWarnings(func(w agent.Warning) { warnings = append(warnings, w) }))
 	if err != nil || res.Output != "done" {
 		t.Fatalf("run: %v %v", res, err)
+	}
+	// Left out, and said so to whoever runs it, events or not.
+	if len(warnings) != 1 || warnings[0].Kind != agent.WarningToolsetUnavailable || warnings[0].Toolset != "broken" ||
+		!strings.Contains(warnings[0].Message, `toolset "broken": enter: no server`) {
+		t.Fatalf("warnings %+v", warnings)
 	}
 	if got, want := broken.calls(), []string{"enter:0"}; !slices.Equal(got, want) {
 		t.Fatalf("calls %v, want %v", got, want)
@@ -238,6 +245,49 @@ func TestToolsetLifecycleUnavailableIsLeftOut(t *testing.T) {
 	res, err = agent.NewBuilder(twoStepModel()).Toolset(plain).UnavailableTools(agent.FailOnUnavailable).MustBuild().Run(context.Background(), "go")
 	if err == nil || !strings.Contains(err.Error(), "no server") || res.Status != agent.StatusFailed {
 		t.Fatalf("fail-closed agent: %v %v", res, err)
+	}
+}
+
+// optionalSet says itself whether a run may go on without it.
+type optionalSet struct {
+	lcSet
+	optional bool
+}
+
+func (o *optionalSet) Optional() bool { return o.optional }
+
+// A toolset that is a toolset.Optionality decides for itself; a policy
+// with FailOnUnavailable fails the run either way.
+func TestToolsetOptionalityDecidesOnUnavailable(t *testing.T) {
+	for _, c := range []struct {
+		optional, failPolicy bool
+		agentPolicy          agent.UnavailablePolicy
+		fails                bool
+	}{
+		{false, false, agent.SkipUnavailable, true},
+		{true, false, agent.SkipUnavailable, false},
+		{true, false, agent.FailOnUnavailable, false},
+		{true, true, agent.SkipUnavailable, true},
+	} {
+		var ts toolset.Toolset = &optionalSet{lcSet: lcSet{name: "srv", enterErr: errors.New("no server"), tools: func(int) []tool.Tool { return nil }}, optional: c.optional}
+		if c.failPolicy {
+			ts = toolset.WithLifecycle(ts, toolset.LifecyclePolicy{FailOnUnavailable: true})
+		}
+		var warnings []agent.Warning
+		res, err := agent.NewBuilder(twoStepModel()).Tool(addTool()).Toolset(ts).UnavailableTools(c.agentPolicy).MustBuild().
+			Run(context.Background(), "go", agent.WithWarnings(func(w agent.Warning) { warnings = append(warnings, w) }))
+		if c.fails {
+			if !errors.Is(err, agent.ErrConfig) || !strings.Contains(err.Error(), `toolset "srv": enter: no server`) || len(warnings) != 0 {
+				t.Errorf("%+v: %v %v", c, err, warnings)
+			}
+			if !c.optional && !strings.Contains(err.Error(), "mark it optional") {
+				t.Errorf("%+v: %v", c, err)
+			}
+			continue
+		}
+		if err != nil || res.Output != "done" || len(warnings) != 1 {
+			t.Errorf("%+v: %v %v %v", c, res, err, warnings)
+		}
 	}
 }
 

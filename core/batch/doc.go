@@ -24,11 +24,13 @@
 // What fails one child fails only its entry (success false, error set),
 // and the batch call itself succeeds: a child's tool error (its message in
 // "error", its error object in "result"), a nested batch ("Tool 'batch' is
-// not allowed inside batch"), a tool the run does not offer ("Tool 'x' is
-// unavailable in this session") and every call past the 25th ("Maximum of
-// 25 tool calls allowed in batch"). Only malformed arguments (no
-// tool_calls, a call without a tool name) fail the call, as
-// invalid_arguments for the model to correct. duration_ms is always 0, so
+// not allowed inside batch") and a tool the run does not offer ("Tool 'x'
+// is unavailable in this session"). Only malformed arguments (no
+// tool_calls, a call without a tool name) and more than 25 calls fail the
+// call, as invalid_arguments for the model to correct: a batch of more
+// than [MaxCalls] calls gets one refusal of bounded size ("Maximum of 25
+// tool calls allowed in batch, got N: none of them ran; ...") and none of
+// its calls runs. duration_ms is always 0, so
 // a batch run again (replayed from the journal, recovered, approved)
 // returns the same bytes.
 //

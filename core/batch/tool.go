@@ -17,7 +17,8 @@ const (
 	Name = "batch"
 	// ToolsetName is the name and id of the toolset holding it.
 	ToolsetName = "batch"
-	// MaxCalls is how many calls of one batch run; the calls past it fail.
+	// MaxCalls is how many calls one batch may hold; a batch with more is
+	// refused as a whole (invalid_arguments) and none of its calls runs.
 	MaxCalls = 25
 )
 
@@ -38,14 +39,16 @@ const Description = "Run up to 25 independent tool calls in one call. " +
 	"Each entry of tool_calls names a tool and gives its parameters, exactly as a direct call of that tool would. " +
 	"The calls may run concurrently, so do not batch calls that depend on each other's results. " +
 	"The result lists one entry per call, by index, with success, the tool's result or an error; " +
-	"a failed call does not stop the others. batch itself cannot be called inside batch."
+	"a failed call does not stop the others. A batch of more than 25 calls is refused and none of them runs. " +
+	"batch itself cannot be called inside batch."
 
 // Failure texts of the entries the batch fails itself.
 const (
 	nestedText      = "Tool '%s' is not allowed inside batch"
 	unavailableText = "Tool '%s' is unavailable in this session"
-	overflowText    = "Maximum of 25 tool calls allowed in batch"
-	unsafeText      = "Tool '%s' requires approval, which cannot be asked for inside this batch because other calls in it " +
+	overflowText    = "Maximum of 25 tool calls allowed in batch, got %d: none of them ran; " +
+		"send at most 25 calls per batch call"
+	unsafeText = "Tool '%s' requires approval, which cannot be asked for inside this batch because other calls in it " +
 		"have already run and would run again; call it on its own"
 	deferredText = "Tool '%s' deferred its result, which cannot be waited for inside batch; call it on its own"
 	isErrorText  = "Tool '%s' reported an error"
@@ -74,7 +77,7 @@ type Child struct {
 	// Index as its index.
 	Call tool.Call
 	// Return is the child's final Return. A child the batch failed itself
-	// (nested, unavailable, past the limit, an approval or deferral that
+	// (nested, unavailable, an approval or deferral that
 	// cannot be waited for) has an error Return built from its entry's text.
 	Return tool.Return
 	// Dispatched reports whether the call went through the registry.
@@ -117,8 +120,9 @@ func Tools(opts Options) *toolset.Static {
 // Schema, so malformed ones come back to the model as invalid_arguments
 // with the reference's texts ("Missing required parameter: tool_calls",
 // "Invalid tool_calls[i].tool: expected non-empty string"). The schema
-// sets no maximum number of calls: the calls past [MaxCalls] fail one by
-// one, the others run.
+// sets no maximum number of calls, so that more than [MaxCalls] calls get
+// the validator's one refusal ("Maximum of 25 tool calls allowed in batch,
+// got N: ...") and none of them runs.
 func New(opts Options) *tool.Function {
 	return tool.New(Name, Description, parametersSchema(), opts.call).
 		WithReturnSchema(returnSchema()).
@@ -139,6 +143,11 @@ func validateArguments(_ *tool.Context, args map[string]any) error {
 	}
 	if len(calls) == 0 {
 		return tool.InvalidArguments("Invalid tool_calls: expected at least one call")
+	}
+	if len(calls) > MaxCalls {
+		// One refusal, whatever the count: answering each call past the
+		// limit would put output proportional to the request in history.
+		return tool.InvalidArguments(overflowText, len(calls))
 	}
 	for i, c := range calls {
 		m, ok := c.(map[string]any)
@@ -174,6 +183,11 @@ func (o Options) call(ctx context.Context, tc *tool.Context, args json.RawMessag
 	if tc.ToolName != "" {
 		self = tc.ToolName
 	}
+	if len(in.ToolCalls) > MaxCalls {
+		// validateArguments refuses these first; this keeps the bound for
+		// a caller that skips argument validation.
+		return tool.Result{}, tool.InvalidArguments(overflowText, len(in.ToolCalls))
+	}
 	children := make([]Child, len(in.ToolCalls))
 	var run []int // the children to dispatch
 	for i, c := range in.ToolCalls {
@@ -184,8 +198,6 @@ func (o Options) call(ctx context.Context, tc *tool.Context, args json.RawMessag
 		call := tool.Call{ID: ChildID(tc.ToolCallID, i), Name: c.Tool, Arguments: params, Index: i}
 		children[i] = Child{Index: i, Call: call}
 		switch {
-		case i >= MaxCalls:
-			children[i].Return = tool.ErrorReturn(call, tool.UserError(overflowText))
 		case c.Tool == self || c.Tool == Name:
 			children[i].Return = tool.ErrorReturn(call, tool.UserError(nestedText, c.Tool))
 		case !tc.Offers(c.Tool):
@@ -356,7 +368,7 @@ func parametersSchema() map[string]any {
 		"properties": map[string]any{
 			"tool_calls": map[string]any{
 				"type":        "array",
-				"description": "The calls to run, 1 to 25 of them; calls past the 25th fail.",
+				"description": "The calls to run, 1 to 25 of them; a batch with more is refused and none of its calls runs.",
 				"minItems":    1,
 				"items": map[string]any{
 					"type": "object",

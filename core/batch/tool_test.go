@@ -154,7 +154,7 @@ func TestBatchArgumentErrorsUseTheReferenceTexts(t *testing.T) {
 	}
 }
 
-func TestBatchFailsNestedUnavailableAndOverflowCallsOneByOne(t *testing.T) {
+func TestBatchFailsNestedAndUnavailableCallsOneByOne(t *testing.T) {
 	rec := &recorder{}
 	calls := []any{
 		call("batch", map[string]any{"tool_calls": []any{call("a", map[string]any{"v": "x"})}}),
@@ -162,20 +162,18 @@ func TestBatchFailsNestedUnavailableAndOverflowCallsOneByOne(t *testing.T) {
 		call("a", map[string]any{"v": "bad", "extra": 1.5}),
 		call("a", map[string]any{}),
 	}
-	for len(calls) < 27 {
+	for len(calls) < batch.MaxCalls {
 		calls = append(calls, call("b", map[string]any{"v": fmt.Sprint(len(calls))}))
 	}
 	res, _ := run(t, agent.NewBuilder(batchModel(calls...)).Tool(rec.tool("a"), rec.tool("b")))
 	got := output(t, res)
-	if len(got.Results) != 27 {
+	if len(got.Results) != batch.MaxCalls {
 		t.Fatalf("%d results", len(got.Results))
 	}
 	want := map[int]string{
-		0:  "Tool 'batch' is not allowed inside batch",
-		1:  "Tool 'nope' is unavailable in this session",
-		3:  "missing property 'v'",
-		25: "Maximum of 25 tool calls allowed in batch",
-		26: "Maximum of 25 tool calls allowed in batch",
+		0: "Tool 'batch' is not allowed inside batch",
+		1: "Tool 'nope' is unavailable in this session",
+		3: "missing property 'v'",
 	}
 	for i, e := range got.Results {
 		if e.Index != i || e.DurationMS != 0 {
@@ -195,6 +193,38 @@ func TestBatchFailsNestedUnavailableAndOverflowCallsOneByOne(t *testing.T) {
 	md := res.Returns()[0].Metadata[batch.MetaCalls].([]any)
 	if c := md[1].(map[string]any); c["error_kind"] != "not_found" || c["tool_call_id"] != "b1:01" {
 		t.Fatalf("metadata %v", c)
+	}
+}
+
+// A batch of more than MaxCalls calls is one refusal of bounded size,
+// whatever its count, and none of its calls runs.
+func TestBatchOverTheLimitIsOneBoundedRefusal(t *testing.T) {
+	for _, n := range []int{batch.MaxCalls + 1, 10_000, 100_000} {
+		rec := &recorder{}
+		calls := make([]any, n)
+		for i := range calls {
+			calls[i] = call("a", map[string]any{"v": fmt.Sprint(i)})
+		}
+		res, _ := run(t, agent.NewBuilder(batchModel(calls...)).Tool(rec.tool("a")))
+		if res.Status != agent.StatusCompleted || res.Output != "done" {
+			t.Fatalf("%d calls: %+v", n, res)
+		}
+		ret := res.Returns()[0]
+		msg, _ := ret.Metadata[tool.MetaMessage].(string)
+		if ret.ErrorKind() != tool.ErrorKindInvalidArguments ||
+			!strings.HasPrefix(msg, fmt.Sprintf("Maximum of 25 tool calls allowed in batch, got %d: none of them ran", n)) {
+			t.Fatalf("%d calls: %s %q", n, ret.ErrorKind(), msg)
+		}
+		b, err := json.Marshal(ret.Content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 1024 {
+			t.Fatalf("%d calls: the refusal is %d bytes: %s", n, len(b), b)
+		}
+		if len(rec.calls) != 0 {
+			t.Fatalf("%d calls: %d children ran", n, len(rec.calls))
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,6 +112,60 @@ func TestCloseEndsCallsInFlight(t *testing.T) {
 			}
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("Close took %s", d)
+			}
+		})
+	}
+}
+
+// A server that cannot start fails the run with an error naming it,
+// unless the toolset is optional: then the run goes on without its tools,
+// with a toolset_unavailable event and a warning. Optional wins over the
+// agent's fail-closed policy on unavailable tools.
+func TestAServerThatCannotStartFailsTheRunUnlessOptional(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		optional bool
+		policy   agent.UnavailablePolicy
+	}{
+		{"required", false, agent.SkipUnavailable},
+		{"required, fail closed", false, agent.FailOnUnavailable},
+		{"optional", true, agent.SkipUnavailable},
+		{"optional, fail closed", true, agent.FailOnUnavailable},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := open(t, "broken", mcp.Stdio("/nonexistent/mcp-server"), mcp.Options{InitTimeout: 5 * time.Second, Optional: c.optional})
+			a := agent.NewBuilder(model.TextModel("fine without it")).Toolset(ts).UnavailableTools(c.policy).MustBuild()
+			var events []agent.Event
+			var warnings []agent.Warning
+			res, err := a.NewSession().Run(context.Background(), "go",
+				agent.WithEvents(func(ev agent.Event) { events = append(events, ev) }),
+				agent.WithWarnings(func(w agent.Warning) { warnings = append(warnings, w) }))
+			unavailable := 0
+			for _, ev := range events {
+				if ev.Custom != nil && ev.Custom.Kind == agent.CustomToolsetUnavailable {
+					unavailable++
+				}
+			}
+			if unavailable != 1 {
+				t.Errorf("%d toolset_unavailable events", unavailable)
+			}
+			if !c.optional {
+				if !errors.Is(err, agent.ErrConfig) || !errors.Is(err, mcp.ErrUnavailable) ||
+					!strings.Contains(err.Error(), `toolset "broken"`) || !strings.Contains(err.Error(), "/nonexistent/mcp-server") ||
+					!strings.Contains(err.Error(), "mark it optional") {
+					t.Fatalf("err = %v", err)
+				}
+				if len(warnings) != 0 {
+					t.Errorf("warnings %+v", warnings)
+				}
+				return
+			}
+			if err != nil || res.Output != "fine without it" {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if len(warnings) != 1 || warnings[0].Kind != agent.WarningToolsetUnavailable || warnings[0].Toolset != "broken" ||
+				!strings.Contains(warnings[0].Message, `toolset "broken"`) || !strings.Contains(warnings[0].Message, "without its tools") {
+				t.Fatalf("warnings %+v", warnings)
 			}
 		})
 	}

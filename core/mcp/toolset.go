@@ -50,6 +50,12 @@ type Options struct {
 	// Defaults are what the tools inherit (a timeout for each call, a
 	// retry budget): tool > toolset > registry, as for every toolset.
 	Defaults toolset.Defaults
+	// Optional lets a run go on without the server when it cannot be
+	// started or reached: the toolset is left out of the run, with a
+	// toolset_unavailable event and a warning (agent.WithWarnings).
+	// Without it such a run fails with an error naming the server (see
+	// [toolset.Optionality]).
+	Optional bool
 }
 
 // Toolset is a [toolset.Toolset] whose tools are those of an MCP server.
@@ -104,6 +110,10 @@ func New(id string, t Transport, opts Options) *Toolset {
 	}
 	return s
 }
+
+// Optional reports Options.Optional: whether a run may go on without the
+// server when Enter fails ([toolset.Optionality]).
+func (s *Toolset) Optional() bool { return s.opts.Optional }
 
 // Err reports a configuration error, or nil.
 func (s *Toolset) Err() error { return s.err }
@@ -164,6 +174,7 @@ func (s *Toolset) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
 }
 
 var (
-	_ toolset.Toolset   = (*Toolset)(nil)
-	_ toolset.Lifecycle = (*Toolset)(nil)
+	_ toolset.Toolset     = (*Toolset)(nil)
+	_ toolset.Lifecycle   = (*Toolset)(nil)
+	_ toolset.Optionality = (*Toolset)(nil)
 )

@@ -51,8 +51,9 @@ type Dynamic interface {
 // is the default: enter before preparation, exit after the run, no
 // timeouts for Enter and reads beyond the run's own cancellation, Exit
 // bounded by DefaultExitTimeout, and a toolset that cannot be entered is
-// reported (toolset_unavailable) and left out of the run rather than
-// failing it.
+// reported (toolset_unavailable, and a run warning) and left out of the
+// run rather than failing it, unless the toolset decides otherwise itself
+// ([Optionality]: an MCP server's toolset fails the run unless optional).
 type LifecyclePolicy struct {
 	// InitializationTimeout bounds Enter, when positive.
 	InitializationTimeout time.Duration
@@ -140,6 +141,17 @@ func Managed(ts Toolset) bool {
 		return !found
 	})
 	return found
+}
+
+// Optionality is implemented by [Lifecycle] toolsets that say themselves
+// whether a run may go on without them when their Enter fails: a toolset
+// that reports false (an MCP server's, unless marked optional) fails the
+// run, one that reports true is left out of it with a warning, whatever
+// the agent's policy on unavailable tools. A [LifecyclePolicy] with
+// FailOnUnavailable fails the run either way. Toolsets that do not
+// implement it follow their policy and the agent's.
+type Optionality interface {
+	Optional() bool
 }
 
 // PolicyOf returns the policy of the outermost [PolicyHolder] in ts, or

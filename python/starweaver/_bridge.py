@@ -98,9 +98,9 @@ class HostModel(Protocol):
     @property
     def _is_async(self) -> bool: ...
 
-    async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]: ...
+    async def _respond(self, transcript: int, length: int, params: dict[str, Any]) -> dict[str, Any]: ...
 
-    def _respond_sync(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]: ...
+    def _respond_sync(self, transcript: int, length: int, params: dict[str, Any]) -> dict[str, Any]: ...
 
 
 EventCallback = Callable[[dict[str, Any]], Union[None, Awaitable[None]]]
@@ -306,6 +306,8 @@ class RunDriver:
                 self._start_toolset(item)
             elif kind == "event":
                 self._emit(item["event"])
+            elif kind == "warning":
+                self._warn(item["warning"])
             elif kind == "done":
                 self._close(done=item)
             else:
@@ -741,18 +743,27 @@ class RunDriver:
         if model is None:
             self._complete(token, {"ok": False, "message": f"unknown host model {item['model']}"})
             return
-        messages, params = item["messages"], item["params"]
+        # The request's messages are the first `length` of a transcript,
+        # which the model fetches as far as it lacks them (sw_model_messages).
+        transcript, length, params = int(item["transcript"]), int(item["length"]), item["params"]
         cv = contextvars.copy_context()
         if self._scope is not None:
             cv.run(self._scope.enter_model)
         if model._is_async:
-            outcome = self._await_outcome(token, _model_outcome_async(model, messages, params))
+            outcome = self._await_outcome(token, _model_outcome_async(model, transcript, length, params))
             task = cv.run(self._loop.create_task, outcome)
             self._pending[token] = (task, None)
         else:
-            self._submit(token, None, lambda: _model_outcome(lambda: model._respond_sync(messages, params)), cv)
+            self._submit(
+                token, None, lambda: _model_outcome(lambda: model._respond_sync(transcript, length, params)), cv
+            )
 
     # -- events ------------------------------------------------------------
+
+    def _warn(self, warning: dict[str, Any]) -> None:
+        """Log a warning of the run (something it went on despite, such as
+        an optional toolset that could not start), events or not."""
+        _log.warning("starweaver: %s", warning.get("message"), extra={"starweaver_warning": warning})
 
     def _emit(self, event: dict[str, Any]) -> None:
         """Hand an event to the run's callback. A callback never breaks the
@@ -886,11 +897,11 @@ def _model_outcome(respond: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 
 async def _model_outcome_async(
-    model: HostModel, messages: list[dict[str, Any]], params: dict[str, Any]
+    model: HostModel, transcript: int, length: int, params: dict[str, Any]
 ) -> dict[str, Any]:
     """An async model callback's outcome (what ``_outcome.escapes`` passes)."""
     try:
-        return {"ok": True, "response": await model._respond(messages, params)}
+        return {"ok": True, "response": await model._respond(transcript, length, params)}
     except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
         if escapes(exc, on_loop=True):
             raise

@@ -69,6 +69,7 @@ __all__ = [
     "error_kinds",
     "handle_count",
     "model_captured",
+    "model_messages",
     "model_new",
     "release",
     "run_cancel",
@@ -453,6 +454,20 @@ def _read(fn: Any, handle: int) -> Any:
 def model_captured(handle: int) -> list[dict[str, Any]]:
     """The requests a test model received. Raises StateError for a bad handle."""
     result: list[dict[str, Any]] = _read(_lib.sw_model_captured, handle)
+    return result
+
+
+def model_messages(handle: int, transcript: int, start: int, stop: int) -> list[dict[str, Any]]:
+    """Messages ``start`` to ``stop`` (excluded) of a host model's transcript
+    (``sw_model_messages``). Safe from any thread.
+
+    Raises:
+        StateError: a bad handle.
+        ValueError: an unknown transcript or a range outside it.
+        RuntimeError: in a forked child.
+    """
+    request = {"transcript": transcript, "from": start, "to": stop}
+    result: list[dict[str, Any]] = _artifact_call(_lib.sw_model_messages, handle, request)
     return result
 
 

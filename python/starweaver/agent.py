@@ -824,11 +824,13 @@ class Agent:
           key cannot change the history, the paused calls or their arguments
           without the restore failing.
         - Unsigned state (exported without a key; ``sha256:``) is refused by
-          every agent, keyed or not, unless ``allow_unsigned=True``. Its
-          digest is a checksum anyone can recompute, so with
-          ``allow_unsigned=True`` the state is **unprotected**: an edit made
-          by whoever could write it (tool arguments included) is accepted
-          and runs. Use it only for state that never left your control.
+          an agent with a key, always (a keyed agent accepts only signed
+          state, so a stripped signature does not pass), and by an agent
+          without a key unless ``allow_unsigned=True``. Its digest is a
+          checksum anyone can recompute, so with ``allow_unsigned=True``
+          the state is **unprotected**: an edit made by whoever could write
+          it (tool arguments included) is accepted and runs. Use it only
+          for state that never left your control.
 
         Either way state is a value, not a claim on the run: without a
         ``session_store`` every copy of a waiting state restores to a waiting
@@ -839,17 +841,26 @@ class Agent:
         ``StateError`` (code ``"session_conflict"``) before it runs.
 
         Raises:
-            StateError: state of another version, modified state, unsigned
-                state without ``allow_unsigned=True``, state signed with
-                another key (or signed, for an agent without a key), or a
-                waiting run naming tools this agent lacks.
+            StateError: state of another shape (not the JSON object
+                ``export_state()`` returns, or missing one of its fields),
+                of another version, modified state, unsigned state without
+                ``allow_unsigned=True`` or given to an agent with a key,
+                state signed with another key (or signed, for an agent
+                without a key), or a waiting run naming tools this agent
+                lacks.
+            TypeError: ``state`` is not a mapping, ``str`` or bytes.
         """
         if isinstance(state, Mapping):
             data = json.dumps(state).encode()
         elif isinstance(state, str):
             data = state.encode()
-        else:
+        elif isinstance(state, (bytes, bytearray, memoryview)):
             data = bytes(state)
+        else:
+            raise TypeError(
+                "session_from_state() takes the state export_state() returned: a dict, "
+                f"or its JSON as str or bytes, not {type(state).__name__}"
+            )
         handle = _capi.session_restore(self._handle, data, allow_unsigned=allow_unsigned)
         return AgentSession(self, _ref=_SessionRef(handle))
 
@@ -1536,9 +1547,11 @@ def create_agent(
 
     ``state_key`` signs exported session state (HMAC-SHA256) and verifies it
     on restore; when it is None the ``STARWEAVER_STATE_KEY`` environment
-    variable, if set and not empty, is the key. Without a key, exported state
-    is unsigned and ``session_from_state`` refuses it unless
-    ``allow_unsigned=True``.
+    variable, if set and not empty, is the key. An empty ``state_key=""`` is
+    refused (``AgentError``): leave it out for unsigned state. Without a key,
+    exported state is unsigned and ``session_from_state`` refuses it unless
+    ``allow_unsigned=True``; an agent with a key accepts only state signed
+    with it, ``allow_unsigned=True`` or not.
 
     ``max_steps`` bounds the model requests of each run (the request limit;
     50 by default). ``usage_limits`` sets that and the tool-call and token

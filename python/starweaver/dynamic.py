@@ -67,8 +67,9 @@ class ToolsetLifecyclePolicy:
         exit_after_run: Call ``exit`` when the run ends (completed, failed,
             cancelled or waiting for a person).
         fail_on_unavailable: A toolset whose ``enter`` fails fails the run;
-            otherwise it is left out of the run and reported
-            (``toolset_unavailable``).
+            otherwise it is left out of the run, reported
+            (``toolset_unavailable``) and logged at WARNING on the
+            ``starweaver`` logger.
     """
 
     initialization_timeout_ms: int | None = None

@@ -110,9 +110,13 @@ class McpToolset(Toolset):
     (``McpTransport.streamable_http``) when a run first needs its tools,
     lists them, and stops or disconnects when that run ends (the toolset
     lifecycle; building the agent starts nothing). A server that does not
-    start or answer within ``init_timeout_ms`` (30 s by default) is left out
-    of the run with a ``toolset_unavailable`` event naming the toolset, or,
-    under ``unavailable_tools="fail"``, fails the run with an ``AgentError``.
+    start or answer within ``init_timeout_ms`` (30 s by default) fails the
+    run with an ``AgentError`` naming the toolset and its command or URL
+    (and a ``toolset_unavailable`` event). With ``optional=True`` the run
+    goes on without its tools instead: the ``toolset_unavailable`` event
+    still reports it, and a WARNING is logged on the ``starweaver`` logger
+    whether or not the run has an ``on_event`` callback (``optional`` wins
+    over ``unavailable_tools="fail"``).
 
     Each tool is named ``{tool_prefix}_{name}`` (its server name without a
     prefix) and keeps the server's description and input schema, which
@@ -148,6 +152,7 @@ class McpToolset(Toolset):
         read_timeout_ms: int | None = None,
         init_timeout_ms: int | None = None,
         include_instructions: bool = False,
+        optional: bool = False,
         max_retries: int | None = None,
         timeout_ms: int | None = None,
     ) -> None:
@@ -167,7 +172,11 @@ class McpToolset(Toolset):
                 raise TypeError(f"tool_prefix must be a string or None, got {type(tool_prefix).__name__}")
             if not tool_prefix:
                 raise ValueError("tool_prefix must be a non-empty string or None")
-        for label, flag in (("cache_tools", cache_tools), ("include_instructions", include_instructions)):
+        for label, flag in (
+            ("cache_tools", cache_tools),
+            ("include_instructions", include_instructions),
+            ("optional", optional),
+        ):
             if not isinstance(flag, bool):
                 raise TypeError(f"{label} must be a bool, got {type(flag).__name__}")
         self.transport = transport
@@ -176,6 +185,7 @@ class McpToolset(Toolset):
         self.read_timeout_ms = _optional_int(read_timeout_ms, "read_timeout_ms")
         self.init_timeout_ms = _optional_int(init_timeout_ms, "init_timeout_ms")
         self.include_instructions = include_instructions
+        self.optional = optional
 
     def _mcp_spec(self) -> dict[str, Any]:
         """The spec's "mcp" object (capi/mcp.go), without defaults."""
@@ -190,6 +200,8 @@ class McpToolset(Toolset):
             spec["init_timeout_ms"] = self.init_timeout_ms
         if self.include_instructions:
             spec["include_instructions"] = True
+        if self.optional:
+            spec["optional"] = True
         return spec
 
     def _extra_spec(self, keep: Callable[[Preparer], None]) -> dict[str, Any]:

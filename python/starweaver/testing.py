@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
@@ -213,6 +215,11 @@ class FunctionModel:
     threads of sync tools, so a slow one never blocks the loop. Its exceptions
     fail the run with ``ModelError`` (``KeyboardInterrupt`` and ``SystemExit``
     end the run and are re-raised in the caller).
+
+    The messages of one conversation are decoded once and shared by every
+    request (and ``captured_messages()``) that shows them, so a session of
+    n runs costs memory and time linear in n: treat them as read-only. The
+    list handed to the callback is its own.
     """
 
     def __init__(self, callback: FunctionModelCallback, *, model_name: str | None = None) -> None:
@@ -220,8 +227,13 @@ class FunctionModel:
             raise TypeError("FunctionModel needs a callable")
         self._callback = callback
         self.model_name = model_name or "function"
-        self._messages: list[list[ModelMessage]] = []
-        self._params: list[dict[str, Any]] = []
+        # Each request: the transcript's shared message list and how many of
+        # its messages the request showed, and its parameters.
+        self._captured: list[tuple[list[ModelMessage], int, dict[str, Any]]] = []
+        # The messages fetched so far of the transcripts used last (ids of
+        # sw_model_messages), most recent last; bounded like the runtime's.
+        self._transcripts: OrderedDict[int, list[ModelMessage]] = OrderedDict()
+        self._lock = threading.Lock()
         self._handle = _capi.model_new({"kind": "function"})
         weakref.finalize(self, _capi.release, self._handle)
 
@@ -233,20 +245,34 @@ class FunctionModel:
             getattr(self._callback, "__call__", None)  # noqa: B004 - async callable objects
         )
 
-    async def _respond(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        typed = _typed_messages(messages)
-        self._messages.append(typed)
-        self._params.append(params)
-        value = self._callback(list(typed), {"params": params, "model_name": self.model_name})
+    def _request(self, transcript: int, length: int, params: dict[str, Any]) -> list[ModelMessage]:
+        """The messages of a request (the first ``length`` of ``transcript``),
+        fetching from the runtime only those not fetched before, and records
+        the request."""
+        with self._lock:
+            shown = self._transcripts.pop(transcript, None)
+            if shown is None:
+                shown = []
+            if len(shown) < length:
+                shown.extend(_typed_messages(_capi.model_messages(self._handle, transcript, len(shown), length)))
+            self._transcripts[transcript] = shown
+            while len(self._transcripts) > _MAX_TRANSCRIPTS:
+                self._transcripts.popitem(last=False)
+            if self._captured and self._captured[-1][2] == params:
+                params = self._captured[-1][2]  # one copy of unchanged parameters
+            self._captured.append((shown, length, params))
+            return shown[:length]
+
+    async def _respond(self, transcript: int, length: int, params: dict[str, Any]) -> dict[str, Any]:
+        messages = self._request(transcript, length, params)
+        value = self._callback(messages, {"params": params, "model_name": self.model_name})
         if inspect.isawaitable(value):
             value = await value
         return _response_message(value)
 
-    def _respond_sync(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
-        typed = _typed_messages(messages)
-        self._messages.append(typed)
-        self._params.append(params)
-        value = self._callback(list(typed), {"params": params, "model_name": self.model_name})
+    def _respond_sync(self, transcript: int, length: int, params: dict[str, Any]) -> dict[str, Any]:
+        messages = self._request(transcript, length, params)
+        value = self._callback(messages, {"params": params, "model_name": self.model_name})
         if inspect.isawaitable(value):
             import asyncio  # noqa: PLC0415 - loaded with the first run
 
@@ -254,12 +280,15 @@ class FunctionModel:
         return _response_message(value)
 
     def captured_messages(self) -> list[list[ModelMessage]]:
-        """The messages of each request received, one list per request."""
-        return list(self._messages)
+        """The messages of each request received, one list per request (the
+        message objects are shared between requests: read-only)."""
+        with self._lock:
+            return [shown[:length] for shown, length, _ in self._captured]
 
     def captured_params(self) -> list[dict[str, Any]]:
         """The parameters of each request."""
-        return list(self._params)
+        with self._lock:
+            return [params for _, _, params in self._captured]
 
     def _native_handle(self) -> int:
         return self._handle
@@ -267,6 +296,11 @@ class FunctionModel:
     def __repr__(self) -> str:
         name = getattr(self._callback, "__qualname__", None) or type(self._callback).__name__
         return f"FunctionModel({name})"
+
+
+#: How many transcripts a FunctionModel keeps decoded messages of, besides
+#: those its captured requests hold (capi/transcripts.go keeps 64).
+_MAX_TRANSCRIPTS = 64
 
 
 async def call_tool(

@@ -28,7 +28,7 @@ import sys
 import types
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from functools import partial
-from typing import Any, Generic, Literal, TypedDict, overload
+from typing import Any, Generic, Literal, TypedDict, get_args, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
@@ -55,6 +55,27 @@ UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 
 Effect = Literal["pure", "read_only", "idempotent_write", "non_idempotent_write", "destructive", "unknown"]
 """What a tool's calls do to the world (see ``Tool``'s ``effect``)."""
+
+EFFECTS: tuple[str, ...] = get_args(Effect)
+"""The effect classes, in the runtime's order (a test checks them against
+the library's ``effect_classes``)."""
+
+
+def check_effect(effect: object, where: str) -> None:
+    """Refuse an effect class the runtime does not know, where the tool is
+    declared rather than when an agent is built.
+
+    Raises:
+        TypeError: ``effect`` is not a str (or None).
+        ValueError: ``effect`` is not one of :data:`EFFECTS`.
+    """
+    if effect is None:
+        return
+    if not isinstance(effect, str):
+        raise TypeError(f"{where}: effect must be a str, got {type(effect).__name__}")
+    if effect not in EFFECTS:
+        known = ", ".join(EFFECTS)
+        raise ValueError(f"{where}: unknown effect {effect!r} (want one of {known}, or None for undeclared)")
 
 Access = Literal["read", "write"]
 """How a tool's calls use their resource key (see ``Tool``'s ``access``)."""
@@ -322,9 +343,7 @@ class Tool(Generic[P, R]):
         self._sequential = sequential
         self._timeout_ms = _optional_int(timeout_ms, "timeout_ms")
         self._max_retries = _optional_int(max_retries, "max_retries")
-        if effect is not None and not isinstance(effect, str):
-            # The runtime checks the value: an unknown class fails create_agent.
-            raise TypeError(f"effect must be a str, got {type(effect).__name__}")
+        check_effect(effect, f"tool {name!r}")
         self._effect = effect
         # The runtime checks the range (max_concurrency >= 1) and the access.
         self._max_concurrency = _optional_int(max_concurrency, "max_concurrency")
@@ -831,9 +850,21 @@ class BaseTool:
     #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
     dependencies: ToolDependencies | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse an unknown effect class when the subclass is defined.
+
+        Raises:
+            TypeError: ``effect`` is not a str.
+            ValueError: ``effect`` is not an effect class.
+        """
+        super().__init_subclass__(**kwargs)
+        if "effect" in cls.__dict__:
+            check_effect(cls.__dict__["effect"], f"BaseTool subclass {cls.__qualname__}")
+
     def __init__(self, **overrides: Unpack[DefinitionOptions]) -> None:
         if unknown := set(overrides) - set(DefinitionOptions.__annotations__):
             raise TypeError(f"unknown BaseTool option(s): {', '.join(sorted(unknown))}")
+        check_effect(overrides.get("effect"), f"{type(self).__qualname__}(effect=...)")
         for key, value in overrides.items():
             if value is not None:
                 setattr(self, key, value)

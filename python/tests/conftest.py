@@ -11,6 +11,7 @@ import os
 import secrets
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +24,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "keeps_handles: the test keeps native handles alive past its end on purpose (skips the handle leak check)",
     )
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """One line saying what was skipped and why, grouped by reason, so that
+    a run on a machine without a service (PostgreSQL, the MCP servers,
+    opentelemetry-sdk) says what it did not test. CI sets the
+    STARWEAVER_REQUIRE_* variables, under which those tests fail instead."""
+    line = skip_summary(terminalreporter.stats.get("skipped", []))
+    if line:
+        terminalreporter.write_line(line, yellow=True)
+
+
+def skip_summary(reports: list[Any]) -> str:
+    """``"skipped N: k × reason; ..."`` for skip reports, most frequent
+    reason first; empty when nothing was skipped."""
+    reasons: Counter[str] = Counter()
+    for rep in reports:
+        longrepr = getattr(rep, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reasons[reason.removeprefix("Skipped: ").strip()] += 1
+    if not reasons:
+        return ""
+    total = sum(reasons.values())
+    parts = [f"{n} × {reason}" for reason, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0]))]
+    return f"starweaver: skipped {total}: " + "; ".join(parts)
 
 
 @pytest.fixture(autouse=True)

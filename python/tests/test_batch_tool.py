@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
+import pytest
 from helpers import tool_returns
 from starweaver import ApprovalRequired, Hook, ToolContext, create_agent, tool
 from starweaver.testing import TestModel
@@ -91,7 +93,7 @@ def test_malformed_arguments_are_invalid_arguments_with_the_reference_texts() ->
         assert ret["content"]["message"] == message
 
 
-def test_nested_batch_unknown_tools_invalid_children_and_overflow_fail_one_by_one() -> None:
+def test_nested_batch_unknown_tools_and_invalid_children_fail_one_by_one() -> None:
     ran: list[str] = []
 
     @tool
@@ -103,14 +105,14 @@ def test_nested_batch_unknown_tools_invalid_children_and_overflow_fail_one_by_on
         entry("batch", tool_calls=[entry("echo", text="inner")]),
         entry("missing"),
         entry("echo", text=3),
-        *(entry("echo", text=str(i)) for i in range(3, 27)),
+        *(entry("echo", text=str(i)) for i in range(3, 25)),
     ]
     model = batch_model(*calls)
     run(create_agent(model=model, tools=[echo], batch_tool=True).run("go"))
     ret = batch_return(model)
     assert not ret["is_error"], "the batch succeeds even when children fail"
     results = ret["content"]["results"]
-    assert [r["index"] for r in results] == list(range(27))
+    assert [r["index"] for r in results] == list(range(25))
     assert results[0] == {
         "index": 0,
         "tool": "batch",
@@ -120,15 +122,31 @@ def test_nested_batch_unknown_tools_invalid_children_and_overflow_fail_one_by_on
     }
     assert results[1]["error"] == "Tool 'missing' is unavailable in this session"
     assert not results[2]["success"] and "/text" in results[2]["error"]
-    for r in results[25:]:
-        assert r == {
-            "index": r["index"],
-            "tool": "echo",
-            "success": False,
-            "duration_ms": 0,
-            "error": "Maximum of 25 tool calls allowed in batch",
-        }
+    assert all(r["success"] for r in results[3:])
     assert sorted(ran, key=int) == [str(i) for i in range(3, 25)]
+
+
+@pytest.mark.parametrize("count", [26, 10_000])
+def test_more_than_25_calls_is_one_bounded_refusal(count: int) -> None:
+    """Past the limit the batch is refused once, as invalid_arguments the
+    model corrects, and none of its calls runs: the history holds one short
+    refusal, not one error entry per call."""
+    ran: list[str] = []
+
+    @tool
+    def echo(text: str) -> str:
+        ran.append(text)
+        return text
+
+    model = batch_model(*(entry("echo", text=str(i)) for i in range(count)))
+    result = run(create_agent(model=model, tools=[echo], batch_tool=True).run("go"))
+    assert result.output == "done"
+    ret = batch_return(model)
+    assert ret["is_error"]
+    assert ret["content"]["kind"] == "invalid_arguments"
+    assert ret["content"]["message"].startswith(f"Maximum of 25 tool calls allowed in batch, got {count}: none of them ran")
+    assert len(json.dumps(ret["content"])) < 1024
+    assert ran == []
 
 
 def test_children_run_concurrently() -> None:

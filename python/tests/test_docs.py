@@ -6,7 +6,11 @@ fence and is compiled, not run (keep those rare). A block that talks to a
 real model is marked with ``<!-- fixtures: name.json ... -->`` on the line
 before its fence: it runs against a local server replaying those provider
 replies (fixture_server.py), whose address and a key are in the usual
-environment variables. Go blocks (docs/go.md) are run by the Go test
+environment variables. A block that needs something outside the package
+(an MCP server) is marked with ``<!-- requires: name ... -->``, a name of
+REQUIREMENTS: without it the block is skipped, saying what is missing,
+unless that requirement's STARWEAVER_REQUIRE_* variable is set (CI sets
+them): then it fails. Go blocks (docs/go.md) are run by the Go test
 docs/go_test.go; sh and text blocks are not code.
 """
 
@@ -26,6 +30,16 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FRAGMENT = "<!-- fragment -->"
 FIXTURES = re.compile(r"^<!-- fixtures: (.+) -->$")
+REQUIRES = re.compile(r"^<!-- requires: (.+) -->$")
+#: What a block may require: a command that succeeds when it is there, the
+#: variable under which a missing one fails the block, and how to get it.
+REQUIREMENTS: dict[str, tuple[list[str], str, str]] = {
+    "mcp-server-time": (
+        ["python3", "-c", "import mcp_server_time"],
+        "STARWEAVER_REQUIRE_MCP",
+        "pip install mcp-server-time (the block runs `python3 -m mcp_server_time`)",
+    ),
+}
 LANGUAGES = {"python", "go", "sh", "text"}
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", flags=re.S | re.M)
 
@@ -38,6 +52,7 @@ class Block:
     code: str
     fragment: bool
     fixtures: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line}"
@@ -51,7 +66,9 @@ def blocks(path: Path, text: str | None = None) -> list[Block]:
         line = text.count("\n", 0, m.start()) + 1
         fixtures = FIXTURES.match(before)
         names = tuple(fixtures.group(1).split()) if fixtures else ()
-        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT, names))
+        requires = REQUIRES.match(before)
+        needs = tuple(requires.group(1).split()) if requires else ()
+        out.append(Block(path, line, m.group(1).strip(), m.group(2), before == FRAGMENT, names, needs))
     return out
 
 
@@ -73,8 +90,31 @@ def test_every_block_names_a_known_language(block: Block) -> None:
     assert block.language in LANGUAGES, f"{block}: a ```{block.language or '(none)'} block is neither run nor known"
 
 
+@pytest.mark.parametrize("block", [b for b in ALL if b.requires], ids=str)
+def test_every_requirement_is_known(block: Block) -> None:
+    assert set(block.requires) <= set(REQUIREMENTS), f"{block}: unknown requirement in {block.requires}"
+
+
+def missing_requirement(block: Block) -> str:
+    """Why a requirement of block is missing, or empty when none is."""
+    for name in block.requires:
+        check, _, how = REQUIREMENTS[name]
+        try:
+            ok = subprocess.run(check, capture_output=True, timeout=60, check=False).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            ok = False
+        if not ok:
+            return f"{block} needs {name}: {how}"
+    return ""
+
+
 @pytest.mark.parametrize("block", PYTHON, ids=str)
 def test_python_block_runs(block: Block) -> None:
+    if missing := missing_requirement(block):
+        switches = sorted({REQUIREMENTS[name][1] for name in block.requires})
+        if any(os.environ.get(s) for s in switches):
+            pytest.fail(f"{missing} ({' or '.join(switches)} is set)")
+        pytest.skip(missing)
     if block.fragment:
         compile(block.code, str(block), "exec")
         return

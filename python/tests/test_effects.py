@@ -69,17 +69,57 @@ def test_default_effect_makes_undeclared_tools_fail_closed() -> None:
     assert calls == 1
 
 
-def test_an_unknown_effect_is_refused() -> None:
-    @tool(effect="sometimes")  # type: ignore[arg-type]
-    async def odd() -> str:
+def test_an_unknown_effect_is_refused_where_the_tool_is_declared() -> None:
+    """The mistake is reported by @tool (and by a BaseTool subclass when it
+    is defined), naming the tool and the known classes, not later by
+    create_agent."""
+    with pytest.raises(ValueError, match=r"tool 'odd': unknown effect 'maybe' \(want one of pure, read_only,"):
+
+        @tool(effect="maybe")  # type: ignore[arg-type]
+        async def odd() -> str:
+            return "x"
+
+    async def plain() -> str:
         return "x"
 
-    with pytest.raises(ValueError, match="unknown effect"):
-        create_agent(model=calling("odd"), tools=[odd])
+    with pytest.raises(ValueError, match="unknown effect 'sometimes'"):
+        tool(plain, effect="sometimes")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="effect must be a str, got int"):
+        tool(effect=3)(plain)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"BaseTool subclass .*Odd: unknown effect 'maybe'"):
+
+        class Odd(BaseTool):
+            effect = "maybe"  # type: ignore[assignment]
+
+            def call(self, ctx: ToolContext, args: dict[str, Any]) -> str:
+                return "x"
+
+    class Fine(BaseTool):
+        effect = "read_only"
+
+        def call(self, ctx: ToolContext, args: dict[str, Any]) -> str:
+            return "x"
+
+    with pytest.raises(ValueError, match=r"Fine\(effect=...\): unknown effect 'maybe'"):
+        Fine(effect="maybe")  # type: ignore[typeddict-item]
+    assert Fine().to_tool().effect == "read_only"
+    # The agent's default is checked by the runtime when the agent is built.
     with pytest.raises(ValueError, match="unknown effect"):
         create_agent(model=calling("odd"), default_effect="maybe")  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        tool(effect=3)(odd)  # type: ignore[arg-type]
+
+
+def test_every_effect_class_of_the_runtime_is_known_here() -> None:
+    from starweaver import _capi  # noqa: PLC0415 - the library's vocabulary
+    from starweaver.tools import EFFECTS  # noqa: PLC0415
+
+    assert tuple(_capi.error_kinds()["effect_classes"]) == EFFECTS
+    for effect in EFFECTS:
+
+        @tool(effect=effect)  # type: ignore[arg-type]
+        async def ok() -> str:
+            return "x"
+
+        create_agent(model=calling("ok"), tools=[ok])
 
 
 def test_calls_of_one_read_only_tool_run_in_parallel() -> None:

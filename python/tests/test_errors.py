@@ -270,3 +270,28 @@ def test_public_names_resolve() -> None:
 
     assert all(hasattr(starweaver, name) for name in starweaver.__all__)
     assert set(starweaver.__all__) == set(starweaver._EXPORTS) | {"__version__"}
+
+
+@pytest.mark.parametrize("suffix", [b" x", b"{}", b"]", b'{"kind":"test"}', b"\x00"])
+def test_the_c_abi_refuses_a_spec_with_trailing_data(suffix: bytes) -> None:
+    """A spec is one JSON value: what follows it (a spec cut or glued
+    together wrongly) is refused as an invalid spec, whitespace aside."""
+    from starweaver._library import load  # noqa: PLC0415 - the raw C ABI, as a C host sees it
+
+    ffi, lib = load()
+
+    def new(data: bytes) -> tuple[int, dict[str, Any] | None]:
+        handle, err = ffi.new("sw_handle *"), ffi.new("char **")
+        rc = lib.sw_model_new(data, len(data), handle, err)
+        if rc == 0:
+            lib.sw_release(handle[0], ffi.NULL)
+            return rc, None
+        detail = json.loads(ffi.string(err[0]))
+        lib.sw_free(err[0])
+        return rc, detail
+
+    spec = json.dumps({"kind": "test", "responses": []}).encode()
+    assert new(spec + b" \n\t") == (0, None)
+    rc, detail = new(spec + suffix)
+    assert rc != 0 and detail is not None
+    assert detail["type"] == "invalid_spec" and "after the JSON value" in detail["message"], detail

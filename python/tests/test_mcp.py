@@ -13,6 +13,7 @@ python3). Without them the tests skip, unless STARWEAVER_REQUIRE_MCP is set
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import socket
@@ -240,30 +241,64 @@ def test_a_slow_call_times_out_and_is_cancelled_on_the_server(http_url: str) -> 
     ids=["missing", "exits", "silent"],
 )
 def test_a_server_that_cannot_start_is_a_clear_error(transport: McpTransport) -> None:
-    """Left out of the run and reported (toolset_unavailable) by default; an
-    AgentError naming the toolset when the agent fails closed."""
+    """The run fails with an AgentError naming the toolset and its command
+    (and a toolset_unavailable event), never completes silently without the
+    server's tools."""
     before = time.monotonic()
     events: list[Any] = []
     agent = create_agent(
         model=TestModel.responses(["fine without it"]),
         toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)],
     )
-    result = asyncio.run(agent.run("go", on_event=events.append))
-    assert result.output == "fine without it"
-    reports = [
+    with pytest.raises(AgentError, match=r'toolset "broken"') as info:
+        asyncio.run(agent.run("go", on_event=events.append))
+    message = str(info.value)
+    assert transport._to_spec()["command"] in message
+    assert "optional" in message, "the error says how to run without the server"
+    assert len(unavailable_reports(events)) == 1
+    assert time.monotonic() - before < 30
+    if "boom" in " ".join(transport._to_spec().get("args", [])):
+        assert "boom: bad config" in message
+
+
+@pytest.mark.parametrize("on_event", [False, True], ids=["no-events", "events"])
+def test_an_optional_server_that_cannot_start_is_left_out_with_a_warning(
+    on_event: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """optional=True: the run goes on without the server's tools, a WARNING
+    names it (with or without an on_event callback) and the event reports
+    it; optional wins over unavailable_tools="fail"."""
+    for kwargs in ({}, {"unavailable_tools": "fail"}):
+        caplog.clear()
+        events: list[Any] = []
+        model = TestModel.responses(["fine without it"])
+        ts = McpToolset("broken", transport=McpTransport.stdio("/nonexistent/mcp-server"), optional=True)
+        agent = create_agent(model=model, toolsets=[ts], **kwargs)
+        with caplog.at_level(logging.WARNING, logger="starweaver"):
+            result = asyncio.run(agent.run("go", on_event=events.append if on_event else None))
+        assert result.output == "fine without it"
+        assert model.captured_params()[0]["tools"] == []
+        warnings = [r for r in caplog.records if r.name == "starweaver" and r.levelno == logging.WARNING]
+        assert len(warnings) == 1, caplog.records
+        text = warnings[0].getMessage()
+        assert 'toolset "broken"' in text and "/nonexistent/mcp-server" in text and "without its tools" in text
+        if on_event:
+            (report,) = unavailable_reports(events)
+            assert report["toolset"] == "broken" and 'toolset "broken"' in report["error"]
+
+
+def test_optional_is_sent_only_when_set() -> None:
+    transport = McpTransport.stdio("srv")
+    assert "optional" not in McpToolset("a", transport=transport)._mcp_spec()
+    assert McpToolset("a", transport=transport, optional=True)._mcp_spec()["optional"] is True
+    with pytest.raises(TypeError, match="optional must be a bool"):
+        McpToolset("a", transport=transport, optional="yes")  # type: ignore[arg-type]
+
+
+def unavailable_reports(events: list[Any]) -> list[dict[str, Any]]:
+    return [
         e["custom"]["payload"] for e in events if e["kind"] == "custom" and e["custom"]["kind"] == "toolset_unavailable"
     ]
-    assert len(reports) == 1 and 'toolset "broken"' in reports[0]["error"]
-    with pytest.raises(AgentError, match=r'toolset "broken"') as info:
-        strict = create_agent(
-            model=TestModel("ok"),
-            toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)],
-            unavailable_tools="fail",
-        )
-        asyncio.run(strict.run("go"))
-    assert time.monotonic() - before < 30
-    if transport.kind == "stdio" and "boom" in " ".join(transport._to_spec().get("args", [])):
-        assert "boom: bad config" in str(info.value)
 
 
 def test_a_proxy_over_an_mcp_server_starts_it_per_run(mcp_python: str, tmp_path: Path) -> None:

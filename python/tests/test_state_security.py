@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from starweaver import ApprovalRequired, StateError, ToolContext, tool
+from starweaver import AgentError, ApprovalRequired, StateError, ToolContext, tool
 from starweaver.agent import Agent, AgentSession, create_agent
 from starweaver.testing import TestModel
 
@@ -147,11 +147,57 @@ def test_wrong_or_missing_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
     assert transfers == [{"to": "alice", "amount": 10}]
 
 
-def test_keyed_agent_refuses_unsigned_state_unless_allowed() -> None:
+def test_keyed_agent_accepts_only_signed_state() -> None:
+    """``allow_unsigned`` is for agents without a key: a keyed agent refuses
+    unsigned state, so signed state whose signature was stripped (replaced
+    by a recomputed checksum) cannot pass."""
     state = exported()
-    with pytest.raises(StateError, match="allow_unsigned"):
-        agent(state_key="secret").session_from_state(state)
-    assert approve_all(agent(state_key="secret").session_from_state(state, allow_unsigned=True)) == "done"
+    for allow in (False, True):
+        with pytest.raises(StateError, match="allow_unsigned"):
+            agent(state_key="secret").session_from_state(state, allow_unsigned=allow)
+    stripped = forged(exported(state_key="secret"))
+    assert stripped["digest"].startswith("sha256:")
+    for allow in (False, True):
+        with pytest.raises(StateError, match="has a state key") as info:
+            agent(state_key="secret").session_from_state(stripped, allow_unsigned=allow)
+        assert info.value.code == "state"
+    assert transfers == []
+
+
+def test_empty_state_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``state_key=""`` is a key read from an unset variable, not a request
+    for unsigned state; an empty environment variable counts as unset."""
+    with pytest.raises(AgentError, match="state key is empty"):
+        agent(state_key="")
+    monkeypatch.setenv(KEY_ENV, "")
+    assert exported()["digest"].startswith("sha256:")
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ("[1, 2]", "is a JSON array"),
+        ("7", "is a JSON number"),
+        ("", "is empty"),
+        ("{", "is not JSON"),
+        ({}, 'no "version" field'),
+        ({"version": 1}, 'no "state" field'),
+        ({"version": 1, "state": {}}, 'no "digest" field'),
+        ({"version": 1, "state": [], "digest": "sha256:0"}, 'the "state" field of session state is a JSON array'),
+        ({"version": "1", "state": {}, "digest": "sha256:0"}, 'the "version" field of session state is a JSON string'),
+    ],
+)
+def test_state_of_another_shape_says_what_is_wrong(state: Any, message: str) -> None:
+    with pytest.raises(StateError, match=message) as info:
+        agent().session_from_state(state, allow_unsigned=True)
+    assert "EOF" not in str(info.value)
+    assert '"version", "state" and "digest"' in str(info.value)
+
+
+@pytest.mark.parametrize("state", [[1, 2], 42, None, 1.5, [{"version": 1}], object()])
+def test_state_of_another_type_raises_a_clear_type_error(state: Any) -> None:
+    with pytest.raises(TypeError, match=r"takes the state export_state\(\) returned.*not " + type(state).__name__):
+        agent().session_from_state(state)
 
 
 def test_an_old_copy_of_waiting_state_can_be_resumed_again() -> None:

@@ -1,11 +1,17 @@
 """OpenTelemetry spans made from a run's events (starweaver.tracing), read
 back through the SDK's in-memory exporter. The handle leak check of
-conftest.py runs around every test."""
+conftest.py runs around every test.
+
+The tests that read spans need opentelemetry-sdk (the test extra installs
+it). Without it they skip, saying so, unless STARWEAVER_REQUIRE_OTEL is set
+(CI sets it): then they fail.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Iterator
@@ -15,13 +21,28 @@ import pytest
 from starweaver import create_agent, tool
 from starweaver.testing import FunctionModel, TestModel
 
-otel_trace = pytest.importorskip("opentelemetry.trace")
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-from opentelemetry.trace import StatusCode  # noqa: E402
+try:
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import StatusCode
+
+    OTEL_MISSING = ""
+except ImportError as exc:
+    OTEL_MISSING = f"the tracing tests need opentelemetry-sdk (pip install 'opentelemetry-sdk>=1.20'): {exc}"
 
 T = TypeVar("T")
+
+
+@pytest.fixture
+def sdk() -> None:
+    """Skips the test without opentelemetry-sdk, or fails it when
+    STARWEAVER_REQUIRE_OTEL is set."""
+    if OTEL_MISSING:
+        if os.environ.get("STARWEAVER_REQUIRE_OTEL"):
+            pytest.fail(f"{OTEL_MISSING} (STARWEAVER_REQUIRE_OTEL is set)")
+        pytest.skip(OTEL_MISSING)
 
 
 def run(coro: Awaitable[T]) -> T:
@@ -32,7 +53,7 @@ def run(coro: Awaitable[T]) -> T:
 
 
 @pytest.fixture
-def exporter(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
+def exporter(sdk: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
     """A global SDK provider for one test. The API sets its global provider
     only once per process, so the test replaces the module's variable and
     monkeypatch restores it."""
@@ -207,7 +228,7 @@ def test_streamed_run_is_traced(exporter: InMemorySpanExporter) -> None:
     assert sorted(by_name(exporter.get_finished_spans())) == ["chat test", "execute_tool add", "invoke_agent calc"]
 
 
-def test_nothing_is_recorded_without_a_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_is_recorded_without_a_provider(sdk: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the API's default provider the run asks for no events and no
     span reaches an SDK provider that is not the global one."""
     exp = InMemorySpanExporter()
