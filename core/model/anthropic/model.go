@@ -81,8 +81,9 @@ func (m *Model) redact(err error, s model.Settings) error {
 }
 
 // Streaming reports whether the model was configured to stream
-// (WithStreaming): Stream always streams, but an agent starts calls while
-// a response streams (eager dispatch) only from a model that streams anyway.
+// (WithStreaming): Stream always streams; an agent run that asks for no
+// deltas starts calls while a response streams (eager dispatch) only from a
+// model that streams anyway, one that asks for deltas from every model.
 func (m *Model) Streaming() bool { return m.streaming }
 
 // Stream is Request over a streamed response, whatever [WithStreaming]

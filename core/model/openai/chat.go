@@ -49,8 +49,9 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 }
 
 // Streaming reports whether the model was configured to stream
-// (WithStreaming): Stream always streams, but an agent starts calls while
-// a response streams (eager dispatch) only from a model that streams anyway.
+// (WithStreaming): Stream always streams; an agent run that asks for no
+// deltas starts calls while a response streams (eager dispatch) only from a
+// model that streams anyway, one that asks for deltas from every model.
 func (m *Chat) Streaming() bool { return m.o.streaming }
 
 // Stream is Request over a streamed completion, whatever [WithStreaming]
