@@ -68,8 +68,10 @@ var (
 	// server may quote it: "Authorization: Bearer x", "x-api-key=x",
 	// `"api-key": "x"`.
 	headerValue = regexp.MustCompile(`(?i)((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key)(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?([^\s"',;}\]]+)`)
-	// bearer matches a bearer token wherever it appears.
-	bearer = regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=\-]{4,})`)
+	// bearer matches a bearer token wherever it appears: 16 characters or
+	// more with a digit, so that prose ("Missing bearer authentication")
+	// stays readable.
+	bearer = regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=\-]{16,})`)
 	// secretShape matches the keys of OpenAI ("sk-", "sk-proj-") and
 	// Anthropic ("sk-ant-"), in full or as the partial echo OpenAI's 401
 	// gives ("sk-abc***wxyz").
@@ -102,6 +104,9 @@ func (r *Redactor) String(s string) string {
 	})
 	s = bearer.ReplaceAllStringFunc(s, func(m string) string {
 		g := bearer.FindStringSubmatch(m)
+		if !strings.ContainsAny(g[2], "0123456789") {
+			return m
+		}
 		return g[1] + Redacted
 	})
 	s = secretShape.ReplaceAllString(s, Redacted)

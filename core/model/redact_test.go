@@ -18,6 +18,8 @@ func TestRedactorMasksTheConfiguredKeyAndCredentialShapes(t *testing.T) {
 		"invalid key " + gatewayKey + " given":            "invalid key [REDACTED] given",
 		"key prefix gw-7Hq2xZ9p... is wrong":              "key prefix [REDACTED]... is wrong",
 		"Authorization: Bearer abcdefghijkl rejected":     "Authorization: Bearer [REDACTED] rejected",
+		"a bearer eyJhbGciOiJIUzI1NiJ9.e30 token":         "a bearer [REDACTED] token",
+		"Missing bearer authentication in header":         "Missing bearer authentication in header",
 		`{"x-api-key": "some-other-value"}`:               `{"x-api-key": "[REDACTED]"}`,
 		"api-key=zzzzzzzzzz;":                             "api-key=[REDACTED];",
 		"Incorrect API key provided: sk-proj-abc***wxyz.": "Incorrect API key provided: [REDACTED].",
@@ -32,7 +34,7 @@ func TestRedactorMasksTheConfiguredKeyAndCredentialShapes(t *testing.T) {
 	}
 	// The zero and nil Redactors still apply the shape rules.
 	var nilR *model.Redactor
-	if got := nilR.String("Bearer abcdefghijkl and sk-ant-api03-xyz"); strings.Contains(got, "abcdefghijkl") || strings.Contains(got, "sk-ant") {
+	if got := nilR.String("Bearer abcdefghijkl0123456 and sk-ant-api03-xyz"); strings.Contains(got, "abcdefghijkl") || strings.Contains(got, "sk-ant") {
 		t.Errorf("nil redactor: %q", got)
 	}
 }
