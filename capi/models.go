@@ -12,14 +12,20 @@ import (
 // providerSpec is the part of a model spec naming a provider model:
 // {"kind": "openai" | "openai-responses" | "anthropic", "provider": {...}}.
 type providerSpec struct {
-	Model        string            `json:"model"`
-	BaseURL      string            `json:"base_url"`
-	APIKey       string            `json:"api_key"`
-	Headers      map[string]string `json:"headers"`
-	MaxRetries   *int              `json:"max_retries"`
-	TimeoutMS    int64             `json:"timeout_ms"`
-	Stream       bool              `json:"stream"`
-	ProviderName string            `json:"provider_name"`
+	Model      string            `json:"model"`
+	BaseURL    string            `json:"base_url"`
+	APIKey     string            `json:"api_key"`
+	Headers    map[string]string `json:"headers"`
+	MaxRetries *int              `json:"max_retries"`
+	TimeoutMS  int64             `json:"timeout_ms"`
+	Stream     bool              `json:"stream"`
+	// The bounds of each request (model.HTTPBounds), in milliseconds;
+	// absent keeps the default.
+	ConnectTimeoutMS   int64  `json:"connect_timeout_ms"`
+	FirstByteTimeoutMS int64  `json:"first_byte_timeout_ms"`
+	IdleTimeoutMS      int64  `json:"idle_timeout_ms"`
+	MaxRetryAfterMS    int64  `json:"max_retry_after_ms"`
+	ProviderName       string `json:"provider_name"`
 	// MaxTokens and ThinkingBudget are Anthropic's.
 	MaxTokens      int `json:"max_tokens"`
 	ThinkingBudget int `json:"thinking_budget"`
@@ -36,11 +42,21 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 	if p.MaxRetries != nil && *p.MaxRetries < 0 {
 		return nil, specError("provider.max_retries must be >= 0, got %d", *p.MaxRetries)
 	}
+	for _, f := range []struct {
+		name string
+		ms   int64
+	}{{"connect_timeout_ms", p.ConnectTimeoutMS}, {"first_byte_timeout_ms", p.FirstByteTimeoutMS}, {"idle_timeout_ms", p.IdleTimeoutMS}, {"max_retry_after_ms", p.MaxRetryAfterMS}} {
+		if f.ms < 0 {
+			return nil, specError("provider.%s must be >= 0, got %d", f.name, f.ms)
+		}
+	}
 	timeout := time.Duration(p.TimeoutMS) * time.Millisecond
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	bounds := model.HTTPBounds{ConnectTimeout: ms(p.ConnectTimeoutMS), FirstByteTimeout: ms(p.FirstByteTimeoutMS), IdleTimeout: ms(p.IdleTimeoutMS), MaxRetryAfter: ms(p.MaxRetryAfterMS)}
 	switch kind {
 	case "openai", "openai-responses":
 		cfg := openai.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
-		opts := []openai.Option{openai.WithStreaming(p.Stream)}
+		opts := []openai.Option{openai.WithStreaming(p.Stream), openai.WithHTTPBounds(bounds)}
 		if p.ProviderName != "" {
 			opts = append(opts, openai.WithProviderName(p.ProviderName))
 		}
@@ -50,7 +66,7 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 		return openai.NewResponsesFromConfig(p.Model, cfg, opts...), nil
 	case "anthropic":
 		cfg := anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
-		opts := []anthropic.Option{anthropic.WithStreaming(p.Stream)}
+		opts := []anthropic.Option{anthropic.WithStreaming(p.Stream), anthropic.WithHTTPBounds(bounds)}
 		if p.ProviderName != "" {
 			opts = append(opts, anthropic.WithProviderName(p.ProviderName))
 		}

@@ -15,6 +15,10 @@ func TestProviderModelSpecs(t *testing.T) {
 		{Kind: "anthropic", Provider: &providerSpec{}},
 		{Kind: "openai-responses", Provider: &providerSpec{Model: "gpt-4.1", TimeoutMS: -5}},
 		{Kind: "openai", Provider: &providerSpec{Model: "gpt-4.1", MaxRetries: &neg}},
+		{Kind: "openai", Provider: &providerSpec{Model: "gpt-4.1", IdleTimeoutMS: -1}},
+		{Kind: "anthropic", Provider: &providerSpec{Model: "claude", FirstByteTimeoutMS: -1}},
+		{Kind: "anthropic", Provider: &providerSpec{Model: "claude", ConnectTimeoutMS: -1}},
+		{Kind: "openai", Provider: &providerSpec{Model: "gpt-4.1", MaxRetryAfterMS: -1}},
 	} {
 		_, err := buildModel(bad)
 		var ae *abiError

@@ -174,9 +174,13 @@ int sw_error_kinds(char **out, long long *out_len);
  *   {"kind": "function"}, or a
  *   provider model {"kind": "openai" | "openai-responses" | "anthropic",
  *   "provider": {"model": name, "base_url", "api_key", "headers": {...},
- *   "max_retries", "timeout_ms", "stream", "provider_name", "max_tokens",
- *   "thinking_budget"}} (all but model optional). A provider's failures
- *   are "model" errors carrying "provider", "status_code" and "code".
+ *   "max_retries", "timeout_ms", "connect_timeout_ms",
+ *   "first_byte_timeout_ms", "idle_timeout_ms", "max_retry_after_ms",
+ *   "stream", "provider_name", "max_tokens", "thinking_budget"}} (all but
+ *   model optional; an absent or 0 bound keeps its default). A provider's
+ *   failures are "model" errors carrying "provider", "status_code" and
+ *   "code" (a timeout: "connect_timeout", "first_byte_timeout",
+ *   "idle_timeout"), their text redacted of credentials.
  * Returns: 0, or -1 with *err (type "invalid_spec"). */
 int sw_model_new(const char *spec, long long spec_len, sw_handle *out, char **err);
 

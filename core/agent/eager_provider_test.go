@@ -32,7 +32,26 @@ func chunk(delta string, finish string) string {
 // pauses after the first call's arguments (the second call has begun, so
 // the first is complete) until the first tool has started: the run ends
 // only if the agent started that tool while the response was streaming.
+// A model built to stream dispatches eagerly; so does one built without
+// streaming when the run asks for deltas (a live run streams the response
+// anyway, and a streamed response is a streamed response).
 func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		streaming bool
+		deltas    bool
+	}{{"stream=true", true, false}, {"stream=true+deltas", true, true}, {"stream=false+deltas", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var opts []agent.RunOption
+			if c.deltas {
+				opts = append(opts, agent.WithDeltas())
+			}
+			eagerThroughProvider(t, c.streaming, opts...)
+		})
+	}
+}
+
+func eagerThroughProvider(t *testing.T, streaming bool, opts ...agent.RunOption) {
 	firstStarted := make(chan struct{})
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,13 +102,13 @@ func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
 	second := tool.New("second", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
 		return tool.Text("two"), nil
 	})
-	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL}, openai.WithStreaming(true))
+	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL}, openai.WithStreaming(streaming))
 	a := agent.NewBuilder(m).Tool(first, second).MustBuild()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var order []string
 	sr, tp := recorder()
-	res, err := a.Run(ctx, "go", agent.WithTracer(tp), agent.WithEvents(func(ev agent.Event) {
+	opts = append(opts, agent.WithTracer(tp), agent.WithEvents(func(ev agent.Event) {
 		if ev.Kind == agent.EventModelResponse {
 			bodyDone.Store(true)
 		}
@@ -97,6 +116,7 @@ func TestEagerDispatchThroughAStreamingProvider(t *testing.T) {
 			order = append(order, ev.Return.ToolCallID+"="+fmt.Sprint(ev.Return.Content))
 		}
 	}))
+	res, err := a.Run(ctx, "go", opts...)
 	if err != nil || res.Output != "both done" {
 		t.Fatalf("run = %+v, %v", res, err)
 	}

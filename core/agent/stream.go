@@ -29,10 +29,15 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 		}
 		return resp, nil, err
 	}
-	if r.eagerAllowed() && model.StreamsByDefault(r.a.model) {
+	deltas := r.o.deltas
+	// A run that asks for deltas streams the response (Stream streams
+	// whatever the model's own setting), and a streamed response is a
+	// streamed response: its calls may start early. Without deltas, only a
+	// model that streams anyway is streamed for eager dispatch, so a
+	// server that answers only whole responses keeps working.
+	if r.eagerAllowed() && (deltas || model.StreamsByDefault(r.a.model)) {
 		early = newEager(ctx, r, reg, base)
 	}
-	deltas := r.o.deltas
 	if !deltas && early == nil {
 		resp, err = r.a.model.Request(mctx, msgs, params)
 		return resp, nil, err

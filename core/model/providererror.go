@@ -4,9 +4,12 @@ import "fmt"
 
 // ProviderError is a request a provider refused or failed: its HTTP status,
 // the provider's error type or code, and its message. It never carries
-// credentials. Providers return it once their retries (429, 5xx, dropped
-// connections) are spent, or at once for errors a retry cannot fix (400,
-// 401, 403, 404, a context too long). errors.Is(err, ErrModel) holds.
+// credentials: the providers pass every error through a [Redactor].
+// Providers return it once their retries (see [HTTPPolicy]) are spent, or
+// at once for errors a retry cannot fix (400, 401, 403, 404, a context too
+// long) and for a Retry-After above the cap; a bound of [HTTPBounds] that
+// passes gives Code "connect_timeout", "first_byte_timeout" or
+// "idle_timeout". errors.Is(err, ErrModel) holds.
 type ProviderError struct {
 	Provider   string `json:"provider"`
 	StatusCode int    `json:"status_code,omitempty"`

@@ -43,6 +43,10 @@ class ProviderModel:
         headers: Mapping[str, str] | None = None,
         max_retries: int | None = None,
         timeout: float | None = None,
+        connect_timeout: float | None = None,
+        first_byte_timeout: float | None = None,
+        idle_timeout: float | None = None,
+        max_retry_after: float | None = None,
         stream: bool = False,
         provider_name: str | None = None,
     ) -> None:
@@ -50,6 +54,19 @@ class ProviderModel:
             raise ValueError("a model name is required, e.g. OpenAIModel('gpt-4.1')")
         if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)):
             raise TypeError(f"timeout must be seconds as a number, got {type(timeout).__name__}")
+        bounds = {
+            "connect_timeout": connect_timeout,
+            "first_byte_timeout": first_byte_timeout,
+            "idle_timeout": idle_timeout,
+            "max_retry_after": max_retry_after,
+        }
+        for label, value in bounds.items():
+            if value is None:
+                continue
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise TypeError(f"{label} must be seconds as a number, got {type(value).__name__}")
+            if not value > 0 or value == float("inf"):
+                raise ValueError(f"{label} must be a positive number of seconds, got {value!r}")
         self.name = name
         self.base_url = base_url or os.environ.get(self.base_url_variable) or None
         provider: dict[str, Any] = {"model": name, "stream": bool(stream)}
@@ -64,6 +81,9 @@ class ProviderModel:
             provider["max_retries"] = max_retries
         if timeout is not None:
             provider["timeout_ms"] = max(1, round(timeout * 1000))
+        for label, value in bounds.items():
+            if value is not None:
+                provider[f"{label}_ms"] = max(1, round(value * 1000))
         if provider_name:
             provider["provider_name"] = provider_name
         provider.update(self._extra())
@@ -90,9 +110,20 @@ class OpenAIModel(ProviderModel):
         base_url: The API root (``OPENAI_BASE_URL`` by default, else OpenAI's).
         api_key: The key (``OPENAI_API_KEY`` by default).
         headers: Extra HTTP headers of every request.
-        max_retries: Retries of 429, 5xx and dropped connections, with
-            exponential backoff honouring ``Retry-After`` (2 by default).
-        timeout: Seconds one request may take, its retries included.
+        max_retries: Retries of 408, 409, 429, 5xx and failed connections,
+            with exponential backoff honouring ``Retry-After`` up to
+            ``max_retry_after`` (2 by default).
+        timeout: Seconds one request may take, its retries included (no
+            bound by default besides the ones below).
+        connect_timeout: Seconds to establish a connection (10 by default).
+        first_byte_timeout: Seconds an attempt may wait for the response
+            headers (600 by default; a response that is not streamed has
+            them only once it is whole). Not retried.
+        idle_timeout: Seconds a streamed response may go without an event
+            (300 by default); keep-alive comments and pings do not count.
+        max_retry_after: The longest ``Retry-After`` waited out, in seconds
+            (60 by default); a server asking for longer fails the request at
+            once with a ``ModelError`` whose ``status_code`` is 429.
         stream: Receive responses streamed (assembled into one message).
         provider_name: What responses report as their provider.
     """

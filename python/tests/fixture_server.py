@@ -69,6 +69,14 @@ class FixtureServer:
                         "body": {"error": {"message": "the fixture script is exhausted", "type": "server_error"}},
                     }
                 )
+                hold = reply.get("hold")
+                if hold is not None:  # no answer until the test sets the event (10 s at most)
+                    hold.wait(10)
+                    self.close_connection = True
+                    return
+                if "keepalive" in reply:
+                    self._keepalive(reply["keepalive"])
+                    return
                 if "chunks" in reply:
                     self._stream(reply)
                     return
@@ -87,18 +95,42 @@ class FixtureServer:
 
             def _stream(self, reply: dict[str, Any]) -> None:
                 """Send a server-sent event stream chunk by chunk; with
-                ``"gate": (i, event)`` wait (10 s at most) for the event
-                before chunk i, so a test sees what happens mid-response."""
+                ``"gate": (i, event)`` wait (10 s at most, or the third
+                item's seconds) for the event before chunk i, so a test sees
+                what happens mid-response; ``"done": event`` is set just before
+                the last chunk is sent."""
                 self.send_response(int(reply.get("status", 200)))
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
                 gate = reply.get("gate")
-                for i, chunk in enumerate(reply["chunks"]):
+                done = reply.get("done")
+                chunks = reply["chunks"]
+                for i, chunk in enumerate(chunks):
                     if gate is not None and gate[0] == i:
-                        gate[1].wait(10)
+                        gate[1].wait(gate[2] if len(gate) > 2 else 10)
+                    if done is not None and i == len(chunks) - 1:
+                        done.set()  # before the last chunk: the client cannot have the whole response yet
                     self.wfile.write(chunk.encode())
                     self.wfile.flush()
+                self.close_connection = True
+
+            def _keepalive(self, stop: threading.Event) -> None:
+                """An event stream of keep-alive comments only, one every
+                10 ms, until the client leaves or the test sets ``stop``
+                (10 s at most)."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for _ in range(1000):
+                    try:
+                        self.wfile.write(b": keep-alive\n\n")
+                        self.wfile.flush()
+                    except OSError:
+                        break
+                    if stop.wait(0.01):
+                        break
                 self.close_connection = True
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

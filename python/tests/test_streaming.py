@@ -646,8 +646,9 @@ def streaming_agent(url: str) -> Any:
 
 
 def test_a_streamed_provider_reply_streams_its_run() -> None:
-    """Today's events arrive around a streamed reply; deltas, where the
-    runtime sends them, come between model_request and model_response."""
+    """A streamed reply's text reaches the consumer as text deltas while
+    the response streams: between model_request and model_response, and
+    together the whole output."""
     pieces = ["Hel", "lo ", "world"]
 
     async def main() -> None:
@@ -658,8 +659,11 @@ def test_a_streamed_provider_reply_streams_its_run() -> None:
         kinds = [ev.kind for ev in events if ev.kind not in streaming.DELTA_KINDS | {"usage"}]
         assert kinds == ["run_start", "model_request", "model_response", "run_complete"]
         assert result.output == "Hello world"
-        deltas = [ev.text_delta for ev in events if ev.kind == "text_delta"]
-        assert not deltas or "".join(d or "" for d in deltas) == "Hello world"
+        positions = [i for i, ev in enumerate(events) if ev.kind == "text_delta"]
+        assert positions, "no text_delta event"
+        all_kinds = [ev.kind for ev in events]
+        assert all_kinds.index("model_request") < positions[0] and positions[-1] < all_kinds.index("model_response")
+        assert "".join(events[i].text_delta or "" for i in positions) == "Hello world"
 
     run(main())
 
@@ -703,23 +707,87 @@ def test_a_slow_consumer_of_10000_deltas_keeps_the_buffer_bounded(monkeypatch: p
     run(main())
 
 
-def test_eager_dispatch_can_be_turned_off() -> None:
-    """The runtime reads the agent's choice (core/agent and capi test what
-    it changes); either way the returns reach history in model order."""
+def chunk_event(delta: dict[str, Any], finish: str | None = None) -> str:
+    """One Chat Completions stream chunk (the streaming reference's shape)."""
+    event = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(event)}\n\n"
+
+
+def two_calls_streamed(gate: tuple[Any, ...], done: Any) -> dict[str, Any]:
+    """A streamed response of two calls, echo(1) then echo(2). The first
+    call is complete once the second begins; the stream then waits at the
+    gate, and sets done just before its last chunk."""
+
+    def start(i: int, cid: str) -> dict[str, Any]:
+        fn = {"name": "echo", "arguments": ""}
+        return {"tool_calls": [{"index": i, "id": cid, "type": "function", "function": fn}]}
+
+    def args(i: int, n: int) -> dict[str, Any]:
+        return {"tool_calls": [{"index": i, "function": {"arguments": json.dumps({"n": n})}}]}
+
+    chunks = [
+        chunk_event({"role": "assistant", **start(0, "e1")}),
+        chunk_event(args(0, 1)),
+        chunk_event(start(1, "e2")),
+        chunk_event(args(1, 2)),  # the gate waits before this one
+        chunk_event({}, "tool_calls"),
+        "data: [DONE]\n\n",
+    ]
+    return {"status": 200, "chunks": chunks, "gate": gate, "done": done}
+
+
+def first_call_saw_the_stream_end(*, eager: bool, stream: bool) -> bool:
+    """Run echo, echo through a streamed provider reply and report whether
+    the first call started only after the whole response was sent."""
+    import threading
+
+    started, done = threading.Event(), threading.Event()
+    seen: list[bool] = []
 
     @tool
     async def echo(n: int) -> int:
+        if n == 1:
+            seen.append(done.is_set())
+            started.set()
         return n
 
-    for eager in (True, False):
-        model = TestModel.responses([calls_response(call("echo", "e1", n=1), call("echo", "e2", n=2)), "done"])
+    # With eager dispatch, the stream waits (10 s at most) for the first
+    # call to start; without it, the call cannot start mid-response, so the
+    # stream waits only briefly, which still catches a call started early.
+    gate = (3, started) if eager else (3, started, 0.5)
+    with serving(two_calls_streamed(gate, done), streamed_reply(["done"])) as srv:
+        model = OpenAIModel("gpt-4.1", base_url=srv.url + "/v1", api_key="sk-test", stream=stream)
         agent = create_agent(model=model, tools=[echo], eager_dispatch=eager)
 
-        async def main(agent: Any = agent) -> list[Any]:
-            async with agent.run_stream("go") as stream:
-                return [ev.tool_return["tool_call_id"] for ev in await collect(stream) if ev.kind == "tool_return"]
+        async def main() -> list[Any]:
+            async with agent.run_stream("go") as live:
+                events = await collect(live)
+                assert (await live.result()).output == "done"
+            return [ev.tool_return["tool_call_id"] for ev in events if ev.kind == "tool_return"]
 
+        # Either way the returns reach history in model order.
         assert run(main()) == ["e1", "e2"]
+    assert len(seen) == 1
+    return seen[0]
+
+
+def test_eager_dispatch_can_be_turned_off() -> None:
+    """With eager dispatch, the first call starts while the response still
+    streams; turned off, it starts only once the whole response is in."""
+    assert first_call_saw_the_stream_end(eager=True, stream=True) is False
+    assert first_call_saw_the_stream_end(eager=False, stream=True) is True
+
+
+def test_a_streamed_reply_dispatches_eagerly_without_stream_true() -> None:
+    """run_stream streams the provider's reply whatever ``stream=`` says,
+    and a streamed reply's calls start while it streams."""
+    assert first_call_saw_the_stream_end(eager=True, stream=False) is False
 
 
 def test_a_session_steers_and_interrupts_its_running_run() -> None:

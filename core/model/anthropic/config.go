@@ -44,8 +44,9 @@ type Config struct {
 	BaseURL string
 	// Headers are added to every request.
 	Headers map[string]string
-	// MaxRetries bounds the SDK's retries of one request; nil means
-	// DefaultMaxRetries, 0 disables retries.
+	// MaxRetries bounds the retries of one request (408, 409, 429, 5xx
+	// and failed connections, under model.HTTPPolicy's rules, the same
+	// for every provider); nil means DefaultMaxRetries, 0 disables them.
 	MaxRetries *int
 	// Timeout bounds one request, its retries included; 0 means no bound
 	// beyond the context (and Settings.TimeoutMS).
@@ -73,7 +74,8 @@ func NewFromConfig(name string, cfg Config, opts ...Option) *Model {
 	if cfg.MaxRetries != nil {
 		retries = max(0, *cfg.MaxRetries)
 	}
-	ro := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithMaxRetries(retries)}
+	// The SDK's own retries are off: the model's HTTPPolicy retries.
+	ro := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithMaxRetries(0)}
 	if base != "" {
 		ro = append(ro, option.WithBaseURL(base))
 	}
@@ -88,6 +90,9 @@ func NewFromConfig(name string, cfg Config, opts ...Option) *Model {
 	}
 	m := New(sdk.NewClient(ro...), name, opts...)
 	m.timeout = cfg.Timeout
+	m.policy = model.NewHTTPPolicy(m.bounds, retries)
+	m.redactor = m.redactor.With(append([]string{key}, model.CredentialHeaderValues(cfg.Headers)...)...)
+	m.keyless = key == ""
 	if key == "" && (base == "" || strings.HasPrefix(base, defaultBaseURL)) {
 		m.initErr = fmt.Errorf("%w: %w", model.ErrModel, ErrMissingAPIKey)
 	}

@@ -70,11 +70,16 @@
 //
 // # Failures
 //
-// The SDK retries connection failures, 408, 409, 429 and 5xx responses
-// (529 overloaded included) with exponential backoff and jitter, honouring
-// Retry-After, up to Config.MaxRetries times (2 by default). The whole
-// request, retries included, is bounded by the context, Config.Timeout and
-// Settings.TimeoutMS. What fails after the retries, and what no retry can
+// Every request goes through [model.HTTPPolicy], the policy every
+// provider shares: connect, first-byte and idle-stream timeouts
+// ([WithHTTPBounds]; ping events and keep-alive comments are not progress)
+// and, for a model built by [NewFromConfig], the retries of connection
+// failures, 408, 409, 429 and 5xx responses (529 overloaded included) with
+// exponential backoff and jitter, honouring Retry-After up to
+// HTTPBounds.MaxRetryAfter (a longer one fails at once), up to
+// Config.MaxRetries times (2 by default). The whole request, retries
+// included, is bounded by the context, Config.Timeout and
+// Settings.TimeoutMS. Every error's text is redacted by [model.Redactor]. What fails after the retries, and what no retry can
 // fix (400, 401, 403, 404, a prompt too long), is returned as a
 // *[model.ProviderError] with the HTTP status, the API's error type as Code
 // and its message; it never carries the API key. A connection that fails

@@ -16,16 +16,28 @@ import (
 // error (its type as Code), and a ProviderError with Code
 // "connection_error" or "stream_error" for transport failures. The SDK's
 // error text is not used as is for API errors: it quotes the whole
-// response body; the message is the API's own.
+// response body; the message is the API's own. The model's Redactor masks
+// any credential a server echoed (see redact).
 func (m *Model) requestError(ctx context.Context, err error, streamed bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %s: request ended: %w", model.ErrModel, m.provider, context.Cause(ctx))
+	}
+	if pe := model.ProviderTimeout(m.provider, err); pe != nil {
+		return pe
 	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		msg := apiErr.Message
 		if msg == "" {
 			msg = http.StatusText(apiErr.StatusCode)
+		}
+		if apiErr.Response != nil {
+			if note := m.policy.Describe(apiErr.Response.Header); note != "" {
+				msg += " (" + note + ")"
+			}
+		}
+		if apiErr.StatusCode == http.StatusUnauthorized && m.keyless {
+			msg += " (no API key was sent: " + EnvAPIKey + " is unset; set it, or pass api_key / Config.APIKey)"
 		}
 		status := apiErr.StatusCode
 		if status < 400 {

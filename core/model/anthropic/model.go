@@ -26,6 +26,15 @@ type Model struct {
 	thinkingBudget int
 	timeout        time.Duration
 	schemas        *schemaCache
+	bounds         model.HTTPBounds
+	secrets        []string
+	// policy bounds and retries every request; redactor masks the
+	// credentials in every error.
+	policy   *model.HTTPPolicy
+	redactor *model.Redactor
+	// keyless: built from a Config without a key (a custom base URL); a
+	// 401 then says that ANTHROPIC_API_KEY is unset.
+	keyless bool
 	// initErr fails every request (a missing API key).
 	initErr error
 }
@@ -40,6 +49,9 @@ func New(client sdk.Client, name string, opts ...Option) *Model {
 	for _, o := range opts {
 		o(m)
 	}
+	// A caller's client retries on its own: the policy only bounds.
+	m.policy = model.NewHTTPPolicy(m.bounds, 0)
+	m.redactor = model.NewRedactor(m.secrets...)
 	return m
 }
 
@@ -50,12 +62,28 @@ func (m *Model) Name() string { return m.name }
 // the new request) and returns the response. It does not modify messages.
 // See the package documentation for the mapping and the failures.
 func (m *Model) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
-	return m.send(ctx, messages, params, m.streaming, nil)
+	msg, err := m.send(ctx, messages, params, m.streaming, nil)
+	return msg, m.redact(err, params.Settings)
+}
+
+// redact masks the credentials of the model and of the request's extra
+// headers in err (see model.Redactor); every error a model returns passes
+// here.
+func (m *Model) redact(err error, s model.Settings) error {
+	if err == nil {
+		return nil
+	}
+	r := m.redactor
+	if len(s.ExtraHeaders) > 0 {
+		r = r.With(model.CredentialHeaderValues(s.ExtraHeaders)...)
+	}
+	return r.Error(err)
 }
 
 // Streaming reports whether the model was configured to stream
-// (WithStreaming): Stream always streams, but an agent starts calls while
-// a response streams (eager dispatch) only from a model that streams anyway.
+// (WithStreaming): Stream always streams; an agent run that asks for no
+// deltas starts calls while a response streams (eager dispatch) only from a
+// model that streams anyway, one that asks for deltas from every model.
 func (m *Model) Streaming() bool { return m.streaming }
 
 // Stream is Request over a streamed response, whatever [WithStreaming]
@@ -70,7 +98,8 @@ func (m *Model) Stream(ctx context.Context, messages []model.Message, params mod
 	if deltas == nil {
 		return m.Request(ctx, messages, params)
 	}
-	return m.send(ctx, messages, params, true, deltas)
+	msg, err := m.send(ctx, messages, params, true, deltas)
+	return msg, m.redact(err, params.Settings)
 }
 
 // send makes one request, streamed when streamed is set, reporting deltas
@@ -83,6 +112,7 @@ func (m *Model) send(ctx context.Context, messages []model.Message, params model
 	if err != nil {
 		return model.Message{}, err
 	}
+	ropts = append(ropts, option.WithMiddleware(m.policy.Do))
 	body.Stream = streamed
 	raw, err := m.appendRequest(make([]byte, 0, 4096), body)
 	if err != nil {

@@ -1,5 +1,7 @@
 package anthropic
 
+import "github.com/starweaver-go/starweaver/core/model"
+
 // DefaultMaxTokens is the max_tokens sent when neither Settings.MaxTokens
 // nor [WithMaxTokens] sets it: Anthropic requires the field.
 const DefaultMaxTokens = 4096
@@ -43,4 +45,16 @@ func WithProviderName(name string) Option {
 			m.provider = name
 		}
 	}
+}
+
+// WithHTTPBounds sets the connect, first-byte and idle-stream timeouts and
+// the longest Retry-After waited out (see model.HTTPBounds: zero fields
+// keep the defaults, negative ones remove the bound).
+func WithHTTPBounds(b model.HTTPBounds) Option { return func(m *Model) { m.bounds = b } }
+
+// WithSecrets adds values (credentials the caller's client sends) that
+// every error of the model masks, besides the key of a Config and the
+// shape rules of model.Redactor.
+func WithSecrets(values ...string) Option {
+	return func(m *Model) { m.secrets = append(m.secrets, values...) }
 }

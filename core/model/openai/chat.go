@@ -27,16 +27,16 @@ var _ model.Streamer = (*Chat)(nil)
 // New returns a Chat Completions model named name over client; the caller
 // owns the client's authentication, base URL, retries and HTTP client.
 func New(client sdk.Client, name string, opts ...Option) *Chat {
-	return &Chat{client: client, name: name, o: buildOptions(opts)}
+	return &Chat{client: client, name: name, o: buildOptions(opts, 0)}
 }
 
 // NewChatFromConfig returns a Chat Completions model whose client cfg
 // describes (see Config for the environment fallbacks). A missing key is
 // reported by every request, not here.
 func NewChatFromConfig(name string, cfg Config, opts ...Option) *Chat {
-	client, noKey := clientFromConfig(cfg)
-	m := New(client, name, opts...)
-	m.o.noKey, m.o.timeout = noKey, cfg.Timeout
+	c := clientFromConfig(cfg)
+	m := &Chat{client: c.client, name: name, o: buildOptions(opts, c.retries, c.secrets...)}
+	m.o.noKey, m.o.keyless, m.o.timeout = c.noKey, c.keyless, c.timeout
 	return m
 }
 
@@ -44,12 +44,14 @@ func NewChatFromConfig(name string, cfg Config, opts ...Option) *Chat {
 // is a *model.ProviderError (the provider's status, code and message) or an
 // error wrapping model.ErrModel; both satisfy errors.Is(err, model.ErrModel).
 func (m *Chat) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
-	return m.send(ctx, messages, params, m.o.streaming, nil)
+	msg, err := m.send(ctx, messages, params, m.o.streaming, nil)
+	return msg, m.o.redact(err, params.Settings)
 }
 
 // Streaming reports whether the model was configured to stream
-// (WithStreaming): Stream always streams, but an agent starts calls while
-// a response streams (eager dispatch) only from a model that streams anyway.
+// (WithStreaming): Stream always streams; an agent run that asks for no
+// deltas starts calls while a response streams (eager dispatch) only from a
+// model that streams anyway, one that asks for deltas from every model.
 func (m *Chat) Streaming() bool { return m.o.streaming }
 
 // Stream is Request over a streamed completion, whatever [WithStreaming]
@@ -64,7 +66,8 @@ func (m *Chat) Stream(ctx context.Context, messages []model.Message, params mode
 	if deltas == nil {
 		return m.Request(ctx, messages, params)
 	}
-	return m.send(ctx, messages, params, true, deltas)
+	msg, err := m.send(ctx, messages, params, true, deltas)
+	return msg, m.o.redact(err, params.Settings)
 }
 
 // send makes one request, streamed when streamed is set, reporting deltas

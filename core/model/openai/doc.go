@@ -26,11 +26,17 @@
 // for optional properties are removed from its answer, so the arguments
 // still validate against the tool's own schema.
 //
-// Retries of 429, 5xx and dropped connections are the SDK client's
-// (exponential backoff with jitter, Retry-After honoured, Config.MaxRetries
-// of them); a failure after them, and every error a retry cannot fix (400,
-// 401, 404, a context too long), is a [*model.ProviderError] carrying the
-// provider's status, code and message, never the API key. A stream that
+// Every request goes through [model.HTTPPolicy], the policy every
+// provider shares: connect, first-byte and idle-stream timeouts
+// ([WithHTTPBounds]) and, for a model built from a Config, the retries of
+// 408, 409, 429, 5xx and failed connections (backoff with jitter,
+// Retry-After honoured up to HTTPBounds.MaxRetryAfter, Config.MaxRetries of
+// them; the SDK's own retries are off). A model over a caller's client
+// ([New]) keeps the client's retries, but never waits out a Retry-After
+// above the cap. A failure after the retries, and every error a retry
+// cannot fix (400, 401, 404, a context too long), is a
+// [*model.ProviderError] carrying the provider's status, code and message,
+// redacted by [model.Redactor] (the key, credential headers, key shapes). A stream that
 // ends before the provider said the response was complete is one too
 // (code "stream_incomplete").
 //

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"net/http"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -23,9 +23,10 @@ func (o *options) missingKey() error {
 }
 
 // providerError turns a failed SDK call into a *model.ProviderError. The
-// message is the provider's own (its error body), never the request, so it
-// cannot carry the API key. Context errors stay context errors, wrapped in
-// model.ErrModel, so that errors.Is(err, context.Canceled) still holds.
+// message is the provider's own (its error body), never the request; the
+// model's Redactor masks any credential a server echoed (see redact).
+// Context errors stay context errors, wrapped in model.ErrModel, so that
+// errors.Is(err, context.Canceled) still holds.
 func (o *options) providerError(err error) error {
 	if err == nil {
 		return nil
@@ -37,6 +38,9 @@ func (o *options) providerError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: %s request: %w", model.ErrModel, o.provider, err)
 	}
+	if pe := model.ProviderTimeout(o.provider, err); pe != nil {
+		return pe
+	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		code := apiErr.Code
@@ -47,42 +51,23 @@ func (o *options) providerError(err error) error {
 		if msg == "" {
 			msg = apiErr.Error()
 		}
-		return &model.ProviderError{Provider: o.provider, StatusCode: apiErr.StatusCode, Code: code, Message: redact(msg)}
+		if apiErr.Response != nil {
+			if note := o.policy.Describe(apiErr.Response.Header); note != "" {
+				msg += " (" + note + ")"
+			}
+		}
+		if apiErr.StatusCode == http.StatusUnauthorized && o.keyless {
+			msg += " (no API key was sent: OPENAI_API_KEY is unset; set it, or pass api_key / Config.APIKey)"
+		}
+		return &model.ProviderError{Provider: o.provider, StatusCode: apiErr.StatusCode, Code: code, Message: msg}
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
-		return &model.ProviderError{Provider: o.provider, Code: "stream_error", Message: redact(se.Message)}
+		return &model.ProviderError{Provider: o.provider, Code: "stream_error", Message: se.Message}
 	}
-	// A transport failure (after the SDK's retries): its text names the URL
-	// and the cause, never headers.
-	return &model.ProviderError{Provider: o.provider, Code: "connection_error", Message: redact(err.Error())}
-}
-
-// redact masks anything shaped like an OpenAI secret key that a provider or
-// proxy echoed back (OpenAI's own 401 message quotes a prefix of it).
-func redact(s string) string {
-	i := strings.Index(s, "sk-")
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i >= 0 {
-		b.WriteString(s[:i])
-		b.WriteString("sk-***")
-		s = s[i+3:]
-		j := 0
-		for j < len(s) && isKeyByte(s[j]) {
-			j++
-		}
-		s = s[j:]
-		i = strings.Index(s, "sk-")
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
-func isKeyByte(c byte) bool {
-	return c == '-' || c == '_' || c == '*' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	// A transport failure (after the retries): its text names the URL and
+	// the cause, never headers.
+	return &model.ProviderError{Provider: o.provider, Code: "connection_error", Message: err.Error()}
 }
 
 // errEmpty is returned for a response without any part.
@@ -95,7 +80,7 @@ func (o *options) errEmpty() error {
 func (o *options) errIncompleteStream(cause error) error {
 	msg := "the response stream ended before the response was complete (connection dropped?)"
 	if cause != nil {
-		msg += ": " + redact(cause.Error())
+		msg += ": " + cause.Error()
 	}
 	return &model.ProviderError{Provider: o.provider, Code: "stream_incomplete", Message: msg}
 }
@@ -106,7 +91,8 @@ func (o *options) errIncompleteStream(cause error) error {
 func (o *options) streamError(err error) error {
 	var apiErr *sdk.Error
 	var se *ssestream.StreamError
-	if errors.As(err, &apiErr) || errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var te *model.TimeoutError
+	if errors.As(err, &apiErr) || errors.As(err, &se) || errors.As(err, &te) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return o.providerError(err)
 	}
 	return o.errIncompleteStream(err)

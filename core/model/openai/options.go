@@ -7,6 +7,8 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/starweaver-go/starweaver/core/model"
 )
 
 // DefaultProvider is what Message.Provider says unless WithProviderName
@@ -28,8 +30,9 @@ type Config struct {
 	BaseURL string
 	// Headers are sent with every request.
 	Headers map[string]string
-	// MaxRetries bounds the retries of 429, 5xx and dropped connections
-	// (nil: 2, the SDK's default; 0: none).
+	// MaxRetries bounds the retries of 408, 409, 429, 5xx and failed
+	// connections (nil: model.DefaultMaxRetries; 0: none), made under
+	// model.HTTPPolicy's rules (the same for every provider).
 	MaxRetries *int
 	// Timeout bounds one request, its retries included (0: none besides the
 	// context's and a request's own Settings.TimeoutMS).
@@ -45,9 +48,18 @@ type options struct {
 	streaming bool
 	provider  string
 	timeout   time.Duration
+	bounds    model.HTTPBounds
+	secrets   []string
 	// noKey fails every request: the model was built from a Config
 	// without a key that would reach OpenAI.
 	noKey bool
+	// keyless: the model was built from a Config without a key (a
+	// custom base URL); a 401 then says that OPENAI_API_KEY is unset.
+	keyless bool
+	// policy bounds and retries every request; redactor masks the
+	// credentials in every error.
+	policy   *model.HTTPPolicy
+	redactor *model.Redactor
 }
 
 // WithStreaming makes the model stream each response and assemble it into
@@ -61,7 +73,21 @@ func WithStreaming(on bool) Option { return func(o *options) { o.streaming = on 
 // itself and reasoning is sent back only to the server that produced it.
 func WithProviderName(name string) Option { return func(o *options) { o.provider = name } }
 
-func buildOptions(opts []Option) options {
+// WithHTTPBounds sets the connect, first-byte and idle-stream timeouts and
+// the longest Retry-After waited out (see model.HTTPBounds: zero fields
+// keep the defaults, negative ones remove the bound).
+func WithHTTPBounds(b model.HTTPBounds) Option { return func(o *options) { o.bounds = b } }
+
+// WithSecrets adds values (credentials the caller's client sends) that
+// every error of the model masks, besides the key of a Config and the
+// shape rules of model.Redactor.
+func WithSecrets(values ...string) Option {
+	return func(o *options) { o.secrets = append(o.secrets, values...) }
+}
+
+// buildOptions applies opts; retries is what the model's policy retries
+// (0 for a caller's client, which retries on its own).
+func buildOptions(opts []Option, retries int, secrets ...string) options {
 	o := options{provider: DefaultProvider}
 	for _, f := range opts {
 		if f != nil {
@@ -71,12 +97,25 @@ func buildOptions(opts []Option) options {
 	if o.provider == "" {
 		o.provider = DefaultProvider
 	}
+	o.policy = model.NewHTTPPolicy(o.bounds, retries)
+	o.redactor = model.NewRedactor(append(secrets, o.secrets...)...)
 	return o
 }
 
+// fromConfig is what a model built from a Config knows of it.
+type fromConfig struct {
+	client  sdk.Client
+	retries int
+	secrets []string
+	noKey   bool
+	keyless bool
+	timeout time.Duration
+}
+
 // clientFromConfig builds the SDK client cfg describes, and reports whether
-// it has no key although it would reach OpenAI.
-func clientFromConfig(cfg Config) (client sdk.Client, noKey bool) {
+// it has no key although it would reach OpenAI. The SDK's own retries are
+// off: the model's HTTPPolicy retries.
+func clientFromConfig(cfg Config) fromConfig {
 	key := cfg.APIKey
 	if key == "" {
 		key = os.Getenv("OPENAI_API_KEY")
@@ -97,13 +136,22 @@ func clientFromConfig(cfg Config) (client sdk.Client, noKey bool) {
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
+	retries := model.DefaultMaxRetries
 	if cfg.MaxRetries != nil {
-		opts = append(opts, option.WithMaxRetries(max(*cfg.MaxRetries, 0)))
+		retries = max(*cfg.MaxRetries, 0)
 	}
+	opts = append(opts, option.WithMaxRetries(0))
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return sdk.NewClient(opts...), key == "" && (base == "" || sameURL(base, defaultBaseURL))
+	return fromConfig{
+		client:  sdk.NewClient(opts...),
+		retries: retries,
+		secrets: append([]string{key}, model.CredentialHeaderValues(cfg.Headers)...),
+		noKey:   key == "" && (base == "" || sameURL(base, defaultBaseURL)),
+		keyless: key == "",
+		timeout: cfg.Timeout,
+	}
 }
 
 func sameURL(a, b string) bool {

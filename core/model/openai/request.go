@@ -31,7 +31,7 @@ func (o *options) begin(ctx context.Context, s model.Settings) (context.Context,
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
-	var ropts []option.RequestOption
+	ropts := []option.RequestOption{option.WithMiddleware(o.policy.Do)}
 	if len(s.ExtraHeaders) > 0 {
 		for _, k := range sortedKeys(s.ExtraHeaders) {
 			ropts = append(ropts, option.WithHeader(k, s.ExtraHeaders[k]))
@@ -43,6 +43,20 @@ func (o *options) begin(ctx context.Context, s model.Settings) (context.Context,
 		}
 	}
 	return ctx, cancel, ropts, nil
+}
+
+// redact masks the credentials of the model and of the request's extra
+// headers in err (see model.Redactor); every error a model returns passes
+// here.
+func (o *options) redact(err error, s model.Settings) error {
+	if err == nil {
+		return nil
+	}
+	r := o.redactor
+	if len(s.ExtraHeaders) > 0 {
+		r = r.With(model.CredentialHeaderValues(s.ExtraHeaders)...)
+	}
+	return r.Error(err)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -30,22 +30,23 @@ var _ model.Streamer = (*Responses)(nil)
 // caller owns the client's authentication, base URL, retries and HTTP
 // client.
 func NewResponses(client sdk.Client, name string, opts ...Option) *Responses {
-	return &Responses{client: client, name: name, o: buildOptions(opts)}
+	return &Responses{client: client, name: name, o: buildOptions(opts, 0)}
 }
 
 // NewResponsesFromConfig returns a Responses API model whose client cfg
 // describes (see Config). A missing key is reported by every request.
 func NewResponsesFromConfig(name string, cfg Config, opts ...Option) *Responses {
-	client, noKey := clientFromConfig(cfg)
-	m := NewResponses(client, name, opts...)
-	m.o.noKey, m.o.timeout = noKey, cfg.Timeout
+	c := clientFromConfig(cfg)
+	m := &Responses{client: c.client, name: name, o: buildOptions(opts, c.retries, c.secrets...)}
+	m.o.noKey, m.o.keyless, m.o.timeout = c.noKey, c.keyless, c.timeout
 	return m
 }
 
 // Request sends the conversation and returns the model's response; failures
 // are as for Chat.Request.
 func (m *Responses) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
-	return m.send(ctx, messages, params, m.o.streaming, nil)
+	msg, err := m.send(ctx, messages, params, m.o.streaming, nil)
+	return msg, m.o.redact(err, params.Settings)
 }
 
 // Streaming reports whether the model was configured to stream (see
@@ -64,7 +65,8 @@ func (m *Responses) Stream(ctx context.Context, messages []model.Message, params
 	if deltas == nil {
 		return m.Request(ctx, messages, params)
 	}
-	return m.send(ctx, messages, params, true, deltas)
+	msg, err := m.send(ctx, messages, params, true, deltas)
+	return msg, m.o.redact(err, params.Settings)
 }
 
 // send makes one request, streamed when streamed is set, reporting deltas
@@ -243,7 +245,7 @@ func (m *Responses) input(messages []model.Message) ([]any, error) {
 // stream assembled) to a response message.
 func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader) (model.Message, error) {
 	if r.Status == "failed" || r.ErrorMessage != "" {
-		pe := &model.ProviderError{Provider: m.o.provider, Code: r.ErrorCode, Message: redact(r.ErrorMessage)}
+		pe := &model.ProviderError{Provider: m.o.provider, Code: r.ErrorCode, Message: r.ErrorMessage}
 		if pe.Message == "" {
 			pe.Message = "the response failed"
 		}
@@ -336,7 +338,7 @@ func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader, deltas m
 			r := ev.Response
 			final = &r
 		case "error":
-			return model.Message{}, &model.ProviderError{Provider: m.o.provider, Code: ev.Code, Message: redact(ev.Message)}
+			return model.Message{}, &model.ProviderError{Provider: m.o.provider, Code: ev.Code, Message: ev.Message}
 		}
 		if deltas != nil {
 			rep.report(&ev)
