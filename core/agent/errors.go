@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/starweaver-go/starweaver/core/model"
 )
 
 // Sentinel errors of a run. Failures wrap one of them, so callers can
@@ -128,3 +130,20 @@ func (e *UsageLimitError) Error() string {
 
 // Is makes errors.Is(err, ErrUsageLimitExceeded) hold.
 func (e *UsageLimitError) Is(target error) bool { return target == ErrUsageLimitExceeded }
+
+// modelError marks a model's own failure as ErrModel without putting the
+// words of both in front of the provider's: callers read "model: request
+// failed: openai (...)", not "agent: model failed: model: request failed:
+// ...".
+type modelError struct{ err error }
+
+func (e *modelError) Error() string   { return e.err.Error() }
+func (e *modelError) Unwrap() []error { return []error{ErrModel, e.err} }
+
+// asModelError wraps err, a failed model request, as ErrModel.
+func asModelError(err error) error {
+	if errors.Is(err, model.ErrModel) {
+		return &modelError{err: err}
+	}
+	return fmt.Errorf("%w: %w", ErrModel, err)
+}

@@ -229,7 +229,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 				return r.cancel(step, ctx.Err())
 			}
 			if !errors.Is(err, ErrArtifacts) {
-				err = fmt.Errorf("%w: %w", ErrModel, err)
+				err = asModelError(err)
 			}
 			return r.fail(step, err)
 		}
