@@ -120,10 +120,9 @@ func TestStartedItemsShareTheirContextWatch(t *testing.T) {
 func waitEnded(t *testing.T, it *recordedItem) ([]string, []error) {
 	t.Helper()
 	for i := 0; ; i++ {
-		data, errs := it.ended()
-		if len(errs) > 0 || i == 10000 {
+		if _, errs := it.ended(); len(errs) > 0 || i == 10000 {
 			time.Sleep(time.Millisecond) // a second completion would come now
-			data, errs = it.ended()
+			data, errs := it.ended()
 			if len(errs) != 1 {
 				t.Fatalf("completed %d times", len(errs))
 			}

@@ -211,13 +211,13 @@ func TestArtifactResolutionFailuresFailTheRun(t *testing.T) {
 	smuggler := tool.New("chart", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
 		return tool.Rich(tool.ImagePart(tool.ArtifactSource(foreign))), nil
 	})
-	run := func(b *agent.Builder) (*model.TestModel, error) {
+	run := func() (*model.TestModel, error) {
 		m := model.NewTestModel(calls(model.Call("c1", "chart", map[string]any{})), text("done"))
-		b = agent.NewBuilder(m).Artifacts(scope, st)
+		b := agent.NewBuilder(m).Artifacts(scope, st)
 		_, err := b.Tool(smuggler).MustBuild().Run(context.Background(), "draw")
 		return m, err
 	}
-	m, err := run(nil)
+	m, err := run()
 	if !errors.Is(err, agent.ErrArtifacts) || artifact.KindOf(err) != artifact.KindInvalid || !strings.Contains(err.Error(), "another scope") {
 		t.Fatalf("a reference of another scope: %v", err)
 	}

@@ -262,7 +262,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		calls := resp.ToolCalls()
 		var retry []model.Part
 		if r.a.output != nil {
-			res, err, next, handled := r.handleOutput(ctx, step, resp, calls)
+			res, next, handled, err := r.handleOutput(ctx, step, resp, calls)
 			if res != nil || err != nil {
 				early.drop()
 				return res, err
@@ -338,7 +338,7 @@ func (r *runner) params(defs []tool.Definition) model.Params {
 // request (handled), or returns retry parts in next.Parts for the caller to
 // send after the returns of the response's other calls; with none of these
 // the response's calls run as usual.
-func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message, calls []tool.Call) (res *RunResult, err error, next model.Message, handled bool) {
+func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message, calls []tool.Call) (res *RunResult, next model.Message, handled bool, err error) {
 	o := r.a.output
 	var candidate *tool.Call
 	if o.spec.Mode == model.OutputTool {
@@ -350,12 +350,12 @@ func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message,
 		}
 	}
 	if candidate == nil && len(calls) > 0 {
-		return nil, nil, model.Message{}, false
+		return nil, model.Message{}, false, nil
 	}
 	if candidate == nil {
 		if text, ok := refusal(resp); ok && strings.TrimSpace(resp.Text()) == "" {
 			res, err := r.fail(step, fmt.Errorf("%w: the model refused to give the %q output: %s", ErrModel, o.spec.Name, text))
-			return res, err, model.Message{}, false
+			return res, model.Message{}, false, err
 		}
 		var c tool.Call
 		var prompt *model.Part
@@ -369,29 +369,29 @@ func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message,
 			v := r.checkOutput(ctx, step, c)
 			if v.err != nil {
 				res, err := r.failOrCancel(ctx, step, v.err)
-				return res, err, model.Message{}, false
+				return res, model.Message{}, false, err
 			}
 			if v.value != nil {
 				res, err := r.complete(step, string(v.value), v.value)
-				return res, err, model.Message{}, false
+				return res, model.Message{}, false, err
 			}
 			prompt = v.retry
 		}
 		if err := r.spendOutputRetry(); err != nil {
 			res, err := r.fail(step, err)
-			return res, err, model.Message{}, false
+			return res, model.Message{}, false, err
 		}
-		return nil, nil, model.Request(*prompt), true
+		return nil, model.Request(*prompt), true, nil
 	}
 	v := r.checkOutput(ctx, step, *candidate)
 	if v.err != nil {
 		res, err := r.failOrCancel(ctx, step, v.err)
-		return res, err, model.Message{}, false
+		return res, model.Message{}, false, err
 	}
 	if v.retry != nil {
 		if err := r.spendOutputRetry(); err != nil {
 			res, err := r.fail(step, err)
-			return res, err, model.Message{}, false
+			return res, model.Message{}, false, err
 		}
 		next := model.Request(*v.retry)
 		others := 0
@@ -407,7 +407,7 @@ func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message,
 				others++
 			}
 		}
-		return nil, nil, next, others == 0
+		return nil, next, others == 0, nil
 	}
 	// The output wins: every call of the response gets a return, the
 	// other calls without running, so the history stays well formed.
@@ -425,7 +425,7 @@ func (r *runner) handleOutput(ctx context.Context, step int, resp model.Message,
 	}
 	r.history.append(r.request(final))
 	res, err = r.complete(step, string(v.value), v.value)
-	return res, err, model.Message{}, false
+	return res, model.Message{}, false, err
 }
 
 // failOrCancel fails the run with err, or cancels it when its context

@@ -29,7 +29,7 @@ func ParseScope(s string) (Scope, error) {
 	}
 	for i := 0; i < len(s); i++ {
 		if !scopeByte(s[i]) {
-			return Scope{}, fmt.Errorf("%w: a scope may only hold ASCII letters, digits and . _ - :", ErrInvalidInput)
+			return Scope{}, fmt.Errorf("%w: a scope may only hold ASCII letters, digits, '.', '_', '-' and ':'", ErrInvalidInput)
 		}
 	}
 	return Scope{name: s}, nil

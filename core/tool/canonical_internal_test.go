@@ -31,7 +31,7 @@ func TestPlainCopyMatchesJSON(t *testing.T) {
 		"type": "object",
 		"properties": map[string]any{
 			"a": map[string]any{"type": "integer", "minimum": float64(0), "maximum": 1e21, "default": 3},
-			"b": map[string]any{"enum": []any{"x", nil, true, -0.0, 1e-7, 0.000001, 123456789.125, 5e-324, int64(-9)}},
+			"b": map[string]any{"enum": []any{"x", nil, true, math.Copysign(0, -1), 1e-7, 0.000001, 123456789.125, 5e-324, int64(-9)}},
 			"c": map[string]any{"description": "é \"q\" \u2028 <>&", "examples": []any{math.MaxFloat64, 1e20, 0.1}},
 		},
 		"required": []any{"a"},
@@ -69,7 +69,7 @@ func TestPlainCopyMatchesJSON(t *testing.T) {
 // FuzzJSONFloatMatchesEncodingJSON checks jsonFloat's formatting against
 // encoding/json's for any float64.
 func FuzzJSONFloatMatchesEncodingJSON(f *testing.F) {
-	for _, seed := range []float64{0, -0.0, 1, 0.1, 1e-6, 1e-7, 1e20, 1e21, 123.456e-10, math.MaxFloat64, 5e-324} {
+	for _, seed := range []float64{0, math.Copysign(0, -1), 1, 0.1, 1e-6, 1e-7, 1e20, 1e21, 123.456e-10, math.MaxFloat64, 5e-324} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, x float64) {

@@ -405,9 +405,7 @@ func exactInt(v any) (int64, bool) {
 
 // plainInteger reports whether s is an optional minus sign and digits.
 func plainInteger(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" {
 		return false
 	}
