@@ -123,3 +123,27 @@ func TestSandboxSignals(t *testing.T) {
 		t.Fatalf("killed: %+v", p)
 	}
 }
+
+// A command's environment reaches it, but not the launcher's command line,
+// which every user of the host can read.
+func TestSandboxKeepsTheEnvironmentOffTheCommandLine(t *testing.T) {
+	s := newShell(t, allowAll, fastOpts)
+	ctx := context.Background()
+	p, err := s.Start(ctx, env.Command{Script: `echo "[$TOKEN]"; read _`, Env: map[string]string{"TOKEN": "tok-3141"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Kill(ctx, p.ID)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Stdout, "]"); p, _ = s.Wait(ctx, p.ID, 20*time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no output: %+v", p)
+		}
+	}
+	if p.Stdout != "[tok-3141]\n" {
+		t.Fatalf("the command's environment: %q", p.Stdout)
+	}
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pidOf(t, p.Metadata)) + "/cmdline")
+	if err != nil || strings.Contains(string(cmdline), "tok-3141") || !strings.Contains(string(cmdline), "bwrap") {
+		t.Fatalf("the launcher's command line: %q %v", cmdline, err)
+	}
+}
