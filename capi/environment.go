@@ -13,7 +13,7 @@ import (
 //	{"kind": "virtual", "id"?, "files"?: {path: text},
 //	 "shell_outputs"?: {command: {"exit_code", "stdout", "stderr"}}, "read_only"?}
 //	{"kind": "local", "root": path, "id"?, "read_only"?, "shell"?: {"allow_execute", "allowed_programs"},
-//	 "sandbox"?: bool}
+//	 "sandbox"?: bool, "allow_hard_links"?: bool}
 //
 // Each kind takes only its own fields; anything else is an invalid_spec.
 type environmentSpec struct {
@@ -29,6 +29,9 @@ type environmentSpec struct {
 	// Sandbox false runs the local shell's commands outside the sandbox
 	// (unsafe, see env.LocalShellOptions.Unsandboxed).
 	Sandbox *bool `json:"sandbox"`
+	// AllowHardLinks lets the local environment read and write files with
+	// several hard links (see env.LocalOptions.AllowHardLinks).
+	AllowHardLinks bool `json:"allow_hard_links"`
 }
 
 // shellOutputSpec is a virtual environment's canned command output.
@@ -73,7 +76,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 	}
 	switch s.Kind {
 	case "virtual":
-		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil, "sandbox": s.Sandbox != nil}); err != nil {
+		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil, "sandbox": s.Sandbox != nil, "allow_hard_links": s.AllowHardLinks}); err != nil {
 			return nil, err
 		}
 		id := s.ID
@@ -101,7 +104,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 		if s.Root == "" {
 			return nil, specError(`environment: a local environment needs a "root" directory`)
 		}
-		l, err := env.NewLocal(s.Root, env.LocalOptions{ID: s.ID, ReadOnly: s.ReadOnly})
+		l, err := env.NewLocal(s.Root, env.LocalOptions{ID: s.ID, ReadOnly: s.ReadOnly, AllowHardLinks: s.AllowHardLinks})
 		if err != nil {
 			return nil, specError("environment: %v", err)
 		}

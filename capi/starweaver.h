@@ -597,11 +597,13 @@ int sw_session_context(sw_handle session, const char *req, long long req_len, ch
  *       (sw_session_export) and restored with it
  *   {"kind": "local", "root": directory, "id"?, "read_only"?,
  *    "shell"?: {"allow_execute", "allowed_programs": [program, ...]},
- *    "sandbox"?: bool}
+ *    "sandbox"?: bool, "allow_hard_links"?: bool}
  *       a directory of the host (id "local" by default). Every path stays
  *       inside root: ".." and absolute paths are refused, and so are
  *       symbolic links resolving outside it; writes never go through a
- *       symbolic link. read_only refuses every write; scratch files
+ *       symbolic link; a regular file with more than one hard link (which
+ *       may be a file outside root) is neither read nor written unless
+ *       allow_hard_links is true. read_only refuses every write; scratch files
  *       (spilled tool outputs) then go to a private temporary directory,
  *       never into root. "shell" is the policy of the local shell; without
  *       one nothing runs. The shell's commands run sandboxed as an agent

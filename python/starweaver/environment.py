@@ -132,12 +132,15 @@ class LocalEnvironment:
     (an object with ``to_dict()``, such as a ``ShellPolicy``) says what the
     local shell may run; without one nothing runs. The shell's commands run
     in a sandbox (see ``LocalShell``); ``sandbox=False`` opts out, which is
-    UNSAFE: commands can then read this process, API keys included."""
+    UNSAFE: commands can then read this process, API keys included. A file
+    with more than one hard link (another of its names may be outside
+    ``root``) is neither read nor written unless ``allow_hard_links``."""
 
     root: str
     read_only: bool = False
     shell_policy: Any = None
     sandbox: bool = True
+    allow_hard_links: bool = False
 
     def __init__(
         self,
@@ -146,6 +149,7 @@ class LocalEnvironment:
         read_only: bool = False,
         shell_policy: Any = None,
         sandbox: bool = True,
+        allow_hard_links: bool = False,
     ) -> None:
         if not isinstance(root, (str, PathLike)):
             raise TypeError("root must be a path")
@@ -153,10 +157,13 @@ class LocalEnvironment:
             raise TypeError("shell_policy must have a to_dict() method")
         if not isinstance(sandbox, bool):
             raise TypeError("sandbox must be a bool")
+        if not isinstance(allow_hard_links, bool):
+            raise TypeError("allow_hard_links must be a bool")
         object.__setattr__(self, "root", fspath(root))
         object.__setattr__(self, "read_only", read_only)
         object.__setattr__(self, "shell_policy", shell_policy)
         object.__setattr__(self, "sandbox", sandbox)
+        object.__setattr__(self, "allow_hard_links", allow_hard_links)
 
     def to_dict(self) -> dict[str, Any]:
         """The environment's JSON spec, defaults left out."""
@@ -167,6 +174,8 @@ class LocalEnvironment:
             spec["shell"] = self.shell_policy.to_dict()
         if not self.sandbox:
             spec["sandbox"] = False
+        if self.allow_hard_links:
+            spec["allow_hard_links"] = True
         return spec
 
 
