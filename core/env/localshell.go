@@ -456,6 +456,7 @@ func (s *LocalShell) reap(p *localProc) {
 	}
 	close(p.exited)
 	killLeftovers(p.pgid)
+	end := time.Now().Add(s.opts.DrainTimeout)
 	deadline := time.NewTimer(s.opts.DrainTimeout)
 	for i, d := range p.drained {
 		select {
@@ -467,6 +468,15 @@ func (s *LocalShell) reap(p *localProc) {
 		}
 	}
 	deadline.Stop()
+	// A killed member of the group takes a moment to finish exiting (under
+	// load, a long one): the command is done once its group is gone, so
+	// that nothing it started still runs when Run returns. Polled (no event
+	// says that a group emptied), within the streams' bound. A sandbox
+	// needs no wait: its namespace was emptied before bwrap could exit.
+	for delay := 100 * time.Microsecond; !groupGone(p.pgid) && time.Now().Before(end); delay = min(2*delay, 10*time.Millisecond) {
+		killLeftovers(p.pgid)
+		time.Sleep(delay)
+	}
 	p.closeStdin()
 	s.mu.Lock()
 	delete(s.live, p)

@@ -314,13 +314,19 @@ def test_background_starts_are_bounded_by_the_process_limit(tmp_path: Path, kind
     wait_count(lambda: with_marker(mark), 0, "processes left after the agent was released")
 
 
-@KINDS
+@pytest.mark.parametrize("kind", ["shell", "environment", "unsandboxed"])
 def test_output_flood_is_bounded(tmp_path: Path, kind: str) -> None:
     limit = 64 << 10
-    shell = allow(tmp_path, kind, **({} if kind == "environment" else {"max_capture_bytes": limit}))
+    mark = marker()
+    if kind == "unsandboxed":
+        shell: Shell = LocalShell(tmp_path, policy=ALLOW, max_capture_bytes=limit, sandbox=False)
+    else:
+        shell = allow(tmp_path, kind, **({} if kind == "environment" else {"max_capture_bytes": limit}))
     if kind == "environment":
         limit = 1 << 20  # the default capture bound
-    (returned,) = run_calls(shell, call("shell_exec", "flood", command="yes", timeout_seconds=1))
+    # /bin/sh does not exec yes here: the group holds sh and yes, and the
+    # run returns only once both are gone (no wait below).
+    (returned,) = run_calls(shell, call("shell_exec", "flood", command=f"yes {mark}", timeout_seconds=1))
     content = returned["content"]
     metadata = content["metadata"]
     assert metadata["timed_out"] is True
@@ -331,6 +337,7 @@ def test_output_flood_is_bounded(tmp_path: Path, kind: str) -> None:
     # What the model reads is bounded again, keeping both ends.
     assert len(content["stdout"]) <= 20_000 + 200 and "middle truncated" in content["stdout"]
     assert group_members(metadata["pid"]) == []
+    assert with_marker(mark) == []
 
 
 @KINDS
