@@ -466,3 +466,21 @@ func TestProcessScopeKill(t *testing.T) {
 	}
 	waitMarker(t, marker, 0)
 }
+
+// Run returns only once the command's process group is gone: /bin/sh does
+// not always exec its last command, so a timed-out "yes" leaves a child
+// that was killed but may still be exiting when sh has been reaped.
+func TestRunReturnsOnceTheGroupIsGone(t *testing.T) {
+	opts := fastOpts
+	opts.Unsandboxed = true
+	s := newShell(t, allowAll, opts)
+	for range 10 {
+		out, err := s.Run(context.Background(), env.Command{Script: "yes", Timeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left := groupMembers(t, pidOf(t, out.Metadata)); len(left) > 0 {
+			t.Fatalf("processes %v of the group are left after Run returned", left)
+		}
+	}
+}
