@@ -12,7 +12,8 @@ import (
 //
 //	{"kind": "virtual", "id"?, "files"?: {path: text},
 //	 "shell_outputs"?: {command: {"exit_code", "stdout", "stderr"}}, "read_only"?}
-//	{"kind": "local", "root": path, "id"?, "read_only"?, "shell"?: {"allow_execute", "allowed_programs"}}
+//	{"kind": "local", "root": path, "id"?, "read_only"?, "shell"?: {"allow_execute", "allowed_programs"},
+//	 "sandbox"?: bool, "allow_hard_links"?: bool}
 //
 // Each kind takes only its own fields; anything else is an invalid_spec.
 type environmentSpec struct {
@@ -25,6 +26,12 @@ type environmentSpec struct {
 	// Shell is the local environment's shell policy; it is kept for the
 	// local shell, which runs commands under it (see localShell).
 	Shell *shellPolicySpec `json:"shell"`
+	// Sandbox false runs the local shell's commands outside the sandbox
+	// (unsafe, see env.LocalShellOptions.Unsandboxed).
+	Sandbox *bool `json:"sandbox"`
+	// AllowHardLinks lets the local environment read and write files with
+	// several hard links (see env.LocalOptions.AllowHardLinks).
+	AllowHardLinks bool `json:"allow_hard_links"`
 }
 
 // shellOutputSpec is a virtual environment's canned command output.
@@ -69,7 +76,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 	}
 	switch s.Kind {
 	case "virtual":
-		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil}); err != nil {
+		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil, "sandbox": s.Sandbox != nil, "allow_hard_links": s.AllowHardLinks}); err != nil {
 			return nil, err
 		}
 		id := s.ID
@@ -97,7 +104,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 		if s.Root == "" {
 			return nil, specError(`environment: a local environment needs a "root" directory`)
 		}
-		l, err := env.NewLocal(s.Root, env.LocalOptions{ID: s.ID, ReadOnly: s.ReadOnly})
+		l, err := env.NewLocal(s.Root, env.LocalOptions{ID: s.ID, ReadOnly: s.ReadOnly, AllowHardLinks: s.AllowHardLinks})
 		if err != nil {
 			return nil, specError("environment: %v", err)
 		}
@@ -105,7 +112,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 		if s.Shell != nil {
 			policy = s.Shell.policy()
 		}
-		return localShell(l, policy)
+		return localShell(l, policy, env.LocalShellOptions{Unsandboxed: s.Sandbox != nil && !*s.Sandbox})
 	case "":
 		return nil, specError(`environment: "kind" is required ("virtual" or "local")`)
 	default:
@@ -117,8 +124,8 @@ func (s environmentSpec) build() (env.Provider, error) {
 // running commands under policy, to a local environment: the result is a
 // provider that is also an env.Shell and env.Processes, as the shell tools
 // look for. The zero policy runs nothing.
-func localShell(l *env.Local, policy env.ShellPolicy) (env.Provider, error) {
-	sh, err := env.NewLocalShell(l.Root(), policy, env.LocalShellOptions{})
+func localShell(l *env.Local, policy env.ShellPolicy, opts env.LocalShellOptions) (env.Provider, error) {
+	sh, err := env.NewLocalShell(l.Root(), policy, opts)
 	if err != nil {
 		return nil, specError("environment: shell: %v", err)
 	}

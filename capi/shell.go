@@ -16,6 +16,9 @@ type shellSpec struct {
 	shellPolicySpec
 	MaxProcesses    *int `json:"max_processes"`
 	MaxCaptureBytes *int `json:"max_capture_bytes"`
+	// Sandbox false runs commands outside the sandbox (unsafe, see
+	// env.LocalShellOptions.Unsandboxed); absent or true keeps it.
+	Sandbox *bool `json:"sandbox"`
 }
 
 // provide creates the shell and adds it to deps.
@@ -38,6 +41,7 @@ func (s *shellSpec) provide(deps *tool.Deps) (*env.LocalShell, error) {
 	if s.MaxCaptureBytes != nil {
 		opts.MaxCaptureBytes = *s.MaxCaptureBytes
 	}
+	opts.Unsandboxed = s.Sandbox != nil && !*s.Sandbox
 	sh, err := env.NewLocalShell(s.Root, s.policy(), opts)
 	if err != nil {
 		return nil, specError("shell: %v", err)

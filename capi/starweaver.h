@@ -396,7 +396,7 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       mkdir, move, copy, delete) works on "starweaver.environment".
  *       An unknown bundle, or "policy" on another bundle, is "invalid_spec".
  *   "shell": {"root", "allow_execute": bool, "allowed_programs": [name, ...],
- *             "max_processes"?: n, "max_capture_bytes"?: n}
+ *             "max_processes"?: n, "max_capture_bytes"?: n, "sandbox"?: bool}
  *       gives the agent's runs a local shell as "starweaver.shell":
  *       commands start in root (an existing directory; cwd stays inside
  *       it), run only when allow_execute is true, and with
@@ -413,8 +413,14 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       and TERM of the host's environment, plus the session's shell
  *       environment. Releasing the agent handle (or sw_shutdown) kills
  *       every process the shell still runs; sessions of a released agent
- *       can run no more commands. A missing root, a root that is not a
- *       directory, a limit of 0 or less or an unknown key is "invalid_spec".
+ *       can run no more commands. Commands run in a bubblewrap sandbox
+ *       (own PID namespace and /proc, root read-write, the rest read-only,
+ *       a fresh /tmp) and die with the host process, even on SIGKILL;
+ *       "sandbox": false runs them on the host (unsafe: they can read the
+ *       host's /proc/<pid>/environ). A missing root, a root that is not a
+ *       directory, a limit of 0 or less, an unknown key, or allow_execute
+ *       without a sandbox (bwrap missing, the kernel refusing) and without
+ *       "sandbox": false is "invalid_spec".
  * Least authority:
  *   "tool_capability_grants": {tool: {"host_capabilities": [name, ...],
  *       "context_capabilities": [name, ...], "shell_environment": bool}}
@@ -624,14 +630,19 @@ int sw_session_context(sw_handle session, const char *req, long long req_len, ch
  *       command outputs; its files are exported with the session's state
  *       (sw_session_export) and restored with it
  *   {"kind": "local", "root": directory, "id"?, "read_only"?,
- *    "shell"?: {"allow_execute", "allowed_programs": [program, ...]}}
+ *    "shell"?: {"allow_execute", "allowed_programs": [program, ...]},
+ *    "sandbox"?: bool, "allow_hard_links"?: bool}
  *       a directory of the host (id "local" by default). Every path stays
  *       inside root: ".." and absolute paths are refused, and so are
  *       symbolic links resolving outside it; writes never go through a
- *       symbolic link. read_only refuses every write; scratch files
+ *       symbolic link; a regular file with more than one hard link (which
+ *       may be a file outside root) is neither read nor written unless
+ *       allow_hard_links is true. read_only refuses every write; scratch files
  *       (spilled tool outputs) then go to a private temporary directory,
  *       never into root. "shell" is the policy of the local shell; without
- *       one nothing runs. A local environment is not exported.
+ *       one nothing runs. The shell's commands run sandboxed as an agent
+ *       spec's "shell" does ("sandbox": false opts out, unsafe). A local
+ *       environment is not exported.
  *   null
  *       no environment.
  * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed spec,

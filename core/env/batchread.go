@@ -95,7 +95,9 @@ type dirReader interface {
 
 // readAllGeneric reads the regular file name of the directory handle d.
 func readAllGeneric(d *os.Root, name string) ([]byte, error) {
-	f, fi, err := openRegular(d, name, os.O_RDONLY, 0)
+	// Hard-linked files are refused here; the caller's fallback, ReadFile,
+	// applies the provider's rule and says why.
+	f, fi, err := openRegular(d, name, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,9 @@ func readAt(dirfd int, name string) ([]byte, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, errNotRegular
 	}
+	if st.Nlink > 1 {
+		return nil, errHardLink // ReadFile, the fallback, applies the provider's rule
+	}
 	buf := make([]byte, st.Size)
 	n := 0
 	for n < len(buf) {

@@ -27,6 +27,12 @@ type LocalOptions struct {
 	// ReadOnly refuses every write with ErrAccessDenied, except
 	// WriteScratch (see Local).
 	ReadOnly bool
+	// AllowHardLinks lets reads and writes reach a regular file that has
+	// more than one hard link. By default such a file is refused with
+	// ErrAccessDenied: a hard link inside the root may name a file
+	// outside it (which only the file's owner, or root, could have made),
+	// and reading or writing it would reach that file.
+	AllowHardLinks bool
 }
 
 // Local is a provider over a directory of the host, confined to it by
@@ -58,6 +64,7 @@ type Local struct {
 	id       string
 	root     *os.Root
 	readOnly bool
+	links    bool // AllowHardLinks
 
 	mu         sync.Mutex
 	scratch    *os.Root // read-only mode: the temporary scratch root
@@ -91,7 +98,7 @@ func NewLocal(root string, opts LocalOptions) (*Local, error) {
 	if id == "" {
 		id = "local"
 	}
-	return &Local{id: id, root: r, readOnly: opts.ReadOnly}, nil
+	return &Local{id: id, root: r, readOnly: opts.ReadOnly, links: opts.AllowHardLinks}, nil
 }
 
 // ID returns the provider's id.
@@ -243,7 +250,7 @@ func (l *Local) ReadFile(_ context.Context, p string, offset, length int64) ([]b
 		return nil, err
 	}
 	r, name := l.reader(c)
-	f, fi, err := openRegular(r, name, os.O_RDONLY, 0)
+	f, fi, err := openRegular(r, name, os.O_RDONLY, 0, l.links)
 	if err != nil {
 		return nil, mapErr("read", p, err)
 	}
@@ -292,7 +299,7 @@ func (l *Local) WriteFile(_ context.Context, p string, data []byte, opts WriteOp
 	if opts.Append {
 		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, _, err := openRegular(l.root, c, flag, 0o644)
+	f, _, err := openRegular(l.root, c, flag, 0o644, l.links)
 	if err != nil {
 		return mapErr("write", p, err)
 	}
@@ -546,12 +553,12 @@ func (l *Local) Copy(ctx context.Context, src, dst string, overwrite bool) error
 }
 
 func (l *Local) copyFile(src, dst, s, d string) error {
-	in, _, err := openRegular(l.root, s, os.O_RDONLY, 0)
+	in, _, err := openRegular(l.root, s, os.O_RDONLY, 0, l.links)
 	if err != nil {
 		return mapErr("copy", src, err)
 	}
 	defer in.Close()
-	out, _, err := openRegular(l.root, d, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	out, _, err := openRegular(l.root, d, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644, l.links)
 	if err != nil {
 		return mapErr("copy", dst, err)
 	}

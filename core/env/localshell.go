@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/internal/spawn"
 )
 
 // ErrLimit is wrapped by the error of a command refused because a limit of
@@ -51,6 +53,13 @@ type LocalShellOptions struct {
 	// group is gone; a process that escaped the group and holds a pipe is
 	// not waited for longer (<stream>_drain_timed_out). Default 2 s.
 	DrainTimeout time.Duration
+	// Unsandboxed runs commands directly on the host instead of in a
+	// sandbox. UNSAFE: a command then sees the host process through /proc
+	// (its environment, API keys included, its command line and memory)
+	// and can write wherever the host's user may. By default (false) every
+	// command runs in a bubblewrap sandbox (see the LocalShell doc), and
+	// NewLocalShell fails with ErrNoSandbox when none can be made here.
+	Unsandboxed bool
 }
 
 func (o LocalShellOptions) withDefaults() LocalShellOptions {
@@ -85,6 +94,17 @@ var inheritedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
 // every command and may print into its output. Programs run directly,
 // with literal arguments.
 //
+// Unless LocalShellOptions.Unsandboxed is set, every command runs in a
+// bubblewrap sandbox (Linux only): a PID namespace with its own /proc, so
+// the host process and its environment are out of reach; the file system
+// read-only except the root and a fresh /tmp; the host's network and user.
+// The sandbox's processes, grandchildren included, die with the host, even
+// when it is killed with SIGKILL. NewLocalShell fails with ErrNoSandbox when
+// bubblewrap is missing or the kernel refuses its namespaces (checked once
+// per process, and only for a policy that allows running commands).
+// Unsandboxed, the started process still dies with the host (its
+// parent-death signal), but not what it started.
+//
 // Every process leads a new process group. When a run's context ends or
 // its timeout passes, the group gets TERM and, TermGrace later, KILL; when
 // the leading process exits, what remains of its group is killed, so no
@@ -105,6 +125,7 @@ type LocalShell struct {
 	root   string
 	policy ShellPolicy
 	opts   LocalShellOptions
+	bwrap  string // the sandbox launcher; "" when unsandboxed
 
 	mu       sync.Mutex
 	closed   bool
@@ -120,7 +141,9 @@ var (
 )
 
 // NewLocalShell returns a shell whose commands start in root (an existing
-// directory; its symlinks are resolved once, here) under policy.
+// directory; its symlinks are resolved once, here) under policy. Unless
+// opts.Unsandboxed is set, a policy that allows running commands needs a
+// sandbox: without one it fails with an error wrapping ErrNoSandbox.
 func NewLocalShell(root string, policy ShellPolicy, opts LocalShellOptions) (*LocalShell, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -133,9 +156,15 @@ func NewLocalShell(root string, policy ShellPolicy, opts LocalShellOptions) (*Lo
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("env: shell root %q is not a directory", root)
 	}
+	var bwrap string
+	if policy.AllowExecute && !opts.Unsandboxed {
+		if bwrap, err = findSandbox(); err != nil {
+			return nil, err
+		}
+	}
 	policy.AllowedPrograms = slices.Clone(policy.AllowedPrograms)
 	return &LocalShell{
-		root: real, policy: policy, opts: opts.withDefaults(),
+		root: real, policy: policy, opts: opts.withDefaults(), bwrap: bwrap,
 		live: map[*localProc]struct{}{}, bg: map[string]*localProc{},
 	}, nil
 }
@@ -162,6 +191,17 @@ type localProc struct {
 	stderr      *capture
 	readers     [2]*os.File
 	drained     [2]chan struct{}
+
+	// Sandboxed processes only: the sandbox's init (the leader of the
+	// group that holds the command), known once inner is closed (0 when
+	// bwrap ended without reporting one).
+	info     *os.File
+	inner    chan struct{}
+	innerPid int
+	// signalled is set when a signal was sent to the process: a sandboxed
+	// command killed by signal n is reported by bwrap as exit code 128+n,
+	// which then counts as that signal.
+	signalled atomic.Bool
 
 	stdinMu sync.Mutex
 	stdin   *os.File // background processes only; nil once closed
@@ -269,11 +309,27 @@ func (s *LocalShell) start(cmd Command, background bool) (*localProc, error) {
 		c = exec.Command("/bin/sh", "-c", cmd.Script)
 	}
 	c.Dir, c.Env, c.SysProcAttr = dir, environ(cmd), groupAttr()
+	var info *os.File
+	if s.bwrap != "" {
+		if cmd.Program != "" && c.Err == nil {
+			_, c.Err = resolveProgram(cmd.Program, dir)
+		}
+		if c.Err != nil {
+			return nil, &Error{Op: "exec", Path: cmd.Display(), Err: wrapf(ErrNotFound, "%v", c.Err)}
+		}
+		if c, info, err = sandboxed(s.bwrap, s.root, c); err != nil {
+			return nil, &Error{Op: "exec", Path: cmd.Display(), Err: err}
+		}
+	}
 	p := &localProc{
 		display: cmd.Display(), cmd: c, background: background, timeout: cmd.Timeout,
 		stdout: &capture{max: s.opts.MaxCaptureBytes}, stderr: &capture{max: s.opts.MaxCaptureBytes},
 		drained: [2]chan struct{}{make(chan struct{}), make(chan struct{})},
 		exited:  make(chan struct{}), done: make(chan struct{}),
+		info: info,
+	}
+	if info != nil {
+		p.inner = make(chan struct{})
 	}
 
 	s.mu.Lock()
@@ -296,6 +352,9 @@ func (s *LocalShell) start(cmd Command, background bool) (*localProc, error) {
 	}
 	s.mu.Unlock()
 	if err != nil {
+		if info != nil {
+			info.Close()
+		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, &Error{Op: "exec", Path: p.display, Err: wrapf(ErrNotFound, "%v", err)}
 		}
@@ -344,13 +403,27 @@ func (s *LocalShell) spawn(p *localProc) (err error) {
 	// *os.File streams go to the child as they are: no copying goroutine
 	// inside exec, so Wait returns when the process exits.
 	p.cmd.Stdout, p.cmd.Stderr = outW, errW
-	if err := p.cmd.Start(); err != nil {
+	err = spawn.Start(p.cmd)
+	for _, f := range p.cmd.ExtraFiles {
+		f.Close() // the child's copies (a sandbox's pipes)
+	}
+	if err != nil {
 		return err
 	}
 	outW.Close()
 	errW.Close()
 	if inR != nil {
 		inR.Close()
+	}
+	if p.info != nil {
+		go func() {
+			pid := readSandboxInit(p.info)
+			if pid > 0 {
+				waitSandboxCommand(pid, p.exited)
+			}
+			p.innerPid = pid
+			close(p.inner)
+		}()
 	}
 	p.pgid = p.cmd.Process.Pid
 	p.id = "process_" + strconv.Itoa(p.pgid)
@@ -378,8 +451,12 @@ func drain(r *os.File, c *capture, done chan struct{}) {
 func (s *LocalShell) reap(p *localProc) {
 	_ = p.cmd.Wait()
 	p.exitCode, p.signal = exitStatus(p.cmd.ProcessState)
+	if p.inner != nil && p.signal == 0 && p.signalled.Load() && p.exitCode > 128 && p.exitCode <= 128+64 {
+		p.signal = p.exitCode - 128
+	}
 	close(p.exited)
 	killLeftovers(p.pgid)
+	end := time.Now().Add(s.opts.DrainTimeout)
 	deadline := time.NewTimer(s.opts.DrainTimeout)
 	for i, d := range p.drained {
 		select {
@@ -391,6 +468,15 @@ func (s *LocalShell) reap(p *localProc) {
 		}
 	}
 	deadline.Stop()
+	// A killed member of the group takes a moment to finish exiting (under
+	// load, a long one): the command is done once its group is gone, so
+	// that nothing it started still runs when Run returns. Polled (no event
+	// says that a group emptied), within the streams' bound. A sandbox
+	// needs no wait: its namespace was emptied before bwrap could exit.
+	for delay := 100 * time.Microsecond; !groupGone(p.pgid) && time.Now().Before(end); delay = min(2*delay, 10*time.Millisecond) {
+		killLeftovers(p.pgid)
+		time.Sleep(delay)
+	}
 	p.closeStdin()
 	s.mu.Lock()
 	delete(s.live, p)
@@ -411,16 +497,45 @@ func (s *LocalShell) reap(p *localProc) {
 func (s *LocalShell) terminate(p *localProc) {
 	p.termOnce.Do(func() {
 		p.killed.Store(true)
-		termGroup(p.pgid)
+		p.signalled.Store(true)
+		termGroup(p.group())
 		t := time.NewTimer(s.opts.TermGrace)
 		defer t.Stop()
 		select {
 		case <-p.exited:
 		case <-t.C:
+			killGroup(p.group())
 			killGroup(p.pgid)
 		}
 	})
 	<-p.done
+}
+
+// group returns the process group that holds p's command: its own, or for
+// a sandboxed command the sandbox init's, once bwrap reported it (until
+// then, and if it never does, the group of bwrap itself, whose end takes
+// the sandbox with it). The init ignores the signals it has no handler
+// for, KILL aside, so a signal reaches the command and KILL ends the
+// whole sandbox.
+func (p *localProc) group() int {
+	if p.inner == nil {
+		return p.pgid
+	}
+	select {
+	case <-p.inner:
+	case <-p.exited:
+	}
+	// The init's pid stays reserved while bwrap lives (bwrap reaps it just
+	// before it exits itself).
+	select {
+	case <-p.exited:
+		return p.pgid
+	default:
+	}
+	if p.innerPid > 0 {
+		return p.innerPid
+	}
+	return p.pgid
 }
 
 func (p *localProc) closeStdin() {
@@ -646,7 +761,8 @@ func (s *LocalShell) Signal(_ context.Context, id string, signal int) (Process, 
 		return p.snapshot(), &Error{Op: "signal", Path: id, Err: wrapf(ErrInvalidRequest, "the process has ended")}
 	default:
 	}
-	if err := signalGroup(p.pgid, signal); err != nil {
+	p.signalled.Store(true)
+	if err := signalGroup(p.group(), signal); err != nil {
 		return p.snapshot(), &Error{Op: "signal", Path: id, Err: err}
 	}
 	return p.snapshot(), nil

@@ -27,6 +27,9 @@ func killGroup(pid int) {
 // killLeftovers does nothing: the process was reaped, its pid is free.
 func killLeftovers(int) {}
 
+// groupGone reports true: there is no group to wait for.
+func groupGone(int) bool { return true }
+
 func signalGroup(int, int) error {
 	return wrapf(ErrUnsupported, "signals are only sent on Unix")
 }

@@ -31,6 +31,13 @@ func killGroup(pgid int) {
 // and the BSDs keep a pid in use while it names a group).
 func killLeftovers(pgid int) { killGroup(pgid) }
 
+// groupGone reports whether no process of the group pgid is left (a member
+// that was killed stays in the group until it has finished exiting and was
+// reaped by its new parent).
+func groupGone(pgid int) bool {
+	return pgid <= 0 || syscall.Kill(-pgid, 0) == syscall.ESRCH
+}
+
 // signalGroup sends sig to the process group pgid.
 func signalGroup(pgid, sig int) error {
 	if pgid <= 0 {

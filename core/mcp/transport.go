@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/starweaver-go/starweaver/core/internal/spawn"
 )
 
 // Transport kinds, as they appear in the mcp_transport metadata key and in
@@ -130,11 +133,24 @@ func (t Transport) sdkTransport() (sdk.Transport, *tailBuffer, *exec.Cmd) {
 		cmd.Stderr = tail
 		cmd.WaitDelay = waitDelay
 		ownGroup(cmd)
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, tail, cmd
+		spawn.DieWithHost(cmd)
+		return onSpawnThread{&sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}}, tail, cmd
 	default:
 		client := &http.Client{Transport: headerTransport{headers: t.Headers, base: http.DefaultTransport}}
 		return &sdk.StreamableClientTransport{Endpoint: t.URL, HTTPClient: client, MaxRetries: -1}, nil, nil
 	}
+}
+
+// onSpawnThread connects (starts the server) on the thread that starts
+// every child, so that the server's parent-death signal fires when the
+// host process dies and at no other time (see core/internal/spawn).
+type onSpawnThread struct{ sdk.Transport }
+
+func (t onSpawnThread) Connect(ctx context.Context) (sdk.Connection, error) {
+	var conn sdk.Connection
+	var err error
+	spawn.Do(func() { conn, err = t.Transport.Connect(ctx) })
+	return conn, err
 }
 
 // headerTransport adds fixed headers to every request.

@@ -130,20 +130,40 @@ class LocalEnvironment:
     absolute paths and symbolic links out of it are refused, and writes never
     go through a link); ``read_only`` refuses every write. ``shell_policy``
     (an object with ``to_dict()``, such as a ``ShellPolicy``) says what the
-    local shell may run; without one nothing runs."""
+    local shell may run; without one nothing runs. The shell's commands run
+    in a sandbox (see ``LocalShell``); ``sandbox=False`` opts out, which is
+    UNSAFE: commands can then read this process, API keys included. A file
+    with more than one hard link (another of its names may be outside
+    ``root``) is neither read nor written unless ``allow_hard_links``."""
 
     root: str
     read_only: bool = False
     shell_policy: Any = None
+    sandbox: bool = True
+    allow_hard_links: bool = False
 
-    def __init__(self, root: str | PathLike[str], *, read_only: bool = False, shell_policy: Any = None) -> None:
+    def __init__(
+        self,
+        root: str | PathLike[str],
+        *,
+        read_only: bool = False,
+        shell_policy: Any = None,
+        sandbox: bool = True,
+        allow_hard_links: bool = False,
+    ) -> None:
         if not isinstance(root, (str, PathLike)):
             raise TypeError("root must be a path")
         if shell_policy is not None and not isinstance(shell_policy, _ShellPolicyLike):
             raise TypeError("shell_policy must have a to_dict() method")
+        if not isinstance(sandbox, bool):
+            raise TypeError("sandbox must be a bool")
+        if not isinstance(allow_hard_links, bool):
+            raise TypeError("allow_hard_links must be a bool")
         object.__setattr__(self, "root", fspath(root))
         object.__setattr__(self, "read_only", read_only)
         object.__setattr__(self, "shell_policy", shell_policy)
+        object.__setattr__(self, "sandbox", sandbox)
+        object.__setattr__(self, "allow_hard_links", allow_hard_links)
 
     def to_dict(self) -> dict[str, Any]:
         """The environment's JSON spec, defaults left out."""
@@ -152,6 +172,10 @@ class LocalEnvironment:
             spec["read_only"] = True
         if self.shell_policy is not None:
             spec["shell"] = self.shell_policy.to_dict()
+        if not self.sandbox:
+            spec["sandbox"] = False
+        if self.allow_hard_links:
+            spec["allow_hard_links"] = True
         return spec
 
 

@@ -67,15 +67,20 @@ class LocalShell:
     TZ, TMPDIR, TERM), plus the session's shell environment. Releasing the
     agent kills every process still running.
 
-    The working directory confines where commands start, not what they do:
-    give untrusted code an external sandbox, or an ``allowed_programs``
-    policy.
+    Commands run in a sandbox (bubblewrap, Linux): their own PID namespace
+    and ``/proc``, so this process (its environment, API keys included) is
+    out of their reach; the file system read-only except ``root`` and a
+    fresh ``/tmp``; they die with this process, even when it is killed.
+    Without bubblewrap, an agent whose policy allows running commands is
+    refused with a clear error. ``sandbox=False`` opts out: UNSAFE, commands
+    then run on the host and can read this process through ``/proc``.
     """
 
     root: str | Path
     policy: ShellPolicy = field(default_factory=ShellPolicy)
     max_processes: int | None = None
     max_capture_bytes: int | None = None
+    sandbox: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.root, (str, Path)) or not str(self.root):
@@ -86,6 +91,8 @@ class LocalShell:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        if not isinstance(self.sandbox, bool):
+            raise TypeError(f"sandbox must be a bool, got {type(self.sandbox).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
         """The runtime's ``shell`` spec; the runtime applies the defaults."""
@@ -94,6 +101,8 @@ class LocalShell:
             out["max_processes"] = self.max_processes
         if self.max_capture_bytes is not None:
             out["max_capture_bytes"] = self.max_capture_bytes
+        if not self.sandbox:
+            out["sandbox"] = False
         return out
 
 

@@ -5,18 +5,22 @@ provider's confinement (symlinks, "..", read-only) is tested in Go
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import tool_returns
 from starweaver import (
+    FunctionModel,
     LocalEnvironment,
     ShellOutput,
     TestModel,
     VirtualEnvironment,
     create_agent,
 )
+from starweaver.toolsets import filesystem_toolset
 
 
 class _Policy:
@@ -58,11 +62,47 @@ def test_type_errors() -> None:
 
 
 def test_create_agent_and_set_environment(tmp_path: Path) -> None:
-    agent = create_agent(model=TestModel.responses(["ok"]), environment=VirtualEnvironment(files={"a.txt": "a"}))
+    """The agent's environment is what its tools work on; set_environment
+    replaces it for the session's next runs (None: no environment)."""
+    (tmp_path / "b.txt").write_text("local b\n")
+    script: list[Any] = []
+    model = FunctionModel(lambda messages, info: script.pop(0))
+    agent = create_agent(
+        model=model, toolsets=[filesystem_toolset()], environment=VirtualEnvironment(files={"a.txt": "virtual a"})
+    )
     session = agent.session()
+
+    def run(*calls: dict[str, Any]) -> dict[str, Any]:
+        script.extend([TestModel.tool_call_response(list(calls)), "done"])
+        assert asyncio.run(session.run("go")).output == "done"
+        return {r["tool_call_id"]: r for r in tool_returns(model.captured_messages())}
+
+    def view(path: str) -> dict[str, Any]:
+        return {"id": "v", "name": "view", "arguments": {"file_path": path}}
+
+    got = run(view("a.txt"))
+    assert "virtual a" in got["v"]["content"]
+
     session.set_environment(LocalEnvironment(tmp_path, read_only=True))
+    got = run(view("b.txt"), {"id": "w", "name": "write", "arguments": {"file_path": "c.txt", "content": "x"}})
+    assert "local b" in got["v"]["content"]
+    assert "read-only" in json.dumps(got["w"]["content"]) and not (tmp_path / "c.txt").exists()
+
     session.set_environment(VirtualEnvironment("other"))
+    got = run(view("a.txt"))
+    assert "virtual a" not in json.dumps(got["v"]["content"]) and "not found" in json.dumps(got["v"]["content"])
+
     session.set_environment(None)
+    try:
+        got = run(view("a.txt"))
+    except Exception as exc:  # a user error may end the run
+        assert "starweaver.environment" in str(exc)
+    else:
+        assert got["v"]["is_error"] and "starweaver.environment" in json.dumps(got["v"]["content"])
+    # A new session of the agent still has the agent's environment.
+    session = agent.session()
+    got = run(view("a.txt"))
+    assert "virtual a" in got["v"]["content"]
 
 
 def test_bad_specs_are_clear_errors(tmp_path: Path) -> None:

@@ -156,11 +156,12 @@ def assert_eventually_dead(pid: int, timeout: float = 5.0) -> None:
 
 def test_cancelled_run_leaves_no_process(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
+    mark = marker()
     shell = LocalShell(tmp_path, policy=ALLOW)
     model = TestModel.responses(
         [
             TestModel.tool_call_response(
-                [call("shell_exec", "c1", command="sleep 100 & echo $! > pid; sleep 100")]
+                [call("shell_exec", "c1", command=f"sleep {mark} & echo started > pid; sleep {mark}")]
             ),
             "done",
         ]
@@ -177,8 +178,7 @@ def test_cancelled_run_leaves_no_process(tmp_path: Path) -> None:
             await task
 
     asyncio.run(main())
-    child = int(pidfile.read_text())
-    assert_eventually_dead(child)
+    wait_count(lambda: with_marker(mark), 0, "processes left after the run was cancelled", timeout=5.0)
 
 
 # The security tests below run through an agent run, on both ways of giving
@@ -217,7 +217,9 @@ def group_members(pgid: int) -> list[int]:
 
 
 def with_marker(mark: str) -> list[int]:
-    return [pid for pid, _, argv in live_processes() if mark in argv]
+    """The live processes carrying mark, a sandbox's launcher (bwrap, whose
+    argv ends with the command's) aside."""
+    return [pid for pid, _, argv in live_processes() if mark in argv and not argv[0].endswith("bwrap")]
 
 
 def wait_count(count: Any, want: int, what: str, timeout: float = 10.0) -> None:
@@ -302,7 +304,9 @@ def test_background_starts_are_bounded_by_the_process_limit(tmp_path: Path, kind
     assert all(c["status"] == "running" for c in started)
     for refused in (returns[f"s{limit}"], returns[f"s{limit + 1}"], returns["fg"]):
         assert refused["kind"] == "feedback" and "processes are already running" in refused["message"]
-    assert len(with_marker(mark)) == limit
+    # A background start returns once the process is started, not once it
+    # has exec'd its command.
+    wait_count(lambda: with_marker(mark), limit, "the background sleepers")
     del session, agent
     import gc
 
@@ -310,13 +314,19 @@ def test_background_starts_are_bounded_by_the_process_limit(tmp_path: Path, kind
     wait_count(lambda: with_marker(mark), 0, "processes left after the agent was released")
 
 
-@KINDS
+@pytest.mark.parametrize("kind", ["shell", "environment", "unsandboxed"])
 def test_output_flood_is_bounded(tmp_path: Path, kind: str) -> None:
     limit = 64 << 10
-    shell = allow(tmp_path, kind, **({} if kind == "environment" else {"max_capture_bytes": limit}))
+    mark = marker()
+    if kind == "unsandboxed":
+        shell: Shell = LocalShell(tmp_path, policy=ALLOW, max_capture_bytes=limit, sandbox=False)
+    else:
+        shell = allow(tmp_path, kind, **({} if kind == "environment" else {"max_capture_bytes": limit}))
     if kind == "environment":
         limit = 1 << 20  # the default capture bound
-    (returned,) = run_calls(shell, call("shell_exec", "flood", command="yes", timeout_seconds=1))
+    # /bin/sh does not exec yes here: the group holds sh and yes, and the
+    # run returns only once both are gone (no wait below).
+    (returned,) = run_calls(shell, call("shell_exec", "flood", command=f"yes {mark}", timeout_seconds=1))
     content = returned["content"]
     metadata = content["metadata"]
     assert metadata["timed_out"] is True
@@ -327,6 +337,7 @@ def test_output_flood_is_bounded(tmp_path: Path, kind: str) -> None:
     # What the model reads is bounded again, keeping both ends.
     assert len(content["stdout"]) <= 20_000 + 200 and "middle truncated" in content["stdout"]
     assert group_members(metadata["pid"]) == []
+    assert with_marker(mark) == []
 
 
 @KINDS
@@ -404,7 +415,7 @@ def test_cancelled_run_leaves_no_background_process(tmp_path: Path, kind: str) -
     agent2 = shell_agent(model2, allow(tmp_path, kind))
     session2 = agent2.session()
     asyncio.run(session2.run("start"))
-    assert len(with_marker(later)) == 1
+    wait_count(lambda: with_marker(later), 1, "the session's background sleeper")
     del session2, agent2
     import gc
 

@@ -1,0 +1,179 @@
+package env
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The sandbox is bubblewrap (bwrap), run as
+//
+//	bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc
+//	      --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
+//	      --bind ROOT ROOT --chdir DIR --clearenv --setenv K V ... -- COMMAND
+//
+// so that a command:
+//   - runs in a PID namespace with its own /proc: the host process (its
+//     environ, cmdline, mem) is not there to read; the namespace's PID 1 is
+//     bwrap's init, started with an empty environment, so its
+//     /proc/1/environ holds nothing either;
+//   - sees the file system read-only except ROOT (read-write) and a fresh,
+//     empty /tmp, with a minimal /dev;
+//   - dies with the host (--die-with-parent, plus our own Pdeathsig on the
+//     bwrap process): when bwrap goes, the namespace's init goes, and the
+//     kernel kills everything left in the namespace, grandchildren too;
+//   - shares the host's network and user (no user namespace is made when
+//     running as root; bwrap makes one otherwise).
+//
+// The bwrap process itself starts with an empty environment: the command's
+// environment reaches the command through --setenv, never bwrap's own
+// loader (LD_PRELOAD in a command's environment must not run outside the
+// sandbox).
+//
+// Signals: --new-session makes the namespace's init a session and group
+// leader whose group holds the command's processes. A namespace init
+// ignores the signals it has no handler for, so TERM sent to that group
+// reaches the command (which may trap it) and KILL ends the whole
+// namespace. The launcher reports that group through --info-fd.
+
+// sandboxArgs are the bwrap options before the per-command ones.
+var sandboxArgs = []string{
+	"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+}
+
+// probes caches, per bwrap path, whether a sandbox could be made.
+var probes sync.Map // string → *probe
+
+type probe struct {
+	once sync.Once
+	err  error
+}
+
+// findSandbox returns the path of a bwrap that can make the sandbox here,
+// or an error wrapping ErrNoSandbox. The check (one sandboxed "true") runs
+// once per bwrap path per process.
+func findSandbox() (string, error) {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", fmt.Errorf("%w: bubblewrap (bwrap) is not on PATH; %s", ErrNoSandbox, noSandboxHelp)
+	}
+	v, _ := probes.LoadOrStore(path, &probe{})
+	p := v.(*probe)
+	p.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		args := append(slices.Clone(sandboxArgs), "--", "/bin/sh", "-c", ":")
+		c := exec.CommandContext(ctx, path, args...)
+		c.Env = []string{}
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			p.err = fmt.Errorf("%w: %s cannot make a sandbox here (%v: %s); %s",
+				ErrNoSandbox, path, err, strings.TrimSpace(stderr.String()), noSandboxHelp)
+		}
+	})
+	return path, p.err
+}
+
+// sandboxed returns the bwrap command that runs c (its Path, Args, Dir and
+// Env) in the sandbox around root, and the read end of the pipe on which
+// bwrap reports its init's pid (see readSandboxInit). c's other fields are
+// kept. bwrap's options, the command's environment among them, reach it
+// through a pipe (--args), not its command line, which other users of the
+// host can read; only the command itself is on it, as it would be
+// unsandboxed. The caller closes the cmd's ExtraFiles once it started (or
+// failed to start) it.
+func sandboxed(bwrap, root string, c *exec.Cmd) (*exec.Cmd, *os.File, error) {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	argsR, argsW, err := os.Pipe()
+	if err != nil {
+		infoR.Close()
+		infoW.Close()
+		return nil, nil, err
+	}
+	opts := append(slices.Clone(sandboxArgs), "--bind", root, root, "--chdir", c.Dir, "--info-fd", "3", "--clearenv")
+	for _, kv := range c.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		opts = append(opts, "--setenv", k, v)
+	}
+	var buf bytes.Buffer
+	for _, o := range opts {
+		buf.WriteString(o)
+		buf.WriteByte(0)
+	}
+	// A pipe holds 64 KiB; the writer finishes as bwrap reads, or fails
+	// once the read ends are closed when bwrap did not start.
+	go func() {
+		_, _ = argsW.Write(buf.Bytes())
+		argsW.Close()
+	}()
+	args := append([]string{"--args", "4", "--", c.Path}, c.Args[1:]...)
+	w := exec.Command(bwrap, args...)
+	w.Dir, w.Env, w.SysProcAttr = c.Dir, []string{}, c.SysProcAttr
+	w.ExtraFiles = []*os.File{infoW, argsR}
+	return w, infoR, nil
+}
+
+// readSandboxInit reads bwrap's --info-fd report and returns the host pid
+// of the sandbox's init (0 when bwrap ended without one), closing r.
+func readSandboxInit(r *os.File) int {
+	defer r.Close()
+	var info struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if json.NewDecoder(io.LimitReader(r, 4096)).Decode(&info) != nil {
+		return 0
+	}
+	return info.ChildPID
+}
+
+// resolveProgram returns the path a program command runs, found as exec
+// would (the host's PATH for a bare name, dir for a relative path), so
+// that a missing program is ErrNotFound before any sandbox starts.
+func resolveProgram(program, dir string) (string, error) {
+	if !strings.Contains(program, "/") {
+		return exec.LookPath(program)
+	}
+	p := program
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", err
+	}
+	return program, nil
+}
+
+// waitSandboxCommand returns once the sandbox init (host pid init) has
+// forked the command, or exited is closed, or 10 s passed: a signal sent
+// to the init's group before then would reach only the init, which
+// ignores it. bwrap gives no event for that moment, so this polls the
+// init's children (a few milliseconds after bwrap's report at most).
+func waitSandboxCommand(init int, exited <-chan struct{}) {
+	children := "/proc/" + strconv.Itoa(init) + "/task/" + strconv.Itoa(init) + "/children"
+	deadline := time.Now().Add(10 * time.Second)
+	for delay := 100 * time.Microsecond; time.Now().Before(deadline); delay = min(2*delay, 20*time.Millisecond) {
+		if b, err := os.ReadFile(children); err != nil || len(bytes.TrimSpace(b)) > 0 {
+			return // the command runs, or the init is gone
+		}
+		select {
+		case <-exited:
+			return
+		case <-time.After(delay):
+		}
+	}
+}
