@@ -20,7 +20,7 @@ FUZZTIME ?= 100000x
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install wheel check test postgres-up postgres-down fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
+.PHONY: help build install wheel check staticcheck py-lint test postgres-up postgres-down fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -57,9 +57,16 @@ check: build ## The fast loop (~3 min warm): gofmt, go vet, go test (no -race), 
 	@cd python/tests && PYTHONPATH=$(CURDIR)/python $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib \
 		$(CHECK_SKIP) .
 
-test: ## gofmt, go vet, ruff, mypy --strict, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
+# Pinned, and built by `go run` into Go's cache: nothing to install.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck: ## staticcheck ./... (pinned)
+	@echo "==> staticcheck ./..."
+	@$(TICKING) staticcheck $(GO) run $(STATICCHECK) ./...
+
+test: ## gofmt, go vet, staticcheck, ruff, mypy --strict, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
+	@$(MAKE) --no-print-directory staticcheck
 	@$(MAKE) --no-print-directory py-lint
 	@$(MAKE) --no-print-directory go-test
 	@$(MAKE) --no-print-directory fuzz

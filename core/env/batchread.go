@@ -2,9 +2,6 @@ package env
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
 	"path"
 )
 
@@ -91,24 +88,4 @@ func (l *Local) ReadFiles(ctx context.Context, dir string, names []string, fn fu
 type dirReader interface {
 	read(name string) ([]byte, error)
 	close()
-}
-
-// readAllGeneric reads the regular file name of the directory handle d.
-func readAllGeneric(d *os.Root, name string) ([]byte, error) {
-	// Hard-linked files are refused here; the caller's fallback, ReadFile,
-	// applies the provider's rule and says why.
-	f, fi, err := openRegular(d, name, os.O_RDONLY, 0, false)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi.IsDir() {
-		return nil, errors.New("is a directory")
-	}
-	buf := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return buf[:n], nil
 }

@@ -23,7 +23,6 @@ type Virtual struct {
 	dirs     map[string]bool // explicit directories; parents of files are implicit
 	shell    map[string]Output
 	readOnly bool
-	scratch  int
 }
 
 var (
