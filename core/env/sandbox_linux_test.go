@@ -66,7 +66,7 @@ func TestUnsandboxedSeesTheHost(t *testing.T) {
 	opts := fastOpts
 	opts.Unsandboxed = true
 	s := newShell(t, allowAll, opts)
-	out, err := s.Run(context.Background(), env.ProgramCommand("cat", "/proc/"+strconv.Itoa(os.Getpid())+"/cmdline"))
+	out, err := s.Run(context.Background(), env.ProgramCommand("/bin/cat", "/proc/"+strconv.Itoa(os.Getpid())+"/cmdline"))
 	if err != nil {
 		t.Fatal(err)
 	}
