@@ -13,7 +13,7 @@ import (
 //	{"kind": "virtual", "id"?, "files"?: {path: text},
 //	 "shell_outputs"?: {command: {"exit_code", "stdout", "stderr"}}, "read_only"?}
 //	{"kind": "local", "root": path, "id"?, "read_only"?, "shell"?: {"allow_execute", "allowed_programs"},
-//	 "sandbox"?: bool, "allow_hard_links"?: bool}
+//	 "sandbox"?: bool, "sandbox_read_only"?: [path], "allow_hard_links"?: bool}
 //
 // Each kind takes only its own fields; anything else is an invalid_spec.
 type environmentSpec struct {
@@ -29,6 +29,9 @@ type environmentSpec struct {
 	// Sandbox false runs the local shell's commands outside the sandbox
 	// (unsafe, see env.LocalShellOptions.Unsandboxed).
 	Sandbox *bool `json:"sandbox"`
+	// SandboxReadOnly: host paths a sandboxed command may read (see
+	// env.LocalShellOptions.SandboxReadOnly).
+	SandboxReadOnly []string `json:"sandbox_read_only"`
 	// AllowHardLinks lets the local environment read and write files with
 	// several hard links (see env.LocalOptions.AllowHardLinks).
 	AllowHardLinks bool `json:"allow_hard_links"`
@@ -76,7 +79,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 	}
 	switch s.Kind {
 	case "virtual":
-		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil, "sandbox": s.Sandbox != nil, "allow_hard_links": s.AllowHardLinks}); err != nil {
+		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil, "sandbox": s.Sandbox != nil, "sandbox_read_only": s.SandboxReadOnly != nil, "allow_hard_links": s.AllowHardLinks}); err != nil {
 			return nil, err
 		}
 		id := s.ID
@@ -112,7 +115,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 		if s.Shell != nil {
 			policy = s.Shell.policy()
 		}
-		return localShell(l, policy, env.LocalShellOptions{Unsandboxed: s.Sandbox != nil && !*s.Sandbox})
+		return localShell(l, policy, env.LocalShellOptions{Unsandboxed: s.Sandbox != nil && !*s.Sandbox, SandboxReadOnly: s.SandboxReadOnly})
 	case "":
 		return nil, specError(`environment: "kind" is required ("virtual" or "local")`)
 	default:

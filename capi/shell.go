@@ -19,6 +19,9 @@ type shellSpec struct {
 	// Sandbox false runs commands outside the sandbox (unsafe, see
 	// env.LocalShellOptions.Unsandboxed); absent or true keeps it.
 	Sandbox *bool `json:"sandbox"`
+	// SandboxReadOnly: host paths a sandboxed command may read (see
+	// env.LocalShellOptions.SandboxReadOnly).
+	SandboxReadOnly []string `json:"sandbox_read_only"`
 }
 
 // provide creates the shell and adds it to deps.
@@ -42,6 +45,7 @@ func (s *shellSpec) provide(deps *tool.Deps) (*env.LocalShell, error) {
 		opts.MaxCaptureBytes = *s.MaxCaptureBytes
 	}
 	opts.Unsandboxed = s.Sandbox != nil && !*s.Sandbox
+	opts.SandboxReadOnly = s.SandboxReadOnly
 	sh, err := env.NewLocalShell(s.Root, s.policy(), opts)
 	if err != nil {
 		return nil, specError("shell: %v", err)

@@ -396,7 +396,8 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       mkdir, move, copy, delete) works on "starweaver.environment".
  *       An unknown bundle, or "policy" on another bundle, is "invalid_spec".
  *   "shell": {"root", "allow_execute": bool, "allowed_programs": [name, ...],
- *             "max_processes"?: n, "max_capture_bytes"?: n, "sandbox"?: bool}
+ *             "max_processes"?: n, "max_capture_bytes"?: n, "sandbox"?: bool,
+ *             "sandbox_read_only"?: [absolute path]}
  *       gives the agent's runs a local shell as "starweaver.shell":
  *       commands start in root (an existing directory; cwd stays inside
  *       it), run only when allow_execute is true, and with
@@ -414,8 +415,10 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       environment. Releasing the agent handle (or sw_shutdown) kills
  *       every process the shell still runs; sessions of a released agent
  *       can run no more commands. Commands run in a bubblewrap sandbox
- *       (own PID namespace and /proc, root read-write, the rest read-only,
- *       a fresh /tmp) and die with the host process, even on SIGKILL;
+ *       (own PID namespace and /proc, root read-write, the system's
+ *       directories and "sandbox_read_only" read-only, nothing else of the
+ *       host's files, a fresh /tmp) and die with the host process, even on
+ *       SIGKILL;
  *       "sandbox": false runs them on the host (unsafe: they can read the
  *       host's /proc/<pid>/environ). A missing root, a root that is not a
  *       directory, a limit of 0 or less, an unknown key, or allow_execute
@@ -631,7 +634,7 @@ int sw_session_context(sw_handle session, const char *req, long long req_len, ch
  *       (sw_session_export) and restored with it
  *   {"kind": "local", "root": directory, "id"?, "read_only"?,
  *    "shell"?: {"allow_execute", "allowed_programs": [program, ...]},
- *    "sandbox"?: bool, "allow_hard_links"?: bool}
+ *    "sandbox"?: bool, "sandbox_read_only"?: [path], "allow_hard_links"?: bool}
  *       a directory of the host (id "local" by default). Every path stays
  *       inside root: ".." and absolute paths are refused, and so are
  *       symbolic links resolving outside it; writes never go through a

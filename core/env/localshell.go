@@ -60,6 +60,11 @@ type LocalShellOptions struct {
 	// command runs in a bubblewrap sandbox (see the LocalShell doc), and
 	// NewLocalShell fails with ErrNoSandbox when none can be made here.
 	Unsandboxed bool
+	// SandboxReadOnly are host paths (absolute, existing) a sandboxed
+	// command may read besides the system's directories (/usr, /bin, /lib,
+	// /etc...) and the root: programs installed elsewhere (/opt/tool, a
+	// virtualenv), data to read. Nothing else of the host is visible.
+	SandboxReadOnly []string
 }
 
 func (o LocalShellOptions) withDefaults() LocalShellOptions {
@@ -155,6 +160,15 @@ func NewLocalShell(root string, policy ShellPolicy, opts LocalShellOptions) (*Lo
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("env: shell root %q is not a directory", root)
+	}
+	opts.SandboxReadOnly = slices.Clone(opts.SandboxReadOnly)
+	for _, p := range opts.SandboxReadOnly {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("env: sandbox read-only path %q is not absolute", p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("env: sandbox read-only path: %w", err)
+		}
 	}
 	var bwrap string
 	if policy.AllowExecute && !opts.Unsandboxed {
@@ -317,7 +331,7 @@ func (s *LocalShell) start(cmd Command, background bool) (*localProc, error) {
 		if c.Err != nil {
 			return nil, &Error{Op: "exec", Path: cmd.Display(), Err: wrapf(ErrNotFound, "%v", c.Err)}
 		}
-		if c, info, err = sandboxed(s.bwrap, s.root, c); err != nil {
+		if c, info, err = sandboxed(s.bwrap, s.root, s.opts.SandboxReadOnly, c); err != nil {
 			return nil, &Error{Op: "exec", Path: cmd.Display(), Err: err}
 		}
 	}

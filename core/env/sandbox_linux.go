@@ -19,7 +19,9 @@ import (
 // The sandbox is bubblewrap (bwrap), run as
 //
 //	bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc
-//	      --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
+//	      --ro-bind-try /usr /usr (and /bin /sbin /lib* /etc)
+//	      --dev /dev --proc /proc --tmpfs /tmp
+//	      [--ro-bind PATH PATH for each of LocalShellOptions.SandboxReadOnly]
 //	      --bind ROOT ROOT --chdir DIR --clearenv --setenv K V ... -- COMMAND
 //
 // so that a command:
@@ -27,8 +29,11 @@ import (
 //     environ, cmdline, mem) is not there to read; the namespace's PID 1 is
 //     bwrap's init, started with an empty environment, so its
 //     /proc/1/environ holds nothing either;
-//   - sees the file system read-only except ROOT (read-write) and a fresh,
-//     empty /tmp, with a minimal /dev;
+//   - sees of the host's files only the system's (programs, libraries,
+//     /etc) read-only, ROOT read-write, the paths the options add
+//     read-only, a fresh, empty /tmp and a minimal /dev: the host user's
+//     home (its keys and dotfiles), other projects, /var and /opt are not
+//     there, so a hard link or a path out of ROOT reaches nothing;
 //   - dies with the host (--die-with-parent, plus our own Pdeathsig on the
 //     bwrap process): when bwrap goes, the namespace's init goes, and the
 //     kernel kills everything left in the namespace, grandchildren too;
@@ -46,10 +51,15 @@ import (
 // reaches the command (which may trap it) and KILL ends the whole
 // namespace. The launcher reports that group through --info-fd.
 
-// sandboxArgs are the bwrap options before the per-command ones.
+// sandboxArgs are the bwrap options before the per-command ones: the
+// system directories a shell and its programs need, read-only (-try: a
+// system may lack /lib32; on merged-/usr systems /bin is a link into /usr).
 var sandboxArgs = []string{
 	"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
-	"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+	"--ro-bind-try", "/usr", "/usr", "--ro-bind-try", "/bin", "/bin", "--ro-bind-try", "/sbin", "/sbin",
+	"--ro-bind-try", "/lib", "/lib", "--ro-bind-try", "/lib32", "/lib32", "--ro-bind-try", "/lib64", "/lib64",
+	"--ro-bind-try", "/libx32", "/libx32", "--ro-bind-try", "/etc", "/etc",
+	"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
 }
 
 // probes caches, per bwrap path, whether a sandbox could be made.
@@ -94,7 +104,7 @@ func findSandbox() (string, error) {
 // host can read; only the command itself is on it, as it would be
 // unsandboxed. The caller closes the cmd's ExtraFiles once it started (or
 // failed to start) it.
-func sandboxed(bwrap, root string, c *exec.Cmd) (*exec.Cmd, *os.File, error) {
+func sandboxed(bwrap, root string, readOnly []string, c *exec.Cmd) (*exec.Cmd, *os.File, error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -105,7 +115,11 @@ func sandboxed(bwrap, root string, c *exec.Cmd) (*exec.Cmd, *os.File, error) {
 		infoW.Close()
 		return nil, nil, err
 	}
-	opts := append(slices.Clone(sandboxArgs), "--bind", root, root, "--chdir", c.Dir, "--info-fd", "3", "--clearenv")
+	opts := slices.Clone(sandboxArgs)
+	for _, p := range readOnly {
+		opts = append(opts, "--ro-bind", p, p)
+	}
+	opts = append(opts, "--bind", root, root, "--chdir", c.Dir, "--info-fd", "3", "--clearenv")
 	for _, kv := range c.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		opts = append(opts, "--setenv", k, v)

@@ -147,3 +147,54 @@ func TestSandboxKeepsTheEnvironmentOffTheCommandLine(t *testing.T) {
 		t.Fatalf("the launcher's command line: %q %v", cmdline, err)
 	}
 }
+
+// Of the host's files a command sees the system's and the root: a file
+// elsewhere (the user's home, another project) is not there to read,
+// unless the options show its directory read-only.
+func TestSandboxShowsOnlyTheSystemAndTheRoot(t *testing.T) {
+	// Not under /tmp, which the sandbox replaces anyway.
+	outside, err := os.MkdirTemp(".", "outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	if outside, err = filepath.Abs(outside); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(outside, "credentials")
+	if err := os.WriteFile(secret, []byte("sk-host-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := newShell(t, allowAll, fastOpts)
+	out, err := s.Run(ctx, env.ProgramCommand("cat", secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ExitCode == 0 || strings.Contains(out.Stdout, "sk-host-secret") {
+		t.Fatalf("a file outside the root was read: %+v", out)
+	}
+	home, _ := os.UserHomeDir()
+	if home != "" && home != "/" {
+		out, err := s.Run(ctx, env.ProgramCommand("ls", "-A", home))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ExitCode == 0 && strings.TrimSpace(out.Stdout) != "" {
+			t.Fatalf("the host user's home %s is visible: %+v", home, out)
+		}
+	}
+	opts := fastOpts
+	opts.SandboxReadOnly = []string{outside}
+	shown := newShell(t, allowAll, opts)
+	out, err = shown.Run(ctx, env.ShellCommand(`cat "`+secret+`"; echo x > "`+outside+`/new" || echo refused`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Stdout, "sk-host-secret") || !strings.Contains(out.Stdout, "refused") {
+		t.Fatalf("a read-only path: %+v", out)
+	}
+	if _, err := env.NewLocalShell(t.TempDir(), allowAll, env.LocalShellOptions{SandboxReadOnly: []string{"relative"}}); err == nil {
+		t.Fatal("a relative read-only path was accepted")
+	}
+}

@@ -15,7 +15,7 @@ func findSandbox() (string, error) {
 	return "", fmt.Errorf("%w: commands are sandboxed on Linux only (this is %s); %s", ErrNoSandbox, runtime.GOOS, noSandboxHelp)
 }
 
-func sandboxed(string, string, *exec.Cmd) (*exec.Cmd, *os.File, error) {
+func sandboxed(string, string, []string, *exec.Cmd) (*exec.Cmd, *os.File, error) {
 	return nil, nil, fmt.Errorf("%w: commands are sandboxed on Linux only", ErrNoSandbox)
 }
 

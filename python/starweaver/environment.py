@@ -9,7 +9,7 @@ at their default are not sent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike, fspath
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -131,7 +131,8 @@ class LocalEnvironment:
     go through a link); ``read_only`` refuses every write. ``shell_policy``
     (an object with ``to_dict()``, such as a ``ShellPolicy``) says what the
     local shell may run; without one nothing runs. The shell's commands run
-    in a sandbox (see ``LocalShell``); ``sandbox=False`` opts out, which is
+    in a sandbox (see ``LocalShell``; ``sandbox_read_only`` adds host paths
+    its commands may read); ``sandbox=False`` opts out, which is
     UNSAFE: commands can then read this process, API keys included. A file
     with more than one hard link (another of its names may be outside
     ``root``) is neither read nor written unless ``allow_hard_links``."""
@@ -141,6 +142,7 @@ class LocalEnvironment:
     shell_policy: Any = None
     sandbox: bool = True
     allow_hard_links: bool = False
+    sandbox_read_only: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -150,6 +152,7 @@ class LocalEnvironment:
         shell_policy: Any = None,
         sandbox: bool = True,
         allow_hard_links: bool = False,
+        sandbox_read_only: Sequence[str | PathLike[str]] = (),
     ) -> None:
         if not isinstance(root, (str, PathLike)):
             raise TypeError("root must be a path")
@@ -164,6 +167,9 @@ class LocalEnvironment:
         object.__setattr__(self, "shell_policy", shell_policy)
         object.__setattr__(self, "sandbox", sandbox)
         object.__setattr__(self, "allow_hard_links", allow_hard_links)
+        if isinstance(sandbox_read_only, (str, PathLike)) or not isinstance(sandbox_read_only, (list, tuple)):
+            raise TypeError("sandbox_read_only must be a list of paths")
+        object.__setattr__(self, "sandbox_read_only", tuple(fspath(p) for p in sandbox_read_only))
 
     def to_dict(self) -> dict[str, Any]:
         """The environment's JSON spec, defaults left out."""
@@ -176,6 +182,8 @@ class LocalEnvironment:
             spec["sandbox"] = False
         if self.allow_hard_links:
             spec["allow_hard_links"] = True
+        if self.sandbox_read_only:
+            spec["sandbox_read_only"] = list(self.sandbox_read_only)
         return spec
 
 

@@ -69,8 +69,12 @@ class LocalShell:
 
     Commands run in a sandbox (bubblewrap, Linux): their own PID namespace
     and ``/proc``, so this process (its environment, API keys included) is
-    out of their reach; the file system read-only except ``root`` and a
-    fresh ``/tmp``; they die with this process, even when it is killed.
+    out of their reach; of the host's files only the system's directories
+    (``/usr``, ``/bin``, ``/lib``, ``/etc``...) read-only, ``root``
+    read-write, the ``sandbox_read_only`` paths (absolute: a tool installed
+    in ``/opt``, a virtualenv) read-only and a fresh ``/tmp``: your home
+    directory and other projects are not there; they die with this process,
+    even when it is killed.
     Without bubblewrap, an agent whose policy allows running commands is
     refused with a clear error. ``sandbox=False`` opts out: UNSAFE, commands
     then run on the host and can read this process through ``/proc``.
@@ -81,6 +85,7 @@ class LocalShell:
     max_processes: int | None = None
     max_capture_bytes: int | None = None
     sandbox: bool = True
+    sandbox_read_only: tuple[str | Path, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.root, (str, Path)) or not str(self.root):
@@ -93,6 +98,7 @@ class LocalShell:
                 raise TypeError(f"{name} must be an int, got {type(value).__name__}")
         if not isinstance(self.sandbox, bool):
             raise TypeError(f"sandbox must be a bool, got {type(self.sandbox).__name__}")
+        object.__setattr__(self, "sandbox_read_only", read_only_paths(self.sandbox_read_only))
 
     def to_dict(self) -> dict[str, Any]:
         """The runtime's ``shell`` spec; the runtime applies the defaults."""
@@ -103,7 +109,20 @@ class LocalShell:
             out["max_capture_bytes"] = self.max_capture_bytes
         if not self.sandbox:
             out["sandbox"] = False
+        if self.sandbox_read_only:
+            out["sandbox_read_only"] = [str(p) for p in self.sandbox_read_only]
         return out
+
+
+def read_only_paths(value: Any) -> tuple[str | Path, ...]:
+    """``sandbox_read_only`` as a tuple of paths (the runtime checks that
+    each is absolute and exists)."""
+    if isinstance(value, (str, Path)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"sandbox_read_only must be a list of paths, got {type(value).__name__}")
+    for p in value:
+        if not isinstance(p, (str, Path)) or not str(p):
+            raise TypeError("sandbox_read_only must hold non-empty paths")
+    return tuple(value)
 
 
 def shell_toolset(policy: ShellPolicy | None = None) -> Toolset:

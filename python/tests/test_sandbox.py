@@ -127,3 +127,37 @@ def test_without_bubblewrap_the_shell_is_refused(tmp_path: Path) -> None:
     assert len(lines) == 3 and lines[2] == "opted out: ok", done.stdout
     for line in lines[:2]:
         assert line.startswith("refused:") and "bubblewrap" in line and "sandbox=False" in line, line
+
+
+@pytest.mark.parametrize("kind", ["shell", "environment"])
+def test_a_command_sees_no_host_file_but_the_systems_and_those_shown(tmp_path: Path, kind: str, bwrap: None) -> None:
+    # Not under /tmp (the sandbox has its own): next to the tests, as a
+    # user's other project or home would be.
+    outside = Path(__file__).resolve().parent / f"outside-{os.getpid()}-{kind}"
+    outside.mkdir()
+    try:
+        secret = outside / "credentials"
+        secret.write_text("sk-host-secret\n")
+        programs = ShellPolicy(allow_execute=True, allowed_programs=["cat"])
+
+        def make(**extra: Any) -> LocalShell | LocalEnvironment:
+            if kind == "shell":
+                return LocalShell(tmp_path, policy=programs, **extra)
+            return LocalEnvironment(tmp_path, shell_policy=programs, **extra)
+
+        hidden = run_command(make(), command="cat", arguments=[str(secret)])
+        assert hidden["return_code"] != 0 and "sk-host-secret" not in hidden["stdout"], hidden
+        # The system's files are there: programs run, /etc reads.
+        system = run_command(make(), command="cat", arguments=["/etc/passwd"])
+        assert system["return_code"] == 0, system
+        shown = run_command(make(sandbox_read_only=[str(outside)]), command="cat", arguments=[str(secret)])
+        assert shown["stdout"] == "sk-host-secret\n", shown
+    finally:
+        shutil.rmtree(outside)
+
+
+def test_sandbox_read_only_must_be_a_list_of_paths(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="sandbox_read_only"):
+        LocalShell(tmp_path, sandbox_read_only="/opt")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sandbox_read_only"):
+        LocalEnvironment(tmp_path, sandbox_read_only="/opt")  # type: ignore[arg-type]
