@@ -175,10 +175,11 @@ lint: fmt-check vet py-lint ## gofmt, go vet, ruff, mypy --strict
 PY_SCRIPTS := setup.py ffi_build.py go_build.py build_wheels.py .ci/ticking
 # Pinned: a new release's new rules must not fail an unchanged tree.
 LINT_TOOLS := ruff==0.17.6 mypy==2.4.1
-py-lint: ## ruff check and mypy --strict (pinned versions, installed when missing)
+py-lint: ## ruff check, ruff format --check and mypy --strict (pinned versions, installed when missing)
 	@$(PIP) install --quiet $(LINT_TOOLS)
-	@echo "==> ruff check"
+	@echo "==> ruff check, ruff format --check"
 	@$(PYTHON) -m ruff check python bench $(PY_SCRIPTS)
+	@$(PYTHON) -m ruff format --check python bench $(PY_SCRIPTS)
 	@echo "==> mypy --strict"
 	@$(PYTHON) -m mypy --strict python/starweaver go_build.py build_wheels.py
 

@@ -35,9 +35,8 @@ from go_build import go_build  # noqa: E402
 
 GO_MIN = (1, 26)  # go.mod: the official OpenAI Go SDK needs Go 1.26
 GO_MISSING = (
-    "starweaver needs Go >= {min} on PATH to build its runtime library; "
-    "see https://go.dev/dl/"
-).format(min="%d.%d" % GO_MIN)
+    f"starweaver needs Go >= {GO_MIN[0]}.{GO_MIN[1]} on PATH to build its runtime library; see https://go.dev/dl/"
+)
 
 # A library built beforehand (`make wheel` cross-compiles one per platform)
 # is packed as it is instead of running `go build`; its file name says which
@@ -78,9 +77,7 @@ def find_go(env: dict[str, str]) -> str:
     if not go or not (shutil.which(go) or os.path.isfile(go)):
         raise BuildError(GO_MISSING)
     try:
-        out = subprocess.run(
-            [go, "version"], check=True, capture_output=True, text=True, env=env
-        ).stdout
+        out = subprocess.run([go, "version"], check=True, capture_output=True, text=True, env=env).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
         raise BuildError(f"{GO_MISSING} (running `{go} version` failed: {exc})") from exc
     m = re.search(r"\bgo(\d+)\.(\d+)", out)
@@ -154,12 +151,14 @@ class build_go_ext(build_ext):
         env = go_env()
         go = find_go(env)
         cmd = [
-            go, "build",
+            go,
+            "build",
             "-buildmode=c-shared",
             "-trimpath",
             "-buildvcs=false",
             "-ldflags=-s -w",
-            "-o", out,
+            "-o",
+            out,
             ext.go_package,
         ]
         announce_go_build()
@@ -177,8 +176,7 @@ class build_go_ext(build_ext):
         if status != 0:
             raise BuildError(
                 f"`go build` of the starweaver runtime library failed (exit {status}); "
-                "see the Go errors above. It needs Go >= %d.%d and a C compiler (cgo)."
-                % GO_MIN
+                "see the Go errors above. It needs Go >= %d.%d and a C compiler (cgo)." % GO_MIN
             )
         header = os.path.splitext(out)[0] + ".h"
         if os.path.exists(header):

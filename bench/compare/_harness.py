@@ -62,6 +62,7 @@ def is_turns(scenario: str) -> bool:
     """Whether the scenario is k model turns of one call each."""
     return SCENARIOS[scenario][1] == "turn"
 
+
 CALLS = [0]  # how many tool functions ran (checked after the warm-up run)
 
 

@@ -77,6 +77,7 @@ def check_effect(effect: object, where: str) -> None:
         known = ", ".join(EFFECTS)
         raise ValueError(f"{where}: unknown effect {effect!r} (want one of {known}, or None for undeclared)")
 
+
 Access = Literal["read", "write"]
 """How a tool's calls use their resource key (see ``Tool``'s ``access``)."""
 

@@ -155,4 +155,3 @@ def postgres_dsn() -> Iterator[str]:
     finally:
         gc.collect()  # closes the test's pools before their schema goes
         _sql(psql, base, f"DROP SCHEMA {schema} CASCADE")
-

@@ -81,7 +81,10 @@ def test_malformed_arguments_are_invalid_arguments_with_the_reference_texts() ->
 
     cases = [
         ({}, "Missing required parameter: tool_calls"),
-        ({"tool_calls": [entry("echo", text="a"), {"tool": ""}]}, "Invalid tool_calls[1].tool: expected non-empty string"),
+        (
+            {"tool_calls": [entry("echo", text="a"), {"tool": ""}]},
+            "Invalid tool_calls[1].tool: expected non-empty string",
+        ),
         ({"tool_calls": [{"parameters": {}}]}, "Invalid tool_calls[0].tool: expected non-empty string"),
     ]
     for arguments, message in cases:
@@ -144,7 +147,9 @@ def test_more_than_25_calls_is_one_bounded_refusal(count: int) -> None:
     ret = batch_return(model)
     assert ret["is_error"]
     assert ret["content"]["kind"] == "invalid_arguments"
-    assert ret["content"]["message"].startswith(f"Maximum of 25 tool calls allowed in batch, got {count}: none of them ran")
+    assert ret["content"]["message"].startswith(
+        f"Maximum of 25 tool calls allowed in batch, got {count}: none of them ran"
+    )
     assert len(json.dumps(ret["content"])) < 1024
     assert ran == []
 

@@ -34,7 +34,7 @@ def corpus() -> list[tuple[Tool, dict[str, Any]]]:
         return n * 2
 
     async def text(s: str) -> str:
-        return s + " é \u2028 \"q\""
+        return s + ' é \u2028 "q"'
 
     async def big() -> int:
         return 10**40

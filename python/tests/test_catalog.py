@@ -332,8 +332,10 @@ def test_tool_proxy_search_texts_for_blank_and_unmatched_queries() -> None:
             ]
         )
         events: list[dict[str, Any]] = []
-        await create_agent(model=model, toolsets=[ToolProxyToolset(library())]).session().run(
-            "go", on_event=events.append
+        await (
+            create_agent(model=model, toolsets=[ToolProxyToolset(library())])
+            .session()
+            .run("go", on_event=events.append)
         )
         blank, none = (r["content"] for r in tool_returns(model.captured_messages(), "search_tools"))
         assert blank == "<error>Parameter 'query' is required.</error>"

@@ -100,7 +100,10 @@ def test_profiles_narrow_what_each_tool_sees() -> None:
     # The grant names more than strict asks for: it still gets only "db".
     grants = {"strict": ToolCapabilityGrant(host_capabilities=("db", "secret"))}
     agent = create_agent(
-        model=model, tools=[legacy, filtered, strict, ungranted], deps={"db": 1, "secret": 2}, tool_capability_grants=grants
+        model=model,
+        tools=[legacy, filtered, strict, ungranted],
+        deps={"db": 1, "secret": 2},
+        tool_capability_grants=grants,
     )
     run(agent.run("go"))
     assert seen == {"legacy": {"db": 1, "secret": 2}, "filtered": {"db": 1}, "strict": {"db": 1}, "ungranted": {}}
@@ -285,7 +288,11 @@ def test_base_tool_declares_dependencies() -> None:
 
     model = calls("report")
     grants = {"report": ToolCapabilityGrant(host_capabilities=("db",))}
-    run(create_agent(model=model, tools=[Report()], deps={"db": 1, "secret": 2}, tool_capability_grants=grants).run("go"))
+    run(
+        create_agent(model=model, tools=[Report()], deps={"db": 1, "secret": 2}, tool_capability_grants=grants).run(
+            "go"
+        )
+    )
     assert tool_returns(model.captured_messages(), "report")[0]["content"] == ["db"]
 
 

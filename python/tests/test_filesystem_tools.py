@@ -55,9 +55,7 @@ def test_filesystem_toolset_definitions() -> None:
 
 
 def test_call_without_environment_is_a_user_error() -> None:
-    model = TestModel.responses(
-        [TestModel.tool_call_response([{"id": "c1", "name": "ls", "arguments": {}}]), "done"]
-    )
+    model = TestModel.responses([TestModel.tool_call_response([{"id": "c1", "name": "ls", "arguments": {}}]), "done"])
     try:
         run_with(model)
     except Exception as exc:  # a user error may end the run
@@ -237,7 +235,10 @@ def test_read_only_environment_refuses_every_write(tmp_path: Path) -> None:
         c("copy", "copy", pairs=[{"src": "a.txt", "dst": "b.txt"}]),
         c("delete", "delete", paths=["a.txt"]),
     ]
-    for environment in (LocalEnvironment(tmp_path, read_only=True), VirtualEnvironment(files={"a.txt": "a\n"}, read_only=True)):
+    for environment in (
+        LocalEnvironment(tmp_path, read_only=True),
+        VirtualEnvironment(files={"a.txt": "a\n"}, read_only=True),
+    ):
         model = calls_then_done(*([w] for w in writes), [c("view", "view", file_path="a.txt")])
         assert run_with(model, environment=environment).output == "done"
         rets = returns_by_id(model)

@@ -288,7 +288,10 @@ def test_batch_children_drain_in_call_order_then_index(store: Store) -> None:
     ]
     model = calls_model({"id": "B", "name": "batch", "arguments": {"tool_calls": entries}})
     agent = create_agent(
-        model=model, tools=[emitting("first"), emitting("second"), emitting("last")], batch_tool=True, intent_journal=store
+        model=model,
+        tools=[emitting("first"), emitting("second"), emitting("last")],
+        batch_tool=True,
+        intent_journal=store,
     )
     session = agent.session()
     result = run(session.run("go"))

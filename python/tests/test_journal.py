@@ -152,7 +152,9 @@ def test_recover_by_id_and_refusals(tmp_path: Path, effects: str) -> None:
     async def main() -> None:
         with SqliteSessionStore(db) as store:
             # Without a journal the calls would simply run again.
-            plain = create_agent(model=TestModel("ok"), tools=[send_tool(effects)], session_store=store, state_key=STATE_KEY)
+            plain = create_agent(
+                model=TestModel("ok"), tools=[send_tool(effects)], session_store=store, state_key=STATE_KEY
+            )
             session = await plain.open_session(sid)
             with pytest.raises(AgentError):
                 await session.recover()

@@ -249,9 +249,7 @@ def test_a_resumes_grants_refuse_an_approved_call() -> None:
         session = create_agent(model=model, tools=[deploy, search], approval_required_tools=["deploy"]).session()
         waiting = await asyncio.wait_for(session.run("go"), 10)
         (pending,) = waiting.hitl.approvals
-        result = await asyncio.wait_for(
-            session.resume_after_hitl(approvals=[pending.approve()], grants=["search"]), 10
-        )
+        result = await asyncio.wait_for(session.resume_after_hitl(approvals=[pending.approve()], grants=["search"]), 10)
         assert result.output == "done"
         (ret,) = [r for r in returns_of(result.messages, "deploy") if r.content != "deployed"]
         assert ret.content["kind"] == "user_error"

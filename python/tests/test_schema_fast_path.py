@@ -58,7 +58,28 @@ DEFAULTS: dict[Any, list[Any]] = {
     dict[str, int]: [{"k": 1}],
 }
 
-VALUES: list[Any] = [0, 1, -5, 1.5, 2.0, "a", "x", "", True, False, None, [1, 2], ["a"], [1.5], {"k": 1}, {"k": [1.0]}, {"k": None}, ["x", "z"], "only", 2]
+VALUES: list[Any] = [
+    0,
+    1,
+    -5,
+    1.5,
+    2.0,
+    "a",
+    "x",
+    "",
+    True,
+    False,
+    None,
+    [1, 2],
+    ["a"],
+    [1.5],
+    {"k": 1},
+    {"k": [1.0]},
+    {"k": None},
+    ["x", "z"],
+    "only",
+    2,
+]
 
 
 def make(params: list[tuple[str, Any, Any]], doc: str | None) -> Callable[..., Any]:
@@ -83,7 +104,10 @@ def corpus() -> list[tuple[str, Callable[..., Any]]]:
         for j, d in enumerate(DEFAULTS.get(ann, [])):
             out.append((f"{i}-default{j}", make([("value", ann, d)], "Set it.\n\nArgs:\n    value: the value.\n")))
     for k, (a, b) in enumerate(itertools.combinations(ANNOTATIONS[:12], 2)):
-        params = [("first", a, inspect.Parameter.empty), ("second", b, DEFAULTS.get(b, [None])[0] if b in DEFAULTS else inspect.Parameter.empty)]
+        params = [
+            ("first", a, inspect.Parameter.empty),
+            ("second", b, DEFAULTS.get(b, [None])[0] if b in DEFAULTS else inspect.Parameter.empty),
+        ]
         out.append((f"pair{k}", make(params, "A pair.\n\nArgs:\n    first: the first one.\n")))
     out.append(("none", make([], "Nothing.")))
     return out
@@ -142,7 +166,9 @@ def test_fast_path_matches_pydantic(name: str, func: Callable[..., Any], monkeyp
     assert fast.json_schema == reference.json_schema
     names = list(inspect.signature(func).parameters)
     argument_sets: list[dict[str, Any]] = [{}, {"unknown": 1}]
-    for values in itertools.product(VALUES, repeat=len(names)) if len(names) < 2 else zip(VALUES, reversed(VALUES), strict=True):
+    for values in (
+        itertools.product(VALUES, repeat=len(names)) if len(names) < 2 else zip(VALUES, reversed(VALUES), strict=True)
+    ):
         argument_sets.append(dict(zip(names, values, strict=False)))
     for arguments in argument_sets:
         assert outcome(fast, arguments) == outcome(reference, arguments), arguments
@@ -182,7 +208,15 @@ def test_quick_reader_context_and_keyword_only(monkeypatch: pytest.MonkeyPatch) 
     assert fast is not None
     reference = slow(lookup, monkeypatch)
     assert fast.json_schema == reference.json_schema
-    for attr in ("description", "is_async", "takes_ctx", "ctx_param", "ctx_positional", "plain_types", "plain_required"):
+    for attr in (
+        "description",
+        "is_async",
+        "takes_ctx",
+        "ctx_param",
+        "ctx_positional",
+        "plain_types",
+        "plain_required",
+    ):
         assert getattr(fast, attr) == getattr(reference, attr), attr
     assert fast.bind("CTX", {"city": "x", "days": 2}) == reference.bind("CTX", {"city": "x", "days": 2})  # type: ignore[arg-type]
     assert fast.bind("CTX", {"city": "x", "days": 2.0}) == (["CTX"], {"city": "x", "days": 2})  # type: ignore[arg-type]

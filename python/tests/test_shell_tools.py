@@ -143,7 +143,9 @@ def test_background_wait_kill_and_unknown(tmp_path: Path) -> None:
     assert not alive(sleeper_pid)
 
     # Releasing the agent kills what its shell still runs.
-    script.extend([TestModel.tool_call_response([call("shell_exec", "c3", command="sleep 100", background=True)]), "ok"])
+    script.extend(
+        [TestModel.tool_call_response([call("shell_exec", "c3", command="sleep 100", background=True)]), "ok"]
+    )
     asyncio.run(session.run("again"))
     (last,) = [r for r in tool_returns(model.captured_messages()) if r["tool_call_id"] == "c3"]
     pid = last["content"]["metadata"]["pid"]

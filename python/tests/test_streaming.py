@@ -37,7 +37,6 @@ T = TypeVar("T")
 LIMIT = 30.0
 
 
-
 def run(coro: Awaitable[T]) -> T:
     async def bounded() -> T:
         return await asyncio.wait_for(coro, LIMIT)
@@ -590,11 +589,7 @@ def test_steer_takes_text_only() -> None:
 def user_prompts(request: list[Any]) -> list[list[str]]:
     """The texts of each user prompt in the messages a model received."""
     return [
-        [c.text for c in p.content]
-        for m in request
-        if m.kind == "request"
-        for p in m.parts
-        if p.kind == "user_prompt"
+        [c.text for c in p.content] for m in request if m.kind == "request" for p in m.parts if p.kind == "user_prompt"
     ]
 
 

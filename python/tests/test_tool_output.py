@@ -138,7 +138,11 @@ class Point:
 
 
 def test_constructors_make_the_runtime_outcomes() -> None:
-    assert ToolOutput.model_visible({"a": 1})._outcome() == {"ok": True, "content": {"a": 1}, "structured_content": {"a": 1}}
+    assert ToolOutput.model_visible({"a": 1})._outcome() == {
+        "ok": True,
+        "content": {"a": 1},
+        "structured_content": {"a": 1},
+    }
     assert ToolOutput.model_visible("hi")._outcome() == {"ok": True, "content": "hi", "structured_content": "hi"}
     assert ToolOutput.model_visible(Point(1, 2)).value == {"x": 1, "y": 2}
     assert ToolOutput.model_visible(Weather(city="P", celsius=1)).structured_content == {"city": "P", "celsius": 1}
@@ -171,7 +175,9 @@ def test_constructors_make_the_runtime_outcomes() -> None:
     assert richer.is_model_visible and not ToolOutput.host_only(["s"]).is_model_visible
     assert ToolOutput.model_error(["x"]).is_error and not base.is_error
     assert ToolOutput.rich(["a"]) == ToolOutput.rich([Text(text="a")])
-    assert repr(richer) == "ToolOutput.rich([text], structured_content={'n': 1}, metadata={'app.k': [1], 'app.j': True})"
+    assert (
+        repr(richer) == "ToolOutput.rich([text], structured_content={'n': 1}, metadata={'app.k': [1], 'app.j': True})"
+    )
     assert repr(ToolOutput.host_only(["s"])) == "ToolOutput.host_only([text])"
 
 
@@ -207,7 +213,10 @@ def test_part_classes() -> None:
         ResourceLink(uri="https://x.test/d.csv", name="d.csv", size=7),
     ]
     assert [p.model_dump(mode="json") for p in parts] == [
-        {"kind": "image", "source": {"kind": "base64", "media_type": "image/png", "data": base64.b64encode(PNG).decode()}},
+        {
+            "kind": "image",
+            "source": {"kind": "base64", "media_type": "image/png", "data": base64.b64encode(PNG).decode()},
+        },
         {"kind": "audio", "source": {"kind": "url", "url": "https://x.test/a.wav", "media_type": "audio/wav"}},
         {
             "kind": "document",
@@ -443,7 +452,9 @@ def test_python_and_go_encode_parts_alike() -> None:
         Audio.from_url("https://x.test/a.wav", "audio/wav"),
         Document.from_artifact(ref),
         Document.from_bytes(b"%PDF", "application/pdf", name="q.pdf"),
-        ResourceLink(uri="https://x.test/d.csv", name="d.csv", title="D", description="data", media_type="text/csv", size=0),
+        ResourceLink(
+            uri="https://x.test/d.csv", name="d.csv", title="D", description="data", media_type="text/csv", size=0
+        ),
     ]
     sent = ToolOutput.rich(parts).with_structured_content({"n": [1, 2]})
 

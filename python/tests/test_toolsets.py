@@ -241,7 +241,9 @@ def test_hidden_by_tags_and_active_tags_of_agent_and_run() -> None:
 
     with pytest.raises(AgentError, match="search_web"):
         run(
-            create_agent(model=TestModel("ok"), tools=[remote], unavailable_tools="fail").run("go", active_tags=["offline"])
+            create_agent(model=TestModel("ok"), tools=[remote], unavailable_tools="fail").run(
+                "go", active_tags=["offline"]
+            )
         )
     with pytest.raises(TypeError):
         tool(read.func, tags="search")

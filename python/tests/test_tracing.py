@@ -288,7 +288,9 @@ def test_resumed_run_has_its_own_span(exporter: InMemorySpanExporter) -> None:
     run_ids = {dict(r.attributes or {})["starweaver.run_id"] for r in roots}
     assert len(run_ids) == 1  # a resume continues the same run
     resumed = max(roots, key=lambda s: s.start_time or 0)
-    calls = [s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if parent_id(s) == span_id(resumed)]
+    calls = [
+        s for s in by_name(exporter.get_finished_spans())["execute_tool lookup"] if parent_id(s) == span_id(resumed)
+    ]
     assert [dict(s.attributes or {})["gen_ai.tool.call.id"] for s in calls] == ["l1"]
     assert "error.type" not in dict(calls[0].attributes or {})
     # The call that paused the first run is not a failure.
@@ -341,7 +343,9 @@ def test_spans_opened_in_tools_nest_under_their_call(exporter: InMemorySpanExpor
 def test_eagerly_started_calls_have_one_span_each(exporter: InMemorySpanExporter) -> None:
     # Whichever arrives first, a call or its tool_call event, the call has
     # one span, and the spans of parallel calls stay apart.
-    agent = create_agent(model=calls_of("traced_async", "traced_async", "traced_sync"), tools=[traced_async, traced_sync])
+    agent = create_agent(
+        model=calls_of("traced_async", "traced_async", "traced_sync"), tools=[traced_async, traced_sync]
+    )
     assert run(agent.run("go")).output == "done"
     spans = by_name(exporter.get_finished_spans())
     calls = spans["execute_tool traced_async"] + spans["execute_tool traced_sync"]
@@ -363,7 +367,13 @@ def test_python_model_runs_inside_its_chat_span(exporter: InMemorySpanExporter, 
     def respond(messages: list[Any], info: dict[str, Any]) -> dict[str, Any]:
         with _tracer().start_as_current_span("inside model"):
             pass
-        return {"text": "hi", "finish_reason": "stop", "response_id": "resp-1", "provider": "acme", "model_name": "m1-0601"}
+        return {
+            "text": "hi",
+            "finish_reason": "stop",
+            "response_id": "resp-1",
+            "provider": "acme",
+            "model_name": "m1-0601",
+        }
 
     async def respond_async(messages: list[Any], info: dict[str, Any]) -> dict[str, Any]:
         return respond(messages, info)
@@ -439,9 +449,13 @@ def test_a_call_started_while_the_response_streams_runs_inside_its_span(exporter
         return n
 
     calls = [
-        _chunk('{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"first","arguments":""}}]}'),
+        _chunk(
+            '{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"first","arguments":""}}]}'
+        ),
         _chunk('{"tool_calls":[{"index":0,"function":{"arguments":"{\\"n\\":1}"}}]}'),
-        _chunk('{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"second","arguments":""}}]}'),
+        _chunk(
+            '{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"second","arguments":""}}]}'
+        ),
         _chunk('{"tool_calls":[{"index":1,"function":{"arguments":"{\\"n\\":2}"}}]}'),
         _chunk("{}", "tool_calls"),
         "data: [DONE]\n\n",
