@@ -37,7 +37,7 @@ func (m *Model) requestError(ctx context.Context, err error, streamed bool) erro
 			}
 		}
 		if apiErr.StatusCode == http.StatusUnauthorized && m.keyless {
-			msg += " (no API key was sent: " + EnvAPIKey + " is unset; set it, or pass api_key / Config.APIKey)"
+			msg += " (no API key was sent: " + EnvAPIKey + " is unset; set it, or pass api_key= (Go: Config.APIKey))"
 		}
 		status := apiErr.StatusCode
 		if status < 400 {

@@ -18,7 +18,7 @@ func (o *options) missingKey() error {
 	return &model.ProviderError{
 		Provider: o.provider,
 		Code:     "missing_api_key",
-		Message:  "no API key: set OPENAI_API_KEY or Config.APIKey (a custom base URL, such as a local server, needs none)",
+		Message:  "no API key: set OPENAI_API_KEY or pass api_key= (Go: Config.APIKey); a custom base URL, such as a local server, needs none",
 	}
 }
 
@@ -57,7 +57,7 @@ func (o *options) providerError(err error) error {
 			}
 		}
 		if apiErr.StatusCode == http.StatusUnauthorized && o.keyless {
-			msg += " (no API key was sent: OPENAI_API_KEY is unset; set it, or pass api_key / Config.APIKey)"
+			msg += " (no API key was sent: OPENAI_API_KEY is unset; set it, or pass api_key= (Go: Config.APIKey))"
 		}
 		return &model.ProviderError{Provider: o.provider, StatusCode: apiErr.StatusCode, Code: code, Message: msg}
 	}
