@@ -20,11 +20,14 @@ import time
 from pathlib import Path
 
 import pytest
+import starweaver
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux only")
 
 WORKER = str(Path(__file__).with_name("orphan_worker.py"))
-PACKAGE = str(Path(__file__).resolve().parents[1])
+# The directory holding the starweaver under test (the installed one under
+# `make test`, the source tree's after `make build`).
+PACKAGE = str(Path(starweaver.__file__).resolve().parents[1])
 
 
 def processes() -> dict[int, tuple[int, str, list[str]]]:

@@ -18,13 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import starweaver
 from helpers import call, tool_returns
 from starweaver import LocalEnvironment, LocalShell, ShellPolicy, create_agent, shell_toolset
 from starweaver.testing import TestModel
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux only")
 
-PACKAGE = str(Path(__file__).resolve().parents[1])
+# The directory holding the starweaver under test (the installed one under
+# `make test`, the source tree's after `make build`).
+PACKAGE = str(Path(starweaver.__file__).resolve().parents[1])
 
 
 @pytest.fixture
