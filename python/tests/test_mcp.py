@@ -49,7 +49,7 @@ def everything() -> McpTransport:
     default = ROOT / ".ci" / "cache" / "mcp-npm" / "node_modules" / ".bin" / "mcp-server-everything"
     path = os.environ.get("STARWEAVER_MCP_EVERYTHING") or str(default)
     if not os.path.exists(path) or shutil.which("node") is None:
-        _need("node and @modelcontextprotocol/server-everything")
+        _need("node and @modelcontextprotocol/server-everything (or STARWEAVER_MCP_EVERYTHING naming it)")
     return McpTransport.stdio(path, args=["stdio"])
 
 
@@ -60,7 +60,7 @@ def mcp_python() -> str:
         [py, "-c", "import mcp_server_time, mcp.server.mcpserver"], capture_output=True, text=True, timeout=60
     )
     if probe.returncode != 0:
-        _need(f"the Python packages mcp and mcp-server-time importable by {py}")
+        _need(f"the Python packages mcp and mcp-server-time importable by {py} (or STARWEAVER_MCP_PYTHON)")
     return py
 
 

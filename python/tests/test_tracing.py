@@ -30,7 +30,10 @@ try:
 
     OTEL_MISSING = ""
 except ImportError as exc:
-    OTEL_MISSING = f"the tracing tests need opentelemetry-sdk (pip install 'opentelemetry-sdk>=1.20'): {exc}"
+    OTEL_MISSING = (
+        f"the tracing tests need opentelemetry-sdk (pip install 'opentelemetry-sdk>=1.20'; "
+        f"STARWEAVER_REQUIRE_OTEL=1 fails instead): {exc}"
+    )
 
 T = TypeVar("T")
 
