@@ -9,7 +9,7 @@ import os
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypedDict, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
@@ -53,6 +53,12 @@ Model = Union[TestModel, FunctionModel, ProviderModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
 
 _ids = itertools.count(1)
+
+#: The type of an agent's dependencies and of its runs' ``output``
+#: (``create_agent(output_type=City)`` gives ``Agent[Any, City]``, whose
+#: ``run(...).output`` is a ``City`` to type checkers).
+DepsT = TypeVar("DepsT", default=Any)
+OutputT = TypeVar("OutputT", default=Any)
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -274,7 +280,7 @@ class _SessionRef:
         self._active = weakref.ref(driver) if driver is not None else None
 
 
-class RunResult:
+class RunResult(Generic[OutputT]):
     """The outcome of one run.
 
     ``status`` is ``"completed"``, ``"waiting"``, ``"failed"`` or
@@ -296,10 +302,11 @@ class RunResult:
         #: The final answer: the text for a text agent, the validated value
         #: of the output type (``output_type=``) otherwise (None unless the
         #: run completed).
-        self.output: Any = str(raw.get("output", ""))
+        value: Any = str(raw.get("output", ""))
         if output is not None:
             answer = raw.get("output_value")
-            self.output = output.value(answer) if answer is not None else None
+            value = output.value(answer) if answer is not None else None
+        self.output: OutputT = value
         # The messages of a completed or waiting run are the first
         # message_count messages of its session; they are read on first use.
         self._session = session
@@ -374,7 +381,50 @@ class RunResult:
         return f"RunResult(status={self.status!r}, output={self.output!r})"
 
 
-class Agent:
+class AgentOptions(TypedDict, total=False):
+    """The keywords of ``create_agent`` beside ``model``, ``output_type`` and
+    ``deps`` (see ``create_agent`` for what each means)."""
+
+    tools: Iterable[ToolLike] | None
+    toolsets: Iterable[Toolset | AbstractToolset] | None
+    instructions: str | Iterable[str] | None
+    system_prompt: str | None
+    name: str | None
+    max_retries: int | None
+    timeout_ms: int | None
+    default_effect: Effect | None
+    sequential: bool
+    max_concurrency: int | None
+    unavailable_tools: str
+    active_tags: Iterable[str] | None
+    max_steps: int | None
+    usage_limits: UsageLimits | None
+    metadata: Mapping[str, Any] | None
+    approval_required_tools: Iterable[str] | None
+    state_key: str | None
+    model_settings: ModelSettings | None
+    output_mode: OutputMode
+    output_retries: int | None
+    hooks: Iterable[Hook]
+    eager_dispatch: bool
+    trace_content: bool
+    session_store: SessionStore | None
+    artifact_store: ArtifactStore | None
+    artifact_scope: str | None
+    artifact_resolve_limit: int | None
+    max_tool_output_bytes: int | None
+    output_budget: OutputBudget | None
+    tool_error_policy: ToolErrorPolicy | None
+    effect_journal: Store | None
+    effect_recovery: EffectRecovery | None
+    tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None
+    shell: LocalShell | None
+    environment: Environment | None
+    batch_tool: bool
+    intent_journal: Store | None
+
+
+class Agent(Generic[DepsT, OutputT]):
     """A model paired with tools and policies; reusable across runs.
 
     Build one with ``create_agent``. ``async with agent`` is supported for
@@ -621,7 +671,7 @@ class Agent:
         return decorate if func is None else decorate(func)
 
     @contextlib.contextmanager
-    def override(self, *, model: Model | None = None, deps: Any = _KEEP) -> Iterator[Agent]:
+    def override(self, *, model: Model | None = None, deps: Any = _KEEP) -> Iterator[Agent[DepsT, OutputT]]:
         """Within the ``with`` block, runs and sessions started from this
         agent use ``model`` and/or ``deps`` instead of the agent's own:
         tests swap the model of an agent built deep in the application
@@ -652,7 +702,7 @@ class Agent:
                 self._release()
             self.model, self.deps, self._spec, self._handle, self._release = saved
 
-    def run_sync(self, prompt: str, **options: Unpack[RunOptions]) -> RunResult:
+    def run_sync(self, prompt: str, **options: Unpack[RunOptions]) -> RunResult[OutputT]:
         """``run`` for code without an event loop: runs ``prompt`` to its end
         on a new loop and returns its result (same options, same errors).
         Inside a running loop (a notebook cell, an ``async def``) it raises
@@ -811,7 +861,7 @@ class Agent:
 
     def session_from_state(
         self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
-    ) -> AgentSession:
+    ) -> AgentSession[DepsT, OutputT]:
         """Restore a session exported with ``AgentSession.export_state()``,
         possibly in another process; it uses this agent's current tools and
         policies.
@@ -912,7 +962,7 @@ class Agent:
         active_tags: Iterable[str] | None = None,
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult:
+    ) -> RunResult[OutputT]:
         """Run ``prompt`` in a fresh session.
 
         ``message_history`` (an earlier result's ``messages``, typed or as
@@ -1054,7 +1104,7 @@ class Agent:
 
         return _SessionRef(_capi.session_from_messages(self._handle, messages_to_json(message_history)))
 
-    def session(self, *, message_history: MessageHistory | None = None) -> AgentSession:
+    def session(self, *, message_history: MessageHistory | None = None) -> AgentSession[DepsT, OutputT]:
         """Start a session: a conversation whose runs share history.
         ``message_history`` starts it from earlier messages (see ``run``).
 
@@ -1078,7 +1128,7 @@ class Agent:
 
         return ToolIntents(self, session_id, scope, scope_kind)
 
-    async def open_session(self, session_id: str, *, allow_unsigned: bool = False) -> AgentSession:
+    async def open_session(self, session_id: str, *, allow_unsigned: bool = False) -> AgentSession[DepsT, OutputT]:
         """Load the session ``session_id`` from the agent's session store, as
         its last run left it (in this process or another); each call loads
         a new ``AgentSession``. The stored state is verified as
@@ -1110,7 +1160,7 @@ class Agent:
         # The store may be a server: wait for it off the event loop.
         return AgentSession(self, _ref=await asyncio.to_thread(load))
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Agent[DepsT, OutputT]:
         return self
 
     async def __aexit__(
@@ -1144,7 +1194,7 @@ async def _settle(drivers: list[_bridge.RunDriver], exc: BaseException | None, s
     await asyncio.wait([d.closed for d in mine], timeout=_bridge.CANCEL_GRACE)
 
 
-class AgentSession:
+class AgentSession(Generic[DepsT, OutputT]):
     """A conversation with an agent; one run at a time. As an async context
     manager, leaving on an exception interrupts its run in progress and
     leaving normally waits for it; either way the session is closed."""
@@ -1214,7 +1264,7 @@ class AgentSession:
         active_tags: Iterable[str] | None = None,
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult:
+    ) -> RunResult[OutputT]:
         """Continue the conversation with ``prompt``; see ``Agent.run``.
 
         Raises:
@@ -1297,7 +1347,7 @@ class AgentSession:
         deps: Any = None,
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult:
+    ) -> RunResult[OutputT]:
         """Answer every pending approval and deferred call of the waiting run
         at once, and continue it. ``deps`` are merged over the agent's as in
         ``Agent.run`` (approved calls and their preprocessors see them
@@ -1378,7 +1428,7 @@ class AgentSession:
 
         return InFlightRun._from_wire(raw) if raw is not None else None
 
-    async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult:
+    async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult[OutputT]:
         """Continue the run a stopped worker left in this session (``in_flight``,
         or a ``claimed_resume`` made by a worker with an effect journal;
         another raises ``StateError``, code ``"resume_claimed"``: only
@@ -1451,7 +1501,7 @@ class AgentSession:
         their messages from it); also done at garbage collection."""
         self._ref = None  # type: ignore[assignment]
 
-    async def __aenter__(self) -> AgentSession:
+    async def __aenter__(self) -> AgentSession[DepsT, OutputT]:
         return self
 
     async def __aexit__(
@@ -1500,49 +1550,25 @@ class SessionHitl:
         )
 
 
+@overload
 def create_agent(
-    *,
-    model: Model,
-    tools: Sequence[ToolLike] | None = None,
-    toolsets: Sequence[Toolset | AbstractToolset] | None = None,
-    instructions: str | Iterable[str] | None = None,
-    system_prompt: str | None = None,
-    name: str | None = None,
-    max_retries: int | None = None,
-    timeout_ms: int | None = None,
-    default_effect: Effect | None = None,
-    sequential: bool = False,
-    max_concurrency: int | None = None,
-    unavailable_tools: str = "skip",
-    active_tags: Iterable[str] | None = None,
-    max_steps: int | None = None,
-    usage_limits: UsageLimits | None = None,
-    deps: Any = None,
-    metadata: Mapping[str, Any] | None = None,
-    approval_required_tools: Iterable[str] | None = None,
-    state_key: str | None = None,
-    model_settings: ModelSettings | None = None,
-    output_type: Any = str,
-    output_mode: OutputMode = "tool",
-    output_retries: int | None = None,
-    hooks: Iterable[Hook] = (),
-    eager_dispatch: bool = True,
-    trace_content: bool = False,
-    session_store: SessionStore | None = None,
-    artifact_store: ArtifactStore | None = None,
-    artifact_scope: str | None = None,
-    artifact_resolve_limit: int | None = None,
-    max_tool_output_bytes: int | None = None,
-    output_budget: OutputBudget | None = None,
-    tool_error_policy: ToolErrorPolicy | None = None,
-    effect_journal: Store | None = None,
-    effect_recovery: EffectRecovery | None = None,
-    tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
-    shell: LocalShell | None = None,
-    environment: Environment | None = None,
-    batch_tool: bool = False,
-    intent_journal: Store | None = None,
-) -> Agent:
+    *, model: Model, output_type: type[OutputT], deps: DepsT = ..., **options: Unpack[AgentOptions]
+) -> Agent[DepsT, OutputT]: ...
+
+
+@overload
+def create_agent(*, model: Model, deps: DepsT = ..., **options: Unpack[AgentOptions]) -> Agent[DepsT, str]: ...
+
+
+@overload
+def create_agent(
+    *, model: Model, output_type: Any, deps: DepsT = ..., **options: Unpack[AgentOptions]
+) -> Agent[DepsT, Any]: ...
+
+
+def create_agent(
+    *, model: Model, output_type: Any = str, deps: Any = None, **options: Unpack[AgentOptions]
+) -> Agent[Any, Any]:
     """Build an agent. Raw callables are accepted as tools.
 
     ``state_key`` signs exported session state (HMAC-SHA256) and verifies it
@@ -1686,45 +1712,4 @@ def create_agent(
         ValueError: malformed schemas or options (a limit of 0 or less).
         StateError: ``session_store`` is closed.
     """
-    return Agent(
-        model=model,
-        tools=tools,
-        toolsets=toolsets,
-        instructions=instructions,
-        system_prompt=system_prompt,
-        name=name,
-        max_retries=max_retries,
-        timeout_ms=timeout_ms,
-        default_effect=default_effect,
-        sequential=sequential,
-        max_concurrency=max_concurrency,
-        unavailable_tools=unavailable_tools,
-        active_tags=active_tags,
-        max_steps=max_steps,
-        usage_limits=usage_limits,
-        deps=deps,
-        metadata=metadata,
-        approval_required_tools=approval_required_tools,
-        state_key=state_key,
-        model_settings=model_settings,
-        output_type=output_type,
-        output_mode=output_mode,
-        output_retries=output_retries,
-        hooks=hooks,
-        eager_dispatch=eager_dispatch,
-        trace_content=trace_content,
-        session_store=session_store,
-        artifact_store=artifact_store,
-        artifact_scope=artifact_scope,
-        artifact_resolve_limit=artifact_resolve_limit,
-        max_tool_output_bytes=max_tool_output_bytes,
-        output_budget=output_budget,
-        tool_error_policy=tool_error_policy,
-        effect_journal=effect_journal,
-        effect_recovery=effect_recovery,
-        tool_capability_grants=tool_capability_grants,
-        shell=shell,
-        environment=environment,
-        batch_tool=batch_tool,
-        intent_journal=intent_journal,
-    )
+    return Agent(model=model, output_type=output_type, deps=deps, **options)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import pytest
@@ -282,3 +283,55 @@ def test_a_test_model_without_a_script_calls_every_tool_then_sums_up() -> None:
     assert structured.output == Forecast(city="a", celsius=0)
     assert create_agent(model=TestModel()).run_sync("hi").output == "ok"
     assert repr(TestModel()) == "TestModel(auto)"
+
+
+TYPED_OUTPUT = """
+from typing import Union
+
+from pydantic import BaseModel
+from starweaver import create_agent
+from starweaver.testing import TestModel
+
+
+class City(BaseModel):
+    name: str
+
+
+city: City = create_agent(model=TestModel(), output_type=City).run_sync("x").output
+text: str = create_agent(model=TestModel()).run_sync("x").output
+either = create_agent(model=TestModel(), output_type=Union[City, int]).run_sync("x").output
+reveal_type(city)
+reveal_type(either)
+wrong: int = create_agent(model=TestModel()).run_sync("x").output
+"""
+
+
+def test_result_output_is_typed_from_output_type(tmp_path: Any) -> None:
+    import importlib.util
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed")
+    package = Path(__file__).resolve().parents[1]
+    f = tmp_path / "typed_output.py"
+    f.write_text(textwrap.dedent(TYPED_OUTPUT))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "c"), str(f)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(package)},
+        check=False,
+        cwd=package.parent,  # the project's mypy configuration
+        timeout=300,
+    )
+    out = proc.stdout
+    assert 'Revealed type is "typed_output.City"' in out, out
+    # A union is not a class: its runs' output is Any to the checker.
+    assert 'Revealed type is "Any"' in out, out
+    # A text agent's output is a str: assigning it to an int is an error,
+    # and the only one.
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and 'expression has type "str", variable has type "int"' in errors[0], out
