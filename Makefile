@@ -126,7 +126,8 @@ fuzz-all: ## Fuzz every Fuzz test in the module, one after another (FUZZTIME eac
 
 py-test: ## pip install '.[test]' quietly (the package, pytest), then pytest python/tests against it
 	@echo "==> pip install '.[test]'"
-	$(PIP) install --quiet '.[test]'
+	@# pip shows nothing of the Go build it runs: a line every 30 s instead.
+	$(TICKING) "pip install (builds the Go library)" $(PIP) install --quiet '.[test]'
 	@# Run from python/tests with importlib mode so the repo's python/ dir is
 	@# not on sys.path: the installed package (with its library) is tested.
 	@echo "==> installed package:"
@@ -145,7 +146,7 @@ py-test-min: build ## pytest with the lowest dependency versions pyproject.toml 
 	@echo "==> pytest with the lowest supported dependencies: $$($(PYTHON) .ci/lower_bounds.py | tr '\n' ' ')"
 	rm -rf $(MIN_VENV) $(MIN_DIR) && mkdir -p $(MIN_DIR)
 	$(PYTHON) -m venv $(MIN_VENV)
-	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	$(TICKING) "pip install (lowest versions)" $(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		$$($(PYTHON) .ci/lower_bounds.py) pytest "setuptools>=70.1" \
 		opentelemetry-api==1.20.0 opentelemetry-sdk==1.20.0
 	$(MIN_VENV)/bin/python -c "from importlib.metadata import version as v; \
@@ -160,7 +161,7 @@ cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgoc
 	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)
 	cp -r $(PKG_DIR) $(CGOCHECK_DIR)/starweaver
 	rm -f $(CGOCHECK_DIR)/starweaver/libstarweaver.*
-	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -o $(CGOCHECK_DIR)/starweaver/$(notdir $(LIB)) ./capi
+	GOEXPERIMENT=cgocheck2 $(TICKING) "go build (cgocheck2)" $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -o $(CGOCHECK_DIR)/starweaver/$(notdir $(LIB)) ./capi
 	$(PYTHON) ffi_build.py $(CGOCHECK_DIR)/starweaver/_cffi.py
 	cd python/tests && PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .
 
