@@ -331,7 +331,13 @@ func (s *LocalShell) start(cmd Command, background bool) (*localProc, error) {
 		if c.Err != nil {
 			return nil, &Error{Op: "exec", Path: cmd.Display(), Err: wrapf(ErrNotFound, "%v", c.Err)}
 		}
-		if c, info, err = sandboxed(s.bwrap, s.root, s.opts.SandboxReadOnly, c); err != nil {
+		readOnly := s.opts.SandboxReadOnly
+		if cmd.Program != "" {
+			// A program the host finds outside the system's directories
+			// (a pyenv, a virtualenv, /opt) runs with its installation.
+			readOnly = append(slices.Clone(readOnly), programMounts(c.Path, s.root)...)
+		}
+		if c, info, err = sandboxed(s.bwrap, s.root, readOnly, c); err != nil {
 			return nil, &Error{Op: "exec", Path: cmd.Display(), Err: err}
 		}
 	}

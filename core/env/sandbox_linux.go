@@ -62,6 +62,49 @@ var sandboxArgs = []string{
 	"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
 }
 
+// systemDirs are the host directories every sandbox shows (sandboxArgs).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
+
+// programMounts returns what a sandbox must show, read-only, for the
+// program at path (resolved on the host) to run: nothing for a program of
+// the system's directories or of root; else its installation, the
+// directory above its bin/ (a pyenv's shims/ counts as bin/), for the path
+// and for the file it links to (a virtualenv's python links to its base
+// interpreter). Never "/" or the home directory as a whole: then only the
+// program's own directory.
+func programMounts(path, root string) []string {
+	var out []string
+	home, _ := os.UserHomeDir()
+	candidates := []string{path}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		candidates = append(candidates, real)
+	}
+	for _, p := range candidates {
+		if !filepath.IsAbs(p) || within(p, root) || slices.ContainsFunc(systemDirs, func(d string) bool { return within(p, d) }) {
+			continue
+		}
+		dir := filepath.Dir(p)
+		prefix := dir
+		switch filepath.Base(dir) {
+		case "bin", "sbin", "shims":
+			prefix = filepath.Dir(dir)
+		}
+		if prefix == "/" || prefix == home {
+			prefix = dir
+		}
+		if !slices.Contains(out, prefix) {
+			out = append(out, prefix)
+		}
+	}
+	return out
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // probes caches, per bwrap path, whether a sandbox could be made.
 var probes sync.Map // string → *probe
 

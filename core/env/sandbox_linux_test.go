@@ -198,3 +198,39 @@ func TestSandboxShowsOnlyTheSystemAndTheRoot(t *testing.T) {
 		t.Fatal("a relative read-only path was accepted")
 	}
 }
+
+// A program the host finds outside the system's directories runs in the
+// sandbox with its installation (the directory above its bin/), also
+// through a link, as a virtualenv's python links to its interpreter.
+func TestSandboxShowsAProgramsInstallation(t *testing.T) {
+	inst := filepath.Join(t.TempDir(), "inst")
+	for _, d := range []string{"bin", "share"} {
+		if err := os.MkdirAll(filepath.Join(inst, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := filepath.Join(inst, "bin", "tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\ncat \"$(dirname \"$(readlink -f \"$0\")\")/../share/msg\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inst, "share", "msg"), []byte("installed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(t.TempDir(), "venv", "bin")
+	if err := os.MkdirAll(venv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(tool, filepath.Join(venv, "tool")); err != nil {
+		t.Fatal(err)
+	}
+	s := newShell(t, allowAll, fastOpts)
+	for _, program := range []string{tool, filepath.Join(venv, "tool")} {
+		out, err := s.Run(context.Background(), env.ProgramCommand(program))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ExitCode != 0 || out.Stdout != "installed\n" {
+			t.Fatalf("%s: %+v", program, out)
+		}
+	}
+}

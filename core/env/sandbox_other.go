@@ -19,6 +19,8 @@ func sandboxed(string, string, []string, *exec.Cmd) (*exec.Cmd, *os.File, error)
 	return nil, nil, fmt.Errorf("%w: commands are sandboxed on Linux only", ErrNoSandbox)
 }
 
+func programMounts(string, string) []string { return nil }
+
 func readSandboxInit(*os.File) int { return 0 }
 
 func resolveProgram(program, _ string) (string, error) { return program, nil }
