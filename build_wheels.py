@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from go_build import go_build
+from go_build import go_build, library_command
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
@@ -82,17 +82,7 @@ def build_library(t: Target, work: str) -> str:
     )
     if t.goarch == "amd64":
         env["GOAMD64"] = "v1"  # every x86-64 processor, as the wheel tag promises
-    cmd = [
-        go,
-        "build",
-        "-buildmode=c-shared",
-        "-trimpath",
-        "-buildvcs=false",
-        "-ldflags=-s -w -extldflags=-Wl,--strip-all",
-        "-o",
-        out,
-        "./capi",
-    ]
+    cmd = library_command(go, out, "./capi", ldflags="-s -w -extldflags=-Wl,--strip-all")
     say(f"compiling the Go runtime library for {t.goos}/{t.goarch} with zig cc -target {t.zig}")
     start = time.monotonic()
     lines: list[str] = []

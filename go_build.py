@@ -15,6 +15,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 
+def library_command(go: str, out: str, package: str, *, ldflags: str = "-s -w") -> list[str]:
+    """The `go build` command line of the runtime library (out), shared by
+    source builds and wheels so that both build it alike: stripped, no paths
+    of this machine, no VCS stamp."""
+    return [
+        go,
+        "build",
+        "-buildmode=c-shared",
+        "-trimpath",
+        "-buildvcs=false",
+        f"-ldflags={ldflags}",
+        "-o",
+        out,
+        package,
+    ]
+
+
 def go_build(
     cmd: Sequence[str],
     *,

@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)  # setuptools.build_meta does not put setup.py's dir on sys.path
 
 import ffi_build  # noqa: E402
-from go_build import go_build  # noqa: E402
+from go_build import go_build, library_command  # noqa: E402
 
 GO_MIN = (1, 26)  # go.mod: the official OpenAI Go SDK needs Go 1.26
 GO_MISSING = (
@@ -150,17 +150,7 @@ class build_go_ext(build_ext):
     def _go_build(self, ext: GoExtension, out: str) -> None:
         env = go_env()
         go = find_go(env)
-        cmd = [
-            go,
-            "build",
-            "-buildmode=c-shared",
-            "-trimpath",
-            "-buildvcs=false",
-            "-ldflags=-s -w",
-            "-o",
-            out,
-            ext.go_package,
-        ]
+        cmd = library_command(go, out, ext.go_package)
         announce_go_build()
         print("running:", " ".join(cmd), f"(in {ROOT})", flush=True)
         try:

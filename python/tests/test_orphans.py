@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import starweaver
+from helpers import live_process_stats
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux only")
 
@@ -32,21 +33,7 @@ PACKAGE = str(Path(starweaver.__file__).resolve().parents[1])
 
 def processes() -> dict[int, tuple[int, str, list[str]]]:
     """pid → (parent pid, start time, argv) of every live (not zombie) process."""
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().decode(errors="replace").split("\0")
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
-        if fields[0] != "Z":
-            # fields[1] is the parent, fields[19] the start time (stat's 22nd).
-            out[int(entry)] = (int(fields[1]), fields[19], argv)
-    return out
+    return {pid: (int(fields[1]), fields[19], argv) for pid, fields, argv in live_process_stats()}
 
 
 def descendants(pid: int) -> dict[int, tuple[str, list[str]]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import call, tool_returns
+from helpers import call, live_process_stats, tool_returns
 from starweaver import LocalEnvironment, LocalShell, ShellPolicy, create_agent, shell_toolset
 from starweaver.testing import FunctionModel, TestModel
 
@@ -206,20 +206,7 @@ def marker() -> str:
 
 def live_processes() -> list[tuple[int, int, list[str]]]:
     """(pid, process group, argv) of every live (not zombie) process."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().decode(errors="replace").split("\0")
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
-        if fields[0] != "Z":
-            out.append((int(entry), int(fields[2]), argv))
-    return out
+    return [(pid, int(fields[2]), argv) for pid, fields, argv in live_process_stats()]
 
 
 def group_members(pgid: int) -> list[int]:
