@@ -127,11 +127,7 @@ func autoResponse(n int, messages []Message, params Params) Message {
 			if d.Name == output {
 				continue
 			}
-			args, err := json.Marshal(ExampleArguments(d.Parameters))
-			if err != nil {
-				args = []byte("{}")
-			}
-			calls = append(calls, ToolCall{ID: fmt.Sprintf("auto_%d_%d", n, i), Name: d.Name, Arguments: args})
+			calls = append(calls, ToolCall{ID: fmt.Sprintf("auto_%d_%d", n, i), Name: d.Name, Arguments: exampleJSON(d.Parameters)})
 		}
 		if len(calls) > 0 {
 			return CallsResponse(calls...)
@@ -139,17 +135,9 @@ func autoResponse(n int, messages []Message, params Params) Message {
 	}
 	switch {
 	case output != "":
-		args, err := json.Marshal(ExampleArguments(params.Output.Schema))
-		if err != nil {
-			args = []byte("{}")
-		}
-		return CallsResponse(ToolCall{ID: fmt.Sprintf("auto_%d_output", n), Name: output, Arguments: args})
+		return CallsResponse(ToolCall{ID: fmt.Sprintf("auto_%d_output", n), Name: output, Arguments: exampleJSON(params.Output.Schema)})
 	case params.Output != nil:
-		b, err := json.Marshal(ExampleArguments(params.Output.Schema))
-		if err != nil {
-			b = []byte("{}")
-		}
-		return Response(TextPart(string(b)))
+		return Response(TextPart(string(exampleJSON(params.Output.Schema))))
 	}
 	returns := map[string]any{}
 	if len(messages) > 0 {
@@ -167,6 +155,16 @@ func autoResponse(n int, messages []Message, params Params) Message {
 		return Response(TextPart("ok"))
 	}
 	return Response(TextPart(string(b)))
+}
+
+// exampleJSON is ExampleArguments(schema) as JSON; {} for a value JSON
+// cannot hold (a schema default or const of another Go type).
+func exampleJSON(schema map[string]any) json.RawMessage {
+	b, err := json.Marshal(ExampleArguments(schema))
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
 }
 
 // answeredSincePrompt reports whether a response follows the last user
