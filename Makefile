@@ -20,7 +20,7 @@ FUZZTIME ?= 100000x
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install wheel check staticcheck py-lint test postgres-up postgres-down fmt-check vet go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
+.PHONY: help build install wheel check staticcheck py-lint test postgres-up postgres-down fmt-check vet layers nocgo go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -63,9 +63,11 @@ staticcheck: ## staticcheck ./... (pinned)
 	@echo "==> staticcheck ./..."
 	@$(TICKING) staticcheck $(GO) run $(STATICCHECK) ./...
 
-test: ## gofmt, go vet, staticcheck, ruff, mypy --strict, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
+test: ## gofmt, go vet, the layer table, a cgo-free core/ build, staticcheck, ruff, mypy --strict, go test -race, a short fuzz run, pip install '.[test]', pytest, pytest on a cgocheck2 build
 	@$(MAKE) --no-print-directory fmt-check
 	@$(MAKE) --no-print-directory vet
+	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory nocgo
 	@$(MAKE) --no-print-directory staticcheck
 	@$(MAKE) --no-print-directory py-lint
 	@$(MAKE) --no-print-directory go-test
@@ -91,6 +93,14 @@ TICKING := $(PYTHON) .ci/ticking
 vet: ## go vet ./...
 	@echo "==> go vet ./..."
 	@$(TICKING) "go vet" $(GO) vet ./...
+
+layers: ## The import graph against the layer table in docs/contributing.md (Go and Python)
+	@echo "==> layers: imports against docs/contributing.md"
+	@$(GO) test -count=1 -run='^TestImportsFollowTheLayers$$|^TestParseLayersReadsTheTable$$' ./docs
+
+nocgo: ## core/ builds without cgo
+	@echo "==> CGO_ENABLED=0 go build ./core/..."
+	@CGO_ENABLED=0 $(GO) build ./core/...
 
 go-test: ## go test -race ./...
 	@echo "==> go test -race ./..."
