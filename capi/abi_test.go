@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/capi/capitest"
+	"github.com/starweaver-go/starweaver/core/version"
 )
 
 // These tests call the C functions of starweaver.h as a C host would
@@ -134,7 +135,7 @@ func TestABIErrorKinds(t *testing.T) {
 	if string(errorKindsJSON()) != s.Out {
 		t.Fatalf("sw_error_kinds wrote %s, want %s", s.Out, errorKindsJSON())
 	}
-	if v := capitest.Version(); v.RC != 0 || v.Out != `"`+Version+`"` {
+	if v := capitest.Version(); v.RC != 0 || v.Out != `"`+version.String()+`"` {
 		t.Fatalf("sw_version = %+v", v)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/version"
 )
 
 // This file holds only the //export wrappers: decode, call, encode. Every
@@ -74,7 +75,7 @@ func produce[T any](h C.longlong, out **C.char, outLen *C.longlong, errOut **C.c
 //export swgo_version
 func swgo_version(out **C.char, outLen *C.longlong) (rc C.int) {
 	defer guard(&rc, nil)
-	b, _ := json.Marshal(Version)
+	b, _ := json.Marshal(version.String())
 	setOut(out, outLen, b)
 	return 0
 }

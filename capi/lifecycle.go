@@ -5,9 +5,6 @@ import (
 	"sync"
 )
 
-// Version is the library version reported by sw_version.
-const Version = "0.1.0"
-
 // lifecycle holds the root context every run derives from; sw_shutdown
 // cancels it and refuses further runs.
 var lifecycle = struct {

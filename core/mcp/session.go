@@ -12,10 +12,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/version"
 )
-
-// clientVersion is the version the client reports in the MCP handshake.
-const clientVersion = "0.1.0"
 
 // conn is one open connection to the server: for stdio, one process.
 type conn struct {
@@ -146,7 +144,7 @@ func (s *Toolset) open(ctx context.Context, d *dial, epoch uint64) {
 func (s *Toolset) connect(ctx context.Context) (*conn, error) {
 	t, tail, cmd := s.transport.sdkTransport()
 	c := &conn{tail: tail, cmd: cmd, done: make(chan struct{})}
-	client := sdk.NewClient(&sdk.Implementation{Name: "starweaver", Version: clientVersion}, &sdk.ClientOptions{
+	client := sdk.NewClient(&sdk.Implementation{Name: "starweaver", Version: version.String()}, &sdk.ClientOptions{
 		// No roots, sampling or elicitation: the toolset only lists and
 		// calls tools.
 		Capabilities:           &sdk.ClientCapabilities{},
