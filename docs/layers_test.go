@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -224,5 +225,54 @@ func TestParseLayersReadsTheTable(t *testing.T) {
 	}
 	if _, err := parseLayers([]byte("## The layers\nno table\n")); err == nil {
 		t.Error("a missing table parsed")
+	}
+}
+
+// TestReadmeIndexesEveryDoc keeps README's documentation index complete: a
+// page nobody links is a page nobody finds.
+func TestReadmeIndexesEveryDoc(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if !bytes.Contains(readme, []byte("(docs/"+p+")")) {
+			t.Errorf("README.md's documentation index does not link docs/%s", p)
+		}
+	}
+}
+
+// TestPackageMapNamesEveryPackage keeps contributing.md's package map (how
+// a newcomer finds where a behaviour lives) and README's layout naming
+// every package of the module.
+func TestPackageMapNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("contributing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, packageMap, ok := bytes.Cut(doc, []byte("## The package map"))
+	if !ok {
+		t.Fatal(`contributing.md has no "## The package map"`)
+	}
+	packageMap, _, _ = bytes.Cut(packageMap, []byte("\n## "))
+	for pkg := range imports(t) {
+		if pkg == "docs" {
+			continue
+		}
+		name := []byte("`" + pkg + "`")
+		if !bytes.Contains(packageMap, name) {
+			t.Errorf("contributing.md's package map does not name %s", name)
+		}
+		if !bytes.Contains(readme, name) {
+			t.Errorf("README.md's layout does not name %s", name)
+		}
 	}
 }
