@@ -27,10 +27,11 @@ from typing import Any
 
 from starweaver._bridge import CANCEL_GRACE, EventCallback
 from starweaver._policy import ToolErrorPolicy
-from starweaver.agent import Agent, AgentSession, MessageHistory, RunResult, create_agent
+from starweaver.agent import Agent, AgentSession, RunResult, create_agent
 from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.messages import ModelMessage
+from starweaver.session import MessageHistory
 from starweaver.stores import ClaimedResume, InFlightRun
 
 __all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")

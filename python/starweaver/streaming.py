@@ -44,7 +44,9 @@ from starweaver.hitl import ApprovalsInput, DeferredInput, HitlSnapshot
 
 if TYPE_CHECKING:
     from starweaver._bridge import RunDriver
-    from starweaver.agent import Agent, RunResult, _Catalog, _SessionRef
+    from starweaver._catalog import Catalog
+    from starweaver.agent import Agent
+    from starweaver.session import RunResult, SessionRef
 
 __all__ = [
     "DELTA_KINDS",
@@ -240,9 +242,9 @@ class AgentRun:
     def __init__(
         self,
         agent: Agent,
-        session: _SessionRef,
+        session: SessionRef,
         request: dict[str, Any],
-        catalog: _Catalog,
+        catalog: Catalog,
         deps: Any = None,
     ) -> None:
         self._agent = agent

@@ -300,7 +300,7 @@ def test_tool_proxy_approval_pauses_and_resumes_through_call_tool() -> None:
 
 
 def test_catalogue_specs_are_what_the_runtime_reads() -> None:
-    from starweaver.agent import _Catalog
+    from starweaver._catalog import Catalog as _Catalog
 
     proxy = ToolProxyToolset(
         [Toolset("math", tools=[add], id="math")],
