@@ -14,6 +14,7 @@ from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from starweaver import _capi, tracing
 from starweaver._catalog import Catalog, as_tool, instructions_list, next_id, tags_list, toolsets_list
+from starweaver._deprecated import forwarding
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
 from starweaver.dependencies import merge_deps
 from starweaver.errors import AgentError, StarweaverError, instance_of_loaded
@@ -26,7 +27,7 @@ from starweaver.session import (
     MessageHistory,
     OutputT,
     RunResult,
-    SessionHitl,
+    SessionHITL,
     SessionRef,
     ToolLike,
     as_typed_messages,
@@ -56,7 +57,26 @@ if TYPE_CHECKING:
     from starweaver.streaming import AgentRun
     from starweaver.testing import FunctionModel, TestModel
 
-__all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
+__all__ = [
+    "AGENT_OPTIONS",
+    "Agent",
+    "AgentOptions",
+    "AgentSession",
+    "Model",
+    "RunOptions",
+    "RunResult",
+    "SessionHITL",
+    "create_agent",
+]
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "SessionHitl": "starweaver.session:SessionHITL",
+        },
+    )
 
 Model = Union["TestModel", "FunctionModel", ProviderModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
@@ -132,8 +152,12 @@ def _shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:
 
 
 class AgentOptions(TypedDict, total=False):
-    """The keywords of ``create_agent`` beside ``model``, ``output_type`` and
-    ``deps`` (see ``create_agent`` for what each means)."""
+    """The keywords of ``Agent``, ``create_agent`` and
+    ``create_agent_runtime`` beside ``model``, ``output_type`` and ``deps``
+    (see ``create_agent`` for what each means): the one list of agent
+    options. An option whose spec field has its name and takes its value as
+    given needs nothing else here; one that needs converting has a line in
+    ``_SPEC_FIELDS``."""
 
     tools: Iterable[ToolLike] | None
     toolsets: Iterable[Toolset | AbstractToolset] | None
@@ -174,6 +198,83 @@ class AgentOptions(TypedDict, total=False):
     intent_journal: Store | None
 
 
+#: The names of every agent option (the keys of ``AgentOptions``).
+AGENT_OPTIONS: frozenset[str] = frozenset(AgentOptions.__annotations__)
+
+# An option left out counts as this value (None when not listed).
+_DEFAULTS: dict[str, Any] = {
+    "sequential": False,
+    "unavailable_tools": "skip",
+    "output_mode": "tool",
+    "hooks": (),
+    "eager_dispatch": True,
+    "trace_content": False,
+    "batch_tool": False,
+}
+
+# The options ``artifacts_spec`` turns into the spec's artifact fields, in
+# its parameter order.
+_ARTIFACT_OPTIONS = (
+    "artifact_store",
+    "artifact_scope",
+    "artifact_resolve_limit",
+    "max_tool_output_bytes",
+    "output_budget",
+)
+
+# Options the agent itself reads: they need its catalogue or output, or
+# they are not spec fields.
+_HOST_OPTIONS = frozenset(
+    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", *_ARTIFACT_OPTIONS}
+)
+
+
+def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int | None]:
+    def handle(store: Any) -> int | None:
+        if store is None:
+            return None
+        if not instance_of_loaded(store, "starweaver.stores", kind):
+            raise TypeError(f"{option} must be a starweaver.stores store ({examples}), got {type(store).__name__}")
+        return int(store._handle)
+
+    return handle
+
+
+def _effect_recovery(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"effect_recovery must be a str, got {type(value).__name__}")
+    return value
+
+
+# Options whose spec field has another name or a converted value: option ->
+# (spec field, converter); a converter's None leaves the field out. Every
+# other option (not in _HOST_OPTIONS) is a spec field of the same name, sent
+# as given when it is not None: adding such an option to ``AgentOptions`` and
+# to Go's agent spec is all it takes.
+_SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "session_store": (
+        "session_store",
+        _store_handle("session_store", "SessionStore", "SqliteSessionStore, PostgresSessionStore"),
+    ),
+    "effect_journal": ("effect_journal", _store_handle("effect_journal", "Store", "SqliteStore, PostgresStore")),
+    "effect_recovery": ("effect_recovery", _effect_recovery),
+    "intent_journal": ("intent_journal", _store_handle("intent_journal", "Store", "SqliteStore, PostgresStore")),
+    "sequential": ("sequential", bool),
+    "eager_dispatch": ("eager_dispatch", lambda on: None if on else False),
+    "batch_tool": ("batch_tool", lambda on: True if on else None),
+    "usage_limits": ("usage_limits", usage_limits_spec),
+    "metadata": ("metadata", lambda metadata: dict(metadata) if metadata else None),
+    "approval_required_tools": ("approval_required_tools", lambda names: list(names) if names else None),
+    "state_key": ("state_key", lambda key: key if key is not None else os.environ.get(_STATE_KEY_ENV) or None),
+    "model_settings": ("settings", settings_spec),
+    "active_tags": ("active_tags", lambda tags: None if tags is None else tags_list(tags)),
+    "tool_error_policy": ("tool_error_policy", policy_spec),
+    "tool_capability_grants": ("tool_capability_grants", _grants_spec),
+    "shell": ("shell", _shell_spec),
+    "environment": ("environment", environment_spec_of),
+}
+
+
 class Agent(Generic[DepsT, OutputT]):
     """A model paired with tools and policies; reusable across runs.
 
@@ -182,49 +283,12 @@ class Agent(Generic[DepsT, OutputT]):
     """
 
     def __init__(
-        self,
-        *,
-        model: Model,
-        tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
-        instructions: str | Iterable[str] | None = None,
-        system_prompt: str | None = None,
-        name: str | None = None,
-        max_retries: int | None = None,
-        timeout_ms: int | None = None,
-        default_effect: Effect | None = None,
-        sequential: bool = False,
-        max_concurrency: int | None = None,
-        unavailable_tools: str = "skip",
-        active_tags: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        usage_limits: UsageLimits | None = None,
-        deps: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        approval_required_tools: Iterable[str] | None = None,
-        state_key: str | None = None,
-        model_settings: ModelSettings | None = None,
-        output_type: Any = str,
-        output_mode: OutputMode = "tool",
-        output_retries: int | None = None,
-        hooks: Iterable[Hook] = (),
-        eager_dispatch: bool = True,
-        trace_content: bool = False,
-        session_store: SessionStore | None = None,
-        artifact_store: ArtifactStore | None = None,
-        artifact_scope: str | None = None,
-        artifact_resolve_limit: int | None = None,
-        max_tool_output_bytes: int | None = None,
-        output_budget: OutputBudget | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-        effect_journal: Store | None = None,
-        effect_recovery: EffectRecovery | None = None,
-        tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
-        shell: LocalShell | None = None,
-        environment: Environment | None = None,
-        batch_tool: bool = False,
-        intent_journal: Store | None = None,
+        self, *, model: Model, output_type: Any = str, deps: Any = None, **options: Unpack[AgentOptions]
     ) -> None:
+        unknown = sorted(set(options) - AGENT_OPTIONS)
+        if unknown:
+            raise TypeError(f"unknown agent option(s): {', '.join(unknown)}")
+        given: dict[str, Any] = {key: options.get(key, _DEFAULTS.get(key)) for key in AGENT_OPTIONS}
         if isinstance(model, str):
             model = infer_model(model)
         if not is_model(model):
@@ -233,33 +297,19 @@ class Agent(Generic[DepsT, OutputT]):
                 f"a TestModel or a FunctionModel, got {type(model).__name__}"
             )
         self.model = model
-        self.name = name
-        if session_store is not None and not instance_of_loaded(session_store, "starweaver.stores", "SessionStore"):
-            raise TypeError(
-                "session_store must be a starweaver.stores store (SqliteSessionStore, PostgresSessionStore), "
-                f"got {type(session_store).__name__}"
-            )
+        self.name: str | None = given["name"]
         #: Where the agent keeps its sessions by id (None: in memory only).
-        self.session_store = session_store
-        if effect_journal is not None and not instance_of_loaded(effect_journal, "starweaver.stores", "Store"):
-            raise TypeError(
-                "effect_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
-                f"got {type(effect_journal).__name__}"
-            )
-        if effect_recovery is not None and not isinstance(effect_recovery, str):
-            raise TypeError(f"effect_recovery must be a str, got {type(effect_recovery).__name__}")
+        self.session_store: SessionStore | None = given["session_store"]
         #: Where the agent journals its tool calls that may change the world
         #: (None: no journal).
-        self.effect_journal = effect_journal
-        if intent_journal is not None and not instance_of_loaded(intent_journal, "starweaver.stores", "Store"):
-            raise TypeError(
-                "intent_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
-                f"got {type(intent_journal).__name__}"
-            )
+        self.effect_journal: Store | None = given["effect_journal"]
         #: Where the agent keeps the intents its tools declare (None: tools
         #: may not declare intents).
-        self.intent_journal = intent_journal
-        self._trace_content = bool(trace_content)
+        self.intent_journal: Store | None = given["intent_journal"]
+        # The options that become spec fields are converted (and checked)
+        # before the catalogue is built, as they were when each had a line.
+        converted = {key: _SPEC_FIELDS[key][1](given[key]) for key in _SPEC_FIELDS}
+        self._trace_content = bool(given["trace_content"])
         # The spans of runs started and not yet finished (see tracing.py).
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
         # Runs started and not yet finished, for ``async with agent``.
@@ -270,6 +320,7 @@ class Agent(Generic[DepsT, OutputT]):
         handle = model._native_handle()
         self._catalog.models[handle] = model
         self._output: Output | None = None
+        output_mode = given["output_mode"]
         output_spec: dict[str, Any] | None = None
         if not is_text_type(output_type):
             self._output = Output(output_type, mode=output_mode)
@@ -280,59 +331,33 @@ class Agent(Generic[DepsT, OutputT]):
             raise ValueError("output_mode needs an output_type other than str")
         spec: dict[str, Any] = {
             "model": handle,
-            "tools": [self._catalog.tool_spec(as_tool(t)) for t in (tools or [])],
-            "toolsets": [self._catalog.toolset_spec(ts) for ts in toolsets_list(toolsets)],
-            "instructions": instructions_list(instructions),
-            "sequential": bool(sequential),
-            "unavailable_tools": unavailable_tools,
+            "tools": [self._catalog.tool_spec(as_tool(t)) for t in (given["tools"] or [])],
+            "toolsets": [self._catalog.toolset_spec(ts) for ts in toolsets_list(given["toolsets"])],
+            "instructions": instructions_list(given["instructions"]),
         }
-        if not eager_dispatch:
-            spec["eager_dispatch"] = False
-        if batch_tool:
-            spec["batch_tool"] = True
         # Tools reach the store through their context (ctx.artifacts).
         self._artifacts: ToolArtifacts | None = None
-        artifact_options = (
-            artifact_store,
-            artifact_scope,
-            artifact_resolve_limit,
-            max_tool_output_bytes,
-            output_budget,
-        )
+        artifact_options = [given[key] for key in _ARTIFACT_OPTIONS]
         if any(option is not None for option in artifact_options):
             from starweaver.artifacts import ToolArtifacts, artifacts_spec  # noqa: PLC0415 - see the imports above
 
             spec.update(artifacts_spec(*artifact_options))
-            if artifact_store is not None and artifact_scope is not None:
-                self._artifacts = ToolArtifacts(artifact_store, artifact_scope)
-        for key, value in (
-            ("name", name),
-            ("system_prompt", system_prompt),
-            ("max_retries", max_retries),
-            ("timeout_ms", timeout_ms),
-            ("default_effect", default_effect),
-            ("max_concurrency", max_concurrency),
-            ("max_steps", max_steps),
-            ("usage_limits", usage_limits_spec(usage_limits)),
-            ("metadata", dict(metadata) if metadata else None),
-            ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
-            ("state_key", state_key if state_key is not None else os.environ.get(_STATE_KEY_ENV) or None),
-            ("settings", settings_spec(model_settings)),
-            ("output", output_spec),
-            ("output_retries", output_retries),
-            ("hooks", [self._catalog.hook_spec(h) for h in hooks] or None),
-            ("active_tags", None if active_tags is None else tags_list(active_tags)),
-            ("session_store", session_store._handle if session_store is not None else None),
-            ("tool_error_policy", policy_spec(tool_error_policy)),
-            ("effect_journal", effect_journal._handle if effect_journal is not None else None),
-            ("effect_recovery", effect_recovery),
-            ("intent_journal", intent_journal._handle if intent_journal is not None else None),
-            ("tool_capability_grants", _grants_spec(tool_capability_grants)),
-            ("shell", _shell_spec(shell)),
-            ("environment", environment_spec_of(environment)),
-        ):
+            if given["artifact_store"] is not None and given["artifact_scope"] is not None:
+                self._artifacts = ToolArtifacts(given["artifact_store"], given["artifact_scope"])
+        for key, value in given.items():
+            if key in _HOST_OPTIONS or key in _SPEC_FIELDS:
+                continue
+            # A plain option: the spec field of its name, when set.
             if value is not None:
                 spec[key] = value
+        for key, value in converted.items():
+            if value is not None:
+                spec[_SPEC_FIELDS[key][0]] = value
+        if output_spec is not None:
+            spec["output"] = output_spec
+        hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
+        if hooks:
+            spec["hooks"] = hooks
         self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
@@ -761,7 +786,7 @@ class Agent(Generic[DepsT, OutputT]):
             ArtifactError: an artifact in a tool output could not be read
                 into the request (``ArtifactInvalid`` for a reference of
                 another scope or over the resolve limit), or spilling an
-                output failed (``StoreUnavailable`` too).
+                output failed (``StoreUnavailableError`` too).
             AgentError: the run failed for another reason (an output
                 validator raised something other than ``ModelRetry``, or
                 ``grants`` name a tool the run does not register).

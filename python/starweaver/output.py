@@ -103,12 +103,12 @@ class Output:
         self.wrapped = not _is_object_type(output_type)
         from pydantic import TypeAdapter  # noqa: PLC0415 - pydantic loads with the first output type
 
-        from starweaver._jsonschema import ToolJsonSchema  # noqa: PLC0415 - it imports pydantic
+        from starweaver._jsonschema import ToolJSONSchema  # noqa: PLC0415 - it imports pydantic
 
         try:
             self.adapter: TypeAdapter[Any] = TypeAdapter(output_type)
             inner: dict[str, Any] = _unwrap_ref(
-                self.adapter.json_schema(by_alias=True, schema_generator=ToolJsonSchema)
+                self.adapter.json_schema(by_alias=True, schema_generator=ToolJSONSchema)
             )
         except Exception as exc:  # pydantic raises several kinds for unusable types
             raise TypeError(f"output_type {output_type!r} has no JSON schema: {exc}") from None

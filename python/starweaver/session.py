@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, Union
 from typing_extensions import TypeVar
 
 from starweaver import _capi
+from starweaver._deprecated import forwarding
 from starweaver._policy import ToolErrorPolicy
 from starweaver.errors import StarweaverError, StateError
 from starweaver.output import Output
@@ -31,12 +32,21 @@ if TYPE_CHECKING:
     from starweaver.agent_context import AgentContext
     from starweaver.dynamic import AbstractToolset
     from starweaver.environment import Environment
-    from starweaver.hitl import ApprovalsInput, DeferredInput, HitlSnapshot, PendingApproval, PendingDeferred
+    from starweaver.hitl import ApprovalsInput, DeferredInput, HITLSnapshot, PendingApproval, PendingDeferred
     from starweaver.messages import ModelMessage, ToolReturnPart
     from starweaver.stores import ClaimedResume, InFlightRun
     from starweaver.streaming import AgentRun
 
-__all__ = ["AgentSession", "DepsT", "MessageHistory", "OutputT", "RunResult", "SessionHitl", "SessionRef", "ToolLike"]
+__all__ = ["AgentSession", "DepsT", "MessageHistory", "OutputT", "RunResult", "SessionHITL", "SessionRef", "ToolLike"]
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "SessionHitl": "starweaver.session:SessionHITL",
+        },
+    )
 
 ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
 MessageHistory = Sequence[Union["ModelMessage", Mapping[str, Any]]]
@@ -157,11 +167,11 @@ class RunResult(Generic[OutputT]):
         return [p for p in self.pending if p.get("kind") == "deferred"]
 
     @property
-    def hitl(self) -> HitlSnapshot:
+    def hitl(self) -> HITLSnapshot:
         """Typed views of the pending approvals and deferred calls."""
-        from starweaver.hitl import HitlSnapshot  # noqa: PLC0415 - see the imports above
+        from starweaver.hitl import HITLSnapshot  # noqa: PLC0415 - see the imports above
 
-        return HitlSnapshot.from_pending(self.pending)
+        return HITLSnapshot.from_pending(self.pending)
 
     @property
     def approvals(self) -> list[PendingApproval]:
@@ -217,7 +227,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         self.agent = agent
         self._ref = _ref if _ref is not None else SessionRef(_capi.session_new(agent._handle))
         self._handle = self._ref.handle
-        self.hitl = SessionHitl(self)
+        self.hitl = SessionHITL(self)
 
     def __repr__(self) -> str:
         try:
@@ -529,17 +539,17 @@ class AgentSession(Generic[DepsT, OutputT]):
         self.close()
 
 
-class SessionHitl:
+class SessionHITL:
     """Human-in-the-loop operations of a session."""
 
     def __init__(self, session: AgentSession) -> None:
         self._session = session
 
-    async def snapshot(self) -> HitlSnapshot:
+    async def snapshot(self) -> HITLSnapshot:
         """What the session's waiting run waits for (empty when not waiting)."""
-        from starweaver.hitl import HitlSnapshot  # noqa: PLC0415 - see the imports above
+        from starweaver.hitl import HITLSnapshot  # noqa: PLC0415 - see the imports above
 
-        return HitlSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
+        return HITLSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
 
     async def resume(
         self,

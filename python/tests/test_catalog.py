@@ -7,18 +7,9 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import (
-    ApprovalRequired,
-    CallDeferred,
-    ToolContext,
-    ToolLibrary,
-    ToolProxyToolset,
-    ToolSearchRefreshBinding,
-    ToolSearchToolset,
-    Toolset,
-    tool,
-)
+from starweaver import ApprovalRequired, CallDeferred, ToolContext, Toolset, tool
 from starweaver.agent import create_agent
+from starweaver.catalog import ToolLibrary, ToolProxyToolset, ToolSearchRefreshBinding, ToolSearchToolset
 from starweaver.testing import TestModel
 
 

@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "_capi",
             "_cffi",
             "_library",
+            "_deprecated",
             "_policy",
             "_declaring",
             "_docstrings",
