@@ -1088,7 +1088,7 @@ def create_agent(
     without one (``session.context.grant_tool_capabilities`` replaces a
     grant for one session). See docs/toolsets.md.
 
-    ``shell`` (``starweaver.LocalShell(root, policy=ShellPolicy(...))``)
+    ``shell`` (``starweaver.shell.LocalShell(root, policy=ShellPolicy(...))``)
     gives the agent's runs a local shell for ``shell_toolset()``: commands
     start in ``root``, each in its own process group, killed whole on
     timeout, when the run is cancelled and when the agent is released. See

@@ -110,3 +110,12 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         starweaver.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
     with pytest.raises(AttributeError, match="no attribute 'NoSuchName'"):
         starweaver.mcp.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_the_package_init_only_re_exports() -> None:
+    # No class and no code of its own: the lazy lookup of names, and
+    # nothing else, is defined there.
+    tree = ast.parse(INIT.read_text(encoding="utf-8"))
+    assert not [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    functions = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    assert functions == {"__getattr__", "__dir__"}
