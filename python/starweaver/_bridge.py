@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 from starweaver import _capi, _declaring, _prepare
 from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, encode_outcome, escapes
-from starweaver._pool import SyncPool, Work
+from starweaver._pool import SYNC_MAX_THREADS, SYNC_WORKERS, Work, sync_pool
 from starweaver.context import ToolContext
 from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
@@ -56,23 +56,13 @@ __all__ = [
 
 _log = logging.getLogger("starweaver")
 
-#: Worker threads that run awaited sync user code at once (never one thread per call).
-SYNC_WORKERS = int(os.environ.get("STARWEAVER_SYNC_WORKERS", "32"))
-#: Hard cap on sync worker threads, counting those left running by calls
-#: that ignored their timeout or cancellation, and those driving nested runs.
-SYNC_MAX_THREADS = int(os.environ.get("STARWEAVER_SYNC_MAX_THREADS", str(max(256, SYNC_WORKERS))))
 #: Seconds interpreter exit waits for sync calls after asking them to stop.
 EXIT_GRACE = float(os.environ.get("STARWEAVER_EXIT_GRACE", "1.0"))
 #: Seconds a cancelled run's caller waits for the runtime to wind it down
 #: (it takes milliseconds: the runtime never waits for host calls).
 CANCEL_GRACE = 2.0
 
-_pool = SyncPool(SYNC_WORKERS, SYNC_MAX_THREADS, name="starweaver-tool")
-
-
-def sync_pool() -> SyncPool:
-    """The process-wide pool that runs sync user code."""
-    return _pool
+_pool = sync_pool()
 
 
 # Contexts of sync calls in flight, so that interpreter exit can ask them to stop.

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema
 
-__all__ = ("ToolJsonSchema",)
+__all__ = ("ToolJSONSchema",)
 
 
-class ToolJsonSchema(GenerateJsonSchema):
+class ToolJSONSchema(GenerateJsonSchema):
     """Pydantic's generator without the titles it derives from field names.
     Defaults that are not JSON (sentinels) are left out of the schema quietly.
 

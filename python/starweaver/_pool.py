@@ -23,10 +23,12 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
-__all__ = ["SyncPool", "Work"]
+__all__ = ["SYNC_MAX_THREADS", "SYNC_WORKERS", "SyncPool", "Work", "in_pool", "sync_pool"]
 
 _log = logging.getLogger("starweaver")
 
@@ -194,3 +196,52 @@ class SyncPool:
         """Wait up to timeout seconds until no work runs or is queued."""
         with self._cv:
             return self._cv.wait_for(lambda: not self._running and not self._queue, timeout)
+
+
+#: Worker threads that run awaited sync user code at once (never one thread per call).
+SYNC_WORKERS = int(os.environ.get("STARWEAVER_SYNC_WORKERS", "32"))
+#: Hard cap on sync worker threads, counting those left running by calls
+#: that ignored their timeout or cancellation, and those driving nested runs.
+SYNC_MAX_THREADS = int(os.environ.get("STARWEAVER_SYNC_MAX_THREADS", str(max(256, SYNC_WORKERS))))
+
+_shared: SyncPool | None = None
+_shared_lock = threading.Lock()
+
+
+def sync_pool() -> SyncPool:
+    """The process-wide pool that runs sync user code (made on first use)."""
+    global _shared  # noqa: PLW0603 - one pool per process
+    if _shared is None:
+        with _shared_lock:
+            if _shared is None:
+                _shared = SyncPool(SYNC_WORKERS, SYNC_MAX_THREADS, name="starweaver-tool")
+    return _shared
+
+
+async def in_pool(func: Callable[[], Any]) -> Any:
+    """Run sync user code in the pool of sync tools, never on the loop."""
+    import asyncio  # noqa: PLC0415 - loaded with the first run
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.done():
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def work() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, func())
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            outcome = (False, exc)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:
+            pass  # the loop closed: nobody awaits the validator any more
+
+    sync_pool().submit(work)
+    return await future

@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Union
 
+from starweaver._pool import in_pool
+
 __all__ = ["AvailableFunc", "InstructionsFunc", "PrepareFunc", "ToolsetContext", "ToolsetPrepareFunc"]
 
 
@@ -197,17 +199,11 @@ _ids = itertools.count(1)
 _registry: weakref.WeakValueDictionary[int, Preparer] = weakref.WeakValueDictionary()
 
 
-def _in_pool(func: Callable[[], Any]) -> Awaitable[Any]:
-    from starweaver.output import _in_pool as in_pool  # noqa: PLC0415 - output imports the bridge
-
-    return in_pool(func)
-
-
 async def _call(func: Callable[..., Any], *args: Any) -> Any:
     """Calls a user callback: async on the loop, sync in the worker pool."""
     if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None)):  # noqa: B004
         return await func(*args)
-    value = await _in_pool(lambda: func(*args))
+    value = await in_pool(lambda: func(*args))
     if inspect.isawaitable(value):
         value = await value
     return value

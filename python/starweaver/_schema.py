@@ -86,9 +86,9 @@ def _is_field_info(value: object) -> bool:
 
 
 def _generator() -> Any:
-    from ._jsonschema import ToolJsonSchema
+    from ._jsonschema import ToolJSONSchema
 
-    return ToolJsonSchema
+    return ToolJSONSchema
 
 
 def _type_adapter(tp: Any) -> Any:

@@ -3,28 +3,41 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
-from starweaver import _capi, _prepare, tracing
+from starweaver import _capi, tracing
+from starweaver._catalog import Catalog, as_tool, instructions_list, next_id, tags_list, toolsets_list
+from starweaver._deprecated import forwarding
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
 from starweaver.dependencies import merge_deps
-from starweaver.errors import AgentError, StarweaverError, StateError, instance_of_loaded
+from starweaver.errors import AgentError, StarweaverError, instance_of_loaded
 from starweaver.hooks import Hook
-from starweaver.models import ProviderModel, infer_model
+from starweaver.models import ProviderModel, infer_model, is_model
 from starweaver.output import Output, OutputMode, is_text_type
+from starweaver.session import (
+    AgentSession,
+    DepsT,
+    MessageHistory,
+    OutputT,
+    RunResult,
+    SessionHITL,
+    SessionRef,
+    ToolLike,
+    as_typed_messages,
+    environment_spec_of,
+    settle_runs,
+)
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.testing import FunctionModel, TestModel
-from starweaver.tools import BaseTool, Effect, Tool, ToolOptions, ensure_tool
-from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
-from starweaver.usage import RunUsage, UsageLimits, usage_dict, usage_limits_spec
+from starweaver.tools import Effect, Tool, ToolOptions
+from starweaver.toolsets import Toolset
+from starweaver.usage import UsageLimits, usage_limits_spec
 
 # What only some agents use (messages and their pydantic models, human in the
 # loop, stores, artifacts, intents, streaming, environments) and what only a
@@ -33,32 +46,40 @@ from starweaver.usage import RunUsage, UsageLimits, usage_dict, usage_limits_spe
 if TYPE_CHECKING:
     from starweaver import _bridge
     from starweaver._bridge import EventCallback
-    from starweaver.agent_context import AgentContext, ToolCapabilityGrant
+    from starweaver.agent_context import ToolCapabilityGrant
     from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
     from starweaver.dynamic import AbstractToolset, ToolsetFactory
     from starweaver.environment import Environment
-    from starweaver.hitl import ApprovalsInput, DeferredInput, HitlSnapshot, PendingApproval, PendingDeferred
+    from starweaver.hitl import ApprovalsInput, DeferredInput
     from starweaver.intents import ScopeKind, ToolIntents
-    from starweaver.messages import ModelMessage, ToolReturnPart
     from starweaver.shell import LocalShell
-    from starweaver.stores import ClaimedResume, EffectRecovery, InFlightRun, SessionStore, Store
+    from starweaver.stores import EffectRecovery, SessionStore, Store
     from starweaver.streaming import AgentRun
+    from starweaver.testing import FunctionModel, TestModel
 
-__all__ = ["Agent", "AgentSession", "RunResult", "SessionHitl", "create_agent"]
+__all__ = [
+    "AGENT_OPTIONS",
+    "Agent",
+    "AgentOptions",
+    "AgentSession",
+    "Model",
+    "RunOptions",
+    "RunResult",
+    "SessionHITL",
+    "create_agent",
+]
 
-ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
-MessageHistory = Sequence[Union["ModelMessage", Mapping[str, Any]]]
-"""Earlier messages to continue from: typed messages or their dicts."""
-Model = Union[TestModel, FunctionModel, ProviderModel, str]
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "SessionHitl": "starweaver.session:SessionHITL",
+        },
+    )
+
+Model = Union["TestModel", "FunctionModel", ProviderModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
-
-_ids = itertools.count(1)
-
-#: The type of an agent's dependencies and of its runs' ``output``
-#: (``create_agent(output_type=City)`` gives ``Agent[Any, City]``, whose
-#: ``run(...).output`` is a ``City`` to type checkers).
-DepsT = TypeVar("DepsT", default=Any)
-OutputT = TypeVar("OutputT", default=Any)
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -88,103 +109,6 @@ class RunOptions(TypedDict, total=False):
 _STATE_KEY_ENV = "STARWEAVER_STATE_KEY"
 
 
-class _Catalog:
-    """Host tools and models by the ids the native runtime refers to."""
-
-    def __init__(self) -> None:
-        self.tools: dict[int, Tool[..., Any]] = {}
-        self.models: dict[int, Any] = {}
-        self.hooks: dict[int, Hook] = {}
-        # Preparations the runtime asks for by id (see _prepare.py).
-        self.preparers: list[_prepare.Preparer] = []
-
-    def hook_spec(self, h: Hook) -> dict[str, Any]:
-        if not isinstance(h, Hook):
-            raise TypeError(f"hooks must be starweaver.Hook instances, got {type(h).__name__}")
-        hid = next(_ids)
-        self.hooks[hid] = h
-        return h._spec(hid)
-
-    def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
-        if isinstance(t, ClientTool):
-            return {"id": 0, "definition": t.definition(), "client": True}
-        tid = next(_ids)
-        self.tools[tid] = t
-        # The spec is encoded at once: the definition need not be a copy.
-        spec: dict[str, Any] = {"id": tid, "definition": t._definition(copy=False), "context": t.takes_ctx}
-        if t.timeout_ms is not None:
-            spec["timeout_ms"] = t.timeout_ms
-        if t.max_retries is not None:
-            spec["max_retries"] = t.max_retries
-        if t.effect is not None:
-            spec["effect"] = t.effect
-        spec.update(t._scheduling_spec())
-        if t.has_user_input_preprocessor:
-            spec["preprocess"] = True
-        if t.hooks:
-            spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
-        if t._validators:
-            spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]
-        if t.available is not None or t.prepare is not None:
-            preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
-            self.preparers.append(preparer)
-            spec["prepare"] = preparer.id
-        return spec
-
-    def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
-        bundle = getattr(ts, "bundle", None)
-        spec: dict[str, Any] = {"name": ts.name, "tools": [self.tool_spec(t) for t in ts.tools]}
-        if bundle is not None:
-            spec = {"name": ts.name, "bundle": bundle, **getattr(ts, "bundle_options", {})}
-        if ts.id is not None:
-            spec["id"] = ts.id
-        if ts.instructions:
-            spec["instructions"] = list(ts.instructions)
-        if ts.max_retries is not None:
-            spec["max_retries"] = ts.max_retries
-        if ts.timeout_ms is not None:
-            spec["timeout_ms"] = ts.timeout_ms
-        if getattr(ts, "max_concurrency", None) is not None:
-            spec["max_concurrency"] = ts.max_concurrency  # type: ignore[attr-defined]
-        if ts.approval_selectors:
-            spec["approval_required"] = list(ts.approval_selectors)
-        if ts.deferred_selectors:
-            spec["deferred"] = list(ts.deferred_selectors)
-        if isinstance(ts, CombinedToolset):
-            spec["combined"] = [self.toolset_spec(m) for m in ts.members]
-        spec.update(ts._extra_spec(self.preparers.append))
-        return spec
-
-    def merged(self, other: _Catalog) -> _Catalog:
-        out = _Catalog()
-        out.tools = {**self.tools, **other.tools}
-        out.models = {**self.models, **other.models}
-        out.hooks = {**self.hooks, **other.hooks}
-        out.preparers = self.preparers + other.preparers
-        return out
-
-
-def _as_tool(value: Any) -> Tool[..., Any] | ClientTool:
-    return value if isinstance(value, ClientTool) else ensure_tool(value)
-
-
-def _instructions(value: str | Iterable[str] | None) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value]
-
-
-def _tags(value: Iterable[str]) -> list[str]:
-    if isinstance(value, str):
-        raise TypeError("active_tags must be a list of strings, not a str")
-    out = list(value)
-    if not all(isinstance(t, str) for t in out):
-        raise TypeError("active_tags must hold strings")
-    return out
-
-
 def _grants_spec(grants: Mapping[str, ToolCapabilityGrant] | None) -> dict[str, Any] | None:
     if not grants:
         return None
@@ -209,27 +133,6 @@ def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPo
     return request
 
 
-def _toolsets(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset]:
-    out = []
-    for ts in value or []:
-        if not isinstance(ts, Toolset):
-            # An AbstractToolset exists only once starweaver.dynamic is loaded.
-            from starweaver.dynamic import AbstractToolset  # noqa: PLC0415 - see the imports above
-
-            if isinstance(ts, AbstractToolset):
-                ts = ts._as_toolset()
-            if not isinstance(ts, Toolset):
-                raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
-        out.append(ts)
-    return out
-
-
-def _typed_messages(raw: Sequence[Any]) -> list[ModelMessage]:
-    from starweaver.messages import typed_messages  # noqa: PLC0415 - see the imports above
-
-    return typed_messages(raw)
-
-
 def _resume(approvals: ApprovalsInput, deferred_results: DeferredInput) -> dict[str, Any]:
     """The run request's ``resume`` value."""
     from starweaver.hitl import normalize_approvals, normalize_deferred_results  # noqa: PLC0415 - see the imports above
@@ -248,142 +151,13 @@ def _shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:
     return shell_spec(shell)
 
 
-def _environment_spec(environment: Environment | None) -> dict[str, Any] | None:
-    if environment is None:
-        return None
-    from starweaver.environment import environment_spec  # noqa: PLC0415 - see the imports above
-
-    return environment_spec(environment)
-
-
-class _SessionRef:
-    """Owns a native session handle; released when the last owner goes."""
-
-    def __init__(self, handle: int) -> None:
-        self.handle = handle
-        # Named dependencies inserted through session.context: Python
-        # objects, so they live here, not in the runtime's context.
-        self.named_deps: dict[str, Any] = {}
-        # The run in progress, for steer and interrupt at the session level;
-        # weak, so a run whose loop was dropped is still collected (and
-        # cancelled by its finalizer).
-        self._active: weakref.ref[_bridge.RunDriver] | None = None
-        weakref.finalize(self, _capi.release, handle)
-
-    @property
-    def active(self) -> _bridge.RunDriver | None:
-        driver = self._active() if self._active is not None else None
-        return driver if driver is not None and not driver.ended else None
-
-    @active.setter
-    def active(self, driver: _bridge.RunDriver | None) -> None:
-        self._active = weakref.ref(driver) if driver is not None else None
-
-
-class RunResult(Generic[OutputT]):
-    """The outcome of one run.
-
-    ``status`` is ``"completed"``, ``"waiting"``, ``"failed"`` or
-    ``"cancelled"``; ``messages`` is the whole conversation as typed
-    messages (``starweaver.messages``: requests and responses whose parts
-    are tagged by ``kind``; they still read like the dicts of their JSON
-    form); ``output`` is the final answer (text, or the
-    validated value of the agent's ``output_type``); ``usage`` sums the
-    run's requests, tokens (input, output, cache read and write, reasoning)
-    and successful tool calls.
-    """
-
-    def __init__(
-        self, raw: Mapping[str, Any], session: _SessionRef | None = None, output: Output | None = None
-    ) -> None:
-        self.raw: dict[str, Any] = dict(raw)
-        self.run_id: str = str(raw.get("run_id", ""))
-        self.status: str = str(raw.get("status", ""))
-        #: The final answer: the text for a text agent, the validated value
-        #: of the output type (``output_type=``) otherwise (None unless the
-        #: run completed).
-        value: Any = str(raw.get("output", ""))
-        if output is not None:
-            answer = raw.get("output_value")
-            value = output.value(answer) if answer is not None else None
-        self.output: OutputT = value
-        # The messages of a completed or waiting run are the first
-        # message_count messages of its session; they are read on first use.
-        self._session = session
-        self._messages: list[ModelMessage] | None = _typed_messages(raw["messages"]) if "messages" in raw else None
-        self._new_start = int(raw.get("new_messages_start", 0))
-        self.usage: RunUsage = usage_dict(raw.get("usage"))
-        self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
-        self.error: str | None = raw.get("error") or None
-
-    @property
-    def messages(self) -> list[ModelMessage]:
-        """The whole conversation after the run (pass it as
-        ``message_history=`` to continue it elsewhere)."""
-        if self._messages is None:
-            if self._session is None:
-                self._messages = []
-            else:
-                count = int(self.raw.get("message_count", 0))
-                self._messages = _typed_messages(_capi.session_messages(self._session.handle)[:count])
-                self._session = None
-        return self._messages
-
-    @property
-    def new_messages(self) -> list[ModelMessage]:
-        """The messages this run added."""
-        return self.messages[self._new_start :]
-
-    @property
-    def is_waiting(self) -> bool:
-        return self.status == "waiting"
-
-    @property
-    def needs_approval(self) -> bool:
-        """True while any approval or deferred result is pending."""
-        return bool(self.pending)
-
-    @property
-    def pending_approvals(self) -> list[dict[str, Any]]:
-        return [p for p in self.pending if p.get("kind") == "approval"]
-
-    @property
-    def pending_deferred(self) -> list[dict[str, Any]]:
-        return [p for p in self.pending if p.get("kind") == "deferred"]
-
-    @property
-    def hitl(self) -> HitlSnapshot:
-        """Typed views of the pending approvals and deferred calls."""
-        from starweaver.hitl import HitlSnapshot  # noqa: PLC0415 - see the imports above
-
-        return HitlSnapshot.from_pending(self.pending)
-
-    @property
-    def approvals(self) -> list[PendingApproval]:
-        return self.hitl.approvals
-
-    @property
-    def deferred(self) -> list[PendingDeferred]:
-        return self.hitl.deferred
-
-    @property
-    def batch_returns(self) -> list[dict[str, Any]]:
-        """For a waiting run: the paused batch's returns in model order."""
-        return list(self.raw.get("batch") or [])
-
-    def tool_returns(self) -> list[ToolReturnPart]:
-        """The tool returns this run added to history, in order."""
-        from starweaver.messages import ToolReturnPart  # noqa: PLC0415 - see the imports above
-
-        return [part for message in self.new_messages for part in message.parts if isinstance(part, ToolReturnPart)]
-
-    def __repr__(self) -> str:
-        return f"RunResult(status={self.status!r}, output={self.output!r})"
-
-
 class AgentOptions(TypedDict, total=False):
-    """The keywords of ``create_agent`` beside ``model``, ``output_type`` and
-    ``deps`` (see ``create_agent`` for what each means)."""
+    """The keywords of ``Agent``, ``create_agent`` and
+    ``create_agent_runtime`` beside ``model``, ``output_type`` and ``deps``
+    (see ``create_agent`` for what each means): the one list of agent
+    options. An option whose spec field has its name and takes its value as
+    given needs nothing else here; one that needs converting has a line in
+    ``_SPEC_FIELDS``."""
 
     tools: Iterable[ToolLike] | None
     toolsets: Iterable[Toolset | AbstractToolset] | None
@@ -424,6 +198,83 @@ class AgentOptions(TypedDict, total=False):
     intent_journal: Store | None
 
 
+#: The names of every agent option (the keys of ``AgentOptions``).
+AGENT_OPTIONS: frozenset[str] = frozenset(AgentOptions.__annotations__)
+
+# An option left out counts as this value (None when not listed).
+_DEFAULTS: dict[str, Any] = {
+    "sequential": False,
+    "unavailable_tools": "skip",
+    "output_mode": "tool",
+    "hooks": (),
+    "eager_dispatch": True,
+    "trace_content": False,
+    "batch_tool": False,
+}
+
+# The options ``artifacts_spec`` turns into the spec's artifact fields, in
+# its parameter order.
+_ARTIFACT_OPTIONS = (
+    "artifact_store",
+    "artifact_scope",
+    "artifact_resolve_limit",
+    "max_tool_output_bytes",
+    "output_budget",
+)
+
+# Options the agent itself reads: they need its catalogue or output, or
+# they are not spec fields.
+_HOST_OPTIONS = frozenset(
+    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", *_ARTIFACT_OPTIONS}
+)
+
+
+def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int | None]:
+    def handle(store: Any) -> int | None:
+        if store is None:
+            return None
+        if not instance_of_loaded(store, "starweaver.stores", kind):
+            raise TypeError(f"{option} must be a starweaver.stores store ({examples}), got {type(store).__name__}")
+        return int(store._handle)
+
+    return handle
+
+
+def _effect_recovery(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"effect_recovery must be a str, got {type(value).__name__}")
+    return value
+
+
+# Options whose spec field has another name or a converted value: option ->
+# (spec field, converter); a converter's None leaves the field out. Every
+# other option (not in _HOST_OPTIONS) is a spec field of the same name, sent
+# as given when it is not None: adding such an option to ``AgentOptions`` and
+# to Go's agent spec is all it takes.
+_SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "session_store": (
+        "session_store",
+        _store_handle("session_store", "SessionStore", "SqliteSessionStore, PostgresSessionStore"),
+    ),
+    "effect_journal": ("effect_journal", _store_handle("effect_journal", "Store", "SqliteStore, PostgresStore")),
+    "effect_recovery": ("effect_recovery", _effect_recovery),
+    "intent_journal": ("intent_journal", _store_handle("intent_journal", "Store", "SqliteStore, PostgresStore")),
+    "sequential": ("sequential", bool),
+    "eager_dispatch": ("eager_dispatch", lambda on: None if on else False),
+    "batch_tool": ("batch_tool", lambda on: True if on else None),
+    "usage_limits": ("usage_limits", usage_limits_spec),
+    "metadata": ("metadata", lambda metadata: dict(metadata) if metadata else None),
+    "approval_required_tools": ("approval_required_tools", lambda names: list(names) if names else None),
+    "state_key": ("state_key", lambda key: key if key is not None else os.environ.get(_STATE_KEY_ENV) or None),
+    "model_settings": ("settings", settings_spec),
+    "active_tags": ("active_tags", lambda tags: None if tags is None else tags_list(tags)),
+    "tool_error_policy": ("tool_error_policy", policy_spec),
+    "tool_capability_grants": ("tool_capability_grants", _grants_spec),
+    "shell": ("shell", _shell_spec),
+    "environment": ("environment", environment_spec_of),
+}
+
+
 class Agent(Generic[DepsT, OutputT]):
     """A model paired with tools and policies; reusable across runs.
 
@@ -432,157 +283,81 @@ class Agent(Generic[DepsT, OutputT]):
     """
 
     def __init__(
-        self,
-        *,
-        model: Model,
-        tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
-        instructions: str | Iterable[str] | None = None,
-        system_prompt: str | None = None,
-        name: str | None = None,
-        max_retries: int | None = None,
-        timeout_ms: int | None = None,
-        default_effect: Effect | None = None,
-        sequential: bool = False,
-        max_concurrency: int | None = None,
-        unavailable_tools: str = "skip",
-        active_tags: Iterable[str] | None = None,
-        max_steps: int | None = None,
-        usage_limits: UsageLimits | None = None,
-        deps: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        approval_required_tools: Iterable[str] | None = None,
-        state_key: str | None = None,
-        model_settings: ModelSettings | None = None,
-        output_type: Any = str,
-        output_mode: OutputMode = "tool",
-        output_retries: int | None = None,
-        hooks: Iterable[Hook] = (),
-        eager_dispatch: bool = True,
-        trace_content: bool = False,
-        session_store: SessionStore | None = None,
-        artifact_store: ArtifactStore | None = None,
-        artifact_scope: str | None = None,
-        artifact_resolve_limit: int | None = None,
-        max_tool_output_bytes: int | None = None,
-        output_budget: OutputBudget | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-        effect_journal: Store | None = None,
-        effect_recovery: EffectRecovery | None = None,
-        tool_capability_grants: Mapping[str, ToolCapabilityGrant] | None = None,
-        shell: LocalShell | None = None,
-        environment: Environment | None = None,
-        batch_tool: bool = False,
-        intent_journal: Store | None = None,
+        self, *, model: Model, output_type: Any = str, deps: Any = None, **options: Unpack[AgentOptions]
     ) -> None:
+        unknown = sorted(set(options) - AGENT_OPTIONS)
+        if unknown:
+            raise TypeError(f"unknown agent option(s): {', '.join(unknown)}")
+        given: dict[str, Any] = {key: options.get(key, _DEFAULTS.get(key)) for key in AGENT_OPTIONS}
         if isinstance(model, str):
             model = infer_model(model)
-        if not isinstance(model, (TestModel, FunctionModel, ProviderModel)):
+        if not is_model(model):
             raise TypeError(
                 "model must be a model string ('openai:gpt-4.1'), a starweaver.models model, "
                 f"a TestModel or a FunctionModel, got {type(model).__name__}"
             )
         self.model = model
-        self.name = name
-        if session_store is not None and not instance_of_loaded(session_store, "starweaver.stores", "SessionStore"):
-            raise TypeError(
-                "session_store must be a starweaver.stores store (SqliteSessionStore, PostgresSessionStore), "
-                f"got {type(session_store).__name__}"
-            )
+        self.name: str | None = given["name"]
         #: Where the agent keeps its sessions by id (None: in memory only).
-        self.session_store = session_store
-        if effect_journal is not None and not instance_of_loaded(effect_journal, "starweaver.stores", "Store"):
-            raise TypeError(
-                "effect_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
-                f"got {type(effect_journal).__name__}"
-            )
-        if effect_recovery is not None and not isinstance(effect_recovery, str):
-            raise TypeError(f"effect_recovery must be a str, got {type(effect_recovery).__name__}")
+        self.session_store: SessionStore | None = given["session_store"]
         #: Where the agent journals its tool calls that may change the world
         #: (None: no journal).
-        self.effect_journal = effect_journal
-        if intent_journal is not None and not instance_of_loaded(intent_journal, "starweaver.stores", "Store"):
-            raise TypeError(
-                "intent_journal must be a starweaver.stores store (SqliteStore, PostgresStore), "
-                f"got {type(intent_journal).__name__}"
-            )
+        self.effect_journal: Store | None = given["effect_journal"]
         #: Where the agent keeps the intents its tools declare (None: tools
         #: may not declare intents).
-        self.intent_journal = intent_journal
-        self._trace_content = bool(trace_content)
+        self.intent_journal: Store | None = given["intent_journal"]
+        # The options that become spec fields are converted (and checked)
+        # before the catalogue is built, as they were when each had a line.
+        converted = {key: _SPEC_FIELDS[key][1](given[key]) for key in _SPEC_FIELDS}
+        self._trace_content = bool(given["trace_content"])
         # The spans of runs started and not yet finished (see tracing.py).
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
         # Runs started and not yet finished, for ``async with agent``.
         self._runs: weakref.WeakSet[_bridge.RunDriver] = weakref.WeakSet()
         # A mapping holds named dependencies; any other object is the typed one.
         self.deps: Any = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
-        self._catalog = _Catalog()
+        self._catalog = Catalog()
         handle = model._native_handle()
         self._catalog.models[handle] = model
         self._output: Output | None = None
+        output_mode = given["output_mode"]
         output_spec: dict[str, Any] | None = None
         if not is_text_type(output_type):
             self._output = Output(output_type, mode=output_mode)
-            validator_id = next(_ids)
+            validator_id = next_id()
             self._catalog.tools[validator_id] = self._output.tool
             output_spec = self._output.spec(validator_id)
         elif output_mode != "tool":
             raise ValueError("output_mode needs an output_type other than str")
         spec: dict[str, Any] = {
             "model": handle,
-            "tools": [self._catalog.tool_spec(_as_tool(t)) for t in (tools or [])],
-            "toolsets": [self._catalog.toolset_spec(ts) for ts in _toolsets(toolsets)],
-            "instructions": _instructions(instructions),
-            "sequential": bool(sequential),
-            "unavailable_tools": unavailable_tools,
+            "tools": [self._catalog.tool_spec(as_tool(t)) for t in (given["tools"] or [])],
+            "toolsets": [self._catalog.toolset_spec(ts) for ts in toolsets_list(given["toolsets"])],
+            "instructions": instructions_list(given["instructions"]),
         }
-        if not eager_dispatch:
-            spec["eager_dispatch"] = False
-        if batch_tool:
-            spec["batch_tool"] = True
         # Tools reach the store through their context (ctx.artifacts).
         self._artifacts: ToolArtifacts | None = None
-        artifact_options = (
-            artifact_store,
-            artifact_scope,
-            artifact_resolve_limit,
-            max_tool_output_bytes,
-            output_budget,
-        )
+        artifact_options = [given[key] for key in _ARTIFACT_OPTIONS]
         if any(option is not None for option in artifact_options):
             from starweaver.artifacts import ToolArtifacts, artifacts_spec  # noqa: PLC0415 - see the imports above
 
             spec.update(artifacts_spec(*artifact_options))
-            if artifact_store is not None and artifact_scope is not None:
-                self._artifacts = ToolArtifacts(artifact_store, artifact_scope)
-        for key, value in (
-            ("name", name),
-            ("system_prompt", system_prompt),
-            ("max_retries", max_retries),
-            ("timeout_ms", timeout_ms),
-            ("default_effect", default_effect),
-            ("max_concurrency", max_concurrency),
-            ("max_steps", max_steps),
-            ("usage_limits", usage_limits_spec(usage_limits)),
-            ("metadata", dict(metadata) if metadata else None),
-            ("approval_required_tools", list(approval_required_tools) if approval_required_tools else None),
-            ("state_key", state_key if state_key is not None else os.environ.get(_STATE_KEY_ENV) or None),
-            ("settings", settings_spec(model_settings)),
-            ("output", output_spec),
-            ("output_retries", output_retries),
-            ("hooks", [self._catalog.hook_spec(h) for h in hooks] or None),
-            ("active_tags", None if active_tags is None else _tags(active_tags)),
-            ("session_store", session_store._handle if session_store is not None else None),
-            ("tool_error_policy", policy_spec(tool_error_policy)),
-            ("effect_journal", effect_journal._handle if effect_journal is not None else None),
-            ("effect_recovery", effect_recovery),
-            ("intent_journal", intent_journal._handle if intent_journal is not None else None),
-            ("tool_capability_grants", _grants_spec(tool_capability_grants)),
-            ("shell", _shell_spec(shell)),
-            ("environment", _environment_spec(environment)),
-        ):
+            if given["artifact_store"] is not None and given["artifact_scope"] is not None:
+                self._artifacts = ToolArtifacts(given["artifact_store"], given["artifact_scope"])
+        for key, value in given.items():
+            if key in _HOST_OPTIONS or key in _SPEC_FIELDS:
+                continue
+            # A plain option: the spec field of its name, when set.
             if value is not None:
                 spec[key] = value
+        for key, value in converted.items():
+            if value is not None:
+                spec[_SPEC_FIELDS[key][0]] = value
+        if output_spec is not None:
+            spec["output"] = output_spec
+        hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
+        if hooks:
+            spec["hooks"] = hooks
         self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
@@ -597,7 +372,7 @@ class Agent(Generic[DepsT, OutputT]):
             from starweaver.dynamic import ToolsetFactory  # noqa: PLC0415 - see the imports above
 
             factory = ToolsetFactory(f, **options)
-            added = self._catalog.toolset_spec(factory._as_toolset())
+            added = self._catalog.toolset_spec(factory.with_lifecycle(None))
             self._respec({**self._spec, "toolsets": [*self._spec["toolsets"], added]})
             return factory
 
@@ -682,7 +457,7 @@ class Agent(Generic[DepsT, OutputT]):
         if model is not None:
             if isinstance(model, str):
                 model = infer_model(model)
-            if not isinstance(model, (TestModel, FunctionModel, ProviderModel)):
+            if not is_model(model):
                 raise TypeError(
                     f"model must be a model string, a starweaver.models model, a TestModel or a FunctionModel, "
                     f"got {type(model).__name__}"
@@ -728,15 +503,15 @@ class Agent(Generic[DepsT, OutputT]):
         active_tags: Iterable[str] | None = None,
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> tuple[dict[str, Any], _Catalog]:
+    ) -> tuple[dict[str, Any], Catalog]:
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
-        run_catalog = _Catalog()
+        run_catalog = Catalog()
         request: dict[str, Any] = {
             "prompt": prompt,
-            "tools": [run_catalog.tool_spec(_as_tool(t)) for t in (tools or [])],
-            "toolsets": [run_catalog.toolset_spec(ts) for ts in _toolsets(toolsets)],
-            "instructions": _instructions(instructions),
+            "tools": [run_catalog.tool_spec(as_tool(t)) for t in (tools or [])],
+            "toolsets": [run_catalog.toolset_spec(ts) for ts in toolsets_list(toolsets)],
+            "instructions": instructions_list(instructions),
             "events": events,
         }
         if metadata:
@@ -748,15 +523,15 @@ class Agent(Generic[DepsT, OutputT]):
         if settings is not None:
             request["settings"] = settings
         if active_tags is not None:
-            request["active_tags"] = _tags(active_tags)
+            request["active_tags"] = tags_list(active_tags)
         request.update(_policy_request(grants, tool_error_policy))
         return request, self._catalog.merged(run_catalog)
 
     def _start_run(
         self,
-        session: _SessionRef,
+        session: SessionRef,
         request: dict[str, Any],
-        catalog: _Catalog,
+        catalog: Catalog,
         on_event: EventCallback | None,
         deps: Any = None,
     ) -> _bridge.RunDriver:
@@ -793,15 +568,15 @@ class Agent(Generic[DepsT, OutputT]):
 
     async def _drive(
         self,
-        session: _SessionRef,
+        session: SessionRef,
         request: dict[str, Any],
-        catalog: _Catalog,
+        catalog: Catalog,
         on_event: EventCallback | None,
         deps: Any = None,
     ) -> RunResult:
         return await self._finish_run(session, self._start_run(session, request, catalog, on_event, deps))
 
-    async def _finish_run(self, session: _SessionRef, driver: _bridge.RunDriver) -> RunResult:
+    async def _finish_run(self, session: SessionRef, driver: _bridge.RunDriver) -> RunResult:
         from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
 
         trace = self._traces.pop(driver, None)
@@ -821,13 +596,13 @@ class Agent(Generic[DepsT, OutputT]):
             exc = _capi.error_from(error)
             failed = done.get("result") or {}
             if isinstance(exc, StarweaverError) and failed.get("messages") is not None:
-                exc.messages = _typed_messages(failed["messages"])
+                exc.messages = as_typed_messages(failed["messages"])
             raise exc
         return RunResult(done.get("result") or {}, session, self._output)
 
     async def _resume_on(
         self,
-        session: _SessionRef,
+        session: SessionRef,
         approvals: ApprovalsInput,
         deferred_results: DeferredInput,
         on_event: EventCallback | None,
@@ -839,7 +614,7 @@ class Agent(Generic[DepsT, OutputT]):
         request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
         return await self._drive(session, request, self._catalog, on_event, deps)
 
-    def _stream(self, session: _SessionRef, request: dict[str, Any], catalog: _Catalog, deps: Any) -> AgentRun:
+    def _stream(self, session: SessionRef, request: dict[str, Any], catalog: Catalog, deps: Any) -> AgentRun:
         request["events"] = True
         request["deltas"] = True
         from starweaver.streaming import AgentRun  # noqa: PLC0415 - see the imports above
@@ -848,7 +623,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     def _resume_stream(
         self,
-        session: _SessionRef,
+        session: SessionRef,
         approvals: ApprovalsInput,
         deferred_results: DeferredInput,
         deps: Any,
@@ -912,11 +687,11 @@ class Agent(Generic[DepsT, OutputT]):
                 f"or its JSON as str or bytes, not {type(state).__name__}"
             )
         handle = _capi.session_restore(self._handle, data, allow_unsigned=allow_unsigned)
-        return AgentSession(self, _ref=_SessionRef(handle))
+        return AgentSession(self, _ref=SessionRef(handle))
 
     async def _run_on(
         self,
-        session: _SessionRef,
+        session: SessionRef,
         prompt: str,
         *,
         tools: Iterable[ToolLike] | None,
@@ -1011,7 +786,7 @@ class Agent(Generic[DepsT, OutputT]):
             ArtifactError: an artifact in a tool output could not be read
                 into the request (``ArtifactInvalid`` for a reference of
                 another scope or over the resolve limit), or spilling an
-                output failed (``StoreUnavailable`` too).
+                output failed (``StoreUnavailableError`` too).
             AgentError: the run failed for another reason (an output
                 validator raised something other than ``ModelRetry``, or
                 ``grants`` name a tool the run does not register).
@@ -1097,12 +872,12 @@ class Agent(Generic[DepsT, OutputT]):
         self._output.add_validator(func)
         return func
 
-    def _new_session(self, message_history: MessageHistory | None) -> _SessionRef:
+    def _new_session(self, message_history: MessageHistory | None) -> SessionRef:
         if message_history is None:
-            return _SessionRef(_capi.session_new(self._handle))
+            return SessionRef(_capi.session_new(self._handle))
         from starweaver.messages import messages_to_json  # noqa: PLC0415 - see the imports above
 
-        return _SessionRef(_capi.session_from_messages(self._handle, messages_to_json(message_history)))
+        return SessionRef(_capi.session_from_messages(self._handle, messages_to_json(message_history)))
 
     def session(self, *, message_history: MessageHistory | None = None) -> AgentSession[DepsT, OutputT]:
         """Start a session: a conversation whose runs share history.
@@ -1152,8 +927,8 @@ class Agent(Generic[DepsT, OutputT]):
         if not isinstance(session_id, str):
             raise TypeError(f"session_id must be a str, got {type(session_id).__name__}")
 
-        def load() -> _SessionRef:
-            return _SessionRef(_capi.agent_open_session(self._handle, session_id, allow_unsigned=allow_unsigned))
+        def load() -> SessionRef:
+            return SessionRef(_capi.agent_open_session(self._handle, session_id, allow_unsigned=allow_unsigned))
 
         import asyncio  # noqa: PLC0415 - loaded with the first run
 
@@ -1169,385 +944,7 @@ class Agent(Generic[DepsT, OutputT]):
         """Settle the agent's runs on this loop: leaving on an exception
         interrupts them (and waits briefly for their end), leaving normally
         waits until they end."""
-        await _settle(list(self._runs), exc, "the agent's context")
-
-
-async def _settle(drivers: list[_bridge.RunDriver], exc: BaseException | None, scope: str) -> None:
-    """Interrupt the runs (when ``exc`` ended ``scope``) or wait for them.
-    Only runs on the running loop are settled: a run on another loop is
-    that loop's to finish."""
-    import asyncio  # noqa: PLC0415 - loaded with the first run
-
-    from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
-
-    loop = asyncio.get_running_loop()
-    mine = [d for d in drivers if d.loop is loop and not d.closed.done()]
-    if not mine:
-        return
-    if exc is None:
-        await asyncio.wait([d.closed for d in mine])
-        return
-    reason = f"{scope} exited with {type(exc).__name__}"
-    for d in mine:
-        d.cancel(reason)
-    # The runtime winds a cancelled run down in milliseconds.
-    await asyncio.wait([d.closed for d in mine], timeout=_bridge.CANCEL_GRACE)
-
-
-class AgentSession(Generic[DepsT, OutputT]):
-    """A conversation with an agent; one run at a time. As an async context
-    manager, leaving on an exception interrupts its run in progress and
-    leaving normally waits for it; either way the session is closed."""
-
-    def __init__(self, agent: Agent, *, _ref: _SessionRef | None = None) -> None:
-        self.agent = agent
-        self._ref = _ref if _ref is not None else _SessionRef(_capi.session_new(agent._handle))
-        self._handle = self._ref.handle
-        self.hitl = SessionHitl(self)
-
-    def __repr__(self) -> str:
-        try:
-            return f"AgentSession(id={self.id!r})"
-        except StarweaverError:  # closed: its id went with it
-            return "AgentSession(closed)"
-
-    def set_environment(self, environment: Environment | None) -> None:
-        """Give the session its own environment (replacing the agent's) from
-        the next run on; None removes it.
-
-        Raises:
-            TypeError: not an environment.
-            ValueError: the core refused the spec (a local root that is not a
-                directory, a file path leaving the root).
-        """
-        _capi.session_set_environment(self._handle, _environment_spec(environment))
-
-    def steer(self, text: str) -> None:
-        """Add a user message that the session's running run sees in its next
-        model request (queued while a batch of tools runs), whether the run
-        was started with ``run`` or ``run_stream``.
-
-        Raises:
-            TypeError: text is not a string.
-            StateError: no run is in progress.
-        """
-        if not isinstance(text, str):
-            raise TypeError("text must be a string")
-        driver = self._ref.active
-        if driver is None:
-            raise StateError("the session has no run in progress", code="state")
-        driver.steer(text)
-
-    def interrupt(self, reason: str | None = None) -> bool:
-        """Stop the session's running run: its tools are cancelled and it
-        ends ``cancelled`` with its messages kept (``run`` raises, a live
-        run yields ``run_cancelled``). Returns False when no run is in
-        progress."""
-        driver = self._ref.active
-        if driver is None:
-            return False
-        driver.cancel(reason)
-        return True
-
-    async def run(
-        self,
-        prompt: str,
-        *,
-        tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
-        instructions: str | Iterable[str] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        on_event: EventCallback | None = None,
-        usage_limits: UsageLimits | None = None,
-        model_settings: ModelSettings | None = None,
-        deps: Any = None,
-        active_tags: Iterable[str] | None = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult[OutputT]:
-        """Continue the conversation with ``prompt``; see ``Agent.run``.
-
-        Raises:
-            StateError: the session is already running or waits for HITL.
-        """
-        return await self.agent._run_on(
-            self._ref,
-            prompt,
-            tools=tools,
-            toolsets=toolsets,
-            instructions=instructions,
-            metadata=metadata,
-            on_event=on_event,
-            usage_limits=usage_limits,
-            model_settings=model_settings,
-            deps=deps,
-            active_tags=active_tags,
-            grants=grants,
-            tool_error_policy=tool_error_policy,
-        )
-
-    def run_stream(
-        self,
-        prompt: str,
-        *,
-        tools: Iterable[ToolLike] | None = None,
-        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
-        instructions: str | Iterable[str] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        usage_limits: UsageLimits | None = None,
-        model_settings: ModelSettings | None = None,
-        deps: Any = None,
-        active_tags: Iterable[str] | None = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> AgentRun:
-        """Continue the conversation with ``prompt`` as a live run; see
-        ``Agent.run_stream``.
-
-        Raises:
-            StateError: the session is already running or waits for HITL.
-        """
-        request, catalog = self.agent._run_request(
-            prompt,
-            tools,
-            toolsets,
-            instructions,
-            metadata,
-            True,
-            usage_limits,
-            model_settings,
-            active_tags,
-            grants,
-            tool_error_policy,
-        )
-        return self.agent._stream(self._ref, request, catalog, deps)
-
-    async def resume_after_hitl_stream(
-        self,
-        *,
-        approvals: ApprovalsInput = None,
-        deferred_results: DeferredInput = None,
-        deps: Any = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> AgentRun:
-        """As ``resume_after_hitl``, continuing as a live run.
-
-        Raises:
-            StateError: as ``resume_after_hitl``.
-        """
-        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
-
-    async def resume_after_hitl(
-        self,
-        *,
-        approvals: ApprovalsInput = None,
-        deferred_results: DeferredInput = None,
-        on_event: EventCallback | None = None,
-        deps: Any = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult[OutputT]:
-        """Answer every pending approval and deferred call of the waiting run
-        at once, and continue it. ``deps`` are merged over the agent's as in
-        ``Agent.run`` (approved calls and their preprocessors see them
-        through each tool's dependency profile). ``grants`` and
-        ``tool_error_policy`` are the resumed run's, as in ``Agent.run``: an
-        approved call of a tool it does not grant is refused.
-
-        Raises:
-            StateError: the session is not waiting, an id is unknown or
-                answered twice, a pending item is left unanswered, or a
-                decision lacks an explicit ``approved`` bool. Nothing changes:
-                the run stays waiting and resumable.
-        """
-        return await self.agent._resume_on(
-            self._ref, approvals, deferred_results, on_event, deps, grants, tool_error_policy
-        )
-
-    def export_state(self) -> dict[str, Any]:
-        """The session as JSON-compatible data: history and, when a run
-        waits, its pending items, paused batch, retry counters and ids.
-        Restore it with ``agent.session_from_state(state)``.
-
-        Raises:
-            StateError: a run is active.
-        """
-        state: dict[str, Any] = json.loads(_capi.session_export(self._handle))
-        return state
-
-    @property
-    def context(self) -> AgentContext:
-        """The session's agent context: metadata, notes, per-tool capability
-        grants, tool-search loaded state, tasks and context events (see
-        ``starweaver.agent_context``); part of ``export_state()``."""
-        from starweaver.agent_context import AgentContext  # noqa: PLC0415 - see the imports above
-
-        return AgentContext(self._handle, self._ref.named_deps)
-
-    @property
-    def id(self) -> str:
-        """The conversation id (kept across export and restore)."""
-        return str(_capi.session_info(self._handle)["id"])
-
-    @property
-    def messages(self) -> list[ModelMessage]:
-        """The conversation so far: every run's messages, a failed run's
-        included."""
-        return _typed_messages(_capi.session_messages(self._handle))
-
-    @property
-    def usage(self) -> RunUsage:
-        """What the session's runs consumed so far, summed (failed runs
-        included; a run resumed after waiting counts once). A restored
-        session counts from zero."""
-        return usage_dict(_capi.session_info(self._handle).get("usage"))
-
-    @property
-    def claimed_resume(self) -> ClaimedResume | None:
-        """The claimed resume this session was opened with (see
-        ``Agent.open_session``): a resume of its waiting run that claimed the
-        run in the session store and never saved its outcome, because its
-        worker still runs it or stopped part way. None otherwise."""
-        raw = _capi.session_claimed_resume(self._handle)
-        from starweaver.stores import ClaimedResume  # noqa: PLC0415 - see the imports above
-
-        return ClaimedResume._from_wire(raw) if raw is not None else None
-
-    @property
-    def in_flight(self) -> InFlightRun | None:
-        """The run this session was opened with while it ran its tool calls
-        (see ``Agent.open_session``): its worker stopped part way, or still
-        runs it. Every agent with a ``session_store`` saves a run in flight,
-        naming its calls, before the calls start, and its end clears it. The
-        session refuses to run (``StateError``, code ``"run_in_flight"``)
-        until ``recover()`` continues the run (with an ``effect_journal``)
-        or ``abandon_in_flight()`` closes it. None otherwise."""
-        raw = _capi.session_info(self._handle).get("in_flight")
-        from starweaver.stores import InFlightRun  # noqa: PLC0415 - see the imports above
-
-        return InFlightRun._from_wire(raw) if raw is not None else None
-
-    async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult[OutputT]:
-        """Continue the run a stopped worker left in this session (``in_flight``,
-        or a ``claimed_resume`` made by a worker with an effect journal;
-        another raises ``StateError``, code ``"resume_claimed"``: only
-        ``abandon_resume()`` repairs it), with the agent's ``effect_journal``: the
-        session is first claimed in the store (of two workers recovering it,
-        one goes on and the other raises ``StateError``, code
-        ``"session_conflict"``, having run nothing); then the interrupted
-        tool calls run again through the journal, where a call that
-        completed replays its recorded return, a call that started and never
-        finished returns an error marked ``"starweaver_ambiguous"`` (unless
-        ``effect_recovery="retry_safe"`` allows it to run again) and a call
-        that never started runs; then the run goes on to its end, as
-        ``run`` does (``on_event`` and ``deps`` as there).
-
-        Raises:
-            StateError: the session has nothing to recover, changed in the
-                store since it was opened (code ``"session_conflict"``), or
-                is busy.
-            AgentError: the agent has no ``effect_journal``.
-            StoreUnavailableError: the store failed.
-        """
-        request = {"recover": True, "events": on_event is not None}
-        return await self.agent._drive(self._ref, request, self.agent._catalog, on_event, deps)
-
-    async def abandon_resume(self) -> None:
-        """Repair a session whose claimed resume will never finish because its
-        worker stopped: the paused batch is closed without running anything
-        (denied calls and supplied deferred results get their returns;
-        approved calls get a cancelled return saying whether they ran is
-        unknown, to be checked before calling them again) and the session is
-        saved idle, so the next ``run`` continues the conversation. There is
-        no way back to waiting: an approved call may have run. Abandoning a
-        resume whose worker in fact still runs makes that worker's save
-        fail.
-
-        Raises:
-            StateError: the session has no claimed resume, changed in the
-                store since it was opened (code ``"session_conflict"``), or
-                is busy.
-            StoreUnavailableError: the store failed.
-        """
-        import asyncio  # noqa: PLC0415 - loaded with the first run
-
-        ref = self._ref
-        await asyncio.to_thread(_capi.session_abandon_resume, ref.handle)
-
-    async def abandon_in_flight(self) -> None:
-        """Settle the run this session holds in flight (``in_flight``) without
-        running anything: each of its calls gets a cancelled return saying
-        that it may have run, to be checked before calling it again, and the
-        session is saved idle, so the next ``run`` continues the
-        conversation. Without an ``effect_journal`` this is how the session
-        goes on after its worker stopped mid-run; with one, ``recover()``
-        finishes the run instead. Abandoning a run whose worker in fact
-        still runs makes that worker's save fail.
-
-        Raises:
-            StateError: the session has no run in flight, changed in the
-                store since it was opened (code ``"session_conflict"``), or
-                is busy.
-            StoreUnavailableError: the store failed.
-        """
-        import asyncio  # noqa: PLC0415 - loaded with the first run
-
-        ref = self._ref
-        await asyncio.to_thread(_capi.session_abandon_in_flight, ref.handle)
-
-    def close(self) -> None:
-        """Release the native session once nothing needs it (results read
-        their messages from it); also done at garbage collection."""
-        self._ref = None  # type: ignore[assignment]
-
-    async def __aenter__(self) -> AgentSession[DepsT, OutputT]:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Settle the session's run in progress (interrupted when leaving on
-        an exception, else awaited), then close the session."""
-        ref = self._ref
-        driver = ref.active if ref is not None else None
-        await _settle([] if driver is None else [driver], exc, "the session's context")
-        self.close()
-
-
-class SessionHitl:
-    """Human-in-the-loop operations of a session."""
-
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
-
-    async def snapshot(self) -> HitlSnapshot:
-        """What the session's waiting run waits for (empty when not waiting)."""
-        from starweaver.hitl import HitlSnapshot  # noqa: PLC0415 - see the imports above
-
-        return HitlSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
-
-    async def resume(
-        self,
-        *,
-        approvals: ApprovalsInput = None,
-        deferred_results: DeferredInput = None,
-        on_event: EventCallback | None = None,
-    ) -> RunResult:
-        """Same as ``AgentSession.resume_after_hitl``."""
-        return await self._session.resume_after_hitl(
-            approvals=approvals, deferred_results=deferred_results, on_event=on_event
-        )
-
-    resume_collected = resume
-
-    async def resume_stream(
-        self, *, approvals: ApprovalsInput = None, deferred_results: DeferredInput = None, deps: Any = None
-    ) -> AgentRun:
-        """Same as ``AgentSession.resume_after_hitl_stream``."""
-        return await self._session.resume_after_hitl_stream(
-            approvals=approvals, deferred_results=deferred_results, deps=deps
-        )
+        await settle_runs(list(self._runs), exc, "the agent's context")
 
 
 @overload
@@ -1691,7 +1088,7 @@ def create_agent(
     without one (``session.context.grant_tool_capabilities`` replaces a
     grant for one session). See docs/toolsets.md.
 
-    ``shell`` (``starweaver.LocalShell(root, policy=ShellPolicy(...))``)
+    ``shell`` (``starweaver.shell.LocalShell(root, policy=ShellPolicy(...))``)
     gives the agent's runs a local shell for ``shell_toolset()``: commands
     start in ``root``, each in its own process group, killed whole on
     timeout, when the run is cancelled and when the agent is released. See

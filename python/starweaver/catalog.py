@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from starweaver import _capi
+from starweaver._catalog import Catalog
 from starweaver._prepare import Preparer
 from starweaver.tools import _optional_int
 from starweaver.toolsets import CombinedToolset, Toolset
@@ -179,9 +180,7 @@ class _Catalogue(CombinedToolset):
         return {**super()._extra_spec(keep), "catalog": self._catalog_spec()}
 
     def _host(self, op: str, session: AgentSession | None, **extra: Any) -> Any:
-        from starweaver.agent import _Catalog
-
-        spec = _Catalog().toolset_spec(self)
+        spec = Catalog().toolset_spec(self)
         spec.pop("layers", None)  # the operations address the catalogue itself
         handle = 0 if session is None else session._handle
         return _capi.catalog_host(handle, {"toolset": spec, "op": op, **extra})

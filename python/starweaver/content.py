@@ -2,7 +2,7 @@
 
 A rich output (``ToolOutput.rich``) is an ordered list of parts: ``Text``,
 ``Image``, ``Audio``, ``Document`` and ``ResourceLink``. A media part's bytes
-come from a source: ``UrlSource`` (the provider fetches it), ``Base64Source``
+come from a source: ``URLSource`` (the provider fetches it), ``Base64Source``
 (inline) or ``ArtifactSource`` (an ``ArtifactRef`` to an artifact store; the
 runtime reads the bytes just before the model request, and conversations
 keep the reference).
@@ -17,10 +17,12 @@ output breaks a rule with the error kind ``invalid_output``.
 from __future__ import annotations
 
 import base64 as _base64
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from typing_extensions import Self
+
+from starweaver._deprecated import forwarding
 
 __all__ = (
     "ArtifactRef",
@@ -33,9 +35,18 @@ __all__ = (
     "MediaSource",
     "ResourceLink",
     "Text",
-    "UrlSource",
+    "URLSource",
     "dump_parts",
 )
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "UrlSource": "starweaver.content:URLSource",
+        },
+    )
 
 
 class _Frozen(BaseModel):
@@ -80,7 +91,7 @@ class ArtifactRef(_Frozen):
         return out
 
 
-class UrlSource(_Frozen):
+class URLSource(_Frozen):
     """Media the provider fetches from an http(s) URL."""
 
     kind: Literal["url"] = "url"
@@ -108,7 +119,7 @@ class ArtifactSource(_Frozen):
     reference: ArtifactRef
 
 
-MediaSource = Annotated[Union[UrlSource, Base64Source, ArtifactSource], Field(discriminator="kind")]
+MediaSource = Annotated[Union[URLSource, Base64Source, ArtifactSource], Field(discriminator="kind")]
 """Where a media part's bytes are, by ``kind``."""
 
 
@@ -123,7 +134,7 @@ class _Media(_Frozen):
     @classmethod
     def from_url(cls, url: str, media_type: str | None = None) -> Self:
         """The part the provider fetches from ``url``."""
-        return cls.model_validate({"source": UrlSource(url=url, media_type=media_type)})
+        return cls.model_validate({"source": URLSource(url=url, media_type=media_type)})
 
     @classmethod
     def from_artifact(cls, reference: ArtifactRef) -> Self:
@@ -167,7 +178,7 @@ class Document(_Frozen):
     @classmethod
     def from_url(cls, url: str, media_type: str | None = None, *, name: str | None = None) -> Document:
         """The document the provider fetches from ``url``."""
-        return cls(source=UrlSource(url=url, media_type=media_type), name=name)
+        return cls(source=URLSource(url=url, media_type=media_type), name=name)
 
     @classmethod
     def from_artifact(cls, reference: ArtifactRef, *, name: str | None = None) -> Document:

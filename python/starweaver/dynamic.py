@@ -23,14 +23,12 @@ import enum
 import itertools
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Union, overload
+from typing import Any, Union, overload
 
+from starweaver._catalog import Catalog, as_tool
 from starweaver._prepare import ToolsetContext, _call
 from starweaver.tools import BaseTool, Tool, _optional_int
 from starweaver.toolsets import ClientTool, Toolset
-
-if TYPE_CHECKING:
-    from starweaver.agent import _Catalog
 
 __all__ = [
     "AbstractToolset",
@@ -360,7 +358,7 @@ class _Handle:
         _registry[self.id] = self
 
     async def outcome(
-        self, kind: str, ctx: ToolsetContext, refresh: bool, adopt: Callable[[_Catalog], None]
+        self, kind: str, ctx: ToolsetContext, refresh: bool, adopt: Callable[[Catalog], None]
     ) -> dict[str, Any]:
         """The answer to a toolset item; never raises for user errors
         (KeyboardInterrupt/SystemExit and outside cancellation pass)."""
@@ -431,15 +429,13 @@ async def _resolve(
 
 
 async def _prepared(
-    ts: AbstractToolset, value: Any, ctx: ToolsetContext, adopt: Callable[[_Catalog], None]
+    ts: AbstractToolset, value: Any, ctx: ToolsetContext, adopt: Callable[[Catalog], None]
 ) -> dict[str, Any]:
-    from starweaver.agent import _as_tool, _Catalog  # noqa: PLC0415 - the agent imports this module
-
     tools, instructions, toolsets = await _resolve(ts, value, ctx)
-    catalog = _Catalog()
+    catalog = Catalog()
     out = {
         "ok": True,
-        "tools": [catalog.tool_spec(_as_tool(t)) for t in tools],
+        "tools": [catalog.tool_spec(as_tool(t)) for t in tools],
         "instructions": instructions,
         "toolsets": [catalog.toolset_spec(m) for m in toolsets],
     }

@@ -19,6 +19,8 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from starweaver._deprecated import forwarding
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
@@ -47,7 +49,6 @@ __all__ = (
     "StarweaverError",
     "StateError",
     "StoreUnavailableError",
-    "StoreUnavailable",
     "Timeout",
     "ToolError",
     "ToolFailed",
@@ -68,6 +69,15 @@ __all__ = (
     "describe_validation_error",
     "exception_to_outcome",
 )
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "StoreUnavailable": "starweaver.errors:StoreUnavailableError",
+        },
+    )
 
 
 class StarweaverError(Exception):
@@ -255,7 +265,6 @@ class StoreUnavailableError(StarweaverError, ConnectionError):
 
 
 #: The same class under its shorter name.
-StoreUnavailable = StoreUnavailableError
 
 
 class ToolIntentRefused(StateError):

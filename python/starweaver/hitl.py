@@ -6,19 +6,29 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
+from starweaver._deprecated import forwarding
 from starweaver.errors import StateError
 
 __all__ = [
     "ApprovalDecision",
     "DeferredResult",
-    "HitlSnapshot",
+    "HITLSnapshot",
     "PendingApproval",
     "PendingDeferred",
     "normalize_approvals",
     "normalize_deferred_results",
 ]
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "HitlSnapshot": "starweaver.hitl:HITLSnapshot",
+        },
+    )
 
 
 def _md(metadata: Mapping[str, Any] | None, extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -173,7 +183,7 @@ class PendingDeferred(_Pending):
 
 
 @dataclass(frozen=True)
-class HitlSnapshot:
+class HITLSnapshot:
     """What a waiting run waits for."""
 
     approvals: list[PendingApproval]
@@ -182,7 +192,7 @@ class HitlSnapshot:
     raw_deferred: list[dict[str, Any]]
 
     @classmethod
-    def from_pending(cls, pending: Sequence[Mapping[str, Any]]) -> HitlSnapshot:
+    def from_pending(cls, pending: Sequence[Mapping[str, Any]]) -> HITLSnapshot:
         raw_a = [dict(p) for p in pending if p.get("kind") == "approval"]
         raw_d = [dict(p) for p in pending if p.get("kind") == "deferred"]
         return cls(

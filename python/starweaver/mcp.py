@@ -10,20 +10,31 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, final
+from typing import TYPE_CHECKING, Any, Literal, final
 
+from starweaver._deprecated import forwarding
 from starweaver._prepare import Preparer
 from starweaver.tools import _optional_int
 from starweaver.toolsets import Toolset
 
-__all__ = ["McpToolset", "McpTransport"]
+__all__ = ["MCPToolset", "MCPTransport"]
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "McpToolset": "starweaver.mcp:MCPToolset",
+            "McpTransport": "starweaver.mcp:MCPTransport",
+        },
+    )
 
 TransportKind = Literal["stdio", "streamable_http"]
 """The kinds of transport: a child process, or a streamable HTTP endpoint."""
 
 
 @final
-class McpTransport:
+class MCPTransport:
     """How to reach an MCP server; build it with :meth:`stdio` or
     :meth:`streamable_http`."""
 
@@ -40,7 +51,7 @@ class McpTransport:
         args: Sequence[str] | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
-    ) -> McpTransport:
+    ) -> MCPTransport:
         """A server started as the child process ``cmd args...``, speaking
         MCP on its stdin and stdout. ``env`` is added to the environment it
         inherits; ``cwd`` is its working directory.
@@ -65,7 +76,7 @@ class McpTransport:
         return cls(spec)
 
     @classmethod
-    def streamable_http(cls, url: str, *, headers: Mapping[str, str] | None = None) -> McpTransport:
+    def streamable_http(cls, url: str, *, headers: Mapping[str, str] | None = None) -> MCPTransport:
         """A server at the streamable HTTP endpoint ``url``; ``headers`` are
         sent with every request (an ``Authorization`` header, say).
 
@@ -90,7 +101,7 @@ class McpTransport:
         return copy.deepcopy(self._spec)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, McpTransport) and self._spec == other._spec
+        return isinstance(other, MCPTransport) and self._spec == other._spec
 
     def __hash__(self) -> int:
         return hash(repr(self))
@@ -99,15 +110,15 @@ class McpTransport:
         # Header and environment values may be secrets: only their names.
         if self.kind == "stdio":
             cmd = " ".join([self._spec["command"], *self._spec.get("args", [])])
-            return f"McpTransport.stdio({cmd!r})"
-        return f"McpTransport.streamable_http({self._spec['url']!r}, headers={sorted(self._spec.get('headers', {}))!r})"
+            return f"MCPTransport.stdio({cmd!r})"
+        return f"MCPTransport.streamable_http({self._spec['url']!r}, headers={sorted(self._spec.get('headers', {}))!r})"
 
 
-class McpToolset(Toolset):
+class MCPToolset(Toolset):
     """The tools of an MCP server, usable wherever a :class:`Toolset` is.
 
-    The runtime starts the server (``McpTransport.stdio``) or connects to it
-    (``McpTransport.streamable_http``) when a run first needs its tools,
+    The runtime starts the server (``MCPTransport.stdio``) or connects to it
+    (``MCPTransport.streamable_http``) when a run first needs its tools,
     lists them, and stops or disconnects when that run ends (the toolset
     lifecycle; building the agent starts nothing). A server that does not
     start or answer within ``init_timeout_ms`` (30 s by default) fails the
@@ -145,7 +156,7 @@ class McpToolset(Toolset):
         self,
         id: str,  # noqa: A002
         *,
-        transport: McpTransport,
+        transport: MCPTransport,
         headers: Mapping[str, str] | None = None,
         tool_prefix: str | None = None,
         cache_tools: bool = True,
@@ -159,14 +170,14 @@ class McpToolset(Toolset):
         if not isinstance(id, str):
             raise TypeError(f"id must be a string, got {type(id).__name__}")
         super().__init__(id, id=id, max_retries=max_retries, timeout_ms=timeout_ms)
-        if not isinstance(transport, McpTransport):
-            raise TypeError(f"transport must be an McpTransport, got {type(transport).__name__}")
+        if not isinstance(transport, MCPTransport):
+            raise TypeError(f"transport must be an MCPTransport, got {type(transport).__name__}")
         if headers is not None:
             if transport.kind != "streamable_http":
                 raise ValueError("headers apply to a streamable_http transport only")
             spec = transport._to_spec()
             spec["headers"] = {**spec.get("headers", {}), **_strings(headers, "headers")}
-            transport = McpTransport(spec)
+            transport = MCPTransport(spec)
         if tool_prefix is not None:
             if not isinstance(tool_prefix, str):
                 raise TypeError(f"tool_prefix must be a string or None, got {type(tool_prefix).__name__}")
@@ -213,7 +224,7 @@ class McpToolset(Toolset):
         return []
 
     def __repr__(self) -> str:
-        return f"McpToolset({self.name!r}, transport={self.transport!r})"
+        return f"MCPToolset({self.name!r}, transport={self.transport!r})"
 
 
 def _strings(value: Mapping[str, str], label: str) -> dict[str, str]:

@@ -23,8 +23,17 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from starweaver import _capi
+from starweaver.errors import instance_of_loaded
 
-__all__ = ["KNOWN_PREFIXES", "AnthropicModel", "OpenAIModel", "OpenAIResponsesModel", "ProviderModel", "infer_model"]
+__all__ = [
+    "KNOWN_PREFIXES",
+    "AnthropicModel",
+    "OpenAIModel",
+    "OpenAIResponsesModel",
+    "ProviderModel",
+    "infer_model",
+    "is_model",
+]
 
 
 class ProviderModel:
@@ -199,3 +208,14 @@ def infer_model(spec: str) -> ProviderModel:
         known = ", ".join(f"'{p}:...'" for p in KNOWN_PREFIXES)
         raise ValueError(f"unknown model {spec!r}: use one of {known}, or a model object")
     return cls(name)
+
+
+def is_model(value: object) -> bool:
+    """Whether ``value`` is a model object an agent takes: a provider model,
+    or a ``starweaver.testing`` model (checked by name: that module sits
+    above this one, and no instance exists before it is imported)."""
+    return (
+        isinstance(value, ProviderModel)
+        or instance_of_loaded(value, "starweaver.testing", "TestModel")
+        or instance_of_loaded(value, "starweaver.testing", "FunctionModel")
+    )

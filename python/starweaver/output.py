@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from typing_extensions import is_typeddict
 
+from starweaver._pool import in_pool
 from starweaver._schema import _unwrap_ref
 from starweaver.context import ToolContext
 from starweaver.errors import ModelRetry, describe_validation_error
@@ -37,8 +38,6 @@ from starweaver.tools import Tool
 # pydantic is imported where an output type first needs it: agents that
 # answer in text never load it.
 if TYPE_CHECKING:
-    import asyncio
-
     from pydantic import TypeAdapter
 
 __all__ = ["OutputMode", "OutputValidatorFunc"]
@@ -83,37 +82,6 @@ def _takes_ctx(func: Callable[..., Any]) -> bool:
     return len(params) >= 2
 
 
-async def _in_pool(func: Callable[[], Any]) -> Any:
-    """Run sync user code in the pool of sync tools, never on the loop."""
-    import asyncio  # noqa: PLC0415 - loaded with the first run
-
-    from starweaver._bridge import sync_pool  # noqa: PLC0415 - loaded with the first run
-
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(ok: bool, value: Any) -> None:
-        if future.done():
-            return
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
-
-    def work() -> None:
-        try:
-            outcome: tuple[bool, Any] = (True, func())
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
-            outcome = (False, exc)
-        try:
-            loop.call_soon_threadsafe(settle, *outcome)
-        except RuntimeError:
-            pass  # the loop closed: nobody awaits the validator any more
-
-    sync_pool().submit(work)
-    return await future
-
-
 class Output:
     """An agent's output type compiled once: its schema and how to read and
     check an answer."""
@@ -135,12 +103,12 @@ class Output:
         self.wrapped = not _is_object_type(output_type)
         from pydantic import TypeAdapter  # noqa: PLC0415 - pydantic loads with the first output type
 
-        from starweaver._jsonschema import ToolJsonSchema  # noqa: PLC0415 - it imports pydantic
+        from starweaver._jsonschema import ToolJSONSchema  # noqa: PLC0415 - it imports pydantic
 
         try:
             self.adapter: TypeAdapter[Any] = TypeAdapter(output_type)
             inner: dict[str, Any] = _unwrap_ref(
-                self.adapter.json_schema(by_alias=True, schema_generator=ToolJsonSchema)
+                self.adapter.json_schema(by_alias=True, schema_generator=ToolJSONSchema)
             )
         except Exception as exc:  # pydantic raises several kinds for unusable types
             raise TypeError(f"output_type {output_type!r} has no JSON schema: {exc}") from None
@@ -202,7 +170,7 @@ class Output:
             if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None)):  # noqa: B004
                 result = await func(*call_args)
             else:
-                result = await _in_pool(functools.partial(func, *call_args))
+                result = await in_pool(functools.partial(func, *call_args))
                 if inspect.isawaitable(result):
                     result = await result
             value = result

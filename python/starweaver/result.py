@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
+from starweaver.errors import instance_of_loaded
+
 __all__ = ("ResultEncodingError", "ToolResult", "result_to_outcome")
 
 
@@ -202,10 +204,9 @@ def _is_model(value: Any) -> bool:
 
 
 def _is_tool_output(value: Any) -> bool:
-    # Imported here: tool_output builds on this module.
-    from .tool_output import ToolOutput
-
-    return isinstance(value, ToolOutput)
+    # By name: tool_output builds on this module, and no ToolOutput exists
+    # before it is imported.
+    return instance_of_loaded(value, "starweaver.tool_output", "ToolOutput")
 
 
 # One encoder for every outcome: json.dumps with options builds a new one per call.

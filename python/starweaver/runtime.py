@@ -25,12 +25,15 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
+from typing_extensions import Unpack
+
 from starweaver._bridge import CANCEL_GRACE, EventCallback
 from starweaver._policy import ToolErrorPolicy
-from starweaver.agent import Agent, AgentSession, MessageHistory, RunResult, create_agent
+from starweaver.agent import Agent, AgentOptions, AgentSession, Model, RunResult, create_agent
 from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.messages import ModelMessage
+from starweaver.session import MessageHistory
 from starweaver.stores import ClaimedResume, InFlightRun
 
 __all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")
@@ -459,7 +462,14 @@ class AgentRuntime:
         return f"AgentRuntime({state})"
 
 
-def create_agent_runtime(*, close_timeout: float = DEFAULT_CLOSE_TIMEOUT, **options: Any) -> AgentRuntime:
+def create_agent_runtime(
+    *,
+    model: Model,
+    output_type: Any = str,
+    deps: Any = None,
+    close_timeout: float = DEFAULT_CLOSE_TIMEOUT,
+    **options: Unpack[AgentOptions],
+) -> AgentRuntime:
     """Build an agent with ``options`` (every keyword of ``create_agent``,
     ``session_store=`` included) and an ``AgentRuntime`` that owns it;
     ``close_timeout`` bounds how long closing waits for active runs before
@@ -469,4 +479,6 @@ def create_agent_runtime(*, close_timeout: float = DEFAULT_CLOSE_TIMEOUT, **opti
         TypeError: an unknown option.
         AgentError, ValueError: as ``create_agent``.
     """
-    return AgentRuntime(create_agent(**options), close_timeout=close_timeout)
+    return AgentRuntime(
+        create_agent(model=model, output_type=output_type, deps=deps, **options), close_timeout=close_timeout
+    )

@@ -155,5 +155,5 @@ def shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:
     if shell is None:
         return None
     if not isinstance(shell, LocalShell):
-        raise TypeError(f"shell must be a starweaver.LocalShell, got {type(shell).__name__}")
+        raise TypeError(f"shell must be a starweaver.shell.LocalShell, got {type(shell).__name__}")
     return shell.to_dict()

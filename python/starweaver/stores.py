@@ -40,7 +40,7 @@ from typing import Any, Literal, final
 from urllib.parse import urlsplit, urlunsplit
 
 from starweaver import _capi
-from starweaver.hitl import ApprovalDecision, DeferredResult, HitlSnapshot
+from starweaver.hitl import ApprovalDecision, DeferredResult, HITLSnapshot
 
 __all__ = [
     "ClaimedResume",
@@ -214,7 +214,7 @@ class ClaimedResume:
 
     run_id: str
     claimed_at: datetime
-    pending: HitlSnapshot
+    pending: HITLSnapshot
     approvals: list[ApprovalDecision]
     deferred_results: list[DeferredResult]
 
@@ -224,7 +224,7 @@ class ClaimedResume:
         return cls(
             run_id=str(raw.get("run_id", "")),
             claimed_at=datetime.fromtimestamp(int(raw.get("claimed_at_ms", 0)) / 1000, tz=timezone.utc),
-            pending=HitlSnapshot.from_pending(raw.get("pending") or []),
+            pending=HITLSnapshot.from_pending(raw.get("pending") or []),
             approvals=[
                 ApprovalDecision(
                     id=str(a.get("id", "")),

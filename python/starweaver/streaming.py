@@ -39,12 +39,15 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from starweaver._deprecated import forwarding
 from starweaver.errors import StateError
-from starweaver.hitl import ApprovalsInput, DeferredInput, HitlSnapshot
+from starweaver.hitl import ApprovalsInput, DeferredInput, HITLSnapshot
 
 if TYPE_CHECKING:
     from starweaver._bridge import RunDriver
-    from starweaver.agent import Agent, RunResult, _Catalog, _SessionRef
+    from starweaver._catalog import Catalog
+    from starweaver.agent import Agent
+    from starweaver.session import RunResult, SessionRef
 
 __all__ = [
     "DELTA_KINDS",
@@ -52,11 +55,20 @@ __all__ = [
     "TERMINAL_KINDS",
     "AgentRun",
     "AgentStream",
-    "RunHitl",
+    "RunHITL",
     "RunStatus",
     "StreamEvent",
     "StreamRunResult",
 ]
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "RunHitl": "starweaver.streaming:RunHITL",
+        },
+    )
 
 _log = logging.getLogger("starweaver")
 
@@ -240,9 +252,9 @@ class AgentRun:
     def __init__(
         self,
         agent: Agent,
-        session: _SessionRef,
+        session: SessionRef,
         request: dict[str, Any],
-        catalog: _Catalog,
+        catalog: Catalog,
         deps: Any = None,
     ) -> None:
         self._agent = agent
@@ -468,9 +480,9 @@ class AgentRun:
         """True once the run has ended (events may still wait in the buffer)."""
         return self._ended.is_set()
 
-    def hitl(self) -> RunHitl:
+    def hitl(self) -> RunHITL:
         """Human-in-the-loop operations, for a run that ended ``suspended``."""
-        return RunHitl(self)
+        return RunHITL(self)
 
     def __repr__(self) -> str:
         return f"AgentRun(run_id={self._run_id!r}, state={self.status().live_state!r})"
@@ -479,7 +491,7 @@ class AgentRun:
 AgentStream = AgentRun
 
 
-class RunHitl:
+class RunHITL:
     """The pending approvals and deferred calls of a suspended live run, and
     resuming it, live or collected."""
 
@@ -494,7 +506,7 @@ class RunHitl:
             raise StateError(f"the run is {result.status}, not waiting", code="state")
         return result
 
-    async def snapshot(self) -> HitlSnapshot:
+    async def snapshot(self) -> HITLSnapshot:
         """What the suspended run waits for.
 
         Raises:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Union
 from starweaver import _capi
 
 if TYPE_CHECKING:
-    from starweaver.agent import ToolLike
     from starweaver.messages import ModelMessage, ToolReturnPart
+    from starweaver.session import ToolLike
 
 __all__ = ["FunctionModel", "ModelResponse", "TestModel", "call_tool", "call_tool_sync"]
 
@@ -323,9 +323,10 @@ async def call_tool(
     approval, or is deferred): test those through an agent.
     """
     # The agent sits above the models of this module: imported when used.
-    from starweaver.agent import _as_tool, create_agent  # noqa: PLC0415
+    from starweaver._catalog import as_tool  # noqa: PLC0415
+    from starweaver.agent import create_agent  # noqa: PLC0415
 
-    t = _as_tool(tool)
+    t = as_tool(tool)
     try:
         args: Any = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
     except json.JSONDecodeError as exc:

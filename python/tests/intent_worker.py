@@ -18,8 +18,9 @@ import sys
 import time
 from typing import Any
 
-from starweaver import Done, EmitTrigger, FunctionModel, StartProcess, create_agent, tool
+from starweaver import FunctionModel, create_agent, tool
 from starweaver.agent import Agent
+from starweaver.intents import Done, EmitTrigger, StartProcess
 from starweaver.messages import ModelMessage
 from starweaver.stores import PostgresStore, SqliteStore, Store
 

@@ -14,7 +14,9 @@ import asyncio
 import sys
 
 from helpers import call
-from starweaver import LocalShell, McpToolset, McpTransport, ShellPolicy, create_agent, shell_toolset
+from starweaver import create_agent
+from starweaver.mcp import MCPToolset, MCPTransport
+from starweaver.shell import LocalShell, ShellPolicy, shell_toolset
 from starweaver.testing import TestModel
 
 
@@ -39,8 +41,8 @@ def main() -> None:
     )
     toolsets = [shell_toolset()]
     if mcp_python:
-        transport = McpTransport.stdio(mcp_python, args=["-m", "mcp_server_time", "--local-timezone", "UTC"])
-        toolsets.append(McpToolset("time", transport=transport))
+        transport = MCPTransport.stdio(mcp_python, args=["-m", "mcp_server_time", "--local-timezone", "UTC"])
+        toolsets.append(MCPToolset("time", transport=transport))
     shell = LocalShell(root, policy=ShellPolicy(allow_execute=True), sandbox=sandbox)
     agent = create_agent(model=model, toolsets=toolsets, shell=shell)
     asyncio.run(agent.session().run("go"))

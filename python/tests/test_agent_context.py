@@ -10,17 +10,8 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import (
-    AgentContext,
-    StateError,
-    TasksHandle,
-    ToolCapabilityGrant,
-    ToolContext,
-    ToolDependencies,
-    ToolSearchHandle,
-    create_agent,
-    tool,
-)
+from starweaver import StateError, ToolContext, ToolDependencies, create_agent, tool
+from starweaver.agent_context import AgentContext, TasksHandle, ToolCapabilityGrant, ToolSearchHandle
 from starweaver.testing import TestModel
 
 TASKS = "starweaver.context.tasks"

@@ -29,21 +29,8 @@ from typing import Any
 import pytest
 from helpers import call, tool_returns
 from starweaver import (
-    ArtifactConflict,
     ArtifactError,
-    ArtifactExpired,
-    ArtifactIntegrityError,
-    ArtifactInvalid,
-    ArtifactNotFound,
-    ArtifactPage,
-    ArtifactRef,
-    ArtifactStore,
-    MemoryArtifactStore,
     ModelRetry,
-    PostgresArtifactStore,
-    PostgresSessionStore,
-    SqliteArtifactStore,
-    SqliteSessionStore,
     StateError,
     StoreUnavailableError,
     ToolContext,
@@ -52,8 +39,22 @@ from starweaver import (
     create_agent,
     tool,
 )
-from starweaver.content import Image
-from starweaver.stores import _redact_dsn
+from starweaver.artifacts import (
+    ArtifactPage,
+    ArtifactStore,
+    MemoryArtifactStore,
+    PostgresArtifactStore,
+    SqliteArtifactStore,
+)
+from starweaver.content import ArtifactRef, Image
+from starweaver.errors import (
+    ArtifactConflict,
+    ArtifactExpired,
+    ArtifactIntegrityError,
+    ArtifactInvalid,
+    ArtifactNotFound,
+)
+from starweaver.stores import PostgresSessionStore, SqliteSessionStore, _redact_dsn
 from starweaver.testing import TestModel
 
 PNG = b"\x89PNG\r\n\x1a\nchart-pixels"
@@ -292,7 +293,8 @@ def test_durable_artifacts_outlive_their_store_object(durable: Backend) -> None:
 
 READER = """
 import json, sys
-from starweaver import ArtifactRef, SqliteArtifactStore
+from starweaver.artifacts import SqliteArtifactStore
+from starweaver.content import ArtifactRef
 path, raw = sys.argv[1], sys.argv[2]
 with SqliteArtifactStore(path) as store:
     ref = ArtifactRef.model_validate_json(raw)

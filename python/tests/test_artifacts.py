@@ -13,22 +13,11 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import (
-    ArtifactConflict,
-    ArtifactError,
-    ArtifactExpired,
-    ArtifactInvalid,
-    ArtifactNotFound,
-    ArtifactRef,
-    MemoryArtifactStore,
-    OutputBudget,
-    ToolContext,
-    ToolOutput,
-    _capi,
-    tool,
-)
+from starweaver import ArtifactError, ToolContext, ToolOutput, _capi, tool
 from starweaver.agent import create_agent
-from starweaver.content import Document, Image
+from starweaver.artifacts import MemoryArtifactStore, OutputBudget
+from starweaver.content import ArtifactRef, Document, Image
+from starweaver.errors import ArtifactConflict, ArtifactExpired, ArtifactInvalid, ArtifactNotFound
 from starweaver.messages import messages_to_json
 from starweaver.testing import FunctionModel, TestModel
 

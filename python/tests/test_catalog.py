@@ -7,18 +7,9 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import (
-    ApprovalRequired,
-    CallDeferred,
-    ToolContext,
-    ToolLibrary,
-    ToolProxyToolset,
-    ToolSearchRefreshBinding,
-    ToolSearchToolset,
-    Toolset,
-    tool,
-)
+from starweaver import ApprovalRequired, CallDeferred, ToolContext, Toolset, tool
 from starweaver.agent import create_agent
+from starweaver.catalog import ToolLibrary, ToolProxyToolset, ToolSearchRefreshBinding, ToolSearchToolset
 from starweaver.testing import TestModel
 
 
@@ -300,7 +291,7 @@ def test_tool_proxy_approval_pauses_and_resumes_through_call_tool() -> None:
 
 
 def test_catalogue_specs_are_what_the_runtime_reads() -> None:
-    from starweaver.agent import _Catalog
+    from starweaver._catalog import Catalog as _Catalog
 
     proxy = ToolProxyToolset(
         [Toolset("math", tools=[add], id="math")],

@@ -15,16 +15,8 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import (
-    ApprovalRequired,
-    BaseTool,
-    ToolCapabilityGrant,
-    ToolContext,
-    ToolDependencies,
-    UserError,
-    create_agent,
-    tool,
-)
+from starweaver import ApprovalRequired, BaseTool, ToolContext, ToolDependencies, UserError, create_agent, tool
+from starweaver.agent_context import ToolCapabilityGrant
 from starweaver.dependencies import METADATA_KEY
 from starweaver.testing import TestModel
 

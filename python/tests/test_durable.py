@@ -26,10 +26,7 @@ from durable_worker import APPROVE, agent_options, runs
 from starweaver import (
     AgentError,
     AgentRuntime,
-    PostgresSessionStore,
     SessionNotFoundError,
-    SessionStore,
-    SqliteSessionStore,
     StarweaverError,
     StateError,
     StoreUnavailableError,
@@ -38,7 +35,7 @@ from starweaver import (
     create_agent,
     create_agent_runtime,
 )
-from starweaver.stores import _redact_dsn
+from starweaver.stores import PostgresSessionStore, SessionStore, SqliteSessionStore, _redact_dsn
 
 WORKER = str(Path(__file__).with_name("durable_worker.py"))
 #: How long any one answer of a worker process may take.

@@ -9,23 +9,17 @@ from typing import Any
 
 import pytest
 from helpers import call, tool_returns
-from starweaver import (
+from starweaver import AgentError, ApprovalRequired, ToolContext, ToolRetryLimitExceeded, Toolset, ToolsetContext, tool
+from starweaver.agent import create_agent
+from starweaver.dynamic import (
     AbstractToolset,
-    AgentError,
-    ApprovalRequired,
     PythonDynamicToolset,
-    ToolContext,
-    ToolRetryLimitExceeded,
-    Toolset,
-    ToolsetContext,
     ToolsetFactory,
     ToolsetLifecyclePolicy,
     ToolsetLifecycleStatus,
     ToolsetPreparation,
-    tool,
     toolset_factory,
 )
-from starweaver.agent import create_agent
 from starweaver.testing import TestModel
 from starweaver.toolsets import FunctionToolset
 

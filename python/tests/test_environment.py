@@ -12,14 +12,8 @@ from typing import Any
 
 import pytest
 from helpers import tool_returns
-from starweaver import (
-    FunctionModel,
-    LocalEnvironment,
-    ShellOutput,
-    TestModel,
-    VirtualEnvironment,
-    create_agent,
-)
+from starweaver import FunctionModel, TestModel, create_agent
+from starweaver.environment import LocalEnvironment, ShellOutput, VirtualEnvironment
 from starweaver.toolsets import filesystem_toolset
 
 

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 from helpers import tool_returns
-from starweaver import LocalEnvironment, VirtualEnvironment, create_agent, filesystem_toolset
+from starweaver import create_agent
+from starweaver.environment import LocalEnvironment, VirtualEnvironment
 from starweaver.testing import TestModel
+from starweaver.toolsets import filesystem_toolset
 
 TOOLS = ["ls", "glob", "grep", "view", "write", "edit", "multi_edit", "mkdir", "move", "copy", "delete"]
 WRITERS = {"write", "edit", "multi_edit", "mkdir", "move", "copy", "delete"}

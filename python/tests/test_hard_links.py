@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starweaver import LocalEnvironment, create_agent
+from starweaver import create_agent
+from starweaver.environment import LocalEnvironment
 from starweaver.testing import TestModel
 from starweaver.toolsets import filesystem_toolset
 

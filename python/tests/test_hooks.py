@@ -19,9 +19,9 @@ from starweaver import (
     ToolResult,
     create_agent,
     tool,
-    user_input_tools,
 )
 from starweaver.testing import TestModel
+from starweaver.toolsets import user_input_tools
 
 
 def run(coro: Any) -> Any:

@@ -18,28 +18,24 @@ from typing import Any
 import pytest
 from helpers import tool_returns
 from intent_worker import STATE_KEY, queue_tool
-from starweaver import (
-    AgentError,
-    CallDeferred,
-    CancelProcess,
-    Done,
-    EmitProcessEvent,
-    EmitTrigger,
-    LocalShell,
-    ProcessParentEndPolicy,
-    ShellPolicy,
-    SignalProcess,
-    StartProcess,
-    ToolContext,
+from starweaver import AgentError, CallDeferred, ToolContext, create_agent, create_agent_runtime, tool
+from starweaver.errors import (
     ToolIntentBudgetRefused,
     ToolIntentForeignSession,
     ToolIntentIdentityBoundToDifferentIntent,
     ToolIntentInvalid,
     ToolIntentSessionMismatch,
-    create_agent,
-    create_agent_runtime,
-    tool,
 )
+from starweaver.intents import (
+    CancelProcess,
+    Done,
+    EmitProcessEvent,
+    EmitTrigger,
+    ProcessParentEndPolicy,
+    SignalProcess,
+    StartProcess,
+)
+from starweaver.shell import LocalShell, ShellPolicy
 from starweaver.stores import PostgresStore, SqliteStore, Store
 from starweaver.testing import TestModel
 

@@ -20,20 +20,9 @@ from typing import Any
 
 import pytest
 from journal_worker import STATE_KEY, agent, send_tool
-from starweaver import (
-    AgentError,
-    InFlightRun,
-    PostgresStore,
-    SessionStore,
-    SqliteSessionStore,
-    SqliteStore,
-    StateError,
-    Store,
-    TestModel,
-    create_agent,
-    create_agent_runtime,
-)
+from starweaver import AgentError, StateError, TestModel, create_agent, create_agent_runtime
 from starweaver.messages import ModelMessage
+from starweaver.stores import InFlightRun, PostgresStore, SessionStore, SqliteSessionStore, SqliteStore, Store
 
 WORKER = str(Path(__file__).with_name("journal_worker.py"))
 #: How long the worker may take to reach the point where it is killed.
@@ -218,7 +207,7 @@ def test_journal_replays_within_a_process(tmp_path: Path, effects: str) -> None:
 
 
 def test_artifact_stores_share_a_store_under_its_new_name(tmp_path: Path) -> None:
-    from starweaver import SqliteArtifactStore
+    from starweaver.artifacts import SqliteArtifactStore
 
     with SqliteStore(str(tmp_path / "sw.db")) as store:
         artifacts = SqliteArtifactStore(store)

@@ -25,9 +25,11 @@ from typing import Any
 
 import pytest
 from helpers import tool_returns
-from starweaver import AgentError, McpToolset, McpTransport, ToolProxyToolset
+from starweaver import AgentError
 from starweaver.agent import create_agent
+from starweaver.catalog import ToolProxyToolset
 from starweaver.content import Base64Source, Image
+from starweaver.mcp import MCPToolset, MCPTransport
 from starweaver.testing import TestModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,12 +47,12 @@ def _need(what: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def everything() -> McpTransport:
+def everything() -> MCPTransport:
     default = ROOT / ".ci" / "cache" / "mcp-npm" / "node_modules" / ".bin" / "mcp-server-everything"
     path = os.environ.get("STARWEAVER_MCP_EVERYTHING") or str(default)
     if not os.path.exists(path) or shutil.which("node") is None:
         _need("node and @modelcontextprotocol/server-everything (or STARWEAVER_MCP_EVERYTHING naming it)")
-    return McpTransport.stdio(path, args=["stdio"])
+    return MCPTransport.stdio(path, args=["stdio"])
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,7 @@ def call(tool: str, call_id: str, **arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "name": tool, "arguments": arguments}
 
 
-def run(ts: McpToolset, *calls: dict[str, Any], **agent_kwargs: Any) -> tuple[TestModel, Any]:
+def run(ts: MCPToolset, *calls: dict[str, Any], **agent_kwargs: Any) -> tuple[TestModel, Any]:
     """One run whose model makes calls (in one response), then says "done"."""
     model = TestModel(responses=[TestModel.tool_call_response(list(calls)), "done"])
     result = asyncio.run(create_agent(model=model, toolsets=[ts], **agent_kwargs).run("go"))
@@ -107,14 +109,14 @@ def returns(model: TestModel) -> dict[str, dict[str, Any]]:
 
 
 def test_spec_is_plain_json_without_defaults() -> None:
-    ts = McpToolset("fs", transport=McpTransport.stdio("srv", args=["-v"], env={"A": "1"}, cwd="/tmp"))
+    ts = MCPToolset("fs", transport=MCPTransport.stdio("srv", args=["-v"], env={"A": "1"}, cwd="/tmp"))
     assert ts._extra_spec(lambda _: None) == {
         "kind": "mcp",
         "mcp": {"transport": {"kind": "stdio", "command": "srv", "args": ["-v"], "env": {"A": "1"}, "cwd": "/tmp"}},
     }
-    web = McpToolset(
+    web = MCPToolset(
         "web",
-        transport=McpTransport.streamable_http("http://h/mcp", headers={"A": "1"}),
+        transport=MCPTransport.streamable_http("http://h/mcp", headers={"A": "1"}),
         headers={"Authorization": "Bearer x"},
         tool_prefix="web",
         cache_tools=False,
@@ -143,17 +145,17 @@ def test_spec_is_plain_json_without_defaults() -> None:
 
 def test_type_errors_are_raised_in_python() -> None:
     with pytest.raises(TypeError, match="transport"):
-        McpToolset("x", transport="python -m srv")  # type: ignore[arg-type]
+        MCPToolset("x", transport="python -m srv")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="headers"):
-        McpToolset("x", transport=McpTransport.stdio("srv"), headers={"A": "1"})
+        MCPToolset("x", transport=MCPTransport.stdio("srv"), headers={"A": "1"})
     with pytest.raises(ValueError, match="cmd"):
-        McpTransport.stdio(" ")
+        MCPTransport.stdio(" ")
     with pytest.raises(TypeError, match="args"):
-        McpTransport.stdio("srv", args="-v")
+        MCPTransport.stdio("srv", args="-v")
 
 
-def test_server_everything_echo_and_sum(everything: McpTransport) -> None:
-    ts = McpToolset("everything", transport=everything, tool_prefix="ev")
+def test_server_everything_echo_and_sum(everything: MCPTransport) -> None:
+    ts = MCPToolset("everything", transport=everything, tool_prefix="ev")
     model, _ = run(ts, call("ev_echo", "c1", message="hello"), call("ev_get-sum", "c2", a=40, b=2))
     rets = returns(model)
     assert rets["c1"]["content"] == "Echo: hello"
@@ -168,30 +170,30 @@ def test_server_everything_echo_and_sum(everything: McpTransport) -> None:
     assert defs["ev_echo"]["parameters"]["required"] == ["message"]
 
 
-def test_arguments_are_validated_against_the_server_schema(everything: McpTransport) -> None:
-    model, _ = run(McpToolset("everything", transport=everything), call("echo", "c1", message=3))
+def test_arguments_are_validated_against_the_server_schema(everything: MCPTransport) -> None:
+    model, _ = run(MCPToolset("everything", transport=everything), call("echo", "c1", message=3))
     ret = returns(model)["c1"]
     assert ret["is_error"] and ret["metadata"]["error_kind"] == "invalid_arguments"
 
 
-def test_image_content_becomes_an_image_part(everything: McpTransport) -> None:
-    model, _ = run(McpToolset("everything", transport=everything), call("get-tiny-image", "c1"))
+def test_image_content_becomes_an_image_part(everything: MCPTransport) -> None:
+    model, _ = run(MCPToolset("everything", transport=everything), call("get-tiny-image", "c1"))
     ret = returns(model)["c1"]
     images = [p for p in ret["parts"] if isinstance(p, Image)]
     assert images and isinstance(images[0].source, Base64Source) and images[0].source.media_type == "image/png"
 
 
 def test_time_server(mcp_python: str) -> None:
-    ts = McpToolset("time", transport=McpTransport.stdio(mcp_python, args=["-m", "mcp_server_time"]))
+    ts = MCPToolset("time", transport=MCPTransport.stdio(mcp_python, args=["-m", "mcp_server_time"]))
     model, _ = run(ts, call("get_current_time", "c1", timezone="Europe/Paris"))
     ret = returns(model)["c1"]
     assert "Europe/Paris" in ret["content"] and not ret["is_error"]
 
 
 def test_http_server_tools_headers_is_error_and_images(http_url: str) -> None:
-    ts = McpToolset(
+    ts = MCPToolset(
         "fixture",
-        transport=McpTransport.streamable_http(http_url),
+        transport=MCPTransport.streamable_http(http_url),
         headers={"X-Starweaver-Test": "token-1"},
         tool_prefix="fx",
     )
@@ -214,7 +216,7 @@ def test_http_server_tools_headers_is_error_and_images(http_url: str) -> None:
 
 
 def test_a_slow_call_times_out_and_is_cancelled_on_the_server(http_url: str) -> None:
-    ts = McpToolset("fixture", transport=McpTransport.streamable_http(http_url), timeout_ms=300)
+    ts = MCPToolset("fixture", transport=MCPTransport.streamable_http(http_url), timeout_ms=300)
     before = time.monotonic()
     model, _ = run(ts, call("slow", "c1", seconds=30))
     assert time.monotonic() - before < 20
@@ -223,7 +225,7 @@ def test_a_slow_call_times_out_and_is_cancelled_on_the_server(http_url: str) -> 
     deadline = time.monotonic() + 10
     while True:
         model, _ = run(
-            McpToolset("fixture", transport=McpTransport.streamable_http(http_url)), call("cancelled_calls", "c1")
+            MCPToolset("fixture", transport=MCPTransport.streamable_http(http_url)), call("cancelled_calls", "c1")
         )
         if returns(model)["c1"]["content"] != "0":
             break
@@ -234,13 +236,13 @@ def test_a_slow_call_times_out_and_is_cancelled_on_the_server(http_url: str) -> 
 @pytest.mark.parametrize(
     "transport",
     [
-        McpTransport.stdio("/nonexistent/mcp-server"),
-        McpTransport.stdio("sh", args=["-c", "echo boom: bad config >&2; exit 3"]),
-        McpTransport.stdio("sleep", args=["60"]),
+        MCPTransport.stdio("/nonexistent/mcp-server"),
+        MCPTransport.stdio("sh", args=["-c", "echo boom: bad config >&2; exit 3"]),
+        MCPTransport.stdio("sleep", args=["60"]),
     ],
     ids=["missing", "exits", "silent"],
 )
-def test_a_server_that_cannot_start_is_a_clear_error(transport: McpTransport) -> None:
+def test_a_server_that_cannot_start_is_a_clear_error(transport: MCPTransport) -> None:
     """The run fails with an AgentError naming the toolset and its command
     (and a toolset_unavailable event), never completes silently without the
     server's tools."""
@@ -248,7 +250,7 @@ def test_a_server_that_cannot_start_is_a_clear_error(transport: McpTransport) ->
     events: list[Any] = []
     agent = create_agent(
         model=TestModel.responses(["fine without it"]),
-        toolsets=[McpToolset("broken", transport=transport, init_timeout_ms=1000)],
+        toolsets=[MCPToolset("broken", transport=transport, init_timeout_ms=1000)],
     )
     with pytest.raises(AgentError, match=r'toolset "broken"') as info:
         asyncio.run(agent.run("go", on_event=events.append))
@@ -272,7 +274,7 @@ def test_an_optional_server_that_cannot_start_is_left_out_with_a_warning(
         caplog.clear()
         events: list[Any] = []
         model = TestModel.responses(["fine without it"])
-        ts = McpToolset("broken", transport=McpTransport.stdio("/nonexistent/mcp-server"), optional=True)
+        ts = MCPToolset("broken", transport=MCPTransport.stdio("/nonexistent/mcp-server"), optional=True)
         agent = create_agent(model=model, toolsets=[ts], **kwargs)
         with caplog.at_level(logging.WARNING, logger="starweaver"):
             result = asyncio.run(agent.run("go", on_event=events.append if on_event else None))
@@ -288,11 +290,11 @@ def test_an_optional_server_that_cannot_start_is_left_out_with_a_warning(
 
 
 def test_optional_is_sent_only_when_set() -> None:
-    transport = McpTransport.stdio("srv")
-    assert "optional" not in McpToolset("a", transport=transport)._mcp_spec()
-    assert McpToolset("a", transport=transport, optional=True)._mcp_spec()["optional"] is True
+    transport = MCPTransport.stdio("srv")
+    assert "optional" not in MCPToolset("a", transport=transport)._mcp_spec()
+    assert MCPToolset("a", transport=transport, optional=True)._mcp_spec()["optional"] is True
     with pytest.raises(TypeError, match="optional must be a bool"):
-        McpToolset("a", transport=transport, optional="yes")  # type: ignore[arg-type]
+        MCPToolset("a", transport=transport, optional="yes")  # type: ignore[arg-type]
 
 
 def unavailable_reports(events: list[Any]) -> list[dict[str, Any]]:
@@ -306,7 +308,7 @@ def test_a_proxy_over_an_mcp_server_starts_it_per_run(mcp_python: str, tmp_path:
     agent is built, the server runs during the run and is gone after it."""
     marker = tmp_path / "started"
     script = f'echo $$ >> "{marker}"; exec "{mcp_python}" -m mcp_server_time'
-    ts = McpToolset("time", transport=McpTransport.stdio("sh", args=["-c", script]))
+    ts = MCPToolset("time", transport=MCPTransport.stdio("sh", args=["-c", script]))
     model = TestModel.responses(
         [
             TestModel.tool_call_response(

@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 import starweaver
 from helpers import call, tool_returns
-from starweaver import LocalEnvironment, LocalShell, ShellPolicy, create_agent, shell_toolset
+from starweaver import create_agent
+from starweaver.environment import LocalEnvironment
+from starweaver.shell import LocalShell, ShellPolicy, shell_toolset
 from starweaver.testing import TestModel
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux only")
@@ -99,7 +101,9 @@ def test_sandbox_specs() -> None:
 
 MISSING = """
 import sys
-from starweaver import LocalEnvironment, LocalShell, ShellPolicy, create_agent
+from starweaver import create_agent
+from starweaver.environment import LocalEnvironment
+from starweaver.shell import LocalShell, ShellPolicy
 from starweaver.testing import TestModel
 allow = ShellPolicy(allow_execute=True)
 for make in (

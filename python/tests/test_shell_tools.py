@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 from helpers import call, live_process_stats, tool_returns
-from starweaver import LocalEnvironment, LocalShell, ShellPolicy, create_agent, shell_toolset
+from starweaver import create_agent
+from starweaver.environment import LocalEnvironment
+from starweaver.shell import LocalShell, ShellPolicy, shell_toolset
 from starweaver.testing import FunctionModel, TestModel
 
 ALLOW = ShellPolicy(allow_execute=True)

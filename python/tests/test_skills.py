@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from starweaver import (
+from starweaver.agent import create_agent
+from starweaver.skills import (
     SkillPackage,
     SkillRegistry,
     SkillReloadBinding,
@@ -20,7 +21,6 @@ from starweaver import (
     SkillToolset,
     skill_toolset,
 )
-from starweaver.agent import create_agent
 from starweaver.testing import TestModel
 
 
@@ -345,7 +345,7 @@ def test_wire_forms_round_trip() -> None:
 
 
 def test_scan_a_local_environment(tmp_path: Any) -> None:
-    from starweaver import LocalEnvironment
+    from starweaver.environment import LocalEnvironment
 
     (tmp_path / "skills" / "x").mkdir(parents=True)
     (tmp_path / "skills" / "x" / "SKILL.md").write_text(skill("x", "From disk"))

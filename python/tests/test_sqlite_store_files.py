@@ -23,17 +23,10 @@ from typing import Any
 
 import pytest
 from durable_worker import STATE_KEY, inspect
-from starweaver import (
-    FunctionModel,
-    SqliteStore,
-    StateError,
-    StoreUnavailableError,
-    create_agent,
-    create_agent_runtime,
-    tool,
-)
+from starweaver import FunctionModel, StateError, StoreUnavailableError, create_agent, create_agent_runtime, tool
 from starweaver.agent import Agent
 from starweaver.messages import ModelMessage
+from starweaver.stores import SqliteStore
 from test_durable import Worker
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the store's OFD locks exist on Linux only")

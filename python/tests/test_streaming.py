@@ -15,11 +15,9 @@ from fixture_server import serving
 from helpers import call
 from starweaver import (
     AgentRun,
-    AgentStream,
     ApprovalRequired,
     CallDeferred,
     StateError,
-    StreamEvent,
     ToolContext,
     UsageLimitExceeded,
     UsageLimits,
@@ -28,7 +26,7 @@ from starweaver import (
 )
 from starweaver.agent import create_agent
 from starweaver.models import OpenAIModel
-from starweaver.streaming import _EventBuffer
+from starweaver.streaming import AgentStream, StreamEvent, _EventBuffer
 from starweaver.testing import FunctionModel, TestModel
 
 T = TypeVar("T")

@@ -31,7 +31,7 @@ from starweaver.content import (
     Image,
     ResourceLink,
     Text,
-    UrlSource,
+    URLSource,
 )
 from starweaver.messages import ToolReturnPart, messages_to_json
 from starweaver.testing import FunctionModel, TestModel
@@ -108,7 +108,7 @@ def test_seed_model_visible_and_model_error() -> None:
 
 
 def test_seed_rich_output_with_an_artifact() -> None:
-    from starweaver import MemoryArtifactStore
+    from starweaver.artifacts import MemoryArtifactStore
 
     store = MemoryArtifactStore()
     model = TestModel.responses([TestModel.tool_call_response([call("render_chart", week=3)]), "sales are up"])
@@ -242,7 +242,7 @@ def test_part_classes() -> None:
         Image(source={"kind": "file", "path": "/etc/passwd"})  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         parts[0].kind = "text"  # type: ignore[misc]  # frozen
-    assert Image(source=UrlSource(url="https://x.test")).source.media_type is None
+    assert Image(source=URLSource(url="https://x.test")).source.media_type is None
 
 
 # -- through an agent ----------------------------------------------------------------
@@ -440,7 +440,7 @@ def test_function_model_reads_parts() -> None:
 def test_python_and_go_encode_parts_alike() -> None:
     """Encoding equivalence: the runtime writes back exactly the JSON Python
     sent, for every part and source kind."""
-    from starweaver import MemoryArtifactStore
+    from starweaver.artifacts import MemoryArtifactStore
 
     store = MemoryArtifactStore()
     ref = store.put("tenant.acme", b"%PDF-1.7", "application/pdf", name="r.pdf")

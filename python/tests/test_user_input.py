@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from helpers import tool_returns
-from starweaver import create_agent, user_input_tools
+from starweaver import create_agent
 from starweaver.testing import TestModel
+from starweaver.toolsets import user_input_tools
 
 QUESTION = {
     "question": "Which region?",

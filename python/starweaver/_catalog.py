@@ -1,0 +1,136 @@
+"""The catalogue of one agent or run: the host tools, models and hooks the
+native runtime refers to by id, and the spec dicts it reads for them."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from starweaver import _prepare
+from starweaver.errors import instance_of_loaded
+from starweaver.hooks import Hook
+from starweaver.tools import Tool, ensure_tool
+from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
+
+if TYPE_CHECKING:
+    from starweaver.dynamic import AbstractToolset
+
+__all__ = ["Catalog", "as_tool", "instructions_list", "next_id", "tags_list", "toolsets_list"]
+
+_ids = itertools.count(1)
+
+
+def next_id() -> int:
+    """A process-wide id for a host tool or hook, unique among catalogues."""
+    return next(_ids)
+
+
+class Catalog:
+    """Host tools and models by the ids the native runtime refers to."""
+
+    def __init__(self) -> None:
+        self.tools: dict[int, Tool[..., Any]] = {}
+        self.models: dict[int, Any] = {}
+        self.hooks: dict[int, Hook] = {}
+        # Preparations the runtime asks for by id (see _prepare.py).
+        self.preparers: list[_prepare.Preparer] = []
+
+    def hook_spec(self, h: Hook) -> dict[str, Any]:
+        if not isinstance(h, Hook):
+            raise TypeError(f"hooks must be starweaver.Hook instances, got {type(h).__name__}")
+        hid = next_id()
+        self.hooks[hid] = h
+        return h._spec(hid)
+
+    def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
+        if isinstance(t, ClientTool):
+            return {"id": 0, "definition": t.definition(), "client": True}
+        tid = next_id()
+        self.tools[tid] = t
+        # The spec is encoded at once: the definition need not be a copy.
+        spec: dict[str, Any] = {"id": tid, "definition": t._definition(copy=False), "context": t.takes_ctx}
+        if t.timeout_ms is not None:
+            spec["timeout_ms"] = t.timeout_ms
+        if t.max_retries is not None:
+            spec["max_retries"] = t.max_retries
+        if t.effect is not None:
+            spec["effect"] = t.effect
+        spec.update(t._scheduling_spec())
+        if t.has_user_input_preprocessor:
+            spec["preprocess"] = True
+        if t.hooks:
+            spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
+        if t._validators:
+            spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]
+        if t.available is not None or t.prepare is not None:
+            preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
+            self.preparers.append(preparer)
+            spec["prepare"] = preparer.id
+        return spec
+
+    def toolset_spec(self, ts: Toolset) -> dict[str, Any]:
+        bundle = getattr(ts, "bundle", None)
+        spec: dict[str, Any] = {"name": ts.name, "tools": [self.tool_spec(t) for t in ts.tools]}
+        if bundle is not None:
+            spec = {"name": ts.name, "bundle": bundle, **getattr(ts, "bundle_options", {})}
+        if ts.id is not None:
+            spec["id"] = ts.id
+        if ts.instructions:
+            spec["instructions"] = list(ts.instructions)
+        if ts.max_retries is not None:
+            spec["max_retries"] = ts.max_retries
+        if ts.timeout_ms is not None:
+            spec["timeout_ms"] = ts.timeout_ms
+        if getattr(ts, "max_concurrency", None) is not None:
+            spec["max_concurrency"] = ts.max_concurrency  # type: ignore[attr-defined]
+        if ts.approval_selectors:
+            spec["approval_required"] = list(ts.approval_selectors)
+        if ts.deferred_selectors:
+            spec["deferred"] = list(ts.deferred_selectors)
+        if isinstance(ts, CombinedToolset):
+            spec["combined"] = [self.toolset_spec(m) for m in ts.members]
+        spec.update(ts._extra_spec(self.preparers.append))
+        return spec
+
+    def merged(self, other: Catalog) -> Catalog:
+        out = Catalog()
+        out.tools = {**self.tools, **other.tools}
+        out.models = {**self.models, **other.models}
+        out.hooks = {**self.hooks, **other.hooks}
+        out.preparers = self.preparers + other.preparers
+        return out
+
+
+def as_tool(value: Any) -> Tool[..., Any] | ClientTool:
+    return value if isinstance(value, ClientTool) else ensure_tool(value)
+
+
+def instructions_list(value: str | Iterable[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def tags_list(value: Iterable[str]) -> list[str]:
+    if isinstance(value, str):
+        raise TypeError("active_tags must be a list of strings, not a str")
+    out = list(value)
+    if not all(isinstance(t, str) for t in out):
+        raise TypeError("active_tags must hold strings")
+    return out
+
+
+def toolsets_list(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset]:
+    out = []
+    for ts in value or []:
+        # An AbstractToolset exists only once starweaver.dynamic is loaded;
+        # checking by name keeps this module below it.
+        if not isinstance(ts, Toolset) and instance_of_loaded(ts, "starweaver.dynamic", "AbstractToolset"):
+            ts = ts.with_lifecycle(None)
+        if not isinstance(ts, Toolset):
+            raise TypeError(f"toolsets must be Toolset instances, got {type(ts).__name__}")
+        out.append(ts)
+    return out

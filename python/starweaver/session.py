@@ -1,0 +1,574 @@
+"""Sessions, their run results and the native session handle they share
+with the agent that started them."""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Generic, Union
+
+from typing_extensions import TypeVar
+
+from starweaver import _capi
+from starweaver._deprecated import forwarding
+from starweaver._policy import ToolErrorPolicy
+from starweaver.errors import StarweaverError, StateError
+from starweaver.output import Output
+from starweaver.settings import ModelSettings
+from starweaver.tools import BaseTool, Tool
+from starweaver.toolsets import ClientTool, Toolset
+from starweaver.usage import RunUsage, UsageLimits, usage_dict
+
+# What only some agents use (messages and their pydantic models, human in the
+# loop, stores, artifacts, intents, streaming, environments) and what only a
+# run uses (asyncio, the bridge) is imported where it is first needed, so
+# ``from starweaver import create_agent`` stays cheap.
+if TYPE_CHECKING:
+    from starweaver import _bridge
+    from starweaver._bridge import EventCallback
+    from starweaver.agent import Agent
+    from starweaver.agent_context import AgentContext
+    from starweaver.dynamic import AbstractToolset
+    from starweaver.environment import Environment
+    from starweaver.hitl import ApprovalsInput, DeferredInput, HITLSnapshot, PendingApproval, PendingDeferred
+    from starweaver.messages import ModelMessage, ToolReturnPart
+    from starweaver.stores import ClaimedResume, InFlightRun
+    from starweaver.streaming import AgentRun
+
+__all__ = ["AgentSession", "DepsT", "MessageHistory", "OutputT", "RunResult", "SessionHITL", "SessionRef", "ToolLike"]
+
+# Old names, for one release (see CHANGELOG.md).
+if not TYPE_CHECKING:
+    __getattr__ = forwarding(
+        __name__,
+        {
+            "SessionHitl": "starweaver.session:SessionHITL",
+        },
+    )
+
+ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
+MessageHistory = Sequence[Union["ModelMessage", Mapping[str, Any]]]
+"""Earlier messages to continue from: typed messages or their dicts."""
+
+#: The type of an agent's dependencies and of its runs' ``output``
+#: (``create_agent(output_type=City)`` gives ``Agent[Any, City]``, whose
+#: ``run(...).output`` is a ``City`` to type checkers).
+DepsT = TypeVar("DepsT", default=Any)
+OutputT = TypeVar("OutputT", default=Any)
+
+
+def as_typed_messages(raw: Sequence[Any]) -> list[ModelMessage]:
+    from starweaver.messages import typed_messages  # noqa: PLC0415 - see the imports above
+
+    return typed_messages(raw)
+
+
+def environment_spec_of(environment: Environment | None) -> dict[str, Any] | None:
+    if environment is None:
+        return None
+    from starweaver.environment import environment_spec  # noqa: PLC0415 - see the imports above
+
+    return environment_spec(environment)
+
+
+class SessionRef:
+    """Owns a native session handle; released when the last owner goes."""
+
+    def __init__(self, handle: int) -> None:
+        self.handle = handle
+        # Named dependencies inserted through session.context: Python
+        # objects, so they live here, not in the runtime's context.
+        self.named_deps: dict[str, Any] = {}
+        # The run in progress, for steer and interrupt at the session level;
+        # weak, so a run whose loop was dropped is still collected (and
+        # cancelled by its finalizer).
+        self._active: weakref.ref[_bridge.RunDriver] | None = None
+        weakref.finalize(self, _capi.release, handle)
+
+    @property
+    def active(self) -> _bridge.RunDriver | None:
+        driver = self._active() if self._active is not None else None
+        return driver if driver is not None and not driver.ended else None
+
+    @active.setter
+    def active(self, driver: _bridge.RunDriver | None) -> None:
+        self._active = weakref.ref(driver) if driver is not None else None
+
+
+class RunResult(Generic[OutputT]):
+    """The outcome of one run.
+
+    ``status`` is ``"completed"``, ``"waiting"``, ``"failed"`` or
+    ``"cancelled"``; ``messages`` is the whole conversation as typed
+    messages (``starweaver.messages``: requests and responses whose parts
+    are tagged by ``kind``; they still read like the dicts of their JSON
+    form); ``output`` is the final answer (text, or the
+    validated value of the agent's ``output_type``); ``usage`` sums the
+    run's requests, tokens (input, output, cache read and write, reasoning)
+    and successful tool calls.
+    """
+
+    def __init__(self, raw: Mapping[str, Any], session: SessionRef | None = None, output: Output | None = None) -> None:
+        self.raw: dict[str, Any] = dict(raw)
+        self.run_id: str = str(raw.get("run_id", ""))
+        self.status: str = str(raw.get("status", ""))
+        #: The final answer: the text for a text agent, the validated value
+        #: of the output type (``output_type=``) otherwise (None unless the
+        #: run completed).
+        value: Any = str(raw.get("output", ""))
+        if output is not None:
+            answer = raw.get("output_value")
+            value = output.value(answer) if answer is not None else None
+        self.output: OutputT = value
+        # The messages of a completed or waiting run are the first
+        # message_count messages of its session; they are read on first use.
+        self._session = session
+        self._messages: list[ModelMessage] | None = as_typed_messages(raw["messages"]) if "messages" in raw else None
+        self._new_start = int(raw.get("new_messages_start", 0))
+        self.usage: RunUsage = usage_dict(raw.get("usage"))
+        self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
+        self.error: str | None = raw.get("error") or None
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The whole conversation after the run (pass it as
+        ``message_history=`` to continue it elsewhere)."""
+        if self._messages is None:
+            if self._session is None:
+                self._messages = []
+            else:
+                count = int(self.raw.get("message_count", 0))
+                self._messages = as_typed_messages(_capi.session_messages(self._session.handle)[:count])
+                self._session = None
+        return self._messages
+
+    @property
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages this run added."""
+        return self.messages[self._new_start :]
+
+    @property
+    def is_waiting(self) -> bool:
+        return self.status == "waiting"
+
+    @property
+    def needs_approval(self) -> bool:
+        """True while any approval or deferred result is pending."""
+        return bool(self.pending)
+
+    @property
+    def pending_approvals(self) -> list[dict[str, Any]]:
+        return [p for p in self.pending if p.get("kind") == "approval"]
+
+    @property
+    def pending_deferred(self) -> list[dict[str, Any]]:
+        return [p for p in self.pending if p.get("kind") == "deferred"]
+
+    @property
+    def hitl(self) -> HITLSnapshot:
+        """Typed views of the pending approvals and deferred calls."""
+        from starweaver.hitl import HITLSnapshot  # noqa: PLC0415 - see the imports above
+
+        return HITLSnapshot.from_pending(self.pending)
+
+    @property
+    def approvals(self) -> list[PendingApproval]:
+        return self.hitl.approvals
+
+    @property
+    def deferred(self) -> list[PendingDeferred]:
+        return self.hitl.deferred
+
+    @property
+    def batch_returns(self) -> list[dict[str, Any]]:
+        """For a waiting run: the paused batch's returns in model order."""
+        return list(self.raw.get("batch") or [])
+
+    def tool_returns(self) -> list[ToolReturnPart]:
+        """The tool returns this run added to history, in order."""
+        from starweaver.messages import ToolReturnPart  # noqa: PLC0415 - see the imports above
+
+        return [part for message in self.new_messages for part in message.parts if isinstance(part, ToolReturnPart)]
+
+    def __repr__(self) -> str:
+        return f"RunResult(status={self.status!r}, output={self.output!r})"
+
+
+async def settle_runs(drivers: list[_bridge.RunDriver], exc: BaseException | None, scope: str) -> None:
+    """Interrupt the runs (when ``exc`` ended ``scope``) or wait for them.
+    Only runs on the running loop are settled: a run on another loop is
+    that loop's to finish."""
+    import asyncio  # noqa: PLC0415 - loaded with the first run
+
+    from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
+
+    loop = asyncio.get_running_loop()
+    mine = [d for d in drivers if d.loop is loop and not d.closed.done()]
+    if not mine:
+        return
+    if exc is None:
+        await asyncio.wait([d.closed for d in mine])
+        return
+    reason = f"{scope} exited with {type(exc).__name__}"
+    for d in mine:
+        d.cancel(reason)
+    # The runtime winds a cancelled run down in milliseconds.
+    await asyncio.wait([d.closed for d in mine], timeout=_bridge.CANCEL_GRACE)
+
+
+class AgentSession(Generic[DepsT, OutputT]):
+    """A conversation with an agent; one run at a time. As an async context
+    manager, leaving on an exception interrupts its run in progress and
+    leaving normally waits for it; either way the session is closed."""
+
+    def __init__(self, agent: Agent, *, _ref: SessionRef | None = None) -> None:
+        self.agent = agent
+        self._ref = _ref if _ref is not None else SessionRef(_capi.session_new(agent._handle))
+        self._handle = self._ref.handle
+        self.hitl = SessionHITL(self)
+
+    def __repr__(self) -> str:
+        try:
+            return f"AgentSession(id={self.id!r})"
+        except StarweaverError:  # closed: its id went with it
+            return "AgentSession(closed)"
+
+    def set_environment(self, environment: Environment | None) -> None:
+        """Give the session its own environment (replacing the agent's) from
+        the next run on; None removes it.
+
+        Raises:
+            TypeError: not an environment.
+            ValueError: the core refused the spec (a local root that is not a
+                directory, a file path leaving the root).
+        """
+        _capi.session_set_environment(self._handle, environment_spec_of(environment))
+
+    def steer(self, text: str) -> None:
+        """Add a user message that the session's running run sees in its next
+        model request (queued while a batch of tools runs), whether the run
+        was started with ``run`` or ``run_stream``.
+
+        Raises:
+            TypeError: text is not a string.
+            StateError: no run is in progress.
+        """
+        if not isinstance(text, str):
+            raise TypeError("text must be a string")
+        driver = self._ref.active
+        if driver is None:
+            raise StateError("the session has no run in progress", code="state")
+        driver.steer(text)
+
+    def interrupt(self, reason: str | None = None) -> bool:
+        """Stop the session's running run: its tools are cancelled and it
+        ends ``cancelled`` with its messages kept (``run`` raises, a live
+        run yields ``run_cancelled``). Returns False when no run is in
+        progress."""
+        driver = self._ref.active
+        if driver is None:
+            return False
+        driver.cancel(reason)
+        return True
+
+    async def run(
+        self,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        on_event: EventCallback | None = None,
+        usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
+        deps: Any = None,
+        active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
+    ) -> RunResult[OutputT]:
+        """Continue the conversation with ``prompt``; see ``Agent.run``.
+
+        Raises:
+            StateError: the session is already running or waits for HITL.
+        """
+        return await self.agent._run_on(
+            self._ref,
+            prompt,
+            tools=tools,
+            toolsets=toolsets,
+            instructions=instructions,
+            metadata=metadata,
+            on_event=on_event,
+            usage_limits=usage_limits,
+            model_settings=model_settings,
+            deps=deps,
+            active_tags=active_tags,
+            grants=grants,
+            tool_error_policy=tool_error_policy,
+        )
+
+    def run_stream(
+        self,
+        prompt: str,
+        *,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        usage_limits: UsageLimits | None = None,
+        model_settings: ModelSettings | None = None,
+        deps: Any = None,
+        active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
+    ) -> AgentRun:
+        """Continue the conversation with ``prompt`` as a live run; see
+        ``Agent.run_stream``.
+
+        Raises:
+            StateError: the session is already running or waits for HITL.
+        """
+        request, catalog = self.agent._run_request(
+            prompt,
+            tools,
+            toolsets,
+            instructions,
+            metadata,
+            True,
+            usage_limits,
+            model_settings,
+            active_tags,
+            grants,
+            tool_error_policy,
+        )
+        return self.agent._stream(self._ref, request, catalog, deps)
+
+    async def resume_after_hitl_stream(
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        deps: Any = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
+    ) -> AgentRun:
+        """As ``resume_after_hitl``, continuing as a live run.
+
+        Raises:
+            StateError: as ``resume_after_hitl``.
+        """
+        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
+
+    async def resume_after_hitl(
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        on_event: EventCallback | None = None,
+        deps: Any = None,
+        grants: Iterable[str] | None = None,
+        tool_error_policy: ToolErrorPolicy | None = None,
+    ) -> RunResult[OutputT]:
+        """Answer every pending approval and deferred call of the waiting run
+        at once, and continue it. ``deps`` are merged over the agent's as in
+        ``Agent.run`` (approved calls and their preprocessors see them
+        through each tool's dependency profile). ``grants`` and
+        ``tool_error_policy`` are the resumed run's, as in ``Agent.run``: an
+        approved call of a tool it does not grant is refused.
+
+        Raises:
+            StateError: the session is not waiting, an id is unknown or
+                answered twice, a pending item is left unanswered, or a
+                decision lacks an explicit ``approved`` bool. Nothing changes:
+                the run stays waiting and resumable.
+        """
+        return await self.agent._resume_on(
+            self._ref, approvals, deferred_results, on_event, deps, grants, tool_error_policy
+        )
+
+    def export_state(self) -> dict[str, Any]:
+        """The session as JSON-compatible data: history and, when a run
+        waits, its pending items, paused batch, retry counters and ids.
+        Restore it with ``agent.session_from_state(state)``.
+
+        Raises:
+            StateError: a run is active.
+        """
+        state: dict[str, Any] = json.loads(_capi.session_export(self._handle))
+        return state
+
+    @property
+    def context(self) -> AgentContext:
+        """The session's agent context: metadata, notes, per-tool capability
+        grants, tool-search loaded state, tasks and context events (see
+        ``starweaver.agent_context``); part of ``export_state()``."""
+        from starweaver.agent_context import AgentContext  # noqa: PLC0415 - see the imports above
+
+        return AgentContext(self._handle, self._ref.named_deps)
+
+    @property
+    def id(self) -> str:
+        """The conversation id (kept across export and restore)."""
+        return str(_capi.session_info(self._handle)["id"])
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The conversation so far: every run's messages, a failed run's
+        included."""
+        return as_typed_messages(_capi.session_messages(self._handle))
+
+    @property
+    def usage(self) -> RunUsage:
+        """What the session's runs consumed so far, summed (failed runs
+        included; a run resumed after waiting counts once). A restored
+        session counts from zero."""
+        return usage_dict(_capi.session_info(self._handle).get("usage"))
+
+    @property
+    def claimed_resume(self) -> ClaimedResume | None:
+        """The claimed resume this session was opened with (see
+        ``Agent.open_session``): a resume of its waiting run that claimed the
+        run in the session store and never saved its outcome, because its
+        worker still runs it or stopped part way. None otherwise."""
+        raw = _capi.session_claimed_resume(self._handle)
+        from starweaver.stores import ClaimedResume  # noqa: PLC0415 - see the imports above
+
+        return ClaimedResume._from_wire(raw) if raw is not None else None
+
+    @property
+    def in_flight(self) -> InFlightRun | None:
+        """The run this session was opened with while it ran its tool calls
+        (see ``Agent.open_session``): its worker stopped part way, or still
+        runs it. Every agent with a ``session_store`` saves a run in flight,
+        naming its calls, before the calls start, and its end clears it. The
+        session refuses to run (``StateError``, code ``"run_in_flight"``)
+        until ``recover()`` continues the run (with an ``effect_journal``)
+        or ``abandon_in_flight()`` closes it. None otherwise."""
+        raw = _capi.session_info(self._handle).get("in_flight")
+        from starweaver.stores import InFlightRun  # noqa: PLC0415 - see the imports above
+
+        return InFlightRun._from_wire(raw) if raw is not None else None
+
+    async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult[OutputT]:
+        """Continue the run a stopped worker left in this session (``in_flight``,
+        or a ``claimed_resume`` made by a worker with an effect journal;
+        another raises ``StateError``, code ``"resume_claimed"``: only
+        ``abandon_resume()`` repairs it), with the agent's ``effect_journal``: the
+        session is first claimed in the store (of two workers recovering it,
+        one goes on and the other raises ``StateError``, code
+        ``"session_conflict"``, having run nothing); then the interrupted
+        tool calls run again through the journal, where a call that
+        completed replays its recorded return, a call that started and never
+        finished returns an error marked ``"starweaver_ambiguous"`` (unless
+        ``effect_recovery="retry_safe"`` allows it to run again) and a call
+        that never started runs; then the run goes on to its end, as
+        ``run`` does (``on_event`` and ``deps`` as there).
+
+        Raises:
+            StateError: the session has nothing to recover, changed in the
+                store since it was opened (code ``"session_conflict"``), or
+                is busy.
+            AgentError: the agent has no ``effect_journal``.
+            StoreUnavailableError: the store failed.
+        """
+        request = {"recover": True, "events": on_event is not None}
+        return await self.agent._drive(self._ref, request, self.agent._catalog, on_event, deps)
+
+    async def abandon_resume(self) -> None:
+        """Repair a session whose claimed resume will never finish because its
+        worker stopped: the paused batch is closed without running anything
+        (denied calls and supplied deferred results get their returns;
+        approved calls get a cancelled return saying whether they ran is
+        unknown, to be checked before calling them again) and the session is
+        saved idle, so the next ``run`` continues the conversation. There is
+        no way back to waiting: an approved call may have run. Abandoning a
+        resume whose worker in fact still runs makes that worker's save
+        fail.
+
+        Raises:
+            StateError: the session has no claimed resume, changed in the
+                store since it was opened (code ``"session_conflict"``), or
+                is busy.
+            StoreUnavailableError: the store failed.
+        """
+        import asyncio  # noqa: PLC0415 - loaded with the first run
+
+        ref = self._ref
+        await asyncio.to_thread(_capi.session_abandon_resume, ref.handle)
+
+    async def abandon_in_flight(self) -> None:
+        """Settle the run this session holds in flight (``in_flight``) without
+        running anything: each of its calls gets a cancelled return saying
+        that it may have run, to be checked before calling it again, and the
+        session is saved idle, so the next ``run`` continues the
+        conversation. Without an ``effect_journal`` this is how the session
+        goes on after its worker stopped mid-run; with one, ``recover()``
+        finishes the run instead. Abandoning a run whose worker in fact
+        still runs makes that worker's save fail.
+
+        Raises:
+            StateError: the session has no run in flight, changed in the
+                store since it was opened (code ``"session_conflict"``), or
+                is busy.
+            StoreUnavailableError: the store failed.
+        """
+        import asyncio  # noqa: PLC0415 - loaded with the first run
+
+        ref = self._ref
+        await asyncio.to_thread(_capi.session_abandon_in_flight, ref.handle)
+
+    def close(self) -> None:
+        """Release the native session once nothing needs it (results read
+        their messages from it); also done at garbage collection."""
+        self._ref = None  # type: ignore[assignment]
+
+    async def __aenter__(self) -> AgentSession[DepsT, OutputT]:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Settle the session's run in progress (interrupted when leaving on
+        an exception, else awaited), then close the session."""
+        ref = self._ref
+        driver = ref.active if ref is not None else None
+        await settle_runs([] if driver is None else [driver], exc, "the session's context")
+        self.close()
+
+
+class SessionHITL:
+    """Human-in-the-loop operations of a session."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    async def snapshot(self) -> HITLSnapshot:
+        """What the session's waiting run waits for (empty when not waiting)."""
+        from starweaver.hitl import HITLSnapshot  # noqa: PLC0415 - see the imports above
+
+        return HITLSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
+
+    async def resume(
+        self,
+        *,
+        approvals: ApprovalsInput = None,
+        deferred_results: DeferredInput = None,
+        on_event: EventCallback | None = None,
+    ) -> RunResult:
+        """Same as ``AgentSession.resume_after_hitl``."""
+        return await self._session.resume_after_hitl(
+            approvals=approvals, deferred_results=deferred_results, on_event=on_event
+        )
+
+    resume_collected = resume
+
+    async def resume_stream(
+        self, *, approvals: ApprovalsInput = None, deferred_results: DeferredInput = None, deps: Any = None
+    ) -> AgentRun:
+        """Same as ``AgentSession.resume_after_hitl_stream``."""
+        return await self._session.resume_after_hitl_stream(
+            approvals=approvals, deferred_results=deferred_results, deps=deps
+        )

@@ -1,0 +1,205 @@
+"""The modules of starweaver form layers: a module imports only modules of
+its own layer or of the layers below it, and the imports have no cycle.
+
+Every import of a starweaver module counts, at module level and inside a
+function (an import deferred to keep ``import starweaver`` cheap is still a
+dependency); only imports under ``if TYPE_CHECKING:``, which never run, are
+left out. ``__init__`` only re-exports and sits above every layer."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import starweaver
+
+PACKAGE = Path(starweaver.__file__).resolve().parent
+
+#: Each layer's modules, bottom first. A new module gets a line here.
+LAYERS: list[tuple[str, set[str]]] = [
+    (
+        "bottom",
+        {
+            "_capi",
+            "_cffi",
+            "_library",
+            "_deprecated",
+            "_policy",
+            "_declaring",
+            "_docstrings",
+            "_jsonschema",
+            "_pool",
+            "errors",
+            "dependencies",
+        },
+    ),
+    (
+        "values",
+        {
+            "content",
+            "settings",
+            "usage",
+            "result",
+            "_outcome",
+            "tool_output",
+            "messages",
+            "agent_context",
+            "context",
+            "_schema",
+            "_prepare",
+            "hooks",
+            "tools",
+            "output",
+            "hitl",
+        },
+    ),
+    (
+        "surfaces",
+        {
+            "toolsets",
+            "_catalog",
+            "dynamic",
+            "shell",
+            "catalog",
+            "skills",
+            "environment",
+            "mcp",
+            "intents",
+            "stores",
+            "artifacts",
+            "models",
+        },
+    ),
+    ("run driver", {"_bridge", "tracing"}),
+    ("agent", {"session", "streaming", "agent", "runtime"}),
+    ("integrations", {"testing", "pytest_plugin"}),
+]
+
+LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imported(module: str, node: ast.AST, modules: set[str]) -> set[str]:
+    """The starweaver modules ``node`` imports (``from . import x``,
+    ``from .x import y``, ``from starweaver.x import y``, ``import starweaver.x``)."""
+    found: set[str] = set()
+    if isinstance(node, ast.ImportFrom):
+        if node.level == 1 and node.module is None:
+            found.update(alias.name for alias in node.names)
+        elif node.level == 1 and node.module is not None:
+            found.add(node.module.split(".")[0])
+        elif node.level == 0 and node.module == "starweaver":
+            found.update(alias.name for alias in node.names)
+        elif node.level == 0 and node.module is not None and node.module.startswith("starweaver."):
+            found.add(node.module.split(".")[1])
+    elif isinstance(node, ast.Import):
+        found.update(alias.name.split(".")[1] for alias in node.names if alias.name.startswith("starweaver."))
+    return {name for name in found if name in modules and name != module}
+
+
+def _imports(module: str, tree: ast.AST, modules: set[str]) -> set[str]:
+    out: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            out.update(_imported(module, child, modules))
+            visit(child)
+
+    visit(tree)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    modules = {path.stem for path in PACKAGE.glob("*.py")} - {"__init__"}
+    return {
+        path.stem: _imports(path.stem, ast.parse(path.read_text(encoding="utf-8")), modules)
+        for path in sorted(PACKAGE.glob("*.py"))
+        if path.stem != "__init__"
+    }
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = sorted(set(graph()) - set(LAYER_OF))
+    assert not missing, f"give these modules a layer in LAYERS: {missing}"
+    gone = sorted(set(LAYER_OF) - set(graph()))
+    assert not gone, f"LAYERS names modules that no longer exist: {gone}"
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = [
+        f"{module} ({LAYERS[LAYER_OF[module]][0]}) imports {target} ({LAYERS[LAYER_OF[target]][0]})"
+        for module, targets in graph().items()
+        for target in sorted(targets)
+        if module in LAYER_OF and target in LAYER_OF and LAYER_OF[target] > LAYER_OF[module]
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module, and the
+    modules that import themselves (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in edges.get(v, ()):
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_the_imports_have_no_cycle() -> None:
+    assert cycles(graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    # The check itself: a cycle through three modules, and one without.
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_lazy_and_relative_imports_count() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "from . import errors\n"
+        "from .tools import Tool\n"
+        "if TYPE_CHECKING:\n"
+        "    from starweaver.agent import Agent\n"
+        "def f():\n"
+        "    from starweaver.session import RunResult\n"
+        "    import starweaver.models\n"
+    )
+    modules = {"errors", "tools", "agent", "session", "models"}
+    assert _imports("x", tree, modules) == {"errors", "tools", "session", "models"}
