@@ -15,7 +15,8 @@ from typing import Any as _Any
 
 from starweaver._deprecated import forwarding as _forwarding
 
-__version__ = "0.1.0"
+# Declared, not set: the first read goes through __getattr__ below.
+__version__: str
 
 # Public name -> the module that defines it: the one list of the top level.
 _EXPORTS: dict[str, str] = {
@@ -189,6 +190,13 @@ _moved = _forwarding(__name__, _MOVED, stacklevel=3)
 
 
 def __getattr__(name: str) -> _Any:
+    if name == "__version__":
+        # Written once, in core/version/VERSION: the library reports it, so
+        # the version is the one of the library that runs.
+        from starweaver._capi import version
+
+        globals()[name] = version()
+        return globals()[name]
     module = _EXPORTS.get(name)
     if module is None:
         return _moved(name)
