@@ -105,7 +105,7 @@ func TestNewMatchesBuilder(t *testing.T) {
 	effects := effect.NewMemoryStore()
 	reconciler := effect.Reconciler(nil)
 	realiser := &intent.Realiser{Journal: intent.NewMemoryJournal()}
-	arts := artifact.NewMemoryStore()
+	arts := artifact.NewMemoryStore(artifact.Config{})
 	scope, err := artifact.ParseScope("tenant-1")
 	if err != nil {
 		t.Fatal(err)
@@ -261,8 +261,10 @@ func TestNewValidation(t *testing.T) {
 			Options{Intents: &intent.Realiser{}}, ErrConfig},
 		{"Artifacts store", func(b *Builder) *Builder { return b.Artifacts(scope, nil) },
 			Options{ArtifactScope: scope}, ErrConfig},
-		{"Artifacts scope", func(b *Builder) *Builder { return b.Artifacts(artifact.Scope{}, artifact.NewMemoryStore()) },
-			Options{ArtifactStore: artifact.NewMemoryStore()}, ErrConfig},
+		{"Artifacts scope", func(b *Builder) *Builder {
+			return b.Artifacts(artifact.Scope{}, artifact.NewMemoryStore(artifact.Config{}))
+		},
+			Options{ArtifactStore: artifact.NewMemoryStore(artifact.Config{})}, ErrConfig},
 		{"ArtifactResolveLimit", func(b *Builder) *Builder { return b.ArtifactResolveLimit(-1) },
 			Options{ArtifactResolveLimit: -1}, ErrConfig},
 		{"MaxToolOutputBytes", func(b *Builder) *Builder { return b.MaxToolOutputBytes(-1) },
