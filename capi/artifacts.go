@@ -32,21 +32,18 @@ type artifactStore struct {
 }
 
 func buildArtifactStore(s artifactStoreSpec) (*artifactStore, error) {
-	var opts []artifact.Option
-	if s.MaxBytes != 0 {
-		if s.MaxBytes < 0 {
-			return nil, specError("artifact store max_bytes must be positive, got %d", s.MaxBytes)
-		}
-		opts = append(opts, artifact.WithMaxBytes(s.MaxBytes))
+	if s.MaxBytes < 0 {
+		return nil, specError("artifact store max_bytes must be positive, got %d", s.MaxBytes)
 	}
+	cfg := artifact.Config{MaxBytes: s.MaxBytes}
 	switch s.Kind {
 	case "memory":
 		if s.Store != 0 {
 			return nil, specError(`a "memory" artifact store takes no "store"`)
 		}
-		return &artifactStore{store: artifact.NewMemoryStore(opts...)}, nil
+		return &artifactStore{store: artifact.NewMemoryStore(cfg)}, nil
 	case "sqlite", "postgres":
-		return databaseArtifactStore(s.Kind, s.Store, opts)
+		return databaseArtifactStore(s.Kind, s.Store, cfg)
 	}
 	return nil, specError("unknown artifact store kind %q (known: memory, sqlite, postgres)", s.Kind)
 }

@@ -25,7 +25,7 @@ type heldArtifactStore struct {
 // sw_store_open stays the one way a database is opened (and refused), and
 // an artifact store over ":memory:" can share the session store's private
 // database.
-func databaseArtifactStore(kind string, h int64, opts []artifact.Option) (*artifactStore, error) {
+func databaseArtifactStore(kind string, h int64, cfg artifact.Config) (*artifactStore, error) {
 	if h == 0 {
 		return nil, specError(`a %q artifact store needs a "store" (a handle from sw_store_open)`, kind)
 	}
@@ -37,9 +37,9 @@ func databaseArtifactStore(kind string, h int64, opts []artifact.Option) (*artif
 	var st artifact.Store
 	switch {
 	case kind == "sqlite" && d.sqlite != nil:
-		st = sqlite.NewArtifactStore(d.sqlite, opts...)
+		st = sqlite.NewArtifactStore(d.sqlite, cfg)
 	case kind == "postgres" && d.postgres != nil:
-		st = postgres.NewArtifactStore(d.postgres, opts...)
+		st = postgres.NewArtifactStore(d.postgres, cfg)
 	default:
 		return nil, specError("store %d is not a %q store", h, kind)
 	}

@@ -44,21 +44,15 @@ func catalogToolset(s toolsetSpec) (catalogHost, error) {
 	if c.MaxResults < 0 {
 		return nil, specError("toolset %q: max_results must not be negative", s.Name)
 	}
-	opts := []catalog.Option{catalog.WithMaxResults(c.MaxResults)}
-	if c.NamespaceDescriptions != nil {
-		opts = append(opts, catalog.WithNamespaceDescriptions(c.NamespaceDescriptions))
-	}
-	if s.ID != "" {
-		opts = append(opts, catalog.WithID(s.ID))
-	}
+	opts := catalog.Options{MaxResults: c.MaxResults, NamespaceDescriptions: c.NamespaceDescriptions, ID: s.ID}
 	switch c.Kind {
 	case "tool_search":
 		if c.Prefix != "" || c.NamespaceDescriptions != nil {
 			return nil, specError("toolset %q: a tool_search catalog takes no prefix or namespace_descriptions", s.Name)
 		}
-		return catalog.NewSearch(members, opts...), nil
+		return catalog.NewSearch(members, opts), nil
 	case "tool_proxy":
-		p, err := catalog.NewProxy(members, c.Prefix, opts...)
+		p, err := catalog.NewProxy(members, c.Prefix, opts)
 		if errors.Is(err, catalog.ErrPrefix) {
 			return nil, specError("toolset %q: %v", s.Name, err)
 		}

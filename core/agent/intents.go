@@ -42,11 +42,11 @@ import (
 // A nil r turns intents off: a tool that declares some then fails with a
 // user_error.
 func (b *Builder) Intents(r *intent.Realiser) *Builder {
-	if r != nil && r.Journal == nil {
-		b.fail(fmt.Errorf("%w: Intents needs a Realiser with a Journal", ErrConfig))
+	if err := checkIntents(r); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.intents = r
+	b.opts.Intents = r
 	return b
 }
 

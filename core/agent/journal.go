@@ -52,13 +52,10 @@ func (b *Builder) EffectJournal(store effect.Store, opts ...JournalOption) *Buil
 			o(j)
 		}
 	}
-	switch j.Recovery {
-	case "", effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe:
-	default:
-		b.fail(fmt.Errorf("%w: unknown effect recovery policy %q (want %q or %q)", ErrConfig, j.Recovery,
-			effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe))
+	if err := checkEffectJournal(j); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.journal = j
+	b.opts.EffectJournal = j
 	return b
 }

@@ -32,9 +32,10 @@ type memoryArtifact struct {
 	data []byte
 }
 
-// NewMemoryStore returns an empty store.
-func NewMemoryStore(opts ...Option) *MemoryStore {
-	return &MemoryStore{cfg: NewConfig(opts...), scopes: map[Scope]*memoryScope{}}
+// NewMemoryStore returns an empty store configured by cfg (the zero
+// Config for the defaults). It panics if cfg.MaxBytes is negative.
+func NewMemoryStore(cfg Config) *MemoryStore {
+	return &MemoryStore{cfg: cfg.Normalised(), scopes: map[Scope]*memoryScope{}}
 }
 
 // Put implements [Writer].

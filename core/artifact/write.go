@@ -9,7 +9,7 @@ import (
 // Limits of a write.
 const (
 	// DefaultMaxBytes is the largest artifact a store accepts unless
-	// configured otherwise with WithMaxBytes: 16 MiB, above what providers
+	// configured otherwise (Config.MaxBytes): 16 MiB, above what providers
 	// accept inline for one image or document.
 	DefaultMaxBytes = 16 << 20
 	// MaxKeyBytes is the longest idempotency key, in bytes.
@@ -46,7 +46,7 @@ type Write struct {
 //     signature; for text/*, when data is not valid UTF-8.
 //
 // NewWrite copies data, so the caller may reuse it at once. The size limit
-// is the store's (see [WithMaxBytes]) and is checked by Put.
+// is the store's (see [Config]) and is checked by Put.
 func NewWrite(scope Scope, idempotencyKey, mediaType string, data []byte) (Write, error) {
 	if err := scope.Validate(); err != nil {
 		return Write{}, err
