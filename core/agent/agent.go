@@ -2,9 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"github.com/starweaver-go/starweaver/core/agentctx"
 	"maps"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/agentctx"
+	"github.com/starweaver-go/starweaver/core/session"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -62,7 +64,7 @@ type Agent struct {
 	activeTags []string
 	stateKey   []byte
 	// sessions keeps sessions by id (see Builder.SessionStore).
-	sessions SessionStore
+	sessions session.Store
 	// journal journals the calls that may change the world (see
 	// Builder.EffectJournal); nil for none.
 	journal *tool.Journal
@@ -300,7 +302,7 @@ func (b *Builder) StateKey(key []byte) *Builder {
 // settled (Session.AbandonInFlight, or Session.Recover with an
 // EffectJournal). Such an agent does not dispatch calls eagerly (see
 // EagerDispatch): a call starts only once its response is saved.
-func (b *Builder) SessionStore(st SessionStore) *Builder { b.a.sessions = st; return b }
+func (b *Builder) SessionStore(st session.Store) *Builder { b.a.sessions = st; return b }
 
 // Build checks the configuration (a model is set, tool names are unique,
 // schemas are well formed) and returns the agent.
