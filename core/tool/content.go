@@ -89,8 +89,12 @@ type MediaSource struct {
 	// Data is the standard base64 encoding of a base64 source's bytes.
 	Data string
 	// Artifact is the reference of an artifact source.
-	Artifact *artifact.Ref
+	Artifact *ArtifactRef
 }
+
+// ArtifactRef is the reference to a stored artifact that an artifact
+// source carries (core/artifact's Ref).
+type ArtifactRef = artifact.Ref
 
 // TextPart returns a text part.
 func TextPart(text string) Part { return Part{Kind: PartText, Text: text} }
