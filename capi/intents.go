@@ -208,7 +208,8 @@ func swgo_tool_intents_settle_parent_end(h C.longlong, req *C.char, reqLen C.lon
 // session the call's own (a Python tool declares them without knowing
 // it); an intent naming another session is left for admission to refuse.
 func withSession(res tool.Result, session string) tool.Result {
-	for _, in := range res.Intents.Intents {
+	batch, _ := res.Intents.(intent.Intents) // decodeOutcome's
+	for _, in := range batch.Intents {
 		switch v := in.(type) {
 		case *intent.StartProcess:
 			v.SessionID = cmp.Or(v.SessionID, session)

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/effect"
-	"github.com/starweaver-go/starweaver/core/intent"
 )
 
 // Journal runs the calls of tools that may change the world through an
@@ -83,7 +82,7 @@ type recordedReturn struct {
 	Return *Return `json:"starweaver_return"`
 	// Intents are the call's declared intents (Runtime.Intents), which the
 	// Return's JSON never carries: a replay hands them on to be realised.
-	Intents *intent.Intents `json:"starweaver_intents,omitempty"`
+	Intents Intents `json:"starweaver_intents,omitempty"`
 }
 
 // SetJournal makes the registry run the calls of tools that may change
@@ -156,8 +155,8 @@ func (c *callRun) journaled(asked json.RawMessage) {
 			return effect.Outcome{}, errUnsettled
 		}
 		rec := recordedReturn{Return: &ret}
-		if ret.Runtime != nil && !ret.Runtime.Intents.Empty() {
-			rec.Intents = &ret.Runtime.Intents
+		if ret.Runtime != nil && Declares(ret.Runtime.Intents) {
+			rec.Intents = ret.Runtime.Intents
 		}
 		b, err := json.Marshal(rec)
 		if err != nil {
@@ -220,17 +219,17 @@ func replayedReturn(call Call, output json.RawMessage) Return {
 	var ret Return
 	var rec struct {
 		Return  json.RawMessage `json:"starweaver_return"`
-		Intents *intent.Intents `json:"starweaver_intents"`
+		Intents json.RawMessage `json:"starweaver_intents"`
 	}
 	if json.Unmarshal(output, &rec) != nil || len(rec.Return) == 0 || json.Unmarshal(rec.Return, &ret) != nil {
 		// A Reconciler's answer: what the call would have returned.
 		ret = Return{Content: output}
-	} else if rec.Intents != nil && !rec.Intents.Empty() {
+	} else if len(rec.Intents) > 0 && string(rec.Intents) != "null" {
 		rt := Runtime{}
 		if ret.Runtime != nil {
 			rt = *ret.Runtime
 		}
-		rt.Intents = *rec.Intents
+		rt.Intents = RawIntents(rec.Intents)
 		ret.Runtime = &rt
 	}
 	ret.ToolCallID, ret.Name = call.ID, call.Name
