@@ -67,7 +67,7 @@ type Agent struct {
 	sessions session.Store
 	// journal journals the calls that may change the world (see
 	// Builder.EffectJournal); nil for none.
-	journal *tool.Journal
+	journal *effect.Journal
 	// intents realises the intents tools declare (see Builder.Intents);
 	// nil for none.
 	intents *intent.Realiser

@@ -157,7 +157,7 @@ func TestEffectJournalReplayCarriesTheIntents(t *testing.T) {
 	send := counted("send", effect.ClassNonIdempotentWrite, &runs, func(*tool.Context) (tool.Result, error) {
 		return tool.Result{Content: "sent", Intents: cancelIntent("p")}, nil
 	})
-	reg := journaledRegistry(t, &tool.Journal{Store: effect.NewMemoryStore()}, send)
+	reg := journaledRegistry(t, &effect.Journal{Store: effect.NewMemoryStore()}, send)
 	x := &recordingRealiser{}
 	reg.SetIntents(x)
 	call := tool.Call{ID: "c1", Name: "send", Arguments: json.RawMessage(`{}`)}

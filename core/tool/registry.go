@@ -60,7 +60,7 @@ type Registry struct {
 	refused map[string]bool
 	// journal, when set, journals the calls that may change the world
 	// (journal.go).
-	journal *Journal
+	journal CallJournal
 	// intents, when set, realises the intents calls declare (intents.go).
 	intents IntentRealiser
 	// unlisted holds the tools registered unlisted (unlisted.go): kept
