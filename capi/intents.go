@@ -13,6 +13,7 @@ import (
 	"runtime"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/store/postgres"
@@ -48,7 +49,7 @@ func (h *storeHandle) intentJournal() intent.Journal {
 // useIntentJournal gives b the intent journal of the store handle h (an
 // agent spec's "intent_journal"; 0 for none). With a shell (the agent's
 // own, or its local environment's), the processes its intents start are
-// processes of that shell (intent.ShellProcesses); otherwise they are
+// processes of that shell (shell.IntentProcesses); otherwise they are
 // intent.Local's durable records.
 func useIntentJournal(b *agent.Builder, h int64, shell *env.LocalShell) error {
 	if h == 0 {
@@ -63,7 +64,7 @@ func useIntentJournal(b *agent.Builder, h int64, shell *env.LocalShell) error {
 		b.IntentJournal(j)
 		return nil
 	}
-	b.Intents(&intent.Realiser{Journal: j, Commands: intent.NewShellProcesses(j, shell)})
+	b.Intents(&intent.Realiser{Journal: j, Commands: shellbundle.NewIntentProcesses(j, shell)})
 	return nil
 }
 
@@ -207,7 +208,8 @@ func swgo_tool_intents_settle_parent_end(h C.longlong, req *C.char, reqLen C.lon
 // session the call's own (a Python tool declares them without knowing
 // it); an intent naming another session is left for admission to refuse.
 func withSession(res tool.Result, session string) tool.Result {
-	for _, in := range res.Intents.Intents {
+	batch, _ := res.Intents.(intent.Intents) // decodeOutcome's
+	for _, in := range batch.Intents {
 		switch v := in.(type) {
 		case *intent.StartProcess:
 			v.SessionID = cmp.Or(v.SessionID, session)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	coresession "github.com/starweaver-go/starweaver/core/session" // capi tests declare a session helper
 	"github.com/starweaver-go/starweaver/core/store/postgres"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
 )
@@ -176,20 +177,20 @@ func openDatabases() int {
 // database under an agent: the reference is dropped when the store is
 // garbage collected.
 type heldSessionStore struct {
-	agent.SessionStore
+	coresession.Store
 }
 
 // sessionStore returns the session store of the handle's database, with a
 // reference of its own (see heldSessionStore).
-func (h *storeHandle) sessionStore() agent.SessionStore {
+func (h *storeHandle) sessionStore() coresession.Store {
 	d := h.db
-	var st agent.SessionStore
+	var st coresession.Store
 	if d.sqlite != nil {
 		st = sqlite.NewSessionStore(d.sqlite)
 	} else {
 		st = postgres.NewSessionStore(d.postgres)
 	}
-	held := &heldSessionStore{SessionStore: st}
+	held := &heldSessionStore{Store: st}
 	d.acquire()
 	runtime.AddCleanup(held, (*database).release, d)
 	return held

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"github.com/starweaver-go/starweaver/core/agentctx"
 	"maps"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/agentctx"
+	"github.com/starweaver-go/starweaver/core/session"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -62,10 +64,10 @@ type Agent struct {
 	activeTags []string
 	stateKey   []byte
 	// sessions keeps sessions by id (see Builder.SessionStore).
-	sessions SessionStore
+	sessions session.Store
 	// journal journals the calls that may change the world (see
 	// Builder.EffectJournal); nil for none.
-	journal *tool.Journal
+	journal *effect.Journal
 	// intents realises the intents tools declare (see Builder.Intents);
 	// nil for none.
 	intents *intent.Realiser
@@ -304,7 +306,7 @@ func (b *Builder) StateKey(key []byte) *Builder {
 // settled (Session.AbandonInFlight, or Session.Recover with an
 // EffectJournal). Such an agent does not dispatch calls eagerly (see
 // EagerDispatch): a call starts only once its response is saved.
-func (b *Builder) SessionStore(st SessionStore) *Builder { b.opts.SessionStore = st; return b }
+func (b *Builder) SessionStore(st session.Store) *Builder { b.opts.SessionStore = st; return b }
 
 // Build checks the configuration (a model is set, every setting is in
 // range, tool names are unique, schemas are well formed) and returns the

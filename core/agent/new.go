@@ -11,6 +11,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
@@ -87,10 +88,10 @@ type Options struct {
 	StateKey []byte
 	// SessionStore keeps the agent's sessions (nil: in memory; see
 	// Builder.SessionStore).
-	SessionStore SessionStore
+	SessionStore session.Store
 	// EffectJournal journals the calls that may change the world (nil:
 	// none; see Builder.EffectJournal). Its Store must be set.
-	EffectJournal *tool.Journal
+	EffectJournal *effect.Journal
 	// Intents realises the intents tools declare (nil: none; see
 	// Builder.Intents). Its Journal must be set.
 	Intents *intent.Realiser
@@ -320,7 +321,7 @@ func checkStateKey(key []byte) error {
 	return nil
 }
 
-func checkEffectJournal(j *tool.Journal) error {
+func checkEffectJournal(j *effect.Journal) error {
 	if j.Store == nil {
 		return fmt.Errorf("%w: EffectJournal needs a store", ErrConfig)
 	}

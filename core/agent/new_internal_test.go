@@ -14,6 +14,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/intent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
@@ -101,7 +102,7 @@ func TestNewMatchesBuilder(t *testing.T) {
 	hook := tool.Hook{Name: "audit"}
 	grant := agentctx.Grant{HostCapabilities: []string{"net"}}
 	deps := &tool.Deps{}
-	sessions := &MemorySessionStore{}
+	sessions := &session.MemoryStore{}
 	effects := effect.NewMemoryStore()
 	reconciler := effect.Reconciler(nil)
 	realiser := &intent.Realiser{Journal: intent.NewMemoryJournal()}
@@ -162,7 +163,7 @@ func TestNewMatchesBuilder(t *testing.T) {
 		{"SessionStore", func(b *Builder) *Builder { return b.SessionStore(sessions) }, Options{SessionStore: sessions}},
 		{"EffectJournal", func(b *Builder) *Builder {
 			return b.EffectJournal(effects, JournalRecovery(effect.RecoveryRetrySafe), JournalReconciler(reconciler))
-		}, Options{EffectJournal: &tool.Journal{Store: effects, Recovery: effect.RecoveryRetrySafe, Reconciler: reconciler}}},
+		}, Options{EffectJournal: &effect.Journal{Store: effects, Recovery: effect.RecoveryRetrySafe, Reconciler: reconciler}}},
 		{"Intents", func(b *Builder) *Builder { return b.Intents(realiser) }, Options{Intents: realiser}},
 		{"IntentJournal", func(b *Builder) *Builder { return b.IntentJournal(realiser.Journal) },
 			Options{Intents: &intent.Realiser{Journal: realiser.Journal}}},
@@ -253,10 +254,10 @@ func TestNewValidation(t *testing.T) {
 		{"OutputRetries", func(b *Builder) *Builder { return b.OutputRetries(-1) }, Options{OutputRetries: new(-1)}, ErrConfig},
 		{"StateKey", func(b *Builder) *Builder { return b.StateKey([]byte{}) }, Options{StateKey: []byte{}}, ErrConfig},
 		{"EffectJournal store", func(b *Builder) *Builder { return b.EffectJournal(nil) },
-			Options{EffectJournal: &tool.Journal{}}, ErrConfig},
+			Options{EffectJournal: &effect.Journal{}}, ErrConfig},
 		{"EffectJournal recovery", func(b *Builder) *Builder {
 			return b.EffectJournal(effect.NewMemoryStore(), JournalRecovery("sometimes"))
-		}, Options{EffectJournal: &tool.Journal{Store: effect.NewMemoryStore(), Recovery: "sometimes"}}, ErrConfig},
+		}, Options{EffectJournal: &effect.Journal{Store: effect.NewMemoryStore(), Recovery: "sometimes"}}, ErrConfig},
 		{"Intents", func(b *Builder) *Builder { return b.Intents(&intent.Realiser{}) },
 			Options{Intents: &intent.Realiser{}}, ErrConfig},
 		{"Artifacts store", func(b *Builder) *Builder { return b.Artifacts(scope, nil) },

@@ -1,4 +1,4 @@
-package artifact
+package artifactref
 
 import (
 	"crypto/sha256"
@@ -90,8 +90,8 @@ func sameExpiry(a, b *int64) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
-// expired reports whether r has expired at now (unix ms): expiry ≤ now.
-func (r Ref) expired(nowUnixMS int64) bool {
+// Expired reports whether r has expired at now (unix ms): expiry ≤ now.
+func Expired(r Ref, nowUnixMS int64) bool {
 	return r.ExpiresAtUnixMS != nil && *r.ExpiresAtUnixMS <= nowUnixMS
 }
 
@@ -134,8 +134,8 @@ func isHexDigest(s string) bool {
 	return true
 }
 
-// contentID returns the content address of data stored as mediaType.
-func contentID(mediaType string, data []byte) string {
+// ContentID returns the content address of data stored as mediaType.
+func ContentID(mediaType string, data []byte) string {
 	h := sha256.New()
 	h.Write([]byte(mediaType))
 	h.Write([]byte{0})

@@ -1,4 +1,4 @@
-package agent_test
+package otel_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/agent/otel"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -47,7 +48,7 @@ func tracedAgent() *agent.Agent {
 func TestTracingSpanTree(t *testing.T) {
 	sr, tp := recorder()
 	ctx, parent := tp.Tracer("caller").Start(context.Background(), "caller")
-	if _, err := tracedAgent().Run(ctx, "add", agent.WithTracer(tp)); err != nil {
+	if _, err := tracedAgent().Run(ctx, "add", otel.WithTracer(tp)); err != nil {
 		t.Fatal(err)
 	}
 	parent.End()
@@ -106,7 +107,7 @@ func TestTracingSpanTree(t *testing.T) {
 
 func TestTracingContentOptIn(t *testing.T) {
 	sr, tp := recorder()
-	mustRun(t, tracedAgent(), "add", agent.WithTracer(tp), agent.WithTraceContent(true))
+	mustRun(t, tracedAgent(), "add", agent.WithTracing(otel.Tracer{Provider: tp, Content: true}))
 	for _, s := range sr.Ended() {
 		if s.Name() != "execute_tool add" || attrs(s)["gen_ai.tool.call.id"].AsString() != "c1" {
 			continue
@@ -126,7 +127,7 @@ func TestTracingFailedRun(t *testing.T) {
 		return model.Message{}, context.DeadlineExceeded
 	})
 	a := agent.NewBuilder(m).MustBuild()
-	if _, err := a.Run(context.Background(), "hi", agent.WithTracer(tp)); err == nil {
+	if _, err := a.Run(context.Background(), "hi", otel.WithTracer(tp)); err == nil {
 		t.Fatal("run succeeded")
 	}
 	spans := sr.Ended()
@@ -163,7 +164,7 @@ func TestTracingResumedRun(t *testing.T) {
 	// The paused run was not traced; the resume is.
 	p := s.Pending()[0]
 	res, err := s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: p.ID, Approved: true}}},
-		agent.WithTracer(tp))
+		otel.WithTracer(tp))
 	if err != nil || res.Status != agent.StatusCompleted {
 		t.Fatalf("resume: %v %v", res, err)
 	}
@@ -190,7 +191,7 @@ func TestTracingPausedCallIsNotAFailure(t *testing.T) {
 	d := &deployTool{}
 	m := model.NewTestModel(calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})))
 	a := agent.NewBuilder(m).Tool(d.tool()).MustBuild()
-	res := mustRun(t, a, "deploy", agent.WithTracer(tp))
+	res := mustRun(t, a, "deploy", otel.WithTracer(tp))
 	if res.Status != agent.StatusWaiting {
 		t.Fatalf("status %s", res.Status)
 	}
@@ -226,7 +227,7 @@ func TestTracingUserSpansNestUnderTheirCallAndRequest(t *testing.T) {
 		return tool.Text("ok"), nil
 	})
 	a := agent.NewBuilder(m).Tool(probe).MustBuild()
-	if _, err := a.Run(context.Background(), "go", agent.WithTracer(tp)); err != nil {
+	if _, err := a.Run(context.Background(), "go", otel.WithTracer(tp)); err != nil {
 		t.Fatal(err)
 	}
 	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}

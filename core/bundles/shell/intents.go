@@ -1,4 +1,4 @@
-package intent
+package shell
 
 import (
 	"bytes"
@@ -9,20 +9,21 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/env"
+	"github.com/starweaver-go/starweaver/core/intent"
 )
 
-// ShellProcesses is a process runtime whose processes are operating-system
+// IntentProcesses is a process runtime whose processes are operating-system
 // processes of a shell (an env.Processes such as env.LocalShell, each
-// process in its own process group), with Local keeping their durable
-// history: it implements Commands.
+// process in its own process group), with an intent.Local keeping their
+// durable history: it implements intent.Commands.
 //
-// A StartProcess runs its input, a ProcessCommand, under the shell's
+// An intent.StartProcess runs its input, a ProcessCommand, under the shell's
 // policy; the process id is the intent's replay key. A signal is sent to
 // the process group, a cancellation kills it (TERM, then KILL), an event
 // of type "stdin" writes its payload's "text" to the process's standard
 // input (closing it when "close" is true), and the end of the process is
 // recorded (Local.Complete) with its status and exit code. Every command
-// is journaled by Local first-write-wins under its replay key, and one
+// is journaled by the intent.Local first-write-wins under its replay key, and one
 // already recorded is replayed without touching the shell: a redriven
 // start never starts a second process. A signal, cancellation or event is
 // recorded before it is delivered, so the process's history orders it
@@ -31,11 +32,11 @@ import (
 //
 // The processes live with the shell: closing the shell (or Close) ends
 // them, and a runtime over a new shell after a crash finds the old
-// processes gone; commands on them are then only recorded. A crash between a process's start and its record re-runs the
-// start on redrive (at least once, as for any side effect inside an
+// processes gone; commands on them are then only recorded. A crash
+// between a process's start and its record re-runs the start on redrive (at least once, as for any side effect inside an
 // attempt).
-type ShellProcesses struct {
-	local *Local
+type IntentProcesses struct {
+	local *intent.Local
 	shell env.Processes
 
 	ctx    context.Context
@@ -45,15 +46,15 @@ type ShellProcesses struct {
 	wg     sync.WaitGroup
 }
 
-var _ Commands = (*ShellProcesses)(nil)
+var _ intent.Commands = (*IntentProcesses)(nil)
 
-// NewShellProcesses returns the runtime over shell, its history kept in j.
-func NewShellProcesses(j Journal, shell env.Processes) *ShellProcesses {
+// NewIntentProcesses returns the runtime over shell, its history kept in j.
+func NewIntentProcesses(j intent.Journal, shell env.Processes) *IntentProcesses {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &ShellProcesses{local: NewLocal(j), shell: shell, ctx: ctx, cancel: cancel, procs: map[string]string{}}
+	return &IntentProcesses{local: intent.NewLocal(j), shell: shell, ctx: ctx, cancel: cancel, procs: map[string]string{}}
 }
 
-// ProcessCommand is the input of a StartProcess that ShellProcesses runs:
+// ProcessCommand is the input of an intent.StartProcess that IntentProcesses runs:
 // a program with literal Arguments, or (without Arguments) a shell script.
 type ProcessCommand struct {
 	Command     string            `json:"command"`
@@ -62,7 +63,7 @@ type ProcessCommand struct {
 	Environment map[string]string `json:"environment,omitempty"`
 }
 
-// Command codes of ShellProcesses, beside Local's.
+// Command codes of IntentProcesses, beside Local's.
 const (
 	CodeProcessInputInvalid = "process_input_invalid"
 	CodeProcessStartRefused = "process_start_refused"
@@ -70,38 +71,24 @@ const (
 
 // Close stops watching for the processes' ends; the shell's owner ends
 // the processes themselves.
-func (s *ShellProcesses) Close() {
+func (s *IntentProcesses) Close() {
 	s.cancel()
 	s.wg.Wait()
 }
 
 // Local returns the runtime's history (Process, Complete, Triggers).
-func (s *ShellProcesses) Local() *Local { return s.local }
+func (s *IntentProcesses) Local() *intent.Local { return s.local }
 
-// recorded returns the outcome of a command already journaled under
-// replayKey.
-func (s *ShellProcesses) recorded(ctx context.Context, replayKey string) (json.RawMessage, bool, error) {
-	e, err := s.local.j.Get(ctx, commandKey(replayKey))
-	if err != nil {
-		if isNotFound(err) {
-			return nil, false, nil
-		}
-		return nil, true, err
-	}
-	res, err := replay(e)
-	return res, true, err
-}
-
-// StartProcess implements Commands.
-func (s *ShellProcesses) StartProcess(ctx context.Context, replayKey string, in *StartProcess) (json.RawMessage, error) {
-	if res, ok, err := s.recorded(ctx, replayKey); ok {
+// StartProcess implements intent.Commands.
+func (s *IntentProcesses) StartProcess(ctx context.Context, replayKey string, in *intent.StartProcess) (json.RawMessage, error) {
+	if res, ok, err := s.local.Recorded(ctx, replayKey); ok {
 		return res, err
 	}
 	var pc ProcessCommand
 	dec := json.NewDecoder(bytes.NewReader(in.Request.Input))
 	dec.DisallowUnknownFields()
 	if len(in.Request.Input) == 0 || dec.Decode(&pc) != nil || pc.Command == "" {
-		return nil, &CommandError{Code: CodeProcessInputInvalid, Message: `the process input must be {"command", "arguments"?, "cwd"?, "environment"?} with a command`}
+		return nil, &intent.CommandError{Code: CodeProcessInputInvalid, Message: `the process input must be {"command", "arguments"?, "cwd"?, "environment"?} with a command`}
 	}
 	cmd := env.Command{Dir: pc.Cwd, Env: pc.Environment}
 	if pc.Arguments != nil {
@@ -111,7 +98,7 @@ func (s *ShellProcesses) StartProcess(ctx context.Context, replayKey string, in 
 	}
 	p, err := s.shell.Start(ctx, cmd)
 	if err != nil {
-		return nil, &CommandError{Code: CodeProcessStartRefused, Message: err.Error()}
+		return nil, &intent.CommandError{Code: CodeProcessStartRefused, Message: err.Error()}
 	}
 	res, err := s.local.StartProcess(ctx, replayKey, in)
 	if err != nil {
@@ -126,7 +113,7 @@ func (s *ShellProcesses) StartProcess(ctx context.Context, replayKey string, in 
 }
 
 // watch records the end of the process once the shell reports it.
-func (s *ShellProcesses) watch(replayKey, id string) {
+func (s *IntentProcesses) watch(replayKey, id string) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -150,7 +137,7 @@ func (s *ShellProcesses) watch(replayKey, id string) {
 }
 
 // attached returns the shell's id of a process started here.
-func (s *ShellProcesses) attached(processID string) (string, bool) {
+func (s *IntentProcesses) attached(processID string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id, ok := s.procs[processID]
@@ -164,11 +151,11 @@ var signals = map[string]int{
 	"CONT": 18, "SIGCONT": 18, "STOP": 19, "SIGSTOP": 19,
 }
 
-// SignalProcess implements Commands: a known signal name ("TERM",
+// SignalProcess implements intent.Commands: a known signal name ("TERM",
 // "SIGINT", ...) is delivered to the process group; any other name is
 // recorded only.
-func (s *ShellProcesses) SignalProcess(ctx context.Context, replayKey string, in *SignalProcess) (json.RawMessage, error) {
-	if res, ok, err := s.recorded(ctx, replayKey); ok {
+func (s *IntentProcesses) SignalProcess(ctx context.Context, replayKey string, in *intent.SignalProcess) (json.RawMessage, error) {
+	if res, ok, err := s.local.Recorded(ctx, replayKey); ok {
 		return res, err
 	}
 	res, err := s.local.SignalProcess(ctx, replayKey, in)
@@ -180,9 +167,9 @@ func (s *ShellProcesses) SignalProcess(ctx context.Context, replayKey string, in
 	return res, err
 }
 
-// CancelProcess implements Commands: the process group is killed.
-func (s *ShellProcesses) CancelProcess(ctx context.Context, replayKey, processID, reason string) (json.RawMessage, error) {
-	if res, ok, err := s.recorded(ctx, replayKey); ok {
+// CancelProcess implements intent.Commands: the process group is killed.
+func (s *IntentProcesses) CancelProcess(ctx context.Context, replayKey, processID, reason string) (json.RawMessage, error) {
+	if res, ok, err := s.local.Recorded(ctx, replayKey); ok {
 		return res, err
 	}
 	res, err := s.local.CancelProcess(ctx, replayKey, processID, reason)
@@ -192,10 +179,10 @@ func (s *ShellProcesses) CancelProcess(ctx context.Context, replayKey, processID
 	return res, err
 }
 
-// EmitProcessEvent implements Commands: an event of type "stdin" with a
+// EmitProcessEvent implements intent.Commands: an event of type "stdin" with a
 // payload {"text", "close"?} is written to the process's standard input.
-func (s *ShellProcesses) EmitProcessEvent(ctx context.Context, replayKey string, in *EmitProcessEvent) (json.RawMessage, error) {
-	if res, ok, err := s.recorded(ctx, replayKey); ok {
+func (s *IntentProcesses) EmitProcessEvent(ctx context.Context, replayKey string, in *intent.EmitProcessEvent) (json.RawMessage, error) {
+	if res, ok, err := s.local.Recorded(ctx, replayKey); ok {
 		return res, err
 	}
 	var stdin struct {
@@ -204,7 +191,7 @@ func (s *ShellProcesses) EmitProcessEvent(ctx context.Context, replayKey string,
 	}
 	if in.EventType == "stdin" {
 		if err := json.Unmarshal(in.Payload, &stdin); err != nil {
-			return nil, &CommandError{Code: CodeProcessInputInvalid, Message: fmt.Sprintf(`a "stdin" event's payload is {"text", "close"?}: %v`, err)}
+			return nil, &intent.CommandError{Code: CodeProcessInputInvalid, Message: fmt.Sprintf(`a "stdin" event's payload is {"text", "close"?}: %v`, err)}
 		}
 	}
 	res, err := s.local.EmitProcessEvent(ctx, replayKey, in)
@@ -214,7 +201,7 @@ func (s *ShellProcesses) EmitProcessEvent(ctx context.Context, replayKey string,
 	return res, err
 }
 
-// EmitTrigger implements Commands (Local's triggers).
-func (s *ShellProcesses) EmitTrigger(ctx context.Context, replayKey string, req TriggerRequest) (json.RawMessage, error) {
+// EmitTrigger implements intent.Commands (the intent.Local's triggers).
+func (s *IntentProcesses) EmitTrigger(ctx context.Context, replayKey string, req intent.TriggerRequest) (json.RawMessage, error) {
 	return s.local.EmitTrigger(ctx, replayKey, req)
 }

@@ -1,12 +1,11 @@
-// Package sessionstoretest checks implementations of [agent.SessionStore],
-// as testing/fstest checks file systems: Run checks the store's contract
-// (compare-and-swap rules, not found, create races, concurrent saves), and
-// RunDurable checks that agents sharing the store through two handles
-// (two workers) resume a waiting run at most once.
+// Package sessiontest checks implementations of [session.Store], as
+// testing/fstest checks file systems: Run checks the store's contract
+// (compare-and-swap rules, not found, create races, concurrent saves).
 //
-// Every store of the module runs both: the memory store in core/agent, the
-// SQLite and PostgreSQL stores in their packages' tests.
-package sessionstoretest
+// Every store of the module runs it: the memory store in core/session,
+// the SQLite and PostgreSQL stores in their packages' tests. Agents
+// sharing a store are checked by core/agent/sessionstoretest.
+package sessiontest
 
 import (
 	"bytes"
@@ -16,13 +15,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
-// Run checks the SessionStore contract on stores made by newStore, one per
+// Run checks the Store contract on stores made by newStore, one per
 // subtest.
-func Run(t *testing.T, newStore func(t *testing.T) agent.SessionStore) {
+func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 	ctx := context.Background()
 
 	t.Run("LoadUnknown", func(t *testing.T) {
@@ -202,7 +201,7 @@ func Run(t *testing.T, newStore func(t *testing.T) agent.SessionStore) {
 	})
 }
 
-func mustSave(t *testing.T, st agent.SessionStore, id string, state []byte, expected uint64) uint64 {
+func mustSave(t *testing.T, st session.Store, id string, state []byte, expected uint64) uint64 {
 	t.Helper()
 	rev, err := st.Save(context.Background(), id, state, expected)
 	if err != nil {
@@ -211,7 +210,7 @@ func mustSave(t *testing.T, st agent.SessionStore, id string, state []byte, expe
 	return rev
 }
 
-func expect(t *testing.T, st agent.SessionStore, id string, state []byte, rev uint64) {
+func expect(t *testing.T, st session.Store, id string, state []byte, rev uint64) {
 	t.Helper()
 	got, err := st.Load(context.Background(), id)
 	if err != nil {

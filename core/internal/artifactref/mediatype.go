@@ -1,4 +1,4 @@
-package artifact
+package artifactref
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package intent_test
+package shell_test
 
 import (
 	"context"
@@ -11,11 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/starweaver-go/starweaver/core/bundles/shell"
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/intent"
 )
 
-func newShellRuntime(t *testing.T, policy env.ShellPolicy) (*intent.ShellProcesses, *env.LocalShell, intent.Journal) {
+const session = "session-1"
+
+var call = intent.Call{Session: session, Scope: intent.TurnScope("turn-1"), CallID: "call-1"}
+
+func newShellRuntime(t *testing.T, policy env.ShellPolicy) (*shell.IntentProcesses, *env.LocalShell, intent.Journal) {
 	t.Helper()
 	sh, err := env.NewLocalShell(t.TempDir(), policy, env.LocalShellOptions{TermGrace: 200 * time.Millisecond})
 	if errors.Is(err, env.ErrNoSandbox) && os.Getenv("STARWEAVER_REQUIRE_SANDBOX") == "" {
@@ -25,7 +30,7 @@ func newShellRuntime(t *testing.T, policy env.ShellPolicy) (*intent.ShellProcess
 		t.Fatal(err)
 	}
 	j := intent.NewMemoryJournal()
-	rt := intent.NewShellProcesses(j, sh)
+	rt := shell.NewIntentProcesses(j, sh)
 	t.Cleanup(func() {
 		sh.Close()
 		rt.Close()
@@ -79,7 +84,7 @@ func waitStatus(t *testing.T, l *intent.Local, id string, want intent.ProcessSta
 func TestShellProcessesStartOnceAndRecordTheEnd(t *testing.T) {
 	ctx := context.Background()
 	rt, sh, _ := newShellRuntime(t, env.ShellPolicy{AllowExecute: true})
-	in := startInput(t, intent.ProcessCommand{Command: "read line; exit 3"})
+	in := startInput(t, shell.ProcessCommand{Command: "read line; exit 3"})
 	first, err := rt.StartProcess(ctx, "key-1", in)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +111,7 @@ func TestShellProcessesStartOnceAndRecordTheEnd(t *testing.T) {
 func TestShellProcessesSignalAndCancel(t *testing.T) {
 	ctx := context.Background()
 	rt, sh, _ := newShellRuntime(t, env.ShellPolicy{AllowExecute: true})
-	if _, err := rt.StartProcess(ctx, "p1", startInput(t, intent.ProcessCommand{Command: "sleep", Arguments: []string{"300"}})); err != nil {
+	if _, err := rt.StartProcess(ctx, "p1", startInput(t, shell.ProcessCommand{Command: "sleep", Arguments: []string{"300"}})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rt.SignalProcess(ctx, "s1", &intent.SignalProcess{SessionID: session, ProcessID: "p1", SignalName: "TERM"}); err != nil {
@@ -116,7 +121,7 @@ func TestShellProcessesSignalAndCancel(t *testing.T) {
 	if n := running(t, sh); n != 0 {
 		t.Fatalf("%d processes still run after TERM", n)
 	}
-	if _, err := rt.StartProcess(ctx, "p2", startInput(t, intent.ProcessCommand{Command: "trap '' TERM; sleep 300"})); err != nil {
+	if _, err := rt.StartProcess(ctx, "p2", startInput(t, shell.ProcessCommand{Command: "trap '' TERM; sleep 300"})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rt.CancelProcess(ctx, "c2", "p2", "no longer needed"); err != nil {
@@ -143,11 +148,11 @@ func TestShellProcessesRefusals(t *testing.T) {
 	ctx := context.Background()
 	rt, sh, _ := newShellRuntime(t, env.ShellPolicy{AllowExecute: true, AllowedPrograms: []string{"true"}})
 	var ce *intent.CommandError
-	if _, err := rt.StartProcess(ctx, "a", startInput(t, intent.ProcessCommand{Command: "rm -rf /"})); !errors.As(err, &ce) || ce.Code != intent.CodeProcessStartRefused {
+	if _, err := rt.StartProcess(ctx, "a", startInput(t, shell.ProcessCommand{Command: "rm -rf /"})); !errors.As(err, &ce) || ce.Code != shell.CodeProcessStartRefused {
 		t.Fatalf("a script under an allowlist: %v", err)
 	}
 	for _, bad := range []any{map[string]any{"cmd": "true"}, map[string]any{}, "true"} {
-		if _, err := rt.StartProcess(ctx, "b", startInput(t, bad)); !errors.As(err, &ce) || ce.Code != intent.CodeProcessInputInvalid {
+		if _, err := rt.StartProcess(ctx, "b", startInput(t, bad)); !errors.As(err, &ce) || ce.Code != shell.CodeProcessInputInvalid {
 			t.Fatalf("input %v: %v", bad, err)
 		}
 	}
@@ -164,7 +169,7 @@ func TestShellProcessesParentEndKillsTheProcess(t *testing.T) {
 	rt, sh, j := newShellRuntime(t, env.ShellPolicy{AllowExecute: true})
 	r := &intent.Realiser{Journal: j, Commands: rt}
 	rep, err := r.Realise(ctx, call, intent.Done{Result: json.RawMessage(`"started"`), Intents: intent.V1(
-		startInput(t, intent.ProcessCommand{Command: "sleep", Arguments: []string{"300"}}),
+		startInput(t, shell.ProcessCommand{Command: "sleep", Arguments: []string{"300"}}),
 	)})
 	if err != nil {
 		t.Fatal(err)
