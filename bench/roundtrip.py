@@ -12,8 +12,8 @@ Scenarios, interleaved per round (polling on and off take turns going first):
 
 each with the loop polling the run's pipe after an outcome (the default,
 ``STARWEAVER_SPIN_US``) and with polling off (``_bridge.SPIN = 0``). Go's
-reader polls the completions pipe either way (capi/spinread.go); its own
-side alone is ``go test -bench HostRoundTrip ./capi``.
+reader polls the completions pipe either way (capi/internal/bridge/spinread.go); its own
+side alone is ``go test -bench HostRoundTrip ./capi/internal/bridge``.
 
     python bench/roundtrip.py [--rounds 9] [--calls 500]
 """

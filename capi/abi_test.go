@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/capi/capitest"
+	"github.com/starweaver-go/starweaver/capi/internal/bridge"
 	"github.com/starweaver-go/starweaver/core/version"
 )
 
@@ -41,7 +42,7 @@ func wantError(t *testing.T, s capitest.Status, slug, msg string) {
 	if e.Type != slug || !strings.Contains(e.Message, msg) {
 		t.Fatalf("error = %s, want type %q with %q", s.Err, slug, msg)
 	}
-	if !slices.Contains(abiErrorTypes, e.Type) {
+	if !slices.Contains(bridge.ErrorTypes(), e.Type) {
 		t.Fatalf("error type %q is not in abiErrorTypes", e.Type)
 	}
 }
@@ -132,10 +133,48 @@ func TestABIErrorKinds(t *testing.T) {
 	if s.RC != 0 {
 		t.Fatalf("sw_error_kinds = %+v", s)
 	}
-	if string(errorKindsJSON()) != s.Out {
-		t.Fatalf("sw_error_kinds wrote %s, want %s", s.Out, errorKindsJSON())
+	if string(bridge.ErrorKindsJSON()) != s.Out {
+		t.Fatalf("sw_error_kinds wrote %s, want %s", s.Out, bridge.ErrorKindsJSON())
 	}
 	if v := capitest.Version(); v.RC != 0 || v.Out != `"`+version.String()+`"` {
 		t.Fatalf("sw_version = %+v", v)
+	}
+}
+
+// The calls package bridge's tests make with NULL pointers, through the C
+// functions: creators refuse a NULL out, readers write nothing to it, and
+// a NULL err leaves the return code to tell a failure.
+func TestABINullsOfEveryKindOfCall(t *testing.T) {
+	noLeaks(t)
+	wantError(t, capitest.ArtifactStoreNew([]byte(`{"kind":"memory"}`), nullOut), "invalid_argument", "out must not be NULL")
+	wantError(t, capitest.StoreOpen([]byte(`{"kind":"sqlite","path":":memory:"}`), nullOut), "invalid_argument", "out must not be NULL")
+	wantError(t, capitest.AgentOpenSession(0, []byte("conv_x"), nil, nullOut), "invalid_argument", "out must not be NULL")
+	wantError(t, capitest.AgentOpenSession(0, nil, nil, none), "invalid_argument", "id must not be NULL")
+	skills := []byte(`{"environment":{"kind":"virtual"},"scopes":[]}`)
+	wantError(t, capitest.SkillsScan(skills, nullOut), "invalid_argument", "out must not be NULL")
+	if s := capitest.SkillsScan(skills, nullErr); s.RC != 0 || s.Out != `{"packages":[]}` {
+		t.Fatalf("sw_skills_scan with NULL err = %+v", s)
+	}
+	st := capitest.ArtifactStoreNew([]byte(`{"kind":"memory"}`), none)
+	if st.RC != 0 {
+		t.Fatalf("sw_artifact_store_new: %+v", st)
+	}
+	defer capitest.Release(st.Handle, none)
+	if s := capitest.ArtifactList(st.Handle, []byte(`{"scope":"t","limit":1}`), nullOut); s.RC != 0 || s.Out != "" {
+		t.Fatalf("sw_artifact_list with NULL out = %+v", s)
+	}
+	for name, s := range map[string]capitest.Status{
+		"sw_artifact_get":              capitest.ArtifactGet(st.Handle, nil, nullErr),
+		"sw_artifact_list":             capitest.ArtifactList(0, []byte(`{"scope":"t","limit":1}`), nullErr),
+		"sw_artifact_delete":           capitest.ArtifactDelete(0, nil, nullErr),
+		"sw_artifact_purge_expired":    capitest.ArtifactPurgeExpired(0, nil, nullErr),
+		"sw_session_claimed_resume":    capitest.SessionClaimedResume(0, nullErr),
+		"sw_session_abandon_resume":    capitest.SessionAbandonResume(0, nullErr),
+		"sw_session_abandon_in_flight": capitest.SessionAbandonInFlight(0, nullErr),
+		"sw_session_set_environment":   capitest.SessionSetEnvironment(0, []byte(`{"kind":"virtual"}`), nullErr),
+	} {
+		if s.RC != -1 || s.Err != "" {
+			t.Errorf("%s with NULL err = %+v", name, s)
+		}
 	}
 }

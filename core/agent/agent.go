@@ -2,9 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"github.com/starweaver-go/starweaver/core/agentctx"
 	"maps"
 	"time"
+
+	"github.com/starweaver-go/starweaver/core/agentctx"
+	"github.com/starweaver-go/starweaver/core/session"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -62,10 +64,10 @@ type Agent struct {
 	activeTags []string
 	stateKey   []byte
 	// sessions keeps sessions by id (see Builder.SessionStore).
-	sessions SessionStore
+	sessions session.Store
 	// journal journals the calls that may change the world (see
 	// Builder.EffectJournal); nil for none.
-	journal *tool.Journal
+	journal *effect.Journal
 	// intents realises the intents tools declare (see Builder.Intents);
 	// nil for none.
 	intents *intent.Realiser
@@ -97,71 +99,74 @@ type Agent struct {
 	batchTool bool
 }
 
-// Builder assembles an Agent. Its methods record settings; Build checks
-// them. A Builder must not be used concurrently.
+// Builder assembles an Agent one setting at a time: each method sets a
+// field of its Options (see Options), and Build is New over them. A
+// method given a value out of range records the error, which Build
+// reports (the first one made). A Builder must not be used concurrently.
 type Builder struct {
-	a Agent
+	m    model.Model
+	opts Options
 	// err is the first invalid setting, reported by Build.
 	err error
 }
 
 // NewBuilder starts an agent answering with m.
 func NewBuilder(m model.Model) *Builder {
-	return &Builder{a: Agent{model: m}}
+	return &Builder{m: m}
 }
 
 // Name names the agent.
-func (b *Builder) Name(name string) *Builder { b.a.name = name; return b }
+func (b *Builder) Name(name string) *Builder { b.opts.Name = name; return b }
 
 // SystemPrompt sets the system prompt sent at the start of a conversation.
-func (b *Builder) SystemPrompt(s string) *Builder { b.a.systemPrompt = s; return b }
+func (b *Builder) SystemPrompt(s string) *Builder { b.opts.SystemPrompt = s; return b }
 
 // Instructions adds instructions, sent with every request.
 func (b *Builder) Instructions(s ...string) *Builder {
-	b.a.instructions = append(b.a.instructions, s...)
+	b.opts.Instructions = append(b.opts.Instructions, s...)
 	return b
 }
 
 // Tool registers tools.
-func (b *Builder) Tool(t ...tool.Tool) *Builder { b.a.tools = append(b.a.tools, t...); return b }
+func (b *Builder) Tool(t ...tool.Tool) *Builder { b.opts.Tools = append(b.opts.Tools, t...); return b }
 
 // GrantToolCapabilities grants the named tool authority in every session
 // of the agent: the only authority a Strict tool receives is what it
 // declares intersected with its grant (see package agentctx). A session's
 // own grant (Session.Context().GrantToolCapabilities) replaces it.
 func (b *Builder) GrantToolCapabilities(name string, g agentctx.Grant) *Builder {
-	if b.a.capabilityGrants == nil {
-		b.a.capabilityGrants = map[string]agentctx.Grant{}
+	if b.opts.ToolCapabilityGrants == nil {
+		b.opts.ToolCapabilityGrants = map[string]agentctx.Grant{}
 	}
-	b.a.capabilityGrants[name] = g
+	b.opts.ToolCapabilityGrants[name] = g
 	return b
 }
 
 // Toolset registers toolsets.
 func (b *Builder) Toolset(ts ...toolset.Toolset) *Builder {
-	b.a.toolsets = append(b.a.toolsets, ts...)
+	b.opts.Toolsets = append(b.opts.Toolsets, ts...)
 	return b
 }
 
 // Registry registers every tool of r (with its toolset defaults and hooks).
 func (b *Builder) Registry(r *tool.Registry) *Builder {
-	b.a.registries = append(b.a.registries, r)
+	b.opts.Registries = append(b.opts.Registries, r)
 	return b
 }
 
 // Hook adds a global execution hook.
-func (b *Builder) Hook(h tool.Hook) *Builder { b.a.hooks = append(b.a.hooks, h); return b }
+func (b *Builder) Hook(h tool.Hook) *Builder { b.opts.Hooks = append(b.opts.Hooks, h); return b }
 
 // MaxRetries sets the agent-wide retry budget (below tools and toolsets).
 // Calls of tool names that do not exist for the run spend it too, counted
 // per name, so a model repeating an unknown name fails the run quickly.
 // A negative n makes Build report ErrConfig (see [tool.CheckMaxRetries]).
 func (b *Builder) MaxRetries(n int) *Builder {
-	if err := tool.CheckMaxRetries(n); err != nil {
-		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+	if err := checkMaxRetries(n); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.maxRetries = &n
+	b.opts.MaxRetries = &n
 	return b
 }
 
@@ -169,11 +174,11 @@ func (b *Builder) MaxRetries(n int) *Builder {
 // timeout that is not positive makes Build report ErrConfig (see
 // [tool.CheckTimeout]); an agent that sets none gives tools no timeout.
 func (b *Builder) Timeout(d time.Duration) *Builder {
-	if err := tool.CheckTimeout(d); err != nil {
-		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+	if err := checkTimeout(d); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.timeout = d
+	b.opts.Timeout = d
 	return b
 }
 
@@ -185,11 +190,11 @@ func (b *Builder) Timeout(d time.Duration) *Builder {
 // taken effect) and only tools declared safe are re-run. An unknown class
 // makes Build report ErrConfig.
 func (b *Builder) DefaultEffect(c effect.Class) *Builder {
-	if err := tool.CheckEffect(c); err != nil {
-		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+	if err := checkDefaultEffect(c); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.defaultEffect = c
+	b.opts.DefaultEffect = c
 	return b
 }
 
@@ -201,10 +206,10 @@ func (b *Builder) fail(err error) {
 }
 
 // Sequential makes every batch run in model order.
-func (b *Builder) Sequential(seq bool) *Builder { b.a.sequential = seq; return b }
+func (b *Builder) Sequential(seq bool) *Builder { b.opts.Sequential = seq; return b }
 
 // MaxConcurrency caps concurrent tool calls per batch (0: no cap).
-func (b *Builder) MaxConcurrency(n int) *Builder { b.a.maxConcurrency = n; return b }
+func (b *Builder) MaxConcurrency(n int) *Builder { b.opts.MaxConcurrency = n; return b }
 
 // EagerDispatch says whether calls start while the response that makes
 // them still streams (on by default). With a model that is a
@@ -216,22 +221,23 @@ func (b *Builder) MaxConcurrency(n int) *Builder { b.a.maxConcurrency = n; retur
 // calls wait for the response, as without eager dispatch. Agents that run
 // batches in model order (Sequential), cap concurrency or ask for output
 // through a tool never dispatch eagerly.
-func (b *Builder) EagerDispatch(on bool) *Builder { b.a.noEager = !on; return b }
+func (b *Builder) EagerDispatch(on bool) *Builder { b.opts.DisableEagerDispatch = !on; return b }
 
 // UnavailableTools sets the policy for unavailable tools.
-func (b *Builder) UnavailableTools(p UnavailablePolicy) *Builder { b.a.unavailable = p; return b }
+func (b *Builder) UnavailableTools(p UnavailablePolicy) *Builder {
+	b.opts.UnavailableTools = p
+	return b
+}
 
 // MaxSteps bounds the model requests of one run: it sets the request limit
 // of the agent's usage limits (DefaultRequestLimit when unset). n must be
 // positive; Build reports ErrInvalidLimit otherwise.
 func (b *Builder) MaxSteps(n int) *Builder {
-	if n <= 0 {
-		if b.err == nil {
-			b.err = invalidLimit(LimitRequests+" (max steps)", n)
-		}
+	if err := checkMaxSteps(n); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.limits.RequestLimit = n
+	b.opts.UsageLimits.RequestLimit = n
 	return b
 }
 
@@ -240,22 +246,22 @@ func (b *Builder) MaxSteps(n int) *Builder {
 // (WithUsageLimits) override them per run. Build reports a negative field
 // as ErrInvalidLimit.
 func (b *Builder) UsageLimits(l UsageLimits) *Builder {
-	if err := l.check(); err != nil && b.err == nil {
-		b.err = err
+	if err := l.check(); err != nil {
+		b.fail(err)
 	}
-	b.a.limits = b.a.limits.over(l)
+	b.opts.UsageLimits = b.opts.UsageLimits.over(l)
 	return b
 }
 
 // Deps sets the dependencies tools receive.
-func (b *Builder) Deps(d *tool.Deps) *Builder { b.a.deps = d; return b }
+func (b *Builder) Deps(d *tool.Deps) *Builder { b.opts.Deps = d; return b }
 
 // Metadata sets run metadata visible to availability checks and tools.
-func (b *Builder) Metadata(md map[string]any) *Builder { b.a.metadata = maps.Clone(md); return b }
+func (b *Builder) Metadata(md map[string]any) *Builder { b.opts.Metadata = maps.Clone(md); return b }
 
 // ActiveTags sets the capability tags active in runs (see hidden_by_tags).
 func (b *Builder) ActiveTags(tags ...string) *Builder {
-	b.a.activeTags = append(b.a.activeTags, tags...)
+	b.opts.ActiveTags = append(b.opts.ActiveTags, tags...)
 	return b
 }
 
@@ -265,7 +271,7 @@ func (b *Builder) ActiveTags(tags ...string) *Builder {
 // directly belong to a toolset named "agent". The policy applies to runs
 // of restored sessions too, since it is the current agent's.
 func (b *Builder) ApprovalRequiredTools(selectors ...string) *Builder {
-	b.a.approvalSelectors = append(b.a.approvalSelectors, selectors...)
+	b.opts.ApprovalRequiredTools = append(b.opts.ApprovalRequiredTools, selectors...)
 	return b
 }
 
@@ -277,11 +283,11 @@ func (b *Builder) ApprovalRequiredTools(selectors ...string) *Builder {
 // variable, say), not a way to ask for unsigned state: Build reports it as
 // ErrConfig. Leave StateKey out to export unsigned state.
 func (b *Builder) StateKey(key []byte) *Builder {
-	if len(key) == 0 {
-		b.fail(fmt.Errorf("%w: the state key is empty; give a non-empty key to sign exported state, or set none to export it unsigned", ErrConfig))
+	if err := checkStateKey(key); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.stateKey = append([]byte(nil), key...)
+	b.opts.StateKey = append([]byte(nil), key...)
 	return b
 }
 
@@ -300,49 +306,16 @@ func (b *Builder) StateKey(key []byte) *Builder {
 // settled (Session.AbandonInFlight, or Session.Recover with an
 // EffectJournal). Such an agent does not dispatch calls eagerly (see
 // EagerDispatch): a call starts only once its response is saved.
-func (b *Builder) SessionStore(st SessionStore) *Builder { b.a.sessions = st; return b }
+func (b *Builder) SessionStore(st session.Store) *Builder { b.opts.SessionStore = st; return b }
 
-// Build checks the configuration (a model is set, tool names are unique,
-// schemas are well formed) and returns the agent.
+// Build checks the configuration (a model is set, every setting is in
+// range, tool names are unique, schemas are well formed) and returns the
+// agent: it is New over the Builder's Options.
 func (b *Builder) Build() (*Agent, error) {
-	a := b.a
-	if a.model == nil {
-		return nil, fmt.Errorf("%w: no model", ErrConfig)
-	}
-	if b.err != nil {
+	if b.m != nil && b.err != nil {
 		return nil, b.err
 	}
-	a.instructions = append([]string(nil), a.instructions...)
-	a.tools = append([]tool.Tool(nil), a.tools...)
-	a.capabilityGrants = maps.Clone(a.capabilityGrants)
-	a.toolsets = append([]toolset.Toolset(nil), a.toolsets...)
-	a.toolsets = a.withBatchTool(a.toolsets)
-	a.registries = append([]*tool.Registry(nil), a.registries...)
-	a.hooks = append([]tool.Hook(nil), a.hooks...)
-	a.approvalSelectors = append([]string(nil), a.approvalSelectors...)
-	a.schemas = &tool.SchemaCache{}
-	if len(a.approvalSelectors) == 0 {
-		base, err := a.baseRegistry(a.tools)
-		if err != nil {
-			return nil, err
-		}
-		a.base = base
-	}
-	out, err := a.buildOutput()
-	if err != nil {
-		return nil, err
-	}
-	a.output = out
-	a.managed = managedMask(a.toolsets)
-	// Managed toolsets are entered and read in runs only.
-	reg, _, _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, taken := reg.Tool(ReadArtifactToolName); taken && a.spills() {
-		return nil, fmt.Errorf("%w: a tool is named %q like the tool that reads spilled outputs", ErrConfig, ReadArtifactToolName)
-	}
-	return &a, nil
+	return New(b.m, b.opts)
 }
 
 // MustBuild is Build for static configurations in tests and examples; it

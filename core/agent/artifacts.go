@@ -71,12 +71,11 @@ func (b OutputBudget) headBytes() int {
 // returns over the output budget are spilled to it (see OutputBudget).
 // A zero scope or a nil store makes Build report ErrConfig.
 func (b *Builder) Artifacts(scope artifact.Scope, store artifact.Store) *Builder {
-	a, err := tool.NewArtifacts(store, scope)
-	if err != nil {
-		b.fail(fmt.Errorf("%w: artifacts: %w", ErrConfig, err))
+	if _, err := newArtifacts(scope, store); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.artifacts = a
+	b.opts.ArtifactStore, b.opts.ArtifactScope = store, scope
 	return b
 }
 
@@ -84,11 +83,11 @@ func (b *Builder) Artifacts(scope artifact.Scope, store artifact.Store) *Builder
 // model request (artifact.DefaultMaxBytes unless set); a larger one fails
 // the run. n must be positive.
 func (b *Builder) ArtifactResolveLimit(n int64) *Builder {
-	if n <= 0 {
-		b.fail(fmt.Errorf("%w: the artifact resolve limit must be positive, got %d", ErrConfig, n))
+	if err := checkResolveLimit(n); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.resolveLimit = n
+	b.opts.ArtifactResolveLimit = n
 	return b
 }
 
@@ -96,22 +95,22 @@ func (b *Builder) ArtifactResolveLimit(n int64) *Builder {
 // 8 MiB, unless set): a larger output ends the call as invalid_output.
 // n must be positive.
 func (b *Builder) MaxToolOutputBytes(n int) *Builder {
-	if n <= 0 {
-		b.fail(fmt.Errorf("%w: the tool output limit must be positive, got %d", ErrConfig, n))
+	if err := checkMaxToolOutput(n); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.maxOutput = n
+	b.opts.MaxToolOutputBytes = n
 	return b
 }
 
 // OutputBudget sets the output budget (see OutputBudget). Negative sizes,
 // or a head larger than the budget, make Build report ErrConfig.
 func (b *Builder) OutputBudget(ob OutputBudget) *Builder {
-	if ob.MaxBytes < 0 || ob.HeadBytes < 0 || ob.headBytes() > ob.maxBytes() {
-		b.fail(fmt.Errorf("%w: an output budget needs 0 ≤ head ≤ max, got head %d, max %d", ErrConfig, ob.HeadBytes, ob.MaxBytes))
+	if err := checkOutputBudget(ob); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.budget = ob
+	b.opts.OutputBudget = ob
 	return b
 }
 

@@ -29,7 +29,7 @@ func ExampleBuilder_Artifacts() {
 		})
 	m := model.NewTestModel(model.CallsResponse(model.Call("c1", "chart", map[string]any{})), model.Response(model.TextPart("Sales are up.")))
 	scope, _ := artifact.ParseScope("tenant.acme")
-	a := agent.NewBuilder(m).Tool(chart).Artifacts(scope, artifact.NewMemoryStore()).MustBuild()
+	a := agent.NewBuilder(m).Tool(chart).Artifacts(scope, artifact.NewMemoryStore(artifact.Config{})).MustBuild()
 
 	res, err := a.Run(context.Background(), "How are sales?")
 	if err != nil {

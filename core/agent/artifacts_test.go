@@ -139,7 +139,7 @@ func acmeStore(t *testing.T) (artifact.Scope, *artifact.MemoryStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sc, artifact.NewMemoryStore()
+	return sc, artifact.NewMemoryStore(artifact.Config{})
 }
 
 // chartTool stores a PNG through its context and returns its reference.

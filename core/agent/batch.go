@@ -16,7 +16,7 @@ import (
 // The tool is in its own toolset, named "batch": an approval selector
 // naming it gates the batch call itself. A tool of the agent named
 // "batch" makes Build fail as any duplicate name does.
-func (b *Builder) BatchTool(on bool) *Builder { b.a.batchTool = on; return b }
+func (b *Builder) BatchTool(on bool) *Builder { b.opts.BatchTool = on; return b }
 
 // withBatchTool returns sets with the batch toolset appended when the
 // agent offers it, built with the agent's scheduling policy.

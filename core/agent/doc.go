@@ -1,8 +1,10 @@
 // Package agent provides the agent loop: an Agent pairs a model.Model with
 // tools and toolsets, and a run alternates model requests and tool batches
 // until the model answers with text or a call waits for a person or an
-// external worker. Sessions keep history across runs; run options add
-// tools, toolsets and instructions to one run without changing the agent.
+// external worker. New builds an agent from Options, which hold every
+// setting (a Builder sets them one method at a time and calls New).
+// Sessions keep history across runs; run options (RunOption) add tools,
+// toolsets and instructions to one run without changing the agent.
 //
 // Every run is bounded: UsageLimits cap its model requests (50 unless set),
 // tool calls and tokens, and calls of unknown tools spend the

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/agent/otel"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -108,7 +110,7 @@ func eagerThroughProvider(t *testing.T, streaming bool, opts ...agent.RunOption)
 	defer cancel()
 	var order []string
 	sr, tp := recorder()
-	opts = append(opts, agent.WithTracer(tp), agent.WithEvents(func(ev agent.Event) {
+	opts = append(opts, otel.WithTracer(tp), agent.WithEvents(func(ev agent.Event) {
 		if ev.Kind == agent.EventModelResponse {
 			bodyDone.Store(true)
 		}
@@ -137,4 +139,17 @@ func eagerThroughProvider(t *testing.T, streaming bool, opts ...agent.RunOption)
 	if chat := spans["chat gpt-4o-mini"][0]; !call.StartTime().Before(chat.EndTime()) {
 		t.Fatal("the call's span opened after the response ended")
 	}
+}
+
+func recorder() (*tracetest.SpanRecorder, *sdktrace.TracerProvider) {
+	sr := tracetest.NewSpanRecorder()
+	return sr, sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+}
+
+func names(spans []sdktrace.ReadOnlySpan) []string {
+	out := make([]string, len(spans))
+	for i, s := range spans {
+		out[i] = s.Name()
+	}
+	return out
 }

@@ -17,7 +17,7 @@ import (
 // sessions never see each other's files and a session's files travel with
 // its exported state (see Session.ExportState); any other provider, such
 // as a local directory, is shared by the sessions.
-func (b *Builder) Environment(p env.Provider) *Builder { b.a.environment = p; return b }
+func (b *Builder) Environment(p env.Provider) *Builder { b.opts.Environment = p; return b }
 
 // sessionEnvironment is the provider a new session starts with (see
 // Builder.Environment).

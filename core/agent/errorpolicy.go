@@ -93,7 +93,7 @@ func (b *Builder) ToolErrorPolicy(p ToolErrorPolicy) *Builder {
 		b.fail(err)
 		return b
 	}
-	b.a.toolErrorPolicy = p
+	b.opts.ToolErrorPolicy = p
 	return b
 }
 

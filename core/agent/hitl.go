@@ -307,7 +307,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 	}
 	rets := reg.ExecuteBatch(ctx, nil, calls, tool.BatchOptions{
 		Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
-		CallContext: r.trace.batchContext(),
+		CallContext: batchContext(r.trace),
 	})
 	for i, ret := range rets {
 		if overridden[i] && ret.ErrorKind() == tool.ErrorKindInvalidArguments {

@@ -42,11 +42,11 @@ import (
 // A nil r turns intents off: a tool that declares some then fails with a
 // user_error.
 func (b *Builder) Intents(r *intent.Realiser) *Builder {
-	if r != nil && r.Journal == nil {
-		b.fail(fmt.Errorf("%w: Intents needs a Realiser with a Journal", ErrConfig))
+	if err := checkIntents(r); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.intents = r
+	b.opts.Intents = r
 	return b
 }
 
@@ -127,7 +127,10 @@ func (x callIntents) RealiseCall(ctx context.Context, tc *tool.Context, call too
 		}
 	}
 	ret := run(ctx)
-	in := declared(ret)
+	in, err := declared(ret)
+	if err != nil {
+		return intentFailure(call, "the call's declared intents cannot be read, so they were not realised", err)
+	}
 	if in.Empty() && (call.Name != batch.Name || ret.ErrorKind() != "") {
 		return ret
 	}
@@ -137,12 +140,13 @@ func (x callIntents) RealiseCall(ctx context.Context, tc *tool.Context, call too
 	return x.commit(ctx, call, ic, ret, in)
 }
 
-// declared returns the intents ret carries, not realised yet.
-func declared(ret tool.Return) intent.Intents {
+// declared returns the intents ret carries, not realised yet: a tool's
+// batch, or the JSON of one the effect journal replayed.
+func declared(ret tool.Return) (intent.Intents, error) {
 	if ret.Runtime == nil {
-		return intent.Intents{}
+		return intent.Intents{}, nil
 	}
-	return ret.Runtime.Intents
+	return intent.BatchOf(ret.Runtime.Intents)
 }
 
 // commit records ret with its intents as ic's final attempt and realises
@@ -151,7 +155,7 @@ func declared(ret tool.Return) intent.Intents {
 func (x callIntents) commit(ctx context.Context, call tool.Call, ic intent.Call, ret tool.Return, in intent.Intents) tool.Return {
 	if ret.Runtime != nil {
 		rt := *ret.Runtime
-		rt.Intents = intent.Intents{}
+		rt.Intents = nil
 		ret.Runtime = &rt
 		if rt.ErrorKind == "" && rt.Retry == 0 && len(rt.Request) == 0 && len(rt.Arguments) == 0 {
 			ret.Runtime = nil
@@ -273,7 +277,12 @@ func (x callIntents) drainChildren(ctx context.Context, tc *tool.Context, childr
 		if ic.Session == "" || ic.CallID == "" {
 			continue
 		}
-		if in := declared(ch.Return); !in.Empty() {
+		in, err := declared(ch.Return)
+		if err != nil {
+			ch.Return = intentFailure(ch.Call, "the call's declared intents cannot be read, so they were not realised", err)
+			continue
+		}
+		if !in.Empty() {
 			ch.Return = x.commit(ctx, ch.Call, ic, ch.Return, in)
 			continue
 		}

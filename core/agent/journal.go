@@ -4,12 +4,11 @@ import (
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/effect"
-	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // JournalOption configures an agent's effect journal (see
 // Builder.EffectJournal).
-type JournalOption func(*tool.Journal)
+type JournalOption func(*effect.Journal)
 
 // JournalRecovery sets what a call does when the journal holds a record
 // of it that started and never finished: effect.RecoveryRejectAmbiguous
@@ -18,7 +17,7 @@ type JournalOption func(*tool.Journal)
 // write) and refuses the others. Any other policy makes Build report
 // ErrConfig.
 func JournalRecovery(p effect.RecoveryPolicy) JournalOption {
-	return func(j *tool.Journal) { j.Recovery = p }
+	return func(j *effect.Journal) { j.Recovery = p }
 }
 
 // JournalReconciler asks rec about the calls the journal found started
@@ -26,11 +25,11 @@ func JournalRecovery(p effect.RecoveryPolicy) JournalOption {
 // lets it run, whatever its class; its answer that it completed is
 // recorded and replayed as the call's return content.
 func JournalReconciler(rec effect.Reconciler) JournalOption {
-	return func(j *tool.Journal) { j.Reconciler = rec }
+	return func(j *effect.Journal) { j.Reconciler = rec }
 }
 
 // EffectJournal runs the agent's tool calls that may change the world
-// through an effect journal kept in store (see tool.Journal): every call
+// through an effect journal kept in store (see effect.Journal): every call
 // of a tool that is not pure or read-only is recorded before it runs and
 // when it ends, keyed by its session, run, step and position, so that a
 // call met again replays its recorded return instead of running twice,
@@ -46,19 +45,16 @@ func (b *Builder) EffectJournal(store effect.Store, opts ...JournalOption) *Buil
 		b.fail(fmt.Errorf("%w: EffectJournal needs a store", ErrConfig))
 		return b
 	}
-	j := &tool.Journal{Store: store}
+	j := &effect.Journal{Store: store}
 	for _, o := range opts {
 		if o != nil {
 			o(j)
 		}
 	}
-	switch j.Recovery {
-	case "", effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe:
-	default:
-		b.fail(fmt.Errorf("%w: unknown effect recovery policy %q (want %q or %q)", ErrConfig, j.Recovery,
-			effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe))
+	if err := checkEffectJournal(j); err != nil {
+		b.fail(err)
 		return b
 	}
-	b.a.journal = j
+	b.opts.EffectJournal = j
 	return b
 }

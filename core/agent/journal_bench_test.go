@@ -12,6 +12,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/store/postgres"
 	"github.com/starweaver-go/starweaver/core/store/postgres/pgtest"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
@@ -113,7 +114,7 @@ func TestThousandParallelJournaledCallsBatch(t *testing.T) {
 // durableStores opens a session store and an effect journal in one
 // database of each backend (PostgreSQL when a server is given: see
 // pgtest).
-func durableStores(t *testing.T, backend string) (agent.SessionStore, effect.Store, func() effect.BatchStats) {
+func durableStores(t *testing.T, backend string) (session.Store, effect.Store, func() effect.BatchStats) {
 	t.Helper()
 	ctx := context.Background()
 	switch backend {

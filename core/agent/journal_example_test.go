@@ -9,6 +9,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -19,19 +20,19 @@ func ExampleSession_Recover() {
 	ctx := context.Background()
 	// Stores shared by the workers: sqlite.NewSessionStore and
 	// sqlite.NewEffectStore (or postgres') in a deployment.
-	sessions, journal := &agent.MemorySessionStore{}, effect.NewMemoryStore()
+	sessions, journal := &session.MemoryStore{}, effect.NewMemoryStore()
 	send := tool.New("send", "Send a message", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
 		fmt.Println("sending")
 		return tool.Text("sent"), nil
 	}).WithEffect(effect.ClassNonIdempotentWrite)
-	worker := func(m model.Model, st agent.SessionStore) *agent.Agent {
+	worker := func(m model.Model, st session.Store) *agent.Agent {
 		return agent.NewBuilder(m).Tool(send).StateKey([]byte("shared key")).SessionStore(st).EffectJournal(journal).MustBuild()
 	}
 
 	// The first worker's store keeps the checkpoint saved before the call
 	// ran, and nothing after: the worker stopped.
 	saves := 0
-	stopping := agent.SessionStoreFuncs{LoadFunc: sessions.Load,
+	stopping := session.StoreFuncs{LoadFunc: sessions.Load,
 		SaveFunc: func(ctx context.Context, id string, state []byte, expected uint64) (uint64, error) {
 			if saves++; saves > 1 {
 				return 0, errors.New("the worker stopped")

@@ -13,6 +13,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -20,21 +21,21 @@ import (
 // put a session back to what the store held at an earlier save: what a
 // worker that stopped right after that save would have left.
 type tape struct {
-	agent.SessionStore
+	session.Store
 	mu    sync.Mutex
 	saves [][]byte
 }
 
-// newTape records the saves of st (a MemorySessionStore when nil).
-func newTape(st agent.SessionStore) *tape {
+// newTape records the saves of st (a session.MemoryStore when nil).
+func newTape(st session.Store) *tape {
 	if st == nil {
-		st = &agent.MemorySessionStore{}
+		st = &session.MemoryStore{}
 	}
-	return &tape{SessionStore: st}
+	return &tape{Store: st}
 }
 
 func (t *tape) Save(ctx context.Context, id string, state []byte, expected uint64) (uint64, error) {
-	rev, err := t.SessionStore.Save(ctx, id, state, expected)
+	rev, err := t.Store.Save(ctx, id, state, expected)
 	if err == nil {
 		t.mu.Lock()
 		t.saves = append(t.saves, bytes.Clone(state))
@@ -65,7 +66,7 @@ func (t *tape) rewind(tb testing.TB, id, key string) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := t.SessionStore.Save(ctx, id, s, cur.Revision); err != nil {
+		if _, err := t.Store.Save(ctx, id, s, cur.Revision); err != nil {
 			tb.Fatal(err)
 		}
 		return
@@ -85,7 +86,7 @@ func sendTool(sent *atomic.Int32) *tool.Function {
 
 // journaledAgent is an agent over the session store st and the journal j
 // whose model answers with responses.
-func journaledAgent(st agent.SessionStore, j effect.Store, m model.Model, tools []tool.Tool, opts ...agent.JournalOption) *agent.Agent {
+func journaledAgent(st session.Store, j effect.Store, m model.Model, tools []tool.Tool, opts ...agent.JournalOption) *agent.Agent {
 	return agent.NewBuilder(m).Tool(tools...).StateKey(storeKey).SessionStore(st).EffectJournal(j, opts...).MustBuild()
 }
 
@@ -108,7 +109,7 @@ func lastReturn(t *testing.T, msgs []model.Message, id string) tool.Return {
 // the session.
 func TestCheckpointPrecedesTheCalls(t *testing.T) {
 	ctx := context.Background()
-	st, j := &agent.MemorySessionStore{}, effect.NewMemoryStore()
+	st, j := &session.MemoryStore{}, effect.NewMemoryStore()
 	other := journaledAgent(st, j, model.TextModel("unused"), nil)
 	var seen atomic.Pointer[string]
 	probe := tool.New("probe", "", map[string]any{"type": "object"}, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {

@@ -3,8 +3,6 @@ package agent
 import (
 	"maps"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 	"github.com/starweaver-go/starweaver/core/toolset"
@@ -26,8 +24,7 @@ type runOptions struct {
 	activeTags   []string
 	deltas       bool
 	steering     *Steering
-	tracer       trace.TracerProvider
-	traceContent bool
+	tracer       Tracer
 	// grants are the tools the run may call (nil: every registered one;
 	// see WithGrants); toolErrorPolicy overrides the agent's when set.
 	grants          []string

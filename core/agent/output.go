@@ -98,7 +98,7 @@ type output struct {
 func (b *Builder) Output(spec OutputSpec) *Builder {
 	s := spec
 	s.Validators = append([]OutputValidator(nil), spec.Validators...)
-	b.a.outputSpec = &s
+	b.opts.Output = &s
 	return b
 }
 
@@ -107,10 +107,10 @@ func (b *Builder) Output(spec OutputSpec) *Builder {
 // MaxRetries, else tool.DefaultMaxRetries (3): the same budget as a tool's
 // corrections, where pydantic-ai defaults to 1. n must not be negative.
 func (b *Builder) OutputRetries(n int) *Builder {
-	if n < 0 && b.err == nil {
-		b.err = fmt.Errorf("%w: output retries must not be negative, got %d", ErrConfig, n)
+	if err := checkOutputRetries(n); err != nil {
+		b.fail(err)
 	}
-	b.a.outputRetries = &n
+	b.opts.OutputRetries = &n
 	return b
 }
 

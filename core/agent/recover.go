@@ -205,7 +205,7 @@ func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, re
 // the interrupted calls again through the journal under their original
 // keys: completed calls replay their recorded returns, calls that started
 // and never finished return an execution error marked ambiguous (see
-// tool.Journal) unless the journal's recovery policy or reconciler settles
+// effect.Journal) unless the journal's recovery policy or reconciler settles
 // them, and calls that never started run. The run then continues to its
 // end as Run's does (with opts as Run's), and its end is saved. A claimed
 // resume is recovered the same way: its answers are applied again, and

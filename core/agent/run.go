@@ -51,8 +51,8 @@ type runner struct {
 	// keepOnFail makes a failed or cancelled run commit what it added
 	// (see Session.Run); a resumed run leaves the session waiting instead.
 	keepOnFail bool
-	// trace is nil when the run is not traced (see WithTracer).
-	trace *runTrace
+	// trace is nil when the run is not traced (see WithTracing).
+	trace RunTrace
 	// spilled indexes the outputs the conversation spilled; nil when the
 	// agent never spills (artifacts.go).
 	spilled *spillIndex
@@ -129,8 +129,8 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		}
 		r.instructions = strings.Join(instr, "\n\n")
 	}
-	if r.trace = newRunTrace(ctx, a, o); r.trace != nil {
-		o.events = append(slices.Clip(o.events), r.trace.handle)
+	if r.trace = startTrace(ctx, a, o); r.trace != nil {
+		o.events = append(slices.Clip(o.events), r.trace.Event)
 	}
 	if s.actx != nil {
 		r.detachContext = s.actx.Attach(r.contextEvent)
@@ -241,7 +241,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		// beyond the argument limits enter it as text.
 		sent := keepReadable(&resp)
 		resp.RunID = r.runID
-		r.trace.response(resp)
+		traceResponse(r.trace, resp)
 		r.history.append(resp)
 		used := model.Usage{Requests: 1}
 		if resp.Usage != nil {

@@ -9,14 +9,15 @@ import (
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/agent/sessionstoretest"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-// Two workers sharing one MemorySessionStore.
+// Two workers sharing one session.MemoryStore.
 func TestMemorySessionStoreDurable(t *testing.T) {
-	sessionstoretest.RunDurable(t, func(*testing.T) (agent.SessionStore, agent.SessionStore) {
-		st := &agent.MemorySessionStore{}
+	sessionstoretest.RunDurable(t, func(*testing.T) (session.Store, session.Store) {
+		st := &session.MemoryStore{}
 		return st, st
 	})
 }
@@ -25,14 +26,14 @@ var storeKey = []byte("store key")
 
 // storedAgent builds an agent with the deploy and add tools over st,
 // answering with responses.
-func storedAgent(st agent.SessionStore, d *deployTool, responses ...model.Message) *agent.Agent {
+func storedAgent(st session.Store, d *deployTool, responses ...model.Message) *agent.Agent {
 	return agent.NewBuilder(model.NewTestModel(responses...)).Tool(d.tool(), addTool()).
 		StateKey(storeKey).SessionStore(st).MustBuild()
 }
 
 func TestOpenSessionErrors(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	a := storedAgent(st, &deployTool{})
 	_, err := a.OpenSession(ctx, "conv_missing")
 	if !errors.Is(err, agent.ErrSessionNotFound) || !errors.Is(err, store.ErrNotFound) {
@@ -81,7 +82,7 @@ func TestOpenSessionErrors(t *testing.T) {
 // stored state is what ExportState exports.
 func TestEveryRunEndIsSaved(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	// The first request is answered, the second fails, the third is
 	// cancelled while the model answers.
 	n := 0
@@ -135,7 +136,7 @@ func TestEveryRunEndIsSaved(t *testing.T) {
 // A Session that another worker overtook fails before it calls the model.
 func TestStaleSessionFailsBeforeRunning(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	s := storedAgent(st, &deployTool{}, text("one"), text("two")).NewSession()
 	if _, err := s.Run(ctx, "first"); err != nil {
 		t.Fatal(err)
@@ -159,7 +160,7 @@ func TestStaleSessionFailsBeforeRunning(t *testing.T) {
 // An invalid resolution claims nothing: the run stays waiting in the store.
 func TestInvalidResolutionClaimsNothing(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	d := &deployTool{}
 	s := storedAgent(st, d, calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})), text("done")).NewSession()
 	if res, err := s.Run(ctx, "deploy"); err != nil || res.Status != agent.StatusWaiting {
@@ -181,7 +182,7 @@ func TestInvalidResolutionClaimsNothing(t *testing.T) {
 // call may have run: it ends like a failed Run, and nothing resumes it.
 func TestFailedClaimedResumeDoesNotWaitAgain(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	d := &deployTool{}
 	// No response after the deploy call: the resumed run's request fails.
 	a := storedAgent(st, d, calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})))
@@ -214,7 +215,7 @@ func TestFailedClaimedResumeDoesNotWaitAgain(t *testing.T) {
 func TestRestoredCopyCreatesItsRecordOnce(t *testing.T) {
 	ctx := context.Background()
 	state := exportWaiting(t, storeKey)
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	d := &deployTool{}
 	first, err := storedAgent(st, d, text("done")).SessionFromState(state)
 	if err != nil {
@@ -240,7 +241,7 @@ func TestRestoredCopyCreatesItsRecordOnce(t *testing.T) {
 // as of unknown outcome.
 func TestAbandonResumeClosesTheBatch(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	d := &deployTool{}
 	entered, release := make(chan struct{}), make(chan struct{})
 	gate := tool.New("gate", "", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
@@ -300,7 +301,7 @@ func TestAbandonResumeClosesTheBatch(t *testing.T) {
 // restores it, refuses to run it, and can abandon it in memory.
 func TestClaimedStateRestoredWithoutStore(t *testing.T) {
 	ctx := context.Background()
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	entered, release := make(chan struct{}), make(chan struct{})
 	blocking := tool.New("deploy", "", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
 		if tc.Approval == nil {
@@ -346,7 +347,7 @@ func TestClaimedStateRestoredWithoutStore(t *testing.T) {
 	}
 }
 
-func mustLoad(t *testing.T, st agent.SessionStore, id string) agent.StoredSession {
+func mustLoad(t *testing.T, st session.Store, id string) session.Record {
 	t.Helper()
 	rec, err := st.Load(context.Background(), id)
 	if err != nil {
@@ -356,7 +357,7 @@ func mustLoad(t *testing.T, st agent.SessionStore, id string) agent.StoredSessio
 }
 
 // messagesIn counts the messages of a stored record.
-func messagesIn(t *testing.T, a *agent.Agent, rec agent.StoredSession) int {
+func messagesIn(t *testing.T, a *agent.Agent, rec session.Record) int {
 	t.Helper()
 	s, err := a.SessionFromState(rec.State)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -18,7 +19,7 @@ func ExampleAgent_OpenSession() {
 	ctx := context.Background()
 	// A store shared by the workers: sqlite.NewSessionStore or
 	// postgres.NewSessionStore in a deployment.
-	st := &agent.MemorySessionStore{}
+	st := &session.MemoryStore{}
 	deploy := tool.New("deploy", "Deploy a release", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
 		if tc.Approval == nil {
 			return tool.Result{}, tool.ApprovalRequired("deploys to production", nil)

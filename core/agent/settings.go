@@ -11,10 +11,10 @@ import (
 // run options (WithSettings) are merged over them with model.Settings.Merge.
 // Build reports settings out of range as ErrInvalidSettings.
 func (b *Builder) Settings(s model.Settings) *Builder {
-	if err := checkSettings(s); err != nil && b.err == nil {
-		b.err = err
+	if err := checkSettings(s); err != nil {
+		b.fail(err)
 	}
-	b.a.settings = b.a.settings.Merge(s)
+	b.opts.Settings = b.opts.Settings.Merge(s)
 	return b
 }
 

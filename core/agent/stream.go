@@ -20,7 +20,7 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 	}
 	// The model's request runs inside the chat span; calls started early
 	// get their own spans (callContext).
-	mctx := r.trace.chatContext(ctx)
+	mctx := chatContext(ctx, r.trace)
 	_, streams := r.a.model.(model.Streamer)
 	if !streams {
 		resp, err = r.a.model.Request(mctx, msgs, params)
@@ -210,7 +210,7 @@ func (e *eager) offer(d model.Delta) {
 	e.rets = append(e.rets, ret)
 	ctx := e.ctx
 	if e.r.trace != nil {
-		ctx = e.r.trace.callContext(ctx, c)
+		ctx = e.r.trace.CallContext(ctx, c)
 	}
 	e.wg.Add(1)
 	e.reg.StartCall(ctx, tc, c, ret, &e.wg)
@@ -276,7 +276,7 @@ func (e *eager) matches(calls []tool.Call) bool {
 // ones have finished.
 func (r *runner) execute(ctx context.Context, reg *tool.Registry, base *tool.Context, calls []tool.Call, early *eager) []tool.Return {
 	opts := tool.BatchOptions{Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
-		CallContext: r.trace.batchContext()}
+		CallContext: batchContext(r.trace)}
 	if early != nil && !early.matches(calls) {
 		// The stream broke its contract: nothing of what it started can
 		// stand for the response's calls.

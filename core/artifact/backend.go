@@ -4,65 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"github.com/starweaver-go/starweaver/core/internal/artifactref"
 )
 
 // This file holds the decisions every Store implementation makes, so that
 // the memory, SQLite and PostgreSQL stores cannot drift apart: a backend
 // only finds rows, and asks these functions what to answer.
-
-// Validate returns an error matching [ErrInvalidInput] when a store whose
-// limit is maxBytes must refuse w: a Write not built by [NewWrite], or one
-// larger than maxBytes. Put calls it first.
-func (w Write) Validate(maxBytes int64) error {
-	if w.id == "" {
-		return fmt.Errorf("%w: the write was not built by NewWrite", ErrInvalidInput)
-	}
-	if int64(len(w.data)) > maxBytes {
-		return fmt.Errorf("%w: the artifact has %d bytes, more than the store's limit of %d", ErrInvalidInput, len(w.data), maxBytes)
-	}
-	return nil
-}
-
-// Ref returns the reference w gets when the store first stores it, at
-// createdAtUnixMS.
-func (w Write) Ref(createdAtUnixMS int64) Ref {
-	return Ref{
-		Scope:           w.scope,
-		ID:              w.id,
-		MediaType:       w.mediaType,
-		Size:            int64(len(w.data)),
-		SHA256:          w.sha256,
-		Name:            w.name,
-		CreatedAtUnixMS: createdAtUnixMS,
-		ExpiresAtUnixMS: copyExpiry(w.expiresAt),
-	}
-}
-
-// Replay decides a Put whose idempotency key the scope already maps to
-// the artifact stored: it returns stored (a replay) when w writes that
-// artifact with the same name and expiry, and an error matching
-// [ErrIdempotencyConflict] otherwise.
-func (w Write) Replay(stored Ref) (Ref, error) {
-	if stored.ID != w.id {
-		return Ref{}, fmt.Errorf("%w: the idempotency key already names %s, not %s", ErrIdempotencyConflict, stored.ID, w.id)
-	}
-	if stored.Name != w.name || !sameExpiry(stored.ExpiresAtUnixMS, w.expiresAt) {
-		return Ref{}, fmt.Errorf("%w: the idempotency key names %s with another name or expiry", ErrIdempotencyConflict, w.id)
-	}
-	return stored, nil
-}
-
-// Alias decides a Put with a key the scope does not know yet, whose
-// content address already holds existing: it returns existing (the key
-// becomes an alias of it) when w would store the same metadata, and an
-// error matching [ErrMetadataConflict] when the name, expiry or any other
-// field differs, since a stored artifact's metadata never changes.
-func (w Write) Alias(existing Ref) (Ref, error) {
-	if !w.Ref(existing.CreatedAtUnixMS).Equal(existing) {
-		return Ref{}, fmt.Errorf("%w: %s is already stored with another name or expiry", ErrMetadataConflict, w.id)
-	}
-	return existing, nil
-}
 
 // Verify decides a Get of presented, for which the store found stored and
 // its bytes data: an error matching [ErrIntegrity] when presented differs
@@ -74,10 +22,10 @@ func Verify(presented, stored Ref, data []byte, nowUnixMS int64) error {
 		return fmt.Errorf("%w: the reference to %s differs from the stored one", ErrIntegrity, presented.ID)
 	}
 	sum := sha256.Sum256(data)
-	if int64(len(data)) != stored.Size || hex.EncodeToString(sum[:]) != stored.SHA256 || contentID(stored.MediaType, data) != stored.ID {
+	if int64(len(data)) != stored.Size || hex.EncodeToString(sum[:]) != stored.SHA256 || artifactref.ContentID(stored.MediaType, data) != stored.ID {
 		return fmt.Errorf("%w: the stored bytes of %s no longer match their reference", ErrIntegrity, stored.ID)
 	}
-	if stored.expired(nowUnixMS) {
+	if artifactref.Expired(stored, nowUnixMS) {
 		return fmt.Errorf("%w: %s expired at %d", ErrExpired, stored.ID, *stored.ExpiresAtUnixMS)
 	}
 	return nil

@@ -3,6 +3,7 @@ package artifact
 import (
 	"errors"
 
+	"github.com/starweaver-go/starweaver/core/internal/artifactref"
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
@@ -14,21 +15,21 @@ import (
 var (
 	// ErrInvalidInput: a scope, write, reference, cursor or limit breaks a
 	// rule of this package (the message names the rule).
-	ErrInvalidInput = errors.New("artifact: invalid input")
+	ErrInvalidInput = artifactref.ErrInvalidInput
 	// ErrNotFound: the scope holds no artifact with that id.
-	ErrNotFound error = store.Specialize("artifact: not found", store.ErrNotFound)
+	ErrNotFound = artifactref.ErrNotFound
 	// ErrIdempotencyConflict: the idempotency key already names another
 	// artifact, or the same artifact with another name or expiry.
-	ErrIdempotencyConflict error = store.Specialize("artifact: idempotency conflict", store.ErrConflict)
+	ErrIdempotencyConflict = artifactref.ErrIdempotencyConflict
 	// ErrMetadataConflict: the scope already holds the content under a new
 	// key's content address, with another name or expiry.
-	ErrMetadataConflict error = store.Specialize("artifact: metadata conflict", store.ErrConflict)
+	ErrMetadataConflict = artifactref.ErrMetadataConflict
 	// ErrIntegrity: the stored bytes no longer match their reference (size,
 	// digest or id), or the reference presented differs from the stored one.
-	ErrIntegrity = errors.New("artifact: integrity check failed")
+	ErrIntegrity = artifactref.ErrIntegrity
 	// ErrExpired: the artifact's expiry has passed; it stays stored until
 	// purged (see Store.PurgeExpired) but is never returned.
-	ErrExpired = errors.New("artifact: expired")
+	ErrExpired = artifactref.ErrExpired
 )
 
 // ErrorKind is the stable slug of an artifact failure. The C ABI and the

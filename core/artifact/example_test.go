@@ -12,7 +12,7 @@ import (
 // reference; the bytes are read back, checked, where they are needed.
 func Example() {
 	ctx := context.Background()
-	store := artifact.NewMemoryStore()
+	store := artifact.NewMemoryStore(artifact.Config{})
 	scope, err := artifact.ParseScope("tenant.acme")
 	if err != nil {
 		fmt.Println(err)
@@ -50,7 +50,7 @@ func Example() {
 // the key for other content is a conflict.
 func ExampleStore_idempotency() {
 	ctx := context.Background()
-	store := artifact.NewMemoryStore()
+	store := artifact.NewMemoryStore(artifact.Config{})
 	scope, _ := artifact.ParseScope("tenant.acme")
 
 	put := func(key, text string) (artifact.Ref, error) {
@@ -74,7 +74,7 @@ func ExampleStore_idempotency() {
 // A resolver reads only its own scope's artifacts, within a size limit.
 func ExampleResolver() {
 	ctx := context.Background()
-	store := artifact.NewMemoryStore()
+	store := artifact.NewMemoryStore(artifact.Config{})
 	acme, _ := artifact.ParseScope("tenant.acme")
 	other, _ := artifact.ParseScope("tenant.other")
 

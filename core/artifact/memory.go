@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/starweaver-go/starweaver/core/internal/artifactref"
 )
 
 // MemoryStore is a [Store] in process memory, for tests and for runs that
@@ -32,9 +34,10 @@ type memoryArtifact struct {
 	data []byte
 }
 
-// NewMemoryStore returns an empty store.
-func NewMemoryStore(opts ...Option) *MemoryStore {
-	return &MemoryStore{cfg: NewConfig(opts...), scopes: map[Scope]*memoryScope{}}
+// NewMemoryStore returns an empty store configured by cfg (the zero
+// Config for the defaults). It panics if cfg.MaxBytes is negative.
+func NewMemoryStore(cfg Config) *MemoryStore {
+	return &MemoryStore{cfg: cfg.Normalised(), scopes: map[Scope]*memoryScope{}}
 }
 
 // Put implements [Writer].
@@ -44,25 +47,25 @@ func (s *MemoryStore) Put(_ context.Context, w Write) (Ref, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sc := s.scopes[w.scope]
+	sc := s.scopes[w.Scope()]
 	if sc == nil {
 		sc = &memoryScope{artifacts: map[string]memoryArtifact{}, keys: map[string]string{}}
-		s.scopes[w.scope] = sc
+		s.scopes[w.Scope()] = sc
 	}
-	if id, ok := sc.keys[w.key]; ok {
+	if id, ok := sc.keys[w.IdempotencyKey()]; ok {
 		return w.Replay(sc.artifacts[id].ref)
 	}
-	if a, ok := sc.artifacts[w.id]; ok {
+	if a, ok := sc.artifacts[w.ID()]; ok {
 		ref, err := w.Alias(a.ref)
 		if err == nil {
-			sc.keys[w.key] = w.id
+			sc.keys[w.IdempotencyKey()] = w.ID()
 		}
 		return ref, err
 	}
 	ref := w.Ref(s.cfg.NowUnixMS())
-	// w.data is the Write's own copy, never modified: no need to copy again.
-	sc.artifacts[w.id] = memoryArtifact{ref: ref, data: w.data}
-	sc.keys[w.key] = w.id
+	// w.Bytes() is the Write's own copy, never modified: no need to copy again.
+	sc.artifacts[w.ID()] = memoryArtifact{ref: ref, data: w.Bytes()}
+	sc.keys[w.IdempotencyKey()] = w.ID()
 	return ref, nil
 }
 
@@ -156,7 +159,7 @@ func (s *MemoryStore) PurgeExpired(_ context.Context, scope Scope, nowUnixMS int
 	}
 	var due []Ref
 	for _, a := range sc.artifacts {
-		if a.ref.expired(nowUnixMS) {
+		if artifactref.Expired(a.ref, nowUnixMS) {
 			due = append(due, a.ref)
 		}
 	}

@@ -8,11 +8,15 @@ import (
 )
 
 func TestMemoryStoreConformance(t *testing.T) {
-	artifacttest.Run(t, func(t *testing.T, opts ...artifact.Option) artifact.Store {
-		return artifact.NewMemoryStore(opts...)
+	artifacttest.Run(t, func(t *testing.T, cfg artifact.Config) artifact.Store {
+		return artifact.NewMemoryStore(cfg)
 	})
 }
 
-func BenchmarkMemoryStorePut(b *testing.B) { artifacttest.BenchPut(b, artifact.NewMemoryStore()) }
+func BenchmarkMemoryStorePut(b *testing.B) {
+	artifacttest.BenchPut(b, artifact.NewMemoryStore(artifact.Config{}))
+}
 
-func BenchmarkMemoryStoreGet(b *testing.B) { artifacttest.BenchGet(b, artifact.NewMemoryStore()) }
+func BenchmarkMemoryStoreGet(b *testing.B) {
+	artifacttest.BenchGet(b, artifact.NewMemoryStore(artifact.Config{}))
+}

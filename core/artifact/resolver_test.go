@@ -10,7 +10,7 @@ import (
 
 func TestResolver(t *testing.T) {
 	ctx := context.Background()
-	s := artifact.NewMemoryStore()
+	s := artifact.NewMemoryStore(artifact.Config{})
 	sc := mustScope(t, "tenant.acme")
 	w, _ := artifact.NewWrite(sc, "k", "image/gif", []byte("GIF89a-pixels"))
 	ref, err := s.Put(ctx, w)

@@ -1,16 +1,17 @@
 package artifact
 
-import "context"
+import (
+	"context"
+
+	"github.com/starweaver-go/starweaver/core/internal/artifactref"
+)
 
 // MaxPageSize is the largest limit of Store.List and Store.PurgeExpired.
 const MaxPageSize = 1000
 
-// Artifact is a stored artifact: its reference and its bytes. The bytes
-// belong to the caller.
-type Artifact struct {
-	Ref   Ref
-	Bytes []byte
-}
+// Artifact is a stored artifact as Get returns it: its reference and its
+// bytes.
+type Artifact = artifactref.Artifact
 
 // Page is one page of Store.List: references in id order, and the cursor
 // of the next page ("" on the last page).

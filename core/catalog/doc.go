@@ -8,7 +8,7 @@
 // toolsets, whose tools they index with core/toolsearch. A member's
 // namespace is its toolset id (a member without one contributes "loose"
 // tools), its tools inherit the member's defaults, and a namespace is
-// described by the text given to WithNamespaceDescriptions or by
+// described by the text given to Options.NamespaceDescriptions or by
 // "Toolset: {id}".
 //
 //   - Search registers every indexed tool, wrapped so that it is

@@ -11,7 +11,7 @@ import (
 
 func ExampleNewSearch() {
 	docs := toolset.New("docs", tool.New("lookup_docs", "Look up documentation by topic", object("topic"), echo)).WithID("docs_ns")
-	search := catalog.NewSearch([]toolset.Toolset{docs})
+	search := catalog.NewSearch([]toolset.Toolset{docs}, catalog.Options{})
 	r := &tool.Registry{}
 	if err := toolset.Register(r, nil, search); err != nil {
 		panic(err)
@@ -27,7 +27,7 @@ func ExampleNewSearch() {
 
 func ExampleNewProxy() {
 	docs := toolset.New("docs", tool.New("lookup_docs", "Look up documentation by topic", object("topic"), echo)).WithID("docs_ns")
-	proxy, err := catalog.NewProxy([]toolset.Toolset{docs}, "workspace")
+	proxy, err := catalog.NewProxy([]toolset.Toolset{docs}, "workspace", catalog.Options{})
 	if err != nil {
 		panic(err)
 	}

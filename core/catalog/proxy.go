@@ -38,9 +38,10 @@ type Proxy struct {
 
 var _ toolset.Toolset = (*Proxy)(nil)
 
-// NewProxy returns a tool proxy over members. prefix scopes the surface
-// (see ErrPrefix); "" keeps the default names.
-func NewProxy(members []toolset.Toolset, prefix string, opts ...Option) (*Proxy, error) {
+// NewProxy returns a tool proxy over members, configured by o (the zero
+// Options for the defaults). prefix scopes the surface (see ErrPrefix);
+// "" keeps the default names.
+func NewProxy(members []toolset.Toolset, prefix string, o Options) (*Proxy, error) {
 	p, err := normalisePrefix(prefix)
 	if err != nil {
 		return nil, err
@@ -51,9 +52,7 @@ func NewProxy(members []toolset.Toolset, prefix string, opts ...Option) (*Proxy,
 	}
 	c := &catalogue{name: ProxyName, id: ProxyName, searchName: search, surface: []string{search, call},
 		maxResults: DefaultMaxResults, members: members}
-	for _, o := range opts {
-		o(c)
-	}
+	o.apply(c)
 	return &Proxy{catalogue: c, callName: call, group: group}, nil
 }
 
@@ -74,7 +73,7 @@ func normalisePrefix(prefix string) (string, error) {
 // Name returns "tool_proxy".
 func (p *Proxy) Name() string { return p.name }
 
-// ID returns the stable id ("tool_proxy" unless WithID).
+// ID returns the stable id ("tool_proxy" unless Options.ID).
 func (p *Proxy) ID() string { return p.id }
 
 // SearchToolName returns the name of the proxy's search tool.

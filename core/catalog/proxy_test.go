@@ -18,9 +18,9 @@ import (
 	"github.com/starweaver-go/starweaver/core/toolset"
 )
 
-func newProxy(t *testing.T, members []toolset.Toolset, prefix string, opts ...catalog.Option) *catalog.Proxy {
+func newProxy(t *testing.T, members []toolset.Toolset, prefix string, opts catalog.Options) *catalog.Proxy {
 	t.Helper()
-	p, err := catalog.NewProxy(members, prefix, opts...)
+	p, err := catalog.NewProxy(members, prefix, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestProxySearchesAndCallsThroughTheRegistry(t *testing.T) {
 		model.CallsResponse(call("4", "add", `{"a":1,"b":2}`), call("5", "call_tool", `{"name":"nope"}`), call("6", "call_tool", `{"name":" "}`)),
 		model.Response(model.TextPart("done")),
 	)
-	a := agent.NewBuilder(m).Toolset(newProxy(t, library(), "")).MustBuild()
+	a := agent.NewBuilder(m).Toolset(newProxy(t, library(), "", catalog.Options{})).MustBuild()
 	s := a.NewSession()
 	var rec recorder
 	mustRun(t, s, "x", rec.handler())
@@ -72,7 +72,7 @@ func TestProxySearchesAndCallsThroughTheRegistry(t *testing.T) {
 }
 
 func TestProxyPrefixUsesAFixedSurface(t *testing.T) {
-	p := newProxy(t, library(), " _workspace_ ")
+	p := newProxy(t, library(), " _workspace_ ", catalog.Options{})
 	if p.SearchToolName() != "workspace_search_tool" || p.CallToolName() != "workspace_call_tool" {
 		t.Fatalf("names %s %s", p.SearchToolName(), p.CallToolName())
 	}
@@ -80,11 +80,11 @@ func TestProxyPrefixUsesAFixedSurface(t *testing.T) {
 		t.Fatalf("group %q", ins[0].Group)
 	}
 	for _, bad := range []string{"1ws", "work space", "wörk"} {
-		if _, err := catalog.NewProxy(library(), bad); !errors.Is(err, catalog.ErrPrefix) {
+		if _, err := catalog.NewProxy(library(), bad, catalog.Options{}); !errors.Is(err, catalog.ErrPrefix) {
 			t.Errorf("prefix %q: %v", bad, err)
 		}
 	}
-	if p := newProxy(t, library(), "__"); p.SearchToolName() != "search_tools" {
+	if p := newProxy(t, library(), "__", catalog.Options{}); p.SearchToolName() != "search_tools" {
 		t.Fatalf("empty prefix gave %s", p.SearchToolName())
 	}
 	m := model.NewTestModel(
@@ -111,7 +111,7 @@ func TestProxyPrefixUsesAFixedSurface(t *testing.T) {
 }
 
 func TestProxyNamespaceDescriptionsAreSearched(t *testing.T) {
-	p := newProxy(t, library(), "", catalog.WithNamespaceDescriptions(map[string]string{"math": "Arithmetic calculator"}))
+	p := newProxy(t, library(), "", catalog.Options{NamespaceDescriptions: map[string]string{"math": "Arithmetic calculator"}})
 	m := model.NewTestModel(
 		model.CallsResponse(call("1", "search_tools", `{"query":"calculator"}`)),
 		model.Response(model.TextPart("done")),
@@ -138,7 +138,7 @@ func TestProxyApprovalPausesAndTheApprovedCallToolRunsTheTool(t *testing.T) {
 		model.CallsResponse(call("1", "call_tool", `{"name":"deploy","arguments":{"env":"prod"}}`)),
 		model.Response(model.TextPart("done")),
 	)
-	a := agent.NewBuilder(m).Toolset(newProxy(t, []toolset.Toolset{ops}, "")).MustBuild()
+	a := agent.NewBuilder(m).Toolset(newProxy(t, []toolset.Toolset{ops}, "", catalog.Options{})).MustBuild()
 	s := a.NewSession()
 	res := mustRun(t, s, "deploy")
 	if res.Status != agent.StatusWaiting || ran.Load() != 0 {
@@ -162,7 +162,7 @@ func TestProxyApprovalPausesAndTheApprovedCallToolRunsTheTool(t *testing.T) {
 		model.CallsResponse(call("1", "call_tool", `{"name":"deploy","arguments":{"env":"prod"}}`)),
 		model.Response(model.TextPart("done")),
 	)
-	s = agent.NewBuilder(m2).Toolset(newProxy(t, []toolset.Toolset{ops}, "")).MustBuild().NewSession()
+	s = agent.NewBuilder(m2).Toolset(newProxy(t, []toolset.Toolset{ops}, "", catalog.Options{})).MustBuild().NewSession()
 	mustRun(t, s, "deploy")
 	override := agent.ApprovalDecision{ID: s.Pending()[0].ID, Approved: true,
 		OverrideArguments: json.RawMessage(`{"name":"deploy","arguments":{"env":"staging"}}`)}
@@ -186,7 +186,7 @@ func TestProxiedCallsKeepTheirTimeoutAndDefaults(t *testing.T) {
 		model.Response(model.TextPart("done")),
 	)
 	var rec recorder
-	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "")).MustBuild().NewSession(), "x", rec.handler())
+	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "", catalog.Options{})).MustBuild().NewSession(), "x", rec.handler())
 	if got := rec.returns[0].Content.(string); !strings.Contains(got, "exceeded 20ms") {
 		t.Fatalf("timeout result %q", got)
 	}
@@ -237,7 +237,7 @@ func (s *served) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
 // the member's tools.
 func TestCatalogueEntersAndExitsItsMembersWithTheRun(t *testing.T) {
 	member := &served{}
-	proxy, err := catalog.NewProxy([]toolset.Toolset{member}, "")
+	proxy, err := catalog.NewProxy([]toolset.Toolset{member}, "", catalog.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestProxySearchTextsAndEscaping(t *testing.T) {
 		model.Response(model.TextPart("done")),
 	)
 	var rec recorder
-	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "")).MustBuild().NewSession(), "x", rec.handler())
+	mustRun(t, agent.NewBuilder(m).Toolset(newProxy(t, members, "", catalog.Options{})).MustBuild().NewSession(), "x", rec.handler())
 	if got := rec.returns[0].Content; got != "<error>Parameter 'query' is required.</error>" || rec.returns[0].IsError {
 		t.Fatalf("blank query: %#v", rec.returns[0])
 	}
@@ -333,7 +333,7 @@ func TestProxiedCallsRunHooksRetriesAndDeferral(t *testing.T) {
 		note("global:" + tc.ToolName)
 		return nil
 	}}
-	s := agent.NewBuilder(m).Hook(global).Toolset(newProxy(t, members, "")).MustBuild().NewSession()
+	s := agent.NewBuilder(m).Hook(global).Toolset(newProxy(t, members, "", catalog.Options{})).MustBuild().NewSession()
 	var rec recorder
 	res := mustRun(t, s, "x", rec.handler())
 	if got := rec.returns[0]; got.IsError || got.Content != "steady" || attempts.Load() != 2 {
@@ -371,5 +371,28 @@ func TestProxiedCallsRunHooksRetriesAndDeferral(t *testing.T) {
 	got0 := rec.returns[0]
 	if body, _ := json.Marshal(got0.Content); got0.Name != "call_tool" || got0.IsError || string(body) != `"built on the worker"` {
 		t.Fatalf("deferred call_tool returned %s (%+v)", body, got0)
+	}
+}
+
+// The zero Options keep the defaults; set fields replace them, and the
+// catalogue keeps its own copy of the descriptions.
+func TestOptionsIDAndDescriptions(t *testing.T) {
+	if id := catalog.NewSearch(library(), catalog.Options{}).ID(); id != catalog.SearchToolName {
+		t.Fatalf("default search id %q", id)
+	}
+	if id := catalog.NewSearch(library(), catalog.Options{ID: "find"}).ID(); id != "find" {
+		t.Fatalf("search id %q", id)
+	}
+	if id := newProxy(t, library(), "", catalog.Options{}).ID(); id != catalog.ProxyName {
+		t.Fatalf("default proxy id %q", id)
+	}
+	descriptions := map[string]string{"math": "Arithmetic calculator"}
+	p := newProxy(t, library(), "", catalog.Options{ID: "tools", NamespaceDescriptions: descriptions})
+	descriptions["math"] = "changed"
+	if p.ID() != "tools" {
+		t.Fatalf("proxy id %q", p.ID())
+	}
+	if !strings.Contains(p.Instructions(nil)[0].Content, "- math: Arithmetic calculator (2 tools)") {
+		t.Fatalf("instructions %q", p.Instructions(nil)[0].Content)
 	}
 }

@@ -23,20 +23,19 @@ type Search struct {
 
 var _ toolset.Toolset = (*Search)(nil)
 
-// NewSearch returns a tool_search toolset over members.
-func NewSearch(members []toolset.Toolset, opts ...Option) *Search {
+// NewSearch returns a tool_search toolset over members, configured by o
+// (the zero Options for the defaults).
+func NewSearch(members []toolset.Toolset, o Options) *Search {
 	c := &catalogue{name: SearchToolName, id: SearchToolName, searchName: SearchToolName,
 		surface: []string{SearchToolName}, maxResults: DefaultMaxResults, members: members}
-	for _, o := range opts {
-		o(c)
-	}
+	o.apply(c)
 	return &Search{c}
 }
 
 // Name returns "tool_search".
 func (s *Search) Name() string { return s.name }
 
-// ID returns the stable id ("tool_search" unless WithID).
+// ID returns the stable id ("tool_search" unless Options.ID).
 func (s *Search) ID() string { return s.id }
 
 // Defaults gives the catalogue's tools three retries, as the reference

@@ -22,7 +22,7 @@ func TestSearchLoadsToolsForTheNextTurnAndSurvivesExport(t *testing.T) {
 		model.Response(model.TextPart("done")),
 		model.Response(model.TextPart("again")),
 	)
-	search := catalog.NewSearch(library())
+	search := catalog.NewSearch(library(), catalog.Options{})
 	a := agent.NewBuilder(m).Toolset(search).MustBuild()
 	s := a.NewSession()
 	var rec recorder
@@ -78,7 +78,7 @@ func TestSearchNamespaceMatchLoadsTheNamespace(t *testing.T) {
 		model.CallsResponse(call("1", "tool_search", `{"query":"math"}`)),
 		model.Response(model.TextPart("done")),
 	)
-	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library())).MustBuild()
+	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library(), catalog.Options{})).MustBuild()
 	s := a.NewSession()
 	mustRun(t, s, "x")
 	tools, spaces := s.Context().ToolSearchLoaded()
@@ -96,7 +96,7 @@ func TestSearchBlankAndUnmatchedQueries(t *testing.T) {
 		model.CallsResponse(call("2", "tool_search", `{"query":"zzqx"}`)),
 		model.Response(model.TextPart("done")),
 	)
-	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library())).MustBuild()
+	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library(), catalog.Options{})).MustBuild()
 	var rec recorder
 	mustRun(t, a.NewSession(), "x", rec.handler())
 	blank := rec.returns[0].Content.(map[string]any)
@@ -116,7 +116,7 @@ func TestSearchBlankAndUnmatchedQueries(t *testing.T) {
 }
 
 func TestSearchInstructionsAndReports(t *testing.T) {
-	s := catalog.NewSearch(library(), catalog.WithMaxResults(2))
+	s := catalog.NewSearch(library(), catalog.Options{MaxResults: 2})
 	ins := s.Instructions(nil)
 	if len(ins) != 1 || ins[0].Group != "tool-search" || !contains(ins[0].Content, "- docs_ns (1 tools)", "- math (2 tools)") {
 		t.Fatalf("instructions %+v", ins)
@@ -135,7 +135,7 @@ func TestSearchInstructionsAndReports(t *testing.T) {
 	hidden := tool.New("hidden", "Prepared away.", nil, echo).WithPrepareDefinition(func(*tool.RunContext, tool.Definition) (tool.Definition, bool) {
 		return tool.Definition{}, false
 	})
-	s = catalog.NewSearch(append(library(), toolset.New("ops", hidden).WithID("ops")))
+	s = catalog.NewSearch(append(library(), toolset.New("ops", hidden).WithID("ops")), catalog.Options{})
 	if r := s.RefreshReport(nil); r.UnavailableTools != 1 || r.Namespaces[2].UnavailableTools != 1 {
 		t.Fatalf("a tool its prepare function hides counts as available: %+v", r)
 	}
@@ -145,7 +145,7 @@ func TestHostAPIsOnTheLoadedState(t *testing.T) {
 	available := true
 	flaky := tool.New("flaky", "Sometimes there.", nil, echo).WithAvailability(func(*tool.RunContext) bool { return available })
 	members := append(library(), toolset.New("ops", flaky).WithID("ops"))
-	s := catalog.NewSearch(members)
+	s := catalog.NewSearch(members, catalog.Options{})
 	actx := agentctx.New()
 	if _, err := s.PreloadNamespace(actx, "nope"); err == nil {
 		t.Fatal("preloading an unknown namespace succeeded")
@@ -193,7 +193,7 @@ func TestRefreshBindingIsDeterministic(t *testing.T) {
 	if reason, due := b.Due(1150); !due || reason != catalog.ReasonInventoryChanged {
 		t.Fatalf("after the debounce: %q %v", reason, due)
 	}
-	s := catalog.NewSearch(library())
+	s := catalog.NewSearch(library(), catalog.Options{})
 	actx := agentctx.New()
 	_, kept, ran := s.RefreshLoadedStateIfDue(actx, b, 1150)
 	if !ran || kept.InventoryVersion != 8 || kept.PendingVersion != 0 || kept.LastRefreshMS != 1150 {
@@ -213,7 +213,7 @@ func TestRefreshBindingIsDeterministic(t *testing.T) {
 }
 
 func TestSearchToolWithoutTheCapabilityIsAUserError(t *testing.T) {
-	s := catalog.NewSearch(library())
+	s := catalog.NewSearch(library(), catalog.Options{})
 	tools, _ := s.Tools(nil)
 	_, err := tools[0].Call(context.Background(), &tool.Context{}, json.RawMessage(`{"query":"x"}`))
 	if tool.KindOf(err) != tool.ErrorKindUserError {
@@ -238,7 +238,7 @@ func TestUnloadedToolsAreRefusedAndNotUnavailable(t *testing.T) {
 		model.CallsResponse(call("1", "lookup_docs", `{"topic":"go"}`)),
 		model.Response(model.TextPart("done")),
 	)
-	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library())).UnavailableTools(agent.FailOnUnavailable).MustBuild()
+	a := agent.NewBuilder(m).Toolset(catalog.NewSearch(library(), catalog.Options{})).UnavailableTools(agent.FailOnUnavailable).MustBuild()
 	res := mustRun(t, a.NewSession(), "guess")
 	ret := res.Returns()[0]
 	body, _ := json.Marshal(ret.Content)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 	"github.com/starweaver-go/starweaver/core/internal/slugs"
 	"github.com/starweaver-go/starweaver/core/store"
 )
@@ -15,7 +16,7 @@ var (
 	// unknown class or state, input that is not JSON), or a
 	// compare-and-swap that breaks the revision rules (see Store). It is a
 	// caller's bug, never a race.
-	ErrInvalid = errors.New("effect: invalid")
+	ErrInvalid = effectclass.ErrInvalid
 	// ErrNotFound: no record has that id or key. It matches
 	// store.ErrNotFound too.
 	ErrNotFound error = store.Specialize("effect: not found", store.ErrNotFound)

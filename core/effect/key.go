@@ -1,9 +1,6 @@
 package effect
 
-import (
-	"net/url"
-	"strconv"
-)
+import "github.com/starweaver-go/starweaver/core/internal/effectclass"
 
 // Key returns the idempotency key of the callIndex-th tool call (counting
 // from 0 in the model's order) of turn turn of run runID in session
@@ -23,17 +20,5 @@ import (
 //
 // Key panics if turn or callIndex is negative (a caller bug).
 func Key(sessionID, runID string, turn, callIndex int) string {
-	if turn < 0 || callIndex < 0 {
-		panic("effect: Key: negative turn or call index")
-	}
-	b := make([]byte, 0, 32+len(sessionID)+len(runID))
-	b = append(b, "session/"...)
-	b = append(b, url.PathEscape(sessionID)...)
-	b = append(b, "/run/"...)
-	b = append(b, url.PathEscape(runID)...)
-	b = append(b, "/turn/"...)
-	b = strconv.AppendInt(b, int64(turn), 10)
-	b = append(b, "/call/"...)
-	b = strconv.AppendInt(b, int64(callIndex), 10)
-	return string(b)
+	return effectclass.Key(sessionID, runID, turn, callIndex)
 }

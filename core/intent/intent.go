@@ -239,6 +239,35 @@ func V1(intents ...Intent) Intents {
 	return Intents{ProtocolVersion: ProtocolV1, Intents: intents}
 }
 
+// BatchOf returns the batch x holds: x itself when it is an Intents (what
+// a tool returned), else x's JSON decoded (a batch the effect journal
+// replayed, tool.RawIntents). A nil x is the empty batch.
+func BatchOf(x json.Marshaler) (Intents, error) {
+	switch v := x.(type) {
+	case nil:
+		return Intents{}, nil
+	case Intents:
+		return v, nil
+	case *Intents:
+		if v == nil {
+			return Intents{}, nil
+		}
+		return *v, nil
+	}
+	raw, err := x.MarshalJSON()
+	if err != nil {
+		return Intents{}, fmt.Errorf("%w: intents: %w", ErrInvalid, err)
+	}
+	var b Intents
+	if len(raw) == 0 || string(raw) == "null" {
+		return b, nil
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return Intents{}, err
+	}
+	return b, nil
+}
+
 // Empty reports a batch that declares nothing (of any version).
 func (b Intents) Empty() bool { return len(b.Intents) == 0 }
 

@@ -70,6 +70,23 @@ type commandRecord struct {
 func commandKey(replayKey string) string { return path("process-command", replayKey) }
 func processStream(id string) string     { return path("process", id) }
 
+// Recorded returns the outcome of the process command journaled under
+// replayKey, and whether there is one, so that a runtime over real
+// processes (core/bundles/shell's IntentProcesses) replays a recorded
+// command without acting on it again. A failure to read the journal is
+// reported with ok true: the command must not act either.
+func (l *Local) Recorded(ctx context.Context, replayKey string) (res json.RawMessage, ok bool, err error) {
+	e, err := l.j.Get(ctx, commandKey(replayKey))
+	if err != nil {
+		if isNotFound(err) {
+			return nil, false, nil
+		}
+		return nil, true, err
+	}
+	res, err = replay(e)
+	return res, true, err
+}
+
 // Process returns process id's recorded history; a process never started
 // is a *CommandError with CodeProcessNotVisible.
 func (l *Local) Process(ctx context.Context, id string) (ProcessState, error) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/starweaver-go/starweaver/core/artifact"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -53,16 +52,26 @@ func ResourceLinkText(l *tool.ResourceLink) string {
 	return string(b)
 }
 
+// ArtifactResolver turns artifact references into bytes for
+// ResolveArtifacts. core/artifact's Resolver implements it over an
+// artifact store and a scope.
+type ArtifactResolver interface {
+	// Resolve returns the media type and the bytes of the artifact ref
+	// refers to; it fails when the artifact cannot be read.
+	Resolve(ctx context.Context, ref tool.ArtifactRef) (mediaType string, data []byte, err error)
+}
+
 // ResolveArtifacts returns messages with every artifact source in the parts
 // of their tool returns replaced by an inline base64 source holding the
-// bytes r resolves. It fails (wrapping the artifact error, so that
-// artifact.KindOf classifies it) when a reference belongs to another scope
-// than r's, is larger than r's limit, or cannot be read.
+// bytes r resolves. It fails, wrapping r's error (so that artifact.KindOf
+// classifies an artifact store's), when r cannot resolve a reference: for
+// artifact.Resolver, one of another scope than its own, larger than its
+// limit, or unreadable.
 //
 // messages are not modified: messages without references are shared, and
 // the others are copied, so histories and checkpoints keep the references
 // and only the request carries the bytes.
-func ResolveArtifacts(ctx context.Context, messages []Message, r artifact.Resolver) ([]Message, error) {
+func ResolveArtifacts(ctx context.Context, messages []Message, r ArtifactResolver) ([]Message, error) {
 	var out []Message
 	for i := range messages {
 		m := &messages[i]
@@ -102,7 +111,7 @@ func holdsArtifacts(m *Message) bool {
 	return false
 }
 
-func resolveMessage(ctx context.Context, m Message, r artifact.Resolver) (Message, error) {
+func resolveMessage(ctx context.Context, m Message, r ArtifactResolver) (Message, error) {
 	parts := make([]Part, len(m.Parts))
 	copy(parts, m.Parts)
 	for i := range parts {

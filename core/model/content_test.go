@@ -70,7 +70,7 @@ func TestReturnParts(t *testing.T) {
 	if parts, err := model.ReturnParts(&rich); err != nil || len(parts) != 1 {
 		t.Fatalf("rich return: %v, %v", parts, err)
 	}
-	ref := putPNG(t, artifact.NewMemoryStore(), "tenant.acme", "k", png)
+	ref := putPNG(t, artifact.NewMemoryStore(artifact.Config{}), "tenant.acme", "k", png)
 	unresolved := richReturn("c9", tool.ImagePart(tool.ArtifactSource(ref)))
 	if _, err := model.ReturnParts(&unresolved); !errors.Is(err, model.ErrModel) || !strings.Contains(err.Error(), "not resolved") {
 		t.Fatalf("unresolved artifact: %v", err)
@@ -84,7 +84,7 @@ func TestReturnParts(t *testing.T) {
 
 func TestResolveArtifacts(t *testing.T) {
 	ctx := context.Background()
-	st := artifact.NewMemoryStore()
+	st := artifact.NewMemoryStore(artifact.Config{})
 	ref := putPNG(t, st, "tenant.acme", "k1", png)
 	acme := ref.Scope
 	history := []model.Message{
@@ -131,7 +131,7 @@ func TestResolveArtifacts(t *testing.T) {
 	if !errors.Is(err, artifact.ErrInvalidInput) || !strings.Contains(err.Error(), "limit") {
 		t.Fatalf("size over the limit: %v", err)
 	}
-	if _, err := model.ResolveArtifacts(ctx, history, artifact.Resolver{Reader: artifact.NewMemoryStore(), Scope: acme}); artifact.KindOf(err) != artifact.KindNotFound {
+	if _, err := model.ResolveArtifacts(ctx, history, artifact.Resolver{Reader: artifact.NewMemoryStore(artifact.Config{}), Scope: acme}); artifact.KindOf(err) != artifact.KindNotFound {
 		t.Fatalf("missing artifact: %v", err)
 	}
 }

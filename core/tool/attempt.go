@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // callRun is one call going through its preparation and its attempts:
@@ -348,12 +348,12 @@ func (c *callRun) conclude(res Result, err error) (again bool) {
 	}
 	kind := KindOf(err)
 	cls := c.r.effectOf(c.e)
-	if FlagsOf(kind).Unexpected && c.attempt < c.tc.MaxRetries && c.ctx.Err() == nil && effect.RetrySafe(cls, true) {
+	if FlagsOf(kind).Unexpected && c.attempt < c.tc.MaxRetries && c.ctx.Err() == nil && effectclass.RetrySafe(cls, true) {
 		c.attempt++
 		return true
 	}
 	ret := failedReturn(c.call, err, c.attempt, c.tc.MaxRetries)
-	if effect.FailsClosed(cls) && (FlagsOf(kind).Unexpected || kind == ErrorKindTimeout) {
+	if effectclass.FailsClosed(cls) && (FlagsOf(kind).Unexpected || kind == ErrorKindTimeout) {
 		markAmbiguous(&ret, cls)
 	}
 	c.finish(ret)
@@ -365,7 +365,7 @@ func (c *callRun) conclude(res Result, err error) (again bool) {
 // tool of class cls (which fails closed) must not be repeated blindly.
 // Every idempotent write has a key (Context.IdempotencyKey), so only
 // non-idempotent, destructive and unknown calls get here.
-func markAmbiguous(ret *Return, cls effect.Class) {
+func markAmbiguous(ret *Return, cls EffectClass) {
 	const fix = "Check whether the action happened before calling the tool again."
 	prefix := "the call failed and may already have taken effect, so it was not retried (effect " + string(cls) + "): "
 	msg, _ := ret.Metadata[MetaMessage].(string)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // BatchOptions control how one model response's calls are scheduled.
@@ -166,7 +166,7 @@ func (r *Registry) SoloSequentialReason(name string) string {
 // so their order cannot matter.
 func (r *Registry) Repeatable(name string) bool {
 	e, ok := r.entries[name]
-	return ok && effect.ParallelSafe(r.effectOf(e))
+	return ok && effectclass.ParallelSafe(r.effectOf(e))
 }
 
 // repeatsApart reports whether a repeated name leaves a batch parallel:

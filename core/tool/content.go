@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/starweaver-go/starweaver/core/artifact"
+	"github.com/starweaver-go/starweaver/core/internal/artifactref"
 )
 
 // Content part kinds, as they appear in the "kind" field of a serialised
@@ -78,7 +78,7 @@ type ResourceLink struct {
 //
 // Its JSON form is an object tagged by "kind": {"kind":"url","url",
 // "media_type"?}, {"kind":"base64","media_type","data"} and
-// {"kind":"artifact","reference": artifact.Ref}.
+// {"kind":"artifact","reference": ArtifactRef}.
 type MediaSource struct {
 	Kind string
 	// URL of a url source (http or https).
@@ -89,8 +89,12 @@ type MediaSource struct {
 	// Data is the standard base64 encoding of a base64 source's bytes.
 	Data string
 	// Artifact is the reference of an artifact source.
-	Artifact *artifact.Ref
+	Artifact *ArtifactRef
 }
+
+// ArtifactRef is the reference to a stored artifact that an artifact
+// source carries (core/artifact's Ref).
+type ArtifactRef = artifactref.Ref
 
 // TextPart returns a text part.
 func TextPart(text string) Part { return Part{Kind: PartText, Text: text} }
@@ -121,7 +125,7 @@ func Base64Source(mediaType string, data []byte) MediaSource {
 }
 
 // ArtifactSource returns a source kept in an artifact store.
-func ArtifactSource(ref artifact.Ref) MediaSource {
+func ArtifactSource(ref ArtifactRef) MediaSource {
 	return MediaSource{Kind: SourceArtifact, Artifact: &ref}
 }
 
@@ -302,11 +306,11 @@ func hasLinkFields(w wirePart) bool {
 
 // wireSource is the JSON form of every source kind.
 type wireSource struct {
-	Kind      string        `json:"kind"`
-	URL       string        `json:"url,omitempty"`
-	MediaType string        `json:"media_type,omitempty"`
-	Data      string        `json:"data,omitempty"`
-	Reference *artifact.Ref `json:"reference,omitempty"`
+	Kind      string       `json:"kind"`
+	URL       string       `json:"url,omitempty"`
+	MediaType string       `json:"media_type,omitempty"`
+	Data      string       `json:"data,omitempty"`
+	Reference *ArtifactRef `json:"reference,omitempty"`
 }
 
 // MarshalJSON writes the source in its tagged form.

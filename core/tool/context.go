@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // Call is one tool call requested by the model.
@@ -108,7 +108,7 @@ func (c *Context) IdempotencyKey() string {
 	if c.keyPrefix != "" {
 		return c.keyPrefix + strconv.Itoa(c.CallIndex)
 	}
-	return effect.Key(c.ConversationID, c.RunID, c.RunStep, c.CallIndex)
+	return effectclass.Key(c.ConversationID, c.RunID, c.RunStep, c.CallIndex)
 }
 
 // LastAttempt reports whether an execution failure now would exhaust the

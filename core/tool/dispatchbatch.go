@@ -3,7 +3,7 @@ package tool
 import (
 	"context"
 
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // DispatchOptions control DispatchBatch.
@@ -87,5 +87,5 @@ func (c *Context) RepeatSafe(name string) bool {
 		return false
 	}
 	e, ok := c.reg.entries[name]
-	return ok && (effect.ParallelSafe(c.reg.effectOf(e)) || c.reg.journals(e))
+	return ok && (effectclass.ParallelSafe(c.reg.effectOf(e)) || c.reg.journals(e))
 }

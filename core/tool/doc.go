@@ -17,9 +17,10 @@
 // than its limit or with malformed parts as invalid_output.
 //
 // A tool's effect class (Config.Effect, Function.WithEffect) decides which
-// unexpected failures are re-run; with a Journal (Registry.SetJournal) the
-// calls of tools that may change the world are recorded in an effect
-// journal (package effect), and replayed rather than repeated.
+// unexpected failures are re-run; with a CallJournal (Registry.SetJournal,
+// implemented by core/effect's Journal) the calls of tools that may change
+// the world are recorded in an effect journal, and replayed rather than
+// repeated.
 //
 // A tool registered through Unlisted is executed like any other but never
 // listed and never found by a model's call: only another tool of the run

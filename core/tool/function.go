@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"time"
-
-	"github.com/starweaver-go/starweaver/core/effect"
 )
 
 // Function is a tool built from a Handler and a JSON Schema given as data,
@@ -131,7 +129,7 @@ func (f *Function) WithTimeout(d time.Duration) *Function {
 // effect.Class): it decides whether a failed call is re-run and whether
 // calls under one name may run in parallel. An unknown class is reported
 // by Err and at registration.
-func (f *Function) WithEffect(c effect.Class) *Function {
+func (f *Function) WithEffect(c EffectClass) *Function {
 	f.fail(f.cfg.SetEffect(f.meta(), c))
 	return f
 }

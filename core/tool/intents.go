@@ -2,8 +2,39 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 )
+
+// Intents is a batch of durable actions a call declares instead of doing
+// (Result.Intents). core/intent's Intents (built with intent.V1) is the
+// batch tools return; the registry only asks whether it declares anything
+// and records it as JSON, and the agent's IntentRealiser decodes it with
+// core/intent. A batch replayed from the effect journal is RawIntents.
+type Intents interface {
+	// Empty reports a batch that declares nothing.
+	Empty() bool
+	json.Marshaler
+}
+
+// Declares reports whether x declares any intent (a nil x declares none).
+func Declares(x Intents) bool { return x != nil && !x.Empty() }
+
+// RawIntents is a batch of intents as JSON, as the effect journal recorded
+// it: a replayed call hands it on to be realised. Decode it with
+// core/intent's Intents.
+type RawIntents json.RawMessage
+
+// Empty reports an absent batch.
+func (r RawIntents) Empty() bool { return len(r) == 0 }
+
+// MarshalJSON returns the batch's JSON.
+func (r RawIntents) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
 
 // IntentRealiser realises the intents calls declare (Result.Intents): it
 // wraps the whole of each call a registry runs, after its arguments were
@@ -53,7 +84,7 @@ const (
 // once the after-hooks ran: they travel only with a successful result,
 // and only where something realises them.
 func (c *callRun) checkIntents(res Result, err error) (Result, error) {
-	if res.Intents.Empty() {
+	if !Declares(res.Intents) {
 		return res, err
 	}
 	switch {

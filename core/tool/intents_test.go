@@ -33,7 +33,11 @@ func (x *recordingRealiser) RealiseCall(ctx context.Context, tc *tool.Context, c
 		x.seen = map[string]intent.Intents{}
 	}
 	if ret.Runtime != nil {
-		x.seen[call.ID] = ret.Runtime.Intents
+		in, err := intent.BatchOf(ret.Runtime.Intents)
+		if err != nil {
+			panic(err)
+		}
+		x.seen[call.ID] = in
 	}
 	return ret
 }
@@ -101,7 +105,7 @@ func TestPausedCallWithIntentsIsAUserError(t *testing.T) {
 			if ret.ErrorKind() != tool.ErrorKindUserError {
 				t.Fatalf("error kind %q, want user_error: %+v", ret.ErrorKind(), ret.Content)
 			}
-			if ret.Runtime != nil && !ret.Runtime.Intents.Empty() {
+			if ret.Runtime != nil && tool.Declares(ret.Runtime.Intents) {
 				t.Fatal("a refused pause still carries its intents")
 			}
 		})
@@ -153,7 +157,7 @@ func TestEffectJournalReplayCarriesTheIntents(t *testing.T) {
 	send := counted("send", effect.ClassNonIdempotentWrite, &runs, func(*tool.Context) (tool.Result, error) {
 		return tool.Result{Content: "sent", Intents: cancelIntent("p")}, nil
 	})
-	reg := journaledRegistry(t, &tool.Journal{Store: effect.NewMemoryStore()}, send)
+	reg := journaledRegistry(t, &effect.Journal{Store: effect.NewMemoryStore()}, send)
 	x := &recordingRealiser{}
 	reg.SetIntents(x)
 	call := tool.Call{ID: "c1", Name: "send", Arguments: json.RawMessage(`{}`)}

@@ -18,7 +18,7 @@ func ExampleJournal() {
 			return tool.Text("sent"), nil
 		}).WithEffect(effect.ClassNonIdempotentWrite)
 	reg, _ := tool.NewRegistry(send)
-	reg.SetJournal(&tool.Journal{Store: effect.NewMemoryStore()})
+	reg.SetJournal(&effect.Journal{Store: effect.NewMemoryStore()})
 
 	base := &tool.Context{ConversationID: "session-1", RunID: "run-1", RunStep: 0}
 	call := tool.Call{ID: "call_1", Name: "send_message", Arguments: json.RawMessage(`{"to":"ada"}`), Index: 0}

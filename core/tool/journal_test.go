@@ -32,7 +32,7 @@ func counted(name string, cls effect.Class, n *atomic.Int32, answer func(tc *too
 	return f
 }
 
-func journaledRegistry(t *testing.T, j *tool.Journal, tools ...tool.Tool) *tool.Registry {
+func journaledRegistry(t *testing.T, j *effect.Journal, tools ...tool.Tool) *tool.Registry {
 	t.Helper()
 	reg := mustRegistry(t, tools...)
 	reg.SetJournal(j)
@@ -54,7 +54,7 @@ func TestJournalReplaysACompletedCall(t *testing.T) {
 	send := counted("send", effect.ClassNonIdempotentWrite, &n, func(*tool.Context) (tool.Result, error) {
 		return tool.Result{Content: map[string]any{"message_id": 17.0}, Metadata: map[string]any{"to": "ada"}}, nil
 	})
-	reg := journaledRegistry(t, &tool.Journal{Store: store}, send)
+	reg := journaledRegistry(t, &effect.Journal{Store: store}, send)
 	c := tool.Call{ID: "call_a", Name: "send", Arguments: json.RawMessage(`{"text":"hi","to":"ada"}`), Index: 1}
 	first := reg.Execute(ctx, journalBase(), c)
 	if n.Load() != 1 || first.IsError || replayed(first) {
@@ -99,7 +99,7 @@ func TestJournalRecordsErrorsAndPausedCalls(t *testing.T) {
 		}
 		return tool.Text("deleted"), nil
 	})
-	reg := journaledRegistry(t, &tool.Journal{Store: store}, picky, gated)
+	reg := journaledRegistry(t, &effect.Journal{Store: store}, picky, gated)
 	for range 2 {
 		ret := reg.Execute(ctx, journalBase(), call("c1", "picky", `{}`))
 		wantKind(t, ret, tool.ErrorKindModelRetry)
@@ -136,7 +136,7 @@ func TestJournalRecordsErrorsAndPausedCalls(t *testing.T) {
 // is an effect of its own, never a replay of another.
 func TestJournalCallsOutsideARunAreNeverReplayed(t *testing.T) {
 	var n atomic.Int32
-	reg := journaledRegistry(t, &tool.Journal{Store: effect.NewMemoryStore()},
+	reg := journaledRegistry(t, &effect.Journal{Store: effect.NewMemoryStore()},
 		counted("send", effect.ClassNonIdempotentWrite, &n, func(*tool.Context) (tool.Result, error) { return tool.Text("sent"), nil }))
 	for range 2 {
 		if ret := reg.Execute(context.Background(), nil, call("c1", "send", `{}`)); ret.IsError || replayed(ret) {
@@ -158,7 +158,7 @@ func TestJournalSkipsPureCallsAndUnpreparedOnes(t *testing.T) {
 	strict := tool.New("strict", "", map[string]any{
 		"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}, "required": []any{"n"},
 	}, okHandler).WithEffect(effect.ClassNonIdempotentWrite)
-	reg := journaledRegistry(t, &tool.Journal{Store: store},
+	reg := journaledRegistry(t, &effect.Journal{Store: store},
 		counted("pure", effect.ClassPure, &n, ok), counted("read", effect.ClassReadOnly, &n, ok), strict)
 	if reg.Journaled("pure") || reg.Journaled("read") || !reg.Journaled("strict") || reg.Journaled("nope") {
 		t.Fatal("Journaled disagrees with the classes")
@@ -192,7 +192,7 @@ func TestJournalStartedRecords(t *testing.T) {
 	cases := []struct {
 		name     string
 		cls      effect.Class
-		journal  tool.Journal
+		journal  effect.Journal
 		runs     int32
 		want     string // "ambiguous", "ran" or "replayed"
 		reconErr bool
@@ -200,19 +200,19 @@ func TestJournalStartedRecords(t *testing.T) {
 		{name: "non-idempotent", cls: effect.ClassNonIdempotentWrite, want: "ambiguous"},
 		{name: "idempotent, default policy", cls: effect.ClassIdempotentWrite, want: "ambiguous"},
 		{name: "undeclared, default policy", cls: "", want: "ambiguous"},
-		{name: "idempotent, retry_safe", cls: effect.ClassIdempotentWrite, journal: tool.Journal{Recovery: effect.RecoveryRetrySafe}, runs: 1, want: "ran"},
-		{name: "undeclared, retry_safe", cls: "", journal: tool.Journal{Recovery: effect.RecoveryRetrySafe}, runs: 1, want: "ran"},
-		{name: "destructive, retry_safe", cls: effect.ClassDestructive, journal: tool.Journal{Recovery: effect.RecoveryRetrySafe}, want: "ambiguous"},
+		{name: "idempotent, retry_safe", cls: effect.ClassIdempotentWrite, journal: effect.Journal{Recovery: effect.RecoveryRetrySafe}, runs: 1, want: "ran"},
+		{name: "undeclared, retry_safe", cls: "", journal: effect.Journal{Recovery: effect.RecoveryRetrySafe}, runs: 1, want: "ran"},
+		{name: "destructive, retry_safe", cls: effect.ClassDestructive, journal: effect.Journal{Recovery: effect.RecoveryRetrySafe}, want: "ambiguous"},
 		{name: "reconciled: not executed", cls: effect.ClassNonIdempotentWrite, runs: 1, want: "ran",
-			journal: tool.Journal{Reconciler: effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
+			journal: effect.Journal{Reconciler: effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
 				return effect.Reconciliation{Verdict: effect.VerdictNotExecuted}, nil
 			})}},
 		{name: "reconciled: completed", cls: effect.ClassNonIdempotentWrite, want: "replayed",
-			journal: tool.Journal{Reconciler: effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
+			journal: effect.Journal{Reconciler: effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
 				return effect.Reconciliation{Verdict: effect.VerdictCompleted, Output: json.RawMessage(`{"sent":true}`)}, nil
 			})}},
 		{name: "reconciler fails", cls: effect.ClassNonIdempotentWrite, want: "ambiguous", reconErr: true,
-			journal: tool.Journal{Reconciler: effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
+			journal: effect.Journal{Reconciler: effect.ReconcilerFunc(func(context.Context, effect.Request) (effect.Reconciliation, error) {
 				return effect.Reconciliation{}, errors.New("target unreachable")
 			})}},
 	}
@@ -256,7 +256,7 @@ func TestJournalKeepsAnAmbiguousFailureStarted(t *testing.T) {
 	ctx := context.Background()
 	store := effect.NewMemoryStore()
 	var n atomic.Int32
-	reg := journaledRegistry(t, &tool.Journal{Store: store}, failing("send", effect.ClassNonIdempotentWrite, &n))
+	reg := journaledRegistry(t, &effect.Journal{Store: store}, failing("send", effect.ClassNonIdempotentWrite, &n))
 	first := reg.Execute(ctx, journalBase(), call("c1", "send", `{}`))
 	if !ambiguous(first) || n.Load() != 1 {
 		t.Fatalf("first: %d runs, %+v", n.Load(), first)
@@ -291,7 +291,7 @@ func TestJournalStoreFailures(t *testing.T) {
 	ctx := context.Background()
 	var n atomic.Int32
 	ok := func(*tool.Context) (tool.Result, error) { return tool.Text("sent"), nil }
-	reg := journaledRegistry(t, &tool.Journal{Store: failingStore{Store: effect.NewMemoryStore()}}, counted("send", effect.ClassNonIdempotentWrite, &n, ok))
+	reg := journaledRegistry(t, &effect.Journal{Store: failingStore{Store: effect.NewMemoryStore()}}, counted("send", effect.ClassNonIdempotentWrite, &n, ok))
 	ret := reg.Execute(ctx, journalBase(), call("c1", "send", `{}`))
 	wantKind(t, ret, tool.ErrorKindExecution)
 	if n.Load() != 0 || content(t, ret)["message"] != "the effect journal could not record this call, so it did not run" {
@@ -301,7 +301,7 @@ func TestJournalStoreFailures(t *testing.T) {
 		t.Fatalf("the store's error is not in private metadata: %+v", ret.PrivateMetadata)
 	}
 
-	reg = journaledRegistry(t, &tool.Journal{Store: failingStore{Store: effect.NewMemoryStore(), completions: true}},
+	reg = journaledRegistry(t, &effect.Journal{Store: failingStore{Store: effect.NewMemoryStore(), completions: true}},
 		counted("send", effect.ClassNonIdempotentWrite, &n, ok))
 	ret = reg.Execute(ctx, journalBase(), call("c1", "send", `{}`))
 	if n.Load() != 1 || ret.IsError || ret.Content != "sent" || ret.Metadata[tool.MetaJournalError] == nil {
@@ -352,7 +352,7 @@ func TestJournaledStartersDoNotBlockTheBatch(t *testing.T) {
 		}))
 		names = append(names, name)
 	}
-	reg := journaledRegistry(t, &tool.Journal{Store: store}, tools...)
+	reg := journaledRegistry(t, &effect.Journal{Store: store}, tools...)
 	calls := batchOf(names...)
 	for i := range calls {
 		calls[i].Index = i

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // ErrInvalidOption is wrapped by every out-of-range retry budget or
@@ -44,7 +44,7 @@ func (c *Config) SetMaxRetries(md map[string]any, n int) error {
 }
 
 // CheckEffect reports whether c is an effect class (or undeclared).
-func CheckEffect(c effect.Class) error {
+func CheckEffect(c EffectClass) error {
 	if !c.Valid() {
 		return fmt.Errorf("%w: unknown effect %q (want one of pure, read_only, idempotent_write, non_idempotent_write, destructive, unknown)", ErrInvalidOption, string(c))
 	}
@@ -54,12 +54,12 @@ func CheckEffect(c effect.Class) error {
 // SetEffect checks cls, then sets it as the effect class of c and records
 // it under [MetaEffect] in md (which must not be nil). On failure c and md
 // are unchanged.
-func (c *Config) SetEffect(md map[string]any, cls effect.Class) error {
+func (c *Config) SetEffect(md map[string]any, cls EffectClass) error {
 	if err := CheckEffect(cls); err != nil {
 		return err
 	}
 	c.Effect = cls
-	if cls == effect.ClassUndeclared {
+	if cls == effectclass.ClassUndeclared {
 		delete(md, MetaEffect)
 	} else {
 		md[MetaEffect] = string(cls)

@@ -63,7 +63,7 @@ func TestOutputConstructors(t *testing.T) {
 }
 
 func TestPartJSONShapes(t *testing.T) {
-	st := artifact.NewMemoryStore()
+	st := artifact.NewMemoryStore(artifact.Config{})
 	ref := testRef(t, st, "tenant.acme")
 	size := int64(42)
 	cases := []struct {
@@ -258,7 +258,7 @@ func TestOutputRulesApplyAfterHooks(t *testing.T) {
 
 func TestArtifactsBindTheScope(t *testing.T) {
 	ctx := context.Background()
-	st := artifact.NewMemoryStore()
+	st := artifact.NewMemoryStore(artifact.Config{})
 	acme, _ := artifact.ParseScope("tenant.acme")
 	other := testRef(t, st, "tenant.other")
 	if _, err := tool.NewArtifacts(nil, acme); !errors.Is(err, artifact.ErrInvalidInput) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // DefaultMaxRetries is the retry budget of a tool when neither the tool, its
@@ -50,7 +50,7 @@ type Registry struct {
 	maxRetries *int
 	timeout    time.Duration
 	// effect is the class of tools that declare none.
-	effect effect.Class
+	effect EffectClass
 	hooks  []Hook
 	cache  *SchemaCache
 	// maxOutput bounds one call's output (see SetMaxOutputBytes); 0 means
@@ -60,7 +60,7 @@ type Registry struct {
 	refused map[string]bool
 	// journal, when set, journals the calls that may change the world
 	// (journal.go).
-	journal *Journal
+	journal CallJournal
 	// intents, when set, realises the intents calls declare (intents.go).
 	intents IntentRealiser
 	// unlisted holds the tools registered unlisted (unlisted.go): kept
@@ -156,7 +156,7 @@ func (r *Registry) Merge(other *Registry) error {
 		}
 	}
 	r.hooks = append(r.hooks, other.hooks...)
-	if r.effect == effect.ClassUndeclared {
+	if r.effect == effectclass.ClassUndeclared {
 		r.effect = other.effect
 	}
 	if r.intents == nil {
@@ -175,7 +175,7 @@ func (r *Registry) SetMaxRetries(n int) { r.maxRetries = &n }
 // (undeclared by default: such tools keep the seeds' rule, unexpected
 // failures re-run within the retry budget). An unknown class is an
 // ErrInvalidOption.
-func (r *Registry) SetDefaultEffect(c effect.Class) error {
+func (r *Registry) SetDefaultEffect(c EffectClass) error {
 	if err := CheckEffect(c); err != nil {
 		return err
 	}
@@ -185,16 +185,16 @@ func (r *Registry) SetDefaultEffect(c effect.Class) error {
 
 // EffectOf returns the effect class of the named tool: its own, else the
 // registry's default; undeclared ("") for unknown names.
-func (r *Registry) EffectOf(name string) effect.Class {
+func (r *Registry) EffectOf(name string) EffectClass {
 	e, ok := r.entries[name]
 	if !ok {
-		return effect.ClassUndeclared
+		return effectclass.ClassUndeclared
 	}
 	return r.effectOf(e)
 }
 
-func (r *Registry) effectOf(e *entry) effect.Class {
-	if e.cfg.Effect != effect.ClassUndeclared {
+func (r *Registry) effectOf(e *entry) EffectClass {
+	if e.cfg.Effect != effectclass.ClassUndeclared {
 		return e.cfg.Effect
 	}
 	return r.effect

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-
-	"github.com/starweaver-go/starweaver/core/intent"
 )
 
 // Result is what a tool produces on success. Each surface has one audience:
@@ -45,7 +43,7 @@ type Result struct {
 	// SetIntents). Only a successful result carries them: a call that
 	// pauses (approval_required, call_deferred) and declares intents is a
 	// user_error, and a failed attempt's intents are discarded with it.
-	Intents intent.Intents
+	Intents Intents
 }
 
 // Text returns a Result whose content is s.
@@ -119,7 +117,7 @@ type Runtime struct {
 	// (Result.Intents), not realised yet. They are never serialised with
 	// the return: the agent realises them and records their outcomes
 	// under MetaIntents.
-	Intents intent.Intents
+	Intents Intents
 }
 
 // ErrorKind returns the error kind recorded on the return, or "" for a
@@ -303,7 +301,7 @@ func SuccessReturn(call Call, res Result) Return {
 		isErr = true
 	}
 	var rt *Runtime
-	if !res.Intents.Empty() {
+	if Declares(res.Intents) {
 		rt = &Runtime{Intents: res.Intents}
 	}
 	return Return{

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 )
 
 // Tool is a callable the model can use.
@@ -86,7 +86,7 @@ type Config struct {
 	// a failed call may be re-run (see effect.RetrySafe) and whether calls
 	// of the tool may run in parallel under one name. Undeclared (""),
 	// the registry's default applies.
-	Effect effect.Class
+	Effect EffectClass
 	// Concurrency, when set, caps how many calls of the tool run at once
 	// (see Limiter); it wins over the toolset's Entry.Concurrency.
 	Concurrency *Limiter
@@ -109,3 +109,9 @@ func ConfigOf(t Tool) *Config {
 	}
 	return &Config{}
 }
+
+// EffectClass says what running a tool does to the world (see
+// core/effect's Class, the same type, and its constants): it decides
+// whether a failed call may run again and whether calls of one tool may
+// run in parallel.
+type EffectClass = effectclass.Class

@@ -97,7 +97,7 @@ class MCPTransport:
         return kind
 
     def _to_spec(self) -> dict[str, Any]:
-        """A copy of the transport's spec (capi/mcp.go's mcpTransportSpec)."""
+        """A copy of the transport's spec (capi/internal/bridge/mcp.go's mcpTransportSpec)."""
         return copy.deepcopy(self._spec)
 
     def __eq__(self, other: object) -> bool:
@@ -199,7 +199,7 @@ class MCPToolset(Toolset):
         self.optional = optional
 
     def _mcp_spec(self) -> dict[str, Any]:
-        """The spec's "mcp" object (capi/mcp.go), without defaults."""
+        """The spec's "mcp" object (capi/internal/bridge/mcp.go), without defaults."""
         spec: dict[str, Any] = {"transport": self.transport._to_spec()}
         if self.tool_prefix is not None:
             spec["tool_prefix"] = self.tool_prefix

@@ -299,7 +299,7 @@ class FunctionModel:
 
 
 #: How many transcripts a FunctionModel keeps decoded messages of, besides
-#: those its captured requests hold (capi/transcripts.go keeps 64).
+#: those its captured requests hold (capi/internal/bridge/transcripts.go keeps 64).
 _MAX_TRANSCRIPTS = 64
 
 

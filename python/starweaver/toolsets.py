@@ -91,7 +91,7 @@ class Toolset:
         self.approval_selectors: list[str] = []
         self.deferred_selectors: list[str] = []
         # Combinators wrapped around the toolset, innermost first; each is
-        # a layer of the spec (capi/toolsettree.go), with its preparer when
+        # a layer of the spec (capi/internal/bridge/toolsettree.go), with its preparer when
         # a Python callback decides.
         self._layers: list[tuple[dict[str, Any], Preparer | None]] = []
 

@@ -1,7 +1,7 @@
 """Environment specs, create_agent(environment=...), set_environment and a
 virtual environment travelling with exported session state. The local
 provider's confinement (symlinks, "..", read-only) is tested in Go
-(core/env, capi/environment_test.go)."""
+(core/env, capi/internal/bridge/environment_test.go)."""
 
 from __future__ import annotations
 

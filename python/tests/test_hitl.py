@@ -163,7 +163,7 @@ def test_invalid_resumes_are_state_errors_and_change_nothing() -> None:
         waiting = await session.run("go")
         pid = waiting.approvals[0].id
         # Each failure has one code, whichever layer finds it (the runtime
-        # reports the same codes: capi/spec_test.go, core/agent/hitl_test.go).
+        # reports the same codes: capi/internal/bridge/spec_test.go, core/agent/hitl_test.go).
         bad: list[tuple[dict[str, Any], str]] = [
             ({"approvals": {"nope": {"approved": True}}}, "state"),
             ({"approvals": {pid: {"decided_by": "x"}}}, "invalid_decision"),  # no approved bool

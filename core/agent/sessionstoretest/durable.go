@@ -13,14 +13,15 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // Workers opens two handles on one fresh store, as two worker processes
-// sharing it would (two connections to one database; a MemorySessionStore
+// sharing it would (two connections to one database; a MemoryStore
 // may be returned twice).
-type Workers func(t *testing.T) (a, b agent.SessionStore)
+type Workers func(t *testing.T) (a, b session.Store)
 
 // RunDurable checks durable sessions over the store: agents of two workers
 // continue each other's sessions by id, and a waiting run whose approved
@@ -401,7 +402,7 @@ func newFixture(t *testing.T, open Workers, gate ...func(prompt string)) *fixtur
 	if len(gate) > 0 {
 		g = gate[0]
 	}
-	build := func(st agent.SessionStore) *agent.Agent {
+	build := func(st session.Store) *agent.Agent {
 		return agent.NewBuilder(script(g)).Tool(f.deploy.tool(), f.send.tool()).StateKey(stateKey).SessionStore(st).MustBuild()
 	}
 	f.a, f.b = build(sa), build(sb)
@@ -534,4 +535,23 @@ func lastReturn(t *testing.T, msgs []model.Message) tool.Return {
 	}
 	t.Fatal("no tool return in the history")
 	return tool.Return{}
+}
+
+// race runs f(0..n-1) in goroutines released together, and returns their
+// errors.
+func race(n int, f func(i int) error) []error {
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
 }

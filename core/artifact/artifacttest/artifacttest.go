@@ -24,10 +24,10 @@ import (
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
-// NewStore returns an empty store configured with opts, private to t (the
+// NewStore returns an empty store configured by cfg, private to t (the
 // suite passes a clock and, in one test, a size limit). The store must
 // also implement [Tamperer].
-type NewStore func(t *testing.T, opts ...artifact.Option) artifact.Store
+type NewStore func(t *testing.T, cfg artifact.Config) artifact.Store
 
 // Tamperer corrupts a store behind its back, so that the suite can check
 // that Get notices. Backends implement it in their tests only (an
@@ -65,10 +65,11 @@ func Run(t *testing.T, newStore NewStore) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &env{t: t, ctx: context.Background(), clock: &clock{ms: startMS}}
-			e.newStore = func(opts ...artifact.Option) artifact.Store {
-				return newStore(t, append([]artifact.Option{artifact.WithClock(e.clock.now)}, opts...)...)
+			e.newStore = func(cfg artifact.Config) artifact.Store {
+				cfg.Now = e.clock.now
+				return newStore(t, cfg)
 			}
-			e.s = e.newStore()
+			e.s = e.newStore(artifact.Config{})
 			tc.run(t, e)
 		})
 	}
@@ -100,7 +101,7 @@ type env struct {
 	ctx      context.Context
 	clock    *clock
 	s        artifact.Store
-	newStore func(opts ...artifact.Option) artifact.Store
+	newStore func(cfg artifact.Config) artifact.Store
 }
 
 // Test data: a PNG (its signature and a payload) and texts.
@@ -660,7 +661,7 @@ func testDelete(t *testing.T, e *env) {
 }
 
 func testMaxBytes(t *testing.T, e *env) {
-	s := e.newStore(artifact.WithMaxBytes(16))
+	s := e.newStore(artifact.Config{MaxBytes: 16})
 	sc := scope(t, "s")
 	if _, err := s.Put(e.ctx, e.write(sc, "k", "text/plain", []byte("0123456789abcdef"), meta{})); err != nil {
 		t.Fatalf("16 bytes: %v", err)

@@ -30,4 +30,8 @@
 // for approval by itself; gate it with the agent's approval policy
 // (agent.Builder.ApprovalRequiredTools) where a person should confirm
 // each command.
+//
+// IntentProcesses runs the processes that tools' intents start
+// (core/intent's StartProcess and the commands on it) as processes of
+// such a shell, their history kept in the intent journal.
 package shell

@@ -135,7 +135,7 @@ func storedPNG(t *testing.T) artifact.Ref {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := artifact.NewMemoryStore().Put(context.Background(), w)
+	ref, err := artifact.NewMemoryStore(artifact.Config{}).Put(context.Background(), w)
 	if err != nil {
 		t.Fatal(err)
 	}

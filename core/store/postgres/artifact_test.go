@@ -47,9 +47,9 @@ func (s tamperable) Tamper(ctx context.Context, r artifact.Ref, data []byte) err
 
 func TestArtifactStoreConformance(t *testing.T) {
 	pgtest.DSN(t) // skip the whole suite at once without a server
-	artifacttest.Run(t, func(t *testing.T, opts ...artifact.Option) artifact.Store {
+	artifacttest.Run(t, func(t *testing.T, cfg artifact.Config) artifact.Store {
 		db := openDB(t, pgtest.DSN(t))
-		return tamperable{postgres.NewArtifactStore(db, opts...), db}
+		return tamperable{postgres.NewArtifactStore(db, cfg), db}
 	})
 }
 
@@ -74,7 +74,7 @@ func TestArtifactPutRaceBetweenWorkers(t *testing.T) {
 	for _, isolation := range []string{"read committed", "repeatable read", "serializable"} {
 		t.Run(isolation, func(t *testing.T) {
 			dsn := withIsolation(pgtest.DSN(t), isolation)
-			artifacttest.RunConcurrent(t, postgres.NewArtifactStore(openDB(t, dsn)), postgres.NewArtifactStore(openDB(t, dsn)))
+			artifacttest.RunConcurrent(t, postgres.NewArtifactStore(openDB(t, dsn), artifact.Config{}), postgres.NewArtifactStore(openDB(t, dsn), artifact.Config{}))
 		})
 	}
 }
@@ -103,7 +103,7 @@ func TestArtifactPutLosesToConcurrentDelete(t *testing.T) {
 			FOR EACH ROW EXECUTE FUNCTION steal_artifact();`); err != nil {
 		t.Fatal(err)
 	}
-	s := postgres.NewArtifactStore(db)
+	s := postgres.NewArtifactStore(db, artifact.Config{})
 	sc, _ := artifact.ParseScope("s")
 	w, _ := artifact.NewWrite(sc, "k", "text/plain", []byte("x"))
 	_, err := s.Put(ctx, w)
@@ -125,7 +125,7 @@ func TestArtifactErrorsHideTheDSNAndData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	artifacttest.RunUnavailable(t, postgres.NewArtifactStore(db), db.Close, u.Host, u.User.String()+"@")
+	artifacttest.RunUnavailable(t, postgres.NewArtifactStore(db, artifact.Config{}), db.Close, u.Host, u.User.String()+"@")
 }
 
 // Workers purging one scope together purge it all, without errors or
@@ -134,8 +134,8 @@ func TestArtifactPurgeByWorkersTogether(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
 	stores := []*postgres.ArtifactStore{
-		postgres.NewArtifactStore(openDB(t, dsn)),
-		postgres.NewArtifactStore(openDB(t, dsn)),
+		postgres.NewArtifactStore(openDB(t, dsn), artifact.Config{}),
+		postgres.NewArtifactStore(openDB(t, dsn), artifact.Config{}),
 	}
 	sc, _ := artifact.ParseScope("s")
 	const total = 200

@@ -9,12 +9,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/session"
 	"github.com/starweaver-go/starweaver/core/store"
 )
 
 // SessionStore keeps agent sessions in the database (table
-// starweaver_sessions, concern "session"): an [agent.SessionStore] for
+// starweaver_sessions, concern "session"): an [session.Store] for
 // Builder.SessionStore, shared by every worker connected to the database.
 // A save is one INSERT (creating) or one UPDATE guarded by the expected
 // revision, so of two workers resuming one waiting run exactly one claims
@@ -23,30 +23,30 @@ type SessionStore struct {
 	db *DB
 }
 
-var _ agent.SessionStore = (*SessionStore)(nil)
+var _ session.Store = (*SessionStore)(nil)
 
 // NewSessionStore returns the session store of db. Closing db closes it.
 func NewSessionStore(db *DB) *SessionStore { return &SessionStore{db: db} }
 
 // Load returns the session's state and revision; an unknown id fails with
 // store.ErrNotFound.
-func (s *SessionStore) Load(ctx context.Context, id string) (agent.StoredSession, error) {
-	var rec agent.StoredSession
+func (s *SessionStore) Load(ctx context.Context, id string) (session.Record, error) {
+	var rec session.Record
 	var rev int64
 	err := s.db.Pool().QueryRow(ctx,
 		`SELECT revision, state FROM starweaver_sessions WHERE session_id = $1`, id).Scan(&rev, &rec.State)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return agent.StoredSession{}, fmt.Errorf("postgres: session %q: %w", id, store.ErrNotFound)
+		return session.Record{}, fmt.Errorf("postgres: session %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return agent.StoredSession{}, fmt.Errorf("postgres: load session %q: %w", id, errors.Join(store.ErrUnavailable, redact(err)))
+		return session.Record{}, fmt.Errorf("postgres: load session %q: %w", id, errors.Join(store.ErrUnavailable, redact(err)))
 	}
 	rec.Revision = uint64(rev)
 	return rec, nil
 }
 
 // Save stores state if the session is still at revision expected (0:
-// creates it), as agent.SessionStore.Save says; a lost compare-and-swap,
+// creates it), as session.Store.Save says; a lost compare-and-swap,
 // or a create that finds the session there, fails with store.ErrConflict.
 func (s *SessionStore) Save(ctx context.Context, id string, state []byte, expected uint64) (uint64, error) {
 	if state == nil {

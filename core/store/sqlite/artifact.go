@@ -24,9 +24,11 @@ type ArtifactStore struct {
 }
 
 // NewArtifactStore returns a store over db, whose migrations (applied by
-// Open) created the tables. The caller keeps owning db.
-func NewArtifactStore(db *DB, opts ...artifact.Option) *ArtifactStore {
-	return &ArtifactStore{db: db, cfg: artifact.NewConfig(opts...)}
+// Open) created the tables, configured by cfg (the zero Config for the
+// defaults). The caller keeps owning db. It panics if cfg.MaxBytes is
+// negative.
+func NewArtifactStore(db *DB, cfg artifact.Config) *ArtifactStore {
+	return &ArtifactStore{db: db, cfg: cfg.Normalised()}
 }
 
 // refColumns are the columns scanRef reads, in its order.

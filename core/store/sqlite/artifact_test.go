@@ -49,20 +49,20 @@ func (s tamperable) Tamper(ctx context.Context, r artifact.Ref, data []byte) err
 }
 
 func TestArtifactStoreConformance(t *testing.T) {
-	artifacttest.Run(t, func(t *testing.T, opts ...artifact.Option) artifact.Store {
+	artifacttest.Run(t, func(t *testing.T, cfg artifact.Config) artifact.Store {
 		db := openDB(t)
-		return tamperable{sqlite.NewArtifactStore(db, opts...), db}
+		return tamperable{sqlite.NewArtifactStore(db, cfg), db}
 	})
 }
 
 func TestArtifactStoreInMemoryDatabase(t *testing.T) {
-	artifacttest.Run(t, func(t *testing.T, opts ...artifact.Option) artifact.Store {
+	artifacttest.Run(t, func(t *testing.T, cfg artifact.Config) artifact.Store {
 		db, err := sqlite.Open(context.Background(), ":memory:")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return tamperable{sqlite.NewArtifactStore(db, opts...), db}
+		return tamperable{sqlite.NewArtifactStore(db, cfg), db}
 	})
 }
 
@@ -77,7 +77,7 @@ func TestArtifactsSurviveReopening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := sqlite.NewArtifactStore(db).Put(ctx, w)
+	ref, err := sqlite.NewArtifactStore(db, artifact.Config{}).Put(ctx, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestArtifactsSurviveReopening(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := sqlite.NewArtifactStore(db)
+	s := sqlite.NewArtifactStore(db, artifact.Config{})
 	a, err := s.Get(ctx, ref)
 	if err != nil || string(a.Bytes) != "%PDF-1.7 report" || !a.Ref.Equal(ref) {
 		t.Fatalf("after reopening: %+v, %v", a, err)
@@ -111,12 +111,12 @@ func TestArtifactStoreUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	artifacttest.RunUnavailable(t, sqlite.NewArtifactStore(db), func() { db.Close() }, dir)
+	artifacttest.RunUnavailable(t, sqlite.NewArtifactStore(db, artifact.Config{}), func() { db.Close() }, dir)
 }
 
 func TestArtifactPutCancelled(t *testing.T) {
 	db := openDB(t)
-	s := sqlite.NewArtifactStore(db)
+	s := sqlite.NewArtifactStore(db, artifact.Config{})
 	sc, _ := artifact.ParseScope("s")
 	w, _ := artifact.NewWrite(sc, "k", "text/plain", []byte("x"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -132,7 +132,7 @@ func TestArtifactPutCancelled(t *testing.T) {
 func TestArtifactPutIsOneTransaction(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
-	s := sqlite.NewArtifactStore(db)
+	s := sqlite.NewArtifactStore(db, artifact.Config{})
 	sc, _ := artifact.ParseScope("s")
 	w, _ := artifact.NewWrite(sc, "k", "text/plain", []byte("x"))
 	if _, err := db.Writer().ExecContext(ctx, `CREATE TRIGGER fail_keys BEFORE INSERT ON starweaver_artifact_idempotency
@@ -171,15 +171,15 @@ func TestArtifactPutRaceAcrossHandles(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		stores = append(stores, sqlite.NewArtifactStore(db))
+		stores = append(stores, sqlite.NewArtifactStore(db, artifact.Config{}))
 	}
 	artifacttest.RunConcurrent(t, stores...)
 }
 
 func BenchmarkArtifactStorePut(b *testing.B) {
-	artifacttest.BenchPut(b, sqlite.NewArtifactStore(openDB(b)))
+	artifacttest.BenchPut(b, sqlite.NewArtifactStore(openDB(b), artifact.Config{}))
 }
 
 func BenchmarkArtifactStoreGet(b *testing.B) {
-	artifacttest.BenchGet(b, sqlite.NewArtifactStore(openDB(b)))
+	artifacttest.BenchGet(b, sqlite.NewArtifactStore(openDB(b), artifact.Config{}))
 }

@@ -5,19 +5,20 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/agent/sessionstoretest"
+	"github.com/starweaver-go/starweaver/core/session"
+	"github.com/starweaver-go/starweaver/core/session/sessiontest"
 	"github.com/starweaver-go/starweaver/core/store/sqlite"
 )
 
 func TestSessionStoreConformance(t *testing.T) {
-	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
+	sessiontest.Run(t, func(t *testing.T) session.Store {
 		return sqlite.NewSessionStore(openAt(t, filepath.Join(t.TempDir(), "sw.db")))
 	})
 }
 
 func TestSessionStoreConformanceInMemory(t *testing.T) {
-	sessionstoretest.Run(t, func(t *testing.T) agent.SessionStore {
+	sessiontest.Run(t, func(t *testing.T) session.Store {
 		return sqlite.NewSessionStore(openAt(t, ":memory:"))
 	})
 }
@@ -26,7 +27,7 @@ func TestSessionStoreConformanceInMemory(t *testing.T) {
 // waiting run is approved and finished by the other worker, and
 // concurrent resumes from both run the approved call once.
 func TestSessionStoreDurableAcrossHandles(t *testing.T) {
-	sessionstoretest.RunDurable(t, func(t *testing.T) (agent.SessionStore, agent.SessionStore) {
+	sessionstoretest.RunDurable(t, func(t *testing.T) (session.Store, session.Store) {
 		path := filepath.Join(t.TempDir(), "sw.db")
 		return sqlite.NewSessionStore(openAt(t, path)), sqlite.NewSessionStore(openAt(t, path))
 	})

@@ -1,0 +1,82 @@
+package bridge
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/openai"
+)
+
+// providerSpec is the part of a model spec naming a provider model:
+// {"kind": "openai" | "openai-responses" | "anthropic", "provider": {...}}.
+type providerSpec struct {
+	Model      string            `json:"model"`
+	BaseURL    string            `json:"base_url"`
+	APIKey     string            `json:"api_key"`
+	Headers    map[string]string `json:"headers"`
+	MaxRetries *int              `json:"max_retries"`
+	TimeoutMS  int64             `json:"timeout_ms"`
+	Stream     bool              `json:"stream"`
+	// The bounds of each request (model.HTTPBounds), in milliseconds;
+	// absent keeps the default.
+	ConnectTimeoutMS   int64  `json:"connect_timeout_ms"`
+	FirstByteTimeoutMS int64  `json:"first_byte_timeout_ms"`
+	IdleTimeoutMS      int64  `json:"idle_timeout_ms"`
+	MaxRetryAfterMS    int64  `json:"max_retry_after_ms"`
+	ProviderName       string `json:"provider_name"`
+	// MaxTokens and ThinkingBudget are Anthropic's.
+	MaxTokens      int `json:"max_tokens"`
+	ThinkingBudget int `json:"thinking_budget"`
+}
+
+// buildProvider builds the provider model of kind from p.
+func buildProvider(kind string, p *providerSpec) (model.Model, error) {
+	if p == nil || p.Model == "" {
+		return nil, specError("a %s model needs provider.model (the model name)", kind)
+	}
+	if p.TimeoutMS < 0 {
+		return nil, specError("provider.timeout_ms must be >= 0, got %d", p.TimeoutMS)
+	}
+	if p.MaxRetries != nil && *p.MaxRetries < 0 {
+		return nil, specError("provider.max_retries must be >= 0, got %d", *p.MaxRetries)
+	}
+	for _, f := range []struct {
+		name string
+		ms   int64
+	}{{"connect_timeout_ms", p.ConnectTimeoutMS}, {"first_byte_timeout_ms", p.FirstByteTimeoutMS}, {"idle_timeout_ms", p.IdleTimeoutMS}, {"max_retry_after_ms", p.MaxRetryAfterMS}} {
+		if f.ms < 0 {
+			return nil, specError("provider.%s must be >= 0, got %d", f.name, f.ms)
+		}
+	}
+	timeout := time.Duration(p.TimeoutMS) * time.Millisecond
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	bounds := model.HTTPBounds{ConnectTimeout: ms(p.ConnectTimeoutMS), FirstByteTimeout: ms(p.FirstByteTimeoutMS), IdleTimeout: ms(p.IdleTimeoutMS), MaxRetryAfter: ms(p.MaxRetryAfterMS)}
+	switch kind {
+	case "openai", "openai-responses":
+		cfg := openai.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
+		opts := []openai.Option{openai.WithStreaming(p.Stream), openai.WithHTTPBounds(bounds)}
+		if p.ProviderName != "" {
+			opts = append(opts, openai.WithProviderName(p.ProviderName))
+		}
+		if kind == "openai" {
+			return openai.NewChatFromConfig(p.Model, cfg, opts...), nil
+		}
+		return openai.NewResponsesFromConfig(p.Model, cfg, opts...), nil
+	case "anthropic":
+		cfg := anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
+		opts := []anthropic.Option{anthropic.WithStreaming(p.Stream), anthropic.WithHTTPBounds(bounds)}
+		if p.ProviderName != "" {
+			opts = append(opts, anthropic.WithProviderName(p.ProviderName))
+		}
+		if p.MaxTokens > 0 {
+			opts = append(opts, anthropic.WithMaxTokens(p.MaxTokens))
+		}
+		if p.ThinkingBudget > 0 {
+			opts = append(opts, anthropic.WithThinking(p.ThinkingBudget))
+		}
+		return anthropic.NewFromConfig(p.Model, cfg, opts...), nil
+	}
+	return nil, fmt.Errorf("unreachable provider kind %q", kind)
+}
