@@ -276,3 +276,66 @@ func TestPackageMapNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideImportsAreListed checks every import from outside the module
+// and the standard library against contributing.md's "Outside
+// dependencies" table: | module | why | imported by |.
+func TestOutsideImportsAreListed(t *testing.T) {
+	doc, err := os.ReadFile("contributing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := bytes.Cut(doc, []byte("## Outside dependencies"))
+	if !ok {
+		t.Fatal(`contributing.md has no "## Outside dependencies"`)
+	}
+	section, _, _ = bytes.Cut(section, []byte("\n## "))
+	users := map[string][]string{} // module -> package patterns
+	for _, line := range strings.Split(string(section), "\n") {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		if len(cells) != 3 {
+			continue
+		}
+		mods := codeSpans(cells[0])
+		if len(mods) != 1 {
+			continue // the header and its rule
+		}
+		users[mods[0]] = codeSpans(cells[2])
+	}
+	if len(users) == 0 {
+		t.Fatal("the outside dependencies table is empty")
+	}
+	cmd := exec.Command("go", "list", "-f", `{{$p := .ImportPath}}{{range .Imports}}{{$p}} {{.}}{{"\n"}}{{end}}`, "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	holds := func(pattern, pkg string) bool {
+		if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+			return pkg == base || strings.HasPrefix(pkg, base+"/")
+		}
+		return pkg == pattern
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imp, _ := strings.Cut(line, " ")
+		pkg = strings.TrimPrefix(pkg, module)
+		first, _, _ := strings.Cut(imp, "/")
+		if !strings.Contains(first, ".") || strings.HasPrefix(imp, module) {
+			continue // the standard library, or ours
+		}
+		mod := ""
+		for m := range users {
+			if (imp == m || strings.HasPrefix(imp, m+"/")) && len(m) > len(mod) {
+				mod = m
+			}
+		}
+		if mod == "" {
+			t.Errorf("%s imports %s, from a module the outside dependencies table in docs/contributing.md does not name", pkg, imp)
+			continue
+		}
+		if !slices.ContainsFunc(users[mod], func(p string) bool { return holds(p, pkg) }) {
+			t.Errorf("%s imports %s; the table in docs/contributing.md lets only %v use %s", pkg, imp, users[mod], mod)
+		}
+	}
+}
