@@ -28,8 +28,10 @@ def test_installed_metadata_agrees_with_the_library() -> None:
         installed = importlib.metadata.version("starweaver")
     except importlib.metadata.PackageNotFoundError:
         pytest.skip("version: starweaver is not installed")
-    if not Path(starweaver.__file__).resolve().is_relative_to(
-        Path(importlib.metadata.distribution("starweaver").locate_file("")).resolve()
+    if (
+        not Path(starweaver.__file__)
+        .resolve()
+        .is_relative_to(Path(importlib.metadata.distribution("starweaver").locate_file("")).resolve())
     ):
         pytest.skip("version: the installed starweaver is not the one under test")
     assert installed == starweaver.__version__
