@@ -33,7 +33,7 @@ from starweaver.agent import Agent, AgentOptions, AgentSession, Model, RunResult
 from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.messages import ModelMessage
-from starweaver.session import MessageHistory
+from starweaver.session import MessageHistory, SessionHITL
 from starweaver.stores import ClaimedResume, InFlightRun
 
 __all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")
@@ -48,7 +48,10 @@ class RuntimeSession(AgentSession):
     them or cancels them."""
 
     def __init__(self, runtime: AgentRuntime, session: AgentSession) -> None:
-        super().__init__(runtime.agent, _ref=session._ref)
+        # The same conversation as ``session`` (AgentSession.__init__'s
+        # state, taken from it), with its runs tracked.
+        self._adopt(session)
+        self.hitl = SessionHITL(self)
         self._runtime = runtime
         self._id = session.id
         self._task: asyncio.Future[RunResult] | None = None
@@ -135,11 +138,6 @@ class RuntimeSession(AgentSession):
     def _busy(self) -> bool:
         """Whether a run of this session (tracked, or streamed) is active."""
         return self.is_running or self._ref.active is not None
-
-    def _adopt(self, session: AgentSession) -> None:
-        """Continue as session, loaded anew from the session store."""
-        self._ref = session._ref
-        self._handle = session._ref.handle
 
     @property
     def id(self) -> str:

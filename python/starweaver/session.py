@@ -28,6 +28,7 @@ from starweaver.usage import RunUsage, UsageLimits, usage_dict
 if TYPE_CHECKING:
     from starweaver import _bridge
     from starweaver._bridge import EventCallback
+    from starweaver._launcher import RunLauncher
     from starweaver.agent import Agent
     from starweaver.agent_context import AgentContext
     from starweaver.dynamic import AbstractToolset
@@ -223,11 +224,23 @@ class AgentSession(Generic[DepsT, OutputT]):
     manager, leaving on an exception interrupts its run in progress and
     leaving normally waits for it; either way the session is closed."""
 
-    def __init__(self, agent: Agent, *, _ref: SessionRef | None = None) -> None:
+    def __init__(self, agent: Agent, *, _launcher: RunLauncher, _ref: SessionRef) -> None:
+        """Made by the agent (``Agent.session``, ``open_session``,
+        ``session_from_state``), which hands over its run launcher and the
+        native session."""
         self.agent = agent
-        self._ref = _ref if _ref is not None else SessionRef(_capi.session_new(agent._handle))
+        self._launcher = _launcher
+        self._ref = _ref
         self._handle = self._ref.handle
         self.hitl = SessionHITL(self)
+
+    def _adopt(self, session: AgentSession) -> None:
+        """Continue as ``session``: the same conversation, loaded anew (from
+        the session store) or wrapped (by ``AgentRuntime``)."""
+        self.agent = session.agent
+        self._launcher = session._launcher
+        self._ref = session._ref
+        self._handle = session._ref.handle
 
     def __repr__(self) -> str:
         try:
@@ -294,7 +307,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         Raises:
             StateError: the session is already running or waits for HITL.
         """
-        return await self.agent._run_on(
+        return await self._launcher.run(
             self._ref,
             prompt,
             tools=tools,
@@ -331,7 +344,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         Raises:
             StateError: the session is already running or waits for HITL.
         """
-        request, catalog = self.agent._run_request(
+        request, catalog = self._launcher.request(
             prompt,
             tools,
             toolsets,
@@ -344,7 +357,7 @@ class AgentSession(Generic[DepsT, OutputT]):
             grants,
             tool_error_policy,
         )
-        return self.agent._stream(self._ref, request, catalog, deps)
+        return self._launcher.stream(self._ref, request, catalog, deps)
 
     async def resume_after_hitl_stream(
         self,
@@ -360,7 +373,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         Raises:
             StateError: as ``resume_after_hitl``.
         """
-        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
+        return self._launcher.resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
 
     async def resume_after_hitl(
         self,
@@ -385,7 +398,7 @@ class AgentSession(Generic[DepsT, OutputT]):
                 decision lacks an explicit ``approved`` bool. Nothing changes:
                 the run stays waiting and resumable.
         """
-        return await self.agent._resume_on(
+        return await self._launcher.resume(
             self._ref, approvals, deferred_results, on_event, deps, grants, tool_error_policy
         )
 
@@ -474,8 +487,7 @@ class AgentSession(Generic[DepsT, OutputT]):
             AgentError: the agent has no ``effect_journal``.
             StoreUnavailableError: the store failed.
         """
-        request = {"recover": True, "events": on_event is not None}
-        return await self.agent._drive(self._ref, request, self.agent._catalog, on_event, deps)
+        return await self._launcher.recover(self._ref, on_event, deps)
 
     async def abandon_resume(self) -> None:
         """Repair a session whose claimed resume will never finish because its

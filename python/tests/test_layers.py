@@ -71,7 +71,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         },
     ),
     ("run driver", {"_bridge", "tracing"}),
-    ("agent", {"session", "streaming", "agent", "runtime"}),
+    ("agent", {"session", "streaming", "_launcher", "agent", "runtime"}),
     ("integrations", {"testing", "pytest_plugin"}),
 ]
 
