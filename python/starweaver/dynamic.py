@@ -475,7 +475,7 @@ class _DynamicToolset(Toolset):
         base: Toolset = CombinedToolset(self.name, [own, *toolsets]) if toolsets else own
         base.approval_selectors = list(self.approval_selectors)
         base.deferred_selectors = list(self.deferred_selectors)
-        base._layers = list(self._layers)
+        self._give_layers(base)
         return base
 
     def tool_definitions(self) -> list[dict[str, Any]]:

@@ -665,7 +665,7 @@ class Tool(Generic[P, R]):
                 return fresh
             explicit = validate_parameters_schema(new_schema)
         options.update(new)
-        clone = copy.copy(self)
+        clone: Tool[P, R] = copy.copy(self)
         if explicit is not None and explicit is not self._explicit_schema:
             # The binding does not depend on the schema text, so only the schema changes.
             clone._schema = dataclasses.replace(self._schema, json_schema=explicit)
