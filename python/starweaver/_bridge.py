@@ -31,7 +31,7 @@ from starweaver import _capi, _declaring, _prepare
 from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, encode_outcome, escapes
 from starweaver._pool import SYNC_MAX_THREADS, SYNC_WORKERS, Work, sync_pool
-from starweaver.context import ToolContext
+from starweaver.context import ToolContext, tool_context_from_wire
 from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
 from starweaver.hooks import _runner as _hook_runner
@@ -475,7 +475,7 @@ class RunDriver:
             )
             return None
         ctx = (
-            ToolContext._from_wire(item["context"], self._deps, self._artifacts, self._session)
+            tool_context_from_wire(item["context"], self._deps, self._artifacts, self._session)
             if context or tool.takes_ctx
             else None
         )
@@ -677,7 +677,7 @@ class RunDriver:
             )
             return
         # Hooks are the host's own code: they see every dependency.
-        ctx = ToolContext._from_wire({**item["context"], "authority": None}, self._deps, self._artifacts)
+        ctx = tool_context_from_wire({**item["context"], "authority": None}, self._deps, self._artifacts)
         phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
         self._start(token, ctx, _hook_runner(phase), _call_of(item))
 
@@ -709,7 +709,7 @@ class RunDriver:
         if handle is None:
             self._complete(token, {"ok": False, "message": f"unknown dynamic toolset {item['callback']}"})
             return
-        ctx = _prepare.ToolsetContext._from_wire(item["context"], self._deps)
+        ctx = _prepare.toolset_context_from_wire(item["context"], self._deps)
         outcome = handle.outcome(str(item["kind"]), ctx, bool(item.get("refresh")), self._adopt)
         task = self._loop.create_task(self._await_outcome(token, outcome))
         self._pending[token] = (task, None)

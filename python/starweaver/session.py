@@ -447,9 +447,9 @@ class AgentSession(Generic[DepsT, OutputT]):
         run in the session store and never saved its outcome, because its
         worker still runs it or stopped part way. None otherwise."""
         raw = _capi.session_claimed_resume(self._handle)
-        from starweaver.stores import ClaimedResume  # noqa: PLC0415 - see the imports above
+        from starweaver.stores import claimed_resume_from_wire  # noqa: PLC0415 - see the imports above
 
-        return ClaimedResume._from_wire(raw) if raw is not None else None
+        return claimed_resume_from_wire(raw) if raw is not None else None
 
     @property
     def in_flight(self) -> InFlightRun | None:
@@ -461,9 +461,9 @@ class AgentSession(Generic[DepsT, OutputT]):
         until ``recover()`` continues the run (with an ``effect_journal``)
         or ``abandon_in_flight()`` closes it. None otherwise."""
         raw = _capi.session_info(self._handle).get("in_flight")
-        from starweaver.stores import InFlightRun  # noqa: PLC0415 - see the imports above
+        from starweaver.stores import in_flight_run_from_wire  # noqa: PLC0415 - see the imports above
 
-        return InFlightRun._from_wire(raw) if raw is not None else None
+        return in_flight_run_from_wire(raw) if raw is not None else None
 
     async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult[OutputT]:
         """Continue the run a stopped worker left in this session (``in_flight``,
