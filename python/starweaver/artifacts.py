@@ -520,15 +520,17 @@ class OutputBudget:
     head_bytes: int | None = None
     disabled: bool = False
 
-    def _spec(self) -> dict[str, Any]:
-        spec: dict[str, Any] = {}
-        if self.max_bytes is not None:
-            spec["max_bytes"] = self.max_bytes
-        if self.head_bytes is not None:
-            spec["head_bytes"] = self.head_bytes
-        if self.disabled:
-            spec["disabled"] = True
-        return spec
+
+def output_budget_spec(budget: OutputBudget) -> dict[str, Any]:
+    """The budget as the runtime reads it; unset fields are left out."""
+    spec: dict[str, Any] = {}
+    if budget.max_bytes is not None:
+        spec["max_bytes"] = budget.max_bytes
+    if budget.head_bytes is not None:
+        spec["head_bytes"] = budget.head_bytes
+    if budget.disabled:
+        spec["disabled"] = True
+    return spec
 
 
 def artifacts_spec(
@@ -563,5 +565,5 @@ def artifacts_spec(
     if output_budget is not None:
         if not isinstance(output_budget, OutputBudget):
             raise TypeError(f"output_budget must be an OutputBudget, got {type(output_budget).__name__}")
-        spec["output_budget"] = output_budget._spec()
+        spec["output_budget"] = output_budget_spec(output_budget)
     return spec
