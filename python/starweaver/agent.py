@@ -209,7 +209,7 @@ def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int 
             return None
         if not instance_of_loaded(store, "starweaver.stores", kind):
             raise TypeError(f"{option} must be a starweaver.stores store ({examples}), got {type(store).__name__}")
-        return int(store._handle)
+        return int(store._native_handle())
 
     return handle
 
@@ -365,6 +365,9 @@ class Agent(Generic[DepsT, OutputT]):
     @deps.setter
     def deps(self, deps: Any) -> None:
         self._launcher.deps = deps
+
+    def _native_handle(self) -> int:
+        return int(self._handle)
 
     def toolset(self, func: Any = None, /, **options: Any) -> Any:
         """Decorator adding ``func(ctx)`` to the agent as a ``ToolsetFactory``

@@ -182,7 +182,7 @@ class _Catalogue(CombinedToolset):
     def _host(self, op: str, session: AgentSession | None, **extra: Any) -> Any:
         spec = Catalog().toolset_spec(self)
         spec.pop("layers", None)  # the operations address the catalogue itself
-        handle = 0 if session is None else session._handle
+        handle = 0 if session is None else session._native_handle()
         return _capi.catalog_host(handle, {"toolset": spec, "op": op, **extra})
 
     # ------------------------------------------------------------ host APIs

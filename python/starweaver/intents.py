@@ -319,7 +319,7 @@ class ToolIntents:
                 code="intent_foreign_execution_scope",
             )
         req = self._request(call_id=key.call_id, index=key.index, intent=intent._wire(self.session_id))
-        out = _capi.tool_intents_submit(self._agent._handle, req)
+        out = _capi.tool_intents_submit(self._agent._native_handle(), req)
         return Admitted(
             replayed=bool(out["replayed"]),
             identity=out["identity"],
@@ -332,7 +332,7 @@ class ToolIntents:
         """Settle the parent-end actions of the processes started in this
         scope (by host submissions or tool calls), in start order. Safe to
         call again, and after a crash."""
-        out = _capi.tool_intents_settle_parent_end(self._agent._handle, self._request())
+        out = _capi.tool_intents_settle_parent_end(self._agent._native_handle(), self._request())
         return [
             ParentEndOutcome(
                 process_id=str(o["process_id"]),

@@ -234,6 +234,9 @@ class AgentSession(Generic[DepsT, OutputT]):
         self._handle = self._ref.handle
         self.hitl = SessionHITL(self)
 
+    def _native_handle(self) -> int:
+        return int(self._handle)
+
     def _adopt(self, session: AgentSession) -> None:
         """Continue as ``session``: the same conversation, loaded anew (from
         the session store) or wrapped (by ``AgentRuntime``)."""
@@ -561,7 +564,7 @@ class SessionHITL:
         """What the session's waiting run waits for (empty when not waiting)."""
         from starweaver.hitl import HITLSnapshot  # noqa: PLC0415 - see the imports above
 
-        return HITLSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
+        return HITLSnapshot.from_pending(_capi.session_info(self._session._native_handle())["pending"])
 
     async def resume(
         self,

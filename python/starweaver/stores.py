@@ -95,6 +95,9 @@ class Store:
     def _location(self) -> str:
         raise NotImplementedError
 
+    def _native_handle(self) -> int:
+        return int(self._handle)
+
     def __repr__(self) -> str:
         closed = ", closed" if self.closed else ""
         return f"{type(self).__name__}({self._location()!r}{closed})"
