@@ -203,7 +203,7 @@ class Done:
         out = encode(self.value)
         if not self.intents or not out.get("ok"):
             return out
-        wire = [it._wire("") for it in self.intents]
+        wire = [it._wire("") for it in self.intents]  # noqa: SLF001 - the intent types are this module's: their wire form
         return {**out, "intents": {"protocol_version": PROTOCOL_VERSION, "intents": wire}}
 
 
@@ -318,7 +318,7 @@ class ToolIntents:
                 f"{self.scope_kind} scope {self.scope_id!r}",
                 code="intent_foreign_execution_scope",
             )
-        req = self._request(call_id=key.call_id, index=key.index, intent=intent._wire(self.session_id))
+        req = self._request(call_id=key.call_id, index=key.index, intent=intent._wire(self.session_id))  # noqa: SLF001 - the intent types are this module's: their wire form
         out = _capi.tool_intents_submit(self._agent._native_handle(), req)
         return Admitted(
             replayed=bool(out["replayed"]),

@@ -75,7 +75,7 @@ SkillEnvironment = _HasSpec | _HasDict | Mapping[str, Any]
 
 def _environment_spec(environment: SkillEnvironment) -> dict[str, Any]:
     if isinstance(environment, _HasSpec):
-        spec = environment._to_spec()
+        spec = environment._to_spec()  # noqa: SLF001 - the skill environment and scope protocol
     elif isinstance(environment, _HasDict):
         spec = environment.to_dict()
     elif isinstance(environment, Mapping):
@@ -384,11 +384,11 @@ class SkillRegistry:
         request = {
             **_scan_request(environment, scopes),
             "previous": [p.to_dict() for p in self.packages()],
-            "binding": binding._wire(),  # pyright: ignore[reportPrivateUsage]
+            "binding": binding._wire(),  # noqa: SLF001 - the binding is this module's: the host op reads and updates it
             "now_ms": now_ms,
         }
         out = _capi.skills_scan(request)
-        binding._update(out["binding"])  # pyright: ignore[reportPrivateUsage]
+        binding._update(out["binding"])  # noqa: SLF001 - the binding is this module's: the host op reads and updates it
         if not out["reloaded"]:
             return None
         return self._reload_report(out["result"], context)
@@ -427,7 +427,7 @@ def _scan_request(environment: SkillEnvironment, scopes: Iterable[SkillSourceSco
     for s in scope_list:
         if not isinstance(s, SkillSourceScope):
             raise TypeError(f"scopes must be SkillSourceScopes, got {type(s).__name__}")
-    return {"environment": _environment_spec(environment), "scopes": [s._to_spec() for s in scope_list]}
+    return {"environment": _environment_spec(environment), "scopes": [s._to_spec() for s in scope_list]}  # noqa: SLF001 - the skill environment and scope protocol
 
 
 class SkillToolset(Toolset):
