@@ -36,10 +36,10 @@ if TYPE_CHECKING:
     from starweaver.testing import FunctionModel, TestModel
     from starweaver.toolsets import Toolset
 
-__all__ = ["RunLauncher", "policy_request", "resume_request"]
+__all__ = ["RunLauncher"]
 
 
-def policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPolicy | None) -> dict[str, Any]:
+def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPolicy | None) -> dict[str, Any]:
     """The run spec keys of a run's grants and tool error policy, the
     ones left unset omitted."""
     request: dict[str, Any] = {}
@@ -52,7 +52,7 @@ def policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPol
     return request
 
 
-def resume_request(approvals: ApprovalsInput, deferred_results: DeferredInput) -> dict[str, Any]:
+def _resume_request(approvals: ApprovalsInput, deferred_results: DeferredInput) -> dict[str, Any]:
     """The run request's ``resume`` value."""
     from starweaver.hitl import normalize_approvals, normalize_deferred_results  # noqa: PLC0415 - see the imports above
 
@@ -104,6 +104,8 @@ class RunLauncher:
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> tuple[dict[str, Any], Catalog]:
+        """The run request of ``prompt`` with a run's options, and the
+        catalogue of the agent's and the run's own tools and toolsets."""
         if not isinstance(prompt, str):
             raise TypeError("prompt must be a string")
         run_catalog = Catalog()
@@ -124,7 +126,7 @@ class RunLauncher:
             request["settings"] = settings
         if active_tags is not None:
             request["active_tags"] = tags_list(active_tags)
-        request.update(policy_request(grants, tool_error_policy))
+        request.update(_policy_request(grants, tool_error_policy))
         return request, self.catalog.merged(run_catalog)
 
     def start(
@@ -135,6 +137,8 @@ class RunLauncher:
         on_event: EventCallback | None,
         deps: Any = None,
     ) -> _bridge.RunDriver:
+        """Start a run of ``request`` in ``session`` (traced when tracing is
+        on) and return its driver; ``finish`` ends it."""
         trace = tracing.start_run(self.name, self.model, self.trace_content)
         if trace is not None:
             # Spans are made from the events, so a traced run asks for them,
@@ -174,9 +178,11 @@ class RunLauncher:
         on_event: EventCallback | None,
         deps: Any = None,
     ) -> RunResult:
+        """``start`` then ``finish``."""
         return await self.finish(session, self.start(session, request, catalog, on_event, deps))
 
     async def finish(self, session: SessionRef, driver: _bridge.RunDriver) -> RunResult:
+        """Wait for the run ``driver`` drives to end; its result, or its error raised."""
         from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
 
         trace = self._traces.pop(driver, None)
@@ -210,11 +216,13 @@ class RunLauncher:
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
-        resume = resume_request(approvals, deferred_results)
-        request = {"resume": resume, "events": on_event is not None, **policy_request(grants, tool_error_policy)}
+        """Answer the waiting run of ``session`` and continue it to its end."""
+        resume = _resume_request(approvals, deferred_results)
+        request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
         return await self.drive(session, request, self.catalog, on_event, deps)
 
     def stream(self, session: SessionRef, request: dict[str, Any], catalog: Catalog, deps: Any) -> AgentRun:
+        """Start ``request`` in ``session`` as a live run."""
         request["events"] = True
         request["deltas"] = True
         from starweaver.streaming import AgentRun  # noqa: PLC0415 - see the imports above
@@ -230,8 +238,9 @@ class RunLauncher:
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> AgentRun:
-        resume = resume_request(approvals, deferred_results)
-        request = {"resume": resume, **policy_request(grants, tool_error_policy)}
+        """Answer the waiting run of ``session`` and continue it as a live run."""
+        resume = _resume_request(approvals, deferred_results)
+        request = {"resume": resume, **_policy_request(grants, tool_error_policy)}
         return self.stream(session, request, self.catalog, deps)
 
     async def run(
@@ -251,6 +260,7 @@ class RunLauncher:
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
+        """Run ``prompt`` in ``session`` to its end."""
         request, catalog = self.request(
             prompt,
             tools,
