@@ -31,7 +31,7 @@ from starweaver import _capi, _declaring, _prepare
 from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, encode_outcome, escapes
 from starweaver._pool import SYNC_MAX_THREADS, SYNC_WORKERS, Work, sync_pool
-from starweaver.context import ToolContext
+from starweaver.context import ToolContext, tool_context_from_wire
 from starweaver.errors import StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
 from starweaver.hooks import _runner as _hook_runner
@@ -75,7 +75,7 @@ def _at_exit() -> None:
     # are daemon threads, so calls that ignore cancellation do not hold exit.
     _capi.shutdown()
     for ctx in list(_inflight_sync):
-        ctx._request_cancel()
+        ctx._request_cancel()  # noqa: SLF001 - the bridge cancels a call through its context
     _pool.wait_idle(EXIT_GRACE)
 
 
@@ -475,7 +475,7 @@ class RunDriver:
             )
             return None
         ctx = (
-            ToolContext._from_wire(item["context"], self._deps, self._artifacts, self._session)
+            tool_context_from_wire(item["context"], self._deps, self._artifacts, self._session)
             if context or tool.takes_ctx
             else None
         )
@@ -496,7 +496,7 @@ class RunDriver:
             return
         ctx = None
         if len(item) == 3:
-            coro = tool._plain_coroutine(args)
+            coro = tool._plain_coroutine(args)  # noqa: SLF001 - the bridge runs a tool through the tool's run protocol
             if coro is not None:
                 self._pending[token] = (self._loop.create_task(self._await_plain(token, tool, coro)), None)
                 return
@@ -529,7 +529,7 @@ class RunDriver:
         self, token: int, tool: Tool, ctx: ToolContext | None, args: dict[str, Any], call: tuple[str, str] | None
     ) -> None:
         # _declaring.guard: a pause after declaring intents is a user_error.
-        self._start(token, ctx, _declaring.guard(tool._runner(ctx, args)), call)
+        self._start(token, ctx, _declaring.guard(tool._runner(ctx, args)), call)  # noqa: SLF001 - the bridge runs a tool through the tool's run protocol
 
     def _start(self, token: int, ctx: ToolContext | None, run: Runner, call: tuple[str, str] | None = None) -> None:
         """Run user code the way its runner asks: a coroutine as a task on
@@ -590,7 +590,7 @@ class RunDriver:
             try:
                 value = await coro
             except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
-                outcome = tool._failure_on_loop(exc)
+                outcome = tool._failure_on_loop(exc)  # noqa: SLF001 - the bridge runs a tool through the tool's run protocol
             else:
                 body = plain_outcome(value)
                 if body is not None:
@@ -640,7 +640,7 @@ class RunDriver:
             return
         work, ctx = entry
         if ctx is not None:
-            ctx._request_cancel()
+            ctx._request_cancel()  # noqa: SLF001 - the bridge cancels a call through its context
         work.cancel()
 
     def _start_preprocess(self, item: Mapping[str, Any]) -> None:
@@ -649,7 +649,7 @@ class RunDriver:
             return
         token, tool, ctx = resolved
         assert ctx is not None  # _resolve_tool always builds one for preprocessing
-        self._start(token, ctx, tool._preprocessor_runner(ctx, item.get("input")), _call_of(item))
+        self._start(token, ctx, tool._preprocessor_runner(ctx, item.get("input")), _call_of(item))  # noqa: SLF001 - the bridge runs a tool through the tool's run protocol
 
     def _resource_keys(self, item: Mapping[str, Any]) -> None:
         """Answer the resource keys of one tool's calls in a batch (a tool
@@ -664,7 +664,7 @@ class RunDriver:
                 token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {item['tool']}"}
             )
             return
-        self._complete(token, {"ok": True, "keys": [t._resource_key_of(args) for args in item["arguments"]]})
+        self._complete(token, {"ok": True, "keys": [t._resource_key_of(args) for args in item["arguments"]]})  # noqa: SLF001 - the bridge runs a tool through the tool's run protocol
 
     def _start_hook(self, item: Mapping[str, Any]) -> None:
         """Run one phase of an execution hook or argument validator; its
@@ -677,7 +677,7 @@ class RunDriver:
             )
             return
         # Hooks are the host's own code: they see every dependency.
-        ctx = ToolContext._from_wire({**item["context"], "authority": None}, self._deps, self._artifacts)
+        ctx = tool_context_from_wire({**item["context"], "authority": None}, self._deps, self._artifacts)
         phase = _Phase(hook, item, ctx)  # an unknown phase raises: the item fails
         self._start(token, ctx, _hook_runner(phase), _call_of(item))
 
@@ -709,7 +709,7 @@ class RunDriver:
         if handle is None:
             self._complete(token, {"ok": False, "message": f"unknown dynamic toolset {item['callback']}"})
             return
-        ctx = _prepare.ToolsetContext._from_wire(item["context"], self._deps)
+        ctx = _prepare.toolset_context_from_wire(item["context"], self._deps)
         outcome = handle.outcome(str(item["kind"]), ctx, bool(item.get("refresh")), self._adopt)
         task = self._loop.create_task(self._await_outcome(token, outcome))
         self._pending[token] = (task, None)
@@ -739,13 +739,16 @@ class RunDriver:
         cv = contextvars.copy_context()
         if self._scope is not None:
             cv.run(self._scope.enter_model)
-        if model._is_async:
+        if model._is_async:  # noqa: SLF001 - the bridge answers a FunctionModel through its model protocol
             outcome = self._await_outcome(token, _model_outcome_async(model, transcript, length, params))
             task = cv.run(self._loop.create_task, outcome)
             self._pending[token] = (task, None)
         else:
             self._submit(
-                token, None, lambda: _model_outcome(lambda: model._respond_sync(transcript, length, params)), cv
+                token,
+                None,
+                lambda: _model_outcome(lambda: model._respond_sync(transcript, length, params)),  # noqa: SLF001 - as above
+                cv,
             )
 
     # -- events ------------------------------------------------------------
@@ -852,7 +855,7 @@ class RunDriver:
             _capi.release(self._handle)
         for work, ctx in list(self._pending.values()):
             if ctx is not None:
-                ctx._request_cancel()
+                ctx._request_cancel()  # noqa: SLF001 - the bridge cancels a call through its context
             work.cancel()
         self._pending.clear()
         if not self.future.done():
@@ -891,7 +894,7 @@ async def _model_outcome_async(
 ) -> dict[str, Any]:
     """An async model callback's outcome (what ``_outcome.escapes`` passes)."""
     try:
-        return {"ok": True, "response": await model._respond(transcript, length, params)}
+        return {"ok": True, "response": await model._respond(transcript, length, params)}  # noqa: SLF001 - the bridge answers a FunctionModel through its model protocol
     except BaseException as exc:  # noqa: BLE001 - the callback's failure becomes a model error
         if escapes(exc, on_loop=True):
             raise

@@ -41,7 +41,7 @@ class Catalog:
             raise TypeError(f"hooks must be starweaver.Hook instances, got {type(h).__name__}")
         hid = next_id()
         self.hooks[hid] = h
-        return h._spec(hid)
+        return h._spec(hid)  # noqa: SLF001 - the catalogue registers a hook's callables
 
     def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
         if isinstance(t, ClientTool):
@@ -49,20 +49,20 @@ class Catalog:
         tid = next_id()
         self.tools[tid] = t
         # The spec is encoded at once: the definition need not be a copy.
-        spec: dict[str, Any] = {"id": tid, "definition": t._definition(copy=False), "context": t.takes_ctx}
+        spec: dict[str, Any] = {"id": tid, "definition": t._definition(copy=False), "context": t.takes_ctx}  # noqa: SLF001 - the catalogue reads a tool's spec
         if t.timeout_ms is not None:
             spec["timeout_ms"] = t.timeout_ms
         if t.max_retries is not None:
             spec["max_retries"] = t.max_retries
         if t.effect is not None:
             spec["effect"] = t.effect
-        spec.update(t._scheduling_spec())
+        spec.update(t._scheduling_spec())  # noqa: SLF001 - the catalogue reads a tool's spec
         if t.has_user_input_preprocessor:
             spec["preprocess"] = True
         if t.hooks:
             spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
-        if t._validators:
-            spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]
+        if t._validators:  # noqa: SLF001 - the catalogue reads a tool's spec
+            spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]  # noqa: SLF001 - the catalogue reads a tool's spec
         if t.available is not None or t.prepare is not None:
             preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
             self.preparers.append(preparer)
@@ -90,7 +90,7 @@ class Catalog:
             spec["deferred"] = list(ts.deferred_selectors)
         if isinstance(ts, CombinedToolset):
             spec["combined"] = [self.toolset_spec(m) for m in ts.members]
-        spec.update(ts._extra_spec(self.preparers.append))
+        spec.update(ts._extra_spec(self.preparers.append))  # noqa: SLF001 - the catalogue reads a toolset's own spec fields
         return spec
 
     def merged(self, other: Catalog) -> Catalog:

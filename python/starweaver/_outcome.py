@@ -49,7 +49,8 @@ def closing() -> bool:
     """Whether a GeneratorExit means the coroutine is being closed (its loop
     was closed and no loop runs it) rather than raised by user code."""
     asyncio = sys.modules.get("asyncio")
-    return asyncio is None or asyncio._get_running_loop() is None
+    # The one probe for a running loop that does not raise without one.
+    return asyncio is None or asyncio._get_running_loop() is None  # noqa: SLF001
 
 
 def escapes(exc: BaseException, *, on_loop: bool) -> bool:
@@ -88,7 +89,8 @@ def encode_outcome(value: Any) -> dict[str, Any]:
     # intents is imported by whoever builds a Done.
     if instance_of_loaded(value, "starweaver.intents", "Done"):
         done: Any = value
-        out: dict[str, Any] = done._outcome(encode_outcome)
+        # A Done (starweaver.intents, a layer above) encodes itself.
+        out: dict[str, Any] = done._outcome(encode_outcome)  # noqa: SLF001
         return out
     try:
         return result_to_outcome(value)

@@ -41,11 +41,11 @@ _QUEUED, _RUNNING, _DONE, _DROPPED = range(4)
 class Work:
     """One submitted function; ``cancel()`` abandons it."""
 
-    __slots__ = ("_fn", "_pool", "abandoned", "counted", "state")
+    __slots__ = ("_pool", "abandoned", "counted", "fn", "state")
 
     def __init__(self, pool: SyncPool, fn: Callable[[], None]) -> None:
         self._pool = pool
-        self._fn = fn
+        self.fn = fn
         self.state = _QUEUED
         self.counted = False
         self.abandoned = False
@@ -53,7 +53,7 @@ class Work:
     def cancel(self) -> None:
         """Stop waiting for this work: queued work never runs, running work
         stops counting against the pool's workers."""
-        self._pool._abandon(self)
+        self._pool.abandon(self)
 
 
 class SyncPool:
@@ -134,7 +134,7 @@ class SyncPool:
                 local.work = work
                 self._cv.release()
                 try:
-                    work._fn()
+                    work.fn()
                 except BaseException:  # noqa: BLE001 - fn must not raise; never let a worker die
                     _log.exception("a sync worker's function raised")
                 finally:
@@ -161,7 +161,8 @@ class SyncPool:
             if self._queue:
                 self._wake_or_spawn()
 
-    def _abandon(self, work: Work) -> None:
+    def abandon(self, work: Work) -> None:
+        """Stop waiting for ``work`` (see ``Work.cancel``)."""
         with self._cv:
             if work.state == _QUEUED:
                 work.state = _DROPPED

@@ -152,20 +152,20 @@ class ToolsetContext:
     def raw_context(self) -> Mapping[str, Any]:
         return self._raw_context
 
-    @classmethod
-    def _from_wire(cls, c: Mapping[str, Any], deps: Any) -> ToolsetContext:
-        return cls(
-            run_id=c.get("run_id") or "",
-            conversation_id=c.get("conversation_id") or "",
-            run_step=int(c.get("run_step") or 0),
-            metadata=c.get("metadata"),
-            active_tags=c.get("active_tags") or (),
-            deps=deps if isinstance(deps, Mapping) else None,
-            raw_context=c,
-        )
-
     def __repr__(self) -> str:
         return f"ToolsetContext(run_id={self._run_id!r}, run_step={self._run_step}, active_tags={self._active_tags!r})"
+
+
+def toolset_context_from_wire(c: Mapping[str, Any], deps: Any) -> ToolsetContext:
+    return ToolsetContext(
+        run_id=c.get("run_id") or "",
+        conversation_id=c.get("conversation_id") or "",
+        run_step=int(c.get("run_step") or 0),
+        metadata=c.get("metadata"),
+        active_tags=c.get("active_tags") or (),
+        deps=deps if isinstance(deps, Mapping) else None,
+        raw_context=c,
+    )
 
 
 AvailableFunc = Callable[[ToolsetContext], Union[bool, Awaitable[bool]]]

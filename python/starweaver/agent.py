@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypedDict, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
-from starweaver import _capi, tracing
+from starweaver import _capi
 from starweaver._catalog import Catalog, as_tool, instructions_list, next_id, tags_list, toolsets_list
 from starweaver._deprecated import forwarding
-from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
-from starweaver.dependencies import merge_deps
-from starweaver.errors import AgentError, StarweaverError, instance_of_loaded
+from starweaver._launcher import RunLauncher
+from starweaver._policy import ToolErrorPolicy, policy_spec
+from starweaver.errors import AgentError, instance_of_loaded
 from starweaver.hooks import Hook
 from starweaver.models import ProviderModel, infer_model, is_model
 from starweaver.output import Output, OutputMode, is_text_type
@@ -30,7 +30,6 @@ from starweaver.session import (
     SessionHITL,
     SessionRef,
     ToolLike,
-    as_typed_messages,
     environment_spec_of,
     settle_runs,
 )
@@ -44,13 +43,11 @@ from starweaver.usage import UsageLimits, usage_limits_spec
 # run uses (asyncio, the bridge) is imported where it is first needed, so
 # ``from starweaver import create_agent`` stays cheap.
 if TYPE_CHECKING:
-    from starweaver import _bridge
     from starweaver._bridge import EventCallback
     from starweaver.agent_context import ToolCapabilityGrant
     from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
     from starweaver.dynamic import AbstractToolset, ToolsetFactory
     from starweaver.environment import Environment
-    from starweaver.hitl import ApprovalsInput, DeferredInput
     from starweaver.intents import ScopeKind, ToolIntents
     from starweaver.shell import LocalShell
     from starweaver.stores import EffectRecovery, SessionStore, Store
@@ -118,29 +115,6 @@ def _grants_spec(grants: Mapping[str, ToolCapabilityGrant] | None) -> dict[str, 
         if not isinstance(g, ToolCapabilityGrant):
             raise TypeError(f"tool_capability_grants[{name!r}] must be a ToolCapabilityGrant")
     return {name: g.to_dict() for name, g in grants.items()}
-
-
-def _policy_request(grants: Iterable[str] | None, tool_error_policy: ToolErrorPolicy | None) -> dict[str, Any]:
-    """The run spec keys of a run's grants and tool error policy, the
-    ones left unset omitted."""
-    request: dict[str, Any] = {}
-    names = grants_spec(grants)
-    if names is not None:
-        request["grants"] = names
-    policy = policy_spec(tool_error_policy)
-    if policy is not None:
-        request["tool_error_policy"] = policy
-    return request
-
-
-def _resume(approvals: ApprovalsInput, deferred_results: DeferredInput) -> dict[str, Any]:
-    """The run request's ``resume`` value."""
-    from starweaver.hitl import normalize_approvals, normalize_deferred_results  # noqa: PLC0415 - see the imports above
-
-    return {
-        "approvals": normalize_approvals(approvals),
-        "deferred_results": normalize_deferred_results(deferred_results),
-    }
 
 
 def _shell_spec(shell: LocalShell | None) -> dict[str, Any] | None:
@@ -235,7 +209,7 @@ def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int 
             return None
         if not instance_of_loaded(store, "starweaver.stores", kind):
             raise TypeError(f"{option} must be a starweaver.stores store ({examples}), got {type(store).__name__}")
-        return int(store._handle)
+        return int(store._native_handle())
 
     return handle
 
@@ -296,8 +270,6 @@ class Agent(Generic[DepsT, OutputT]):
                 "model must be a model string ('openai:gpt-4.1'), a starweaver.models model, "
                 f"a TestModel or a FunctionModel, got {type(model).__name__}"
             )
-        self.model = model
-        self.name: str | None = given["name"]
         #: Where the agent keeps its sessions by id (None: in memory only).
         self.session_store: SessionStore | None = given["session_store"]
         #: Where the agent journals its tool calls that may change the world
@@ -309,13 +281,6 @@ class Agent(Generic[DepsT, OutputT]):
         # The options that become spec fields are converted (and checked)
         # before the catalogue is built, as they were when each had a line.
         converted = {key: _SPEC_FIELDS[key][1](given[key]) for key in _SPEC_FIELDS}
-        self._trace_content = bool(given["trace_content"])
-        # The spans of runs started and not yet finished (see tracing.py).
-        self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
-        # Runs started and not yet finished, for ``async with agent``.
-        self._runs: weakref.WeakSet[_bridge.RunDriver] = weakref.WeakSet()
-        # A mapping holds named dependencies; any other object is the typed one.
-        self.deps: Any = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
         self._catalog = Catalog()
         handle = model._native_handle()
         self._catalog.models[handle] = model
@@ -358,9 +323,51 @@ class Agent(Generic[DepsT, OutputT]):
         hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
         if hooks:
             spec["hooks"] = hooks
+        # What the agent's sessions and live runs start their runs through.
+        self._launcher = RunLauncher(
+            name=given["name"],
+            model=model,
+            # A mapping holds named dependencies; any other object is the typed one.
+            deps=dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps,
+            catalog=self._catalog,
+            output=self._output,
+            artifacts=self._artifacts,
+            trace_content=bool(given["trace_content"]),
+        )
         self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
+
+    @property
+    def model(self) -> TestModel | FunctionModel | ProviderModel:
+        """The agent's model (``override(model=...)`` swaps it for a while)."""
+        return self._launcher.model
+
+    @model.setter
+    def model(self, model: TestModel | FunctionModel | ProviderModel) -> None:
+        self._launcher.model = model
+
+    @property
+    def name(self) -> str | None:
+        """The agent's name (``name=``), in its trace spans."""
+        return self._launcher.name
+
+    @name.setter
+    def name(self, name: str | None) -> None:
+        self._launcher.name = name
+
+    @property
+    def deps(self) -> Any:
+        """The agent's dependencies: a dict of named ones, or the typed object;
+        each run's ``deps`` are merged over them."""
+        return self._launcher.deps
+
+    @deps.setter
+    def deps(self, deps: Any) -> None:
+        self._launcher.deps = deps
+
+    def _native_handle(self) -> int:
+        return int(self._handle)
 
     def toolset(self, func: Any = None, /, **options: Any) -> Any:
         """Decorator adding ``func(ctx)`` to the agent as a ``ToolsetFactory``
@@ -490,150 +497,6 @@ class Agent(Generic[DepsT, OutputT]):
             return asyncio.run(self.run(prompt, **options))
         raise RuntimeError("run_sync() cannot run inside a running event loop: use `await agent.run(...)`")
 
-    def _run_request(
-        self,
-        prompt: str,
-        tools: Iterable[ToolLike] | None,
-        toolsets: Iterable[Toolset | AbstractToolset] | None,
-        instructions: str | Iterable[str] | None,
-        metadata: Mapping[str, Any] | None,
-        events: bool,
-        usage_limits: UsageLimits | None = None,
-        model_settings: ModelSettings | None = None,
-        active_tags: Iterable[str] | None = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> tuple[dict[str, Any], Catalog]:
-        if not isinstance(prompt, str):
-            raise TypeError("prompt must be a string")
-        run_catalog = Catalog()
-        request: dict[str, Any] = {
-            "prompt": prompt,
-            "tools": [run_catalog.tool_spec(as_tool(t)) for t in (tools or [])],
-            "toolsets": [run_catalog.toolset_spec(ts) for ts in toolsets_list(toolsets)],
-            "instructions": instructions_list(instructions),
-            "events": events,
-        }
-        if metadata:
-            request["metadata"] = dict(metadata)
-        limits = usage_limits_spec(usage_limits)
-        if limits is not None:
-            request["usage_limits"] = limits
-        settings = settings_spec(model_settings)
-        if settings is not None:
-            request["settings"] = settings
-        if active_tags is not None:
-            request["active_tags"] = tags_list(active_tags)
-        request.update(_policy_request(grants, tool_error_policy))
-        return request, self._catalog.merged(run_catalog)
-
-    def _start_run(
-        self,
-        session: SessionRef,
-        request: dict[str, Any],
-        catalog: Catalog,
-        on_event: EventCallback | None,
-        deps: Any = None,
-    ) -> _bridge.RunDriver:
-        trace = tracing.start_run(self.name, self.model, self._trace_content)
-        if trace is not None:
-            # Spans are made from the events, so a traced run asks for them,
-            # and for every call's id, to run each call inside its span.
-            request["events"] = True
-            request["trace"] = True
-            on_event = trace.wrap(on_event)
-        from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
-
-        try:
-            driver = _bridge.start(
-                session.handle,
-                request,
-                catalog.tools,
-                catalog.models,
-                merge_deps(merge_deps(self.deps, session.named_deps or None), deps),
-                on_event,
-                hooks=catalog.hooks,
-                scope=trace,
-                artifacts=self._artifacts,
-            )
-        except BaseException as exc:
-            if trace is not None:
-                trace.close(repr(exc))
-            raise
-        if trace is not None:
-            self._traces[driver] = trace
-        session.active = driver
-        self._runs.add(driver)
-        return driver
-
-    async def _drive(
-        self,
-        session: SessionRef,
-        request: dict[str, Any],
-        catalog: Catalog,
-        on_event: EventCallback | None,
-        deps: Any = None,
-    ) -> RunResult:
-        return await self._finish_run(session, self._start_run(session, request, catalog, on_event, deps))
-
-    async def _finish_run(self, session: SessionRef, driver: _bridge.RunDriver) -> RunResult:
-        from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
-
-        trace = self._traces.pop(driver, None)
-        try:
-            done = await _bridge.finish(driver)
-        finally:
-            self._runs.discard(driver)
-            if session.active is driver:
-                session.active = None
-            if trace is not None:
-                # A no-op after the run's last event; it ends the spans of a
-                # run whose host failed before that.
-                trace.close("the run ended without reporting its end")
-        error = done.get("error")
-        # A run the runtime cancelled (at shutdown) still reports its result.
-        if error and not (error.get("type") == "cancelled" and done.get("result") is not None):
-            exc = _capi.error_from(error)
-            failed = done.get("result") or {}
-            if isinstance(exc, StarweaverError) and failed.get("messages") is not None:
-                exc.messages = as_typed_messages(failed["messages"])
-            raise exc
-        return RunResult(done.get("result") or {}, session, self._output)
-
-    async def _resume_on(
-        self,
-        session: SessionRef,
-        approvals: ApprovalsInput,
-        deferred_results: DeferredInput,
-        on_event: EventCallback | None,
-        deps: Any = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult:
-        resume = _resume(approvals, deferred_results)
-        request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
-        return await self._drive(session, request, self._catalog, on_event, deps)
-
-    def _stream(self, session: SessionRef, request: dict[str, Any], catalog: Catalog, deps: Any) -> AgentRun:
-        request["events"] = True
-        request["deltas"] = True
-        from starweaver.streaming import AgentRun  # noqa: PLC0415 - see the imports above
-
-        return AgentRun(self, session, request, catalog, deps)
-
-    def _resume_stream(
-        self,
-        session: SessionRef,
-        approvals: ApprovalsInput,
-        deferred_results: DeferredInput,
-        deps: Any,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> AgentRun:
-        resume = _resume(approvals, deferred_results)
-        request = {"resume": resume, **_policy_request(grants, tool_error_policy)}
-        return self._stream(session, request, self._catalog, deps)
-
     def session_from_state(
         self, state: Mapping[str, Any] | str | bytes, *, allow_unsigned: bool = False
     ) -> AgentSession[DepsT, OutputT]:
@@ -687,39 +550,7 @@ class Agent(Generic[DepsT, OutputT]):
                 f"or its JSON as str or bytes, not {type(state).__name__}"
             )
         handle = _capi.session_restore(self._handle, data, allow_unsigned=allow_unsigned)
-        return AgentSession(self, _ref=SessionRef(handle))
-
-    async def _run_on(
-        self,
-        session: SessionRef,
-        prompt: str,
-        *,
-        tools: Iterable[ToolLike] | None,
-        toolsets: Iterable[Toolset | AbstractToolset] | None,
-        instructions: str | Iterable[str] | None,
-        metadata: Mapping[str, Any] | None,
-        on_event: EventCallback | None,
-        usage_limits: UsageLimits | None = None,
-        model_settings: ModelSettings | None = None,
-        deps: Any = None,
-        active_tags: Iterable[str] | None = None,
-        grants: Iterable[str] | None = None,
-        tool_error_policy: ToolErrorPolicy | None = None,
-    ) -> RunResult:
-        request, catalog = self._run_request(
-            prompt,
-            tools,
-            toolsets,
-            instructions,
-            metadata,
-            on_event is not None,
-            usage_limits,
-            model_settings,
-            active_tags,
-            grants,
-            tool_error_policy,
-        )
-        return await self._drive(session, request, catalog, on_event, deps)
+        return AgentSession(self, _launcher=self._launcher, _ref=SessionRef(handle))
 
     async def run(
         self,
@@ -798,7 +629,7 @@ class Agent(Generic[DepsT, OutputT]):
         """
         # The session lives as long as the result needs its messages.
         session = self._new_session(message_history)
-        return await self._run_on(
+        return await self._launcher.run(
             session,
             prompt,
             tools=tools,
@@ -839,7 +670,7 @@ class Agent(Generic[DepsT, OutputT]):
             ValueError: as ``run``, for an invalid option or history.
         """
         session = self._new_session(message_history)
-        request, catalog = self._run_request(
+        request, catalog = self._launcher.request(
             prompt,
             tools,
             toolsets,
@@ -852,7 +683,7 @@ class Agent(Generic[DepsT, OutputT]):
             grants,
             tool_error_policy,
         )
-        return self._stream(session, request, catalog, deps)
+        return self._launcher.stream(session, request, catalog, deps)
 
     def output_validator(self, func: Any) -> Any:
         """Register a function that checks (and may change) each structured
@@ -886,7 +717,7 @@ class Agent(Generic[DepsT, OutputT]):
         Raises:
             ValueError: ``message_history`` is malformed.
         """
-        return AgentSession(self, _ref=self._new_session(message_history))
+        return AgentSession(self, _launcher=self._launcher, _ref=self._new_session(message_history))
 
     def tool_intents(self, session_id: str, scope: str, *, scope_kind: ScopeKind = "process") -> ToolIntents:
         """The host ingress of execution scope ``scope`` (a process id, or a
@@ -933,7 +764,7 @@ class Agent(Generic[DepsT, OutputT]):
         import asyncio  # noqa: PLC0415 - loaded with the first run
 
         # The store may be a server: wait for it off the event loop.
-        return AgentSession(self, _ref=await asyncio.to_thread(load))
+        return AgentSession(self, _launcher=self._launcher, _ref=await asyncio.to_thread(load))
 
     async def __aenter__(self) -> Agent[DepsT, OutputT]:
         return self
@@ -944,7 +775,7 @@ class Agent(Generic[DepsT, OutputT]):
         """Settle the agent's runs on this loop: leaving on an exception
         interrupts them (and waits briefly for their end), leaving normally
         waits until they end."""
-        await settle_runs(list(self._runs), exc, "the agent's context")
+        await settle_runs(list(self._launcher.runs), exc, "the agent's context")
 
 
 @overload

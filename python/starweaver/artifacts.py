@@ -181,7 +181,7 @@ class ArtifactStore:
         """
         if not isinstance(reference, ArtifactRef):
             raise TypeError(f"reference must be an ArtifactRef, got {type(reference).__name__}")
-        return _capi.artifact_get(self._native_handle(), reference._wire())
+        return _capi.artifact_get(self._native_handle(), reference.model_dump(mode="json"))
 
     def list(self, scope: str, after: str | None = None, limit: int = 100) -> ArtifactPage:
         """One page of the references of ``scope``, in artifact id order,
@@ -275,7 +275,7 @@ def _database_spec(kind: str, store: int, max_bytes: int | None) -> dict[str, An
 def _session_store_handle(store: SqliteStore | PostgresStore) -> int:
     if store.closed:
         raise StateError(f"{type(store).__name__} is closed: open the artifact store first", code="state")
-    return store._handle
+    return store._native_handle()
 
 
 @final
@@ -353,7 +353,7 @@ class PostgresArtifactStore(ArtifactStore):
 
     def __init__(self, database: str | PostgresStore, *, max_bytes: int | None = None) -> None:
         if isinstance(database, PostgresStore):
-            self._redacted = database._location()
+            self._redacted = database._location()  # noqa: SLF001 - only the store keeps its redacted DSN
             super().__init__(_database_spec("postgres", _session_store_handle(database), max_bytes))
             return
         if not isinstance(database, str):
@@ -436,8 +436,8 @@ class ToolArtifacts:
     def __init__(self, store: ArtifactStore, scope: str) -> None:
         self._store = store
         self._scope = scope
-        self._handle = store._lease()
-        weakref.finalize(self, store._unlease)
+        self._handle = store._lease()  # noqa: SLF001 - ArtifactStore is this module's: a ToolArtifacts leases its handle
+        weakref.finalize(self, store._unlease)  # noqa: SLF001 - see above
 
     @property
     def scope(self) -> str:
@@ -473,7 +473,7 @@ class ToolArtifacts:
         """
         if not isinstance(ref, ArtifactRef):
             raise TypeError(f"ref must be an ArtifactRef, got {type(ref).__name__}")
-        return await asyncio.to_thread(_capi.artifact_get, self._handle, ref._wire(), self._scope)
+        return await asyncio.to_thread(_capi.artifact_get, self._handle, ref.model_dump(mode="json"), self._scope)
 
     def put_sync(
         self,
@@ -500,7 +500,7 @@ class ToolArtifacts:
         """
         if not isinstance(ref, ArtifactRef):
             raise TypeError(f"ref must be an ArtifactRef, got {type(ref).__name__}")
-        return _capi.artifact_get(self._handle, ref._wire(), self._scope)
+        return _capi.artifact_get(self._handle, ref.model_dump(mode="json"), self._scope)
 
     def __repr__(self) -> str:
         return f"ToolArtifacts(scope={self._scope!r})"
@@ -520,15 +520,17 @@ class OutputBudget:
     head_bytes: int | None = None
     disabled: bool = False
 
-    def _spec(self) -> dict[str, Any]:
-        spec: dict[str, Any] = {}
-        if self.max_bytes is not None:
-            spec["max_bytes"] = self.max_bytes
-        if self.head_bytes is not None:
-            spec["head_bytes"] = self.head_bytes
-        if self.disabled:
-            spec["disabled"] = True
-        return spec
+
+def output_budget_spec(budget: OutputBudget) -> dict[str, Any]:
+    """The budget as the runtime reads it; unset fields are left out."""
+    spec: dict[str, Any] = {}
+    if budget.max_bytes is not None:
+        spec["max_bytes"] = budget.max_bytes
+    if budget.head_bytes is not None:
+        spec["head_bytes"] = budget.head_bytes
+    if budget.disabled:
+        spec["disabled"] = True
+    return spec
 
 
 def artifacts_spec(
@@ -563,5 +565,5 @@ def artifacts_spec(
     if output_budget is not None:
         if not isinstance(output_budget, OutputBudget):
             raise TypeError(f"output_budget must be an OutputBudget, got {type(output_budget).__name__}")
-        spec["output_budget"] = output_budget._spec()
+        spec["output_budget"] = output_budget_spec(output_budget)
     return spec

@@ -182,7 +182,7 @@ class _Catalogue(CombinedToolset):
     def _host(self, op: str, session: AgentSession | None, **extra: Any) -> Any:
         spec = Catalog().toolset_spec(self)
         spec.pop("layers", None)  # the operations address the catalogue itself
-        handle = 0 if session is None else session._handle
+        handle = 0 if session is None else session._native_handle()
         return _capi.catalog_host(handle, {"toolset": spec, "op": op, **extra})
 
     # ------------------------------------------------------------ host APIs
@@ -247,8 +247,8 @@ class _Catalogue(CombinedToolset):
     ) -> dict[str, Any] | None:
         """``refresh_loaded_state`` when ``binding`` says one is due at
         ``now_ms`` (``binding`` is updated), else None."""
-        out = self._host("refresh_if_due", session, binding=binding._wire(), now_ms=now_ms)
-        binding._update(out["binding"])
+        out = self._host("refresh_if_due", session, binding=binding._wire(), now_ms=now_ms)  # noqa: SLF001 - the binding is this module's: the host op reads and updates it
+        binding._update(out["binding"])  # noqa: SLF001 - the binding is this module's: the host op reads and updates it
         result: dict[str, Any] | None = out["result"]
         return result
 

@@ -86,10 +86,6 @@ class ArtifactRef(_Frozen):
     created_at_unix_ms: int
     expires_at_unix_ms: int | None = None
 
-    def _wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = self.model_dump(mode="json")
-        return out
-
 
 class URLSource(_Frozen):
     """Media the provider fetches from an http(s) URL."""

@@ -132,38 +132,6 @@ class ToolContext(Generic[DepsT]):
         self._cancel_event: threading.Event | None = None
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = []
 
-    @classmethod
-    def _from_wire(
-        cls,
-        data: Mapping[str, Any],
-        deps: Any = None,
-        artifacts: ToolArtifacts | None = None,
-        session: int | None = None,
-    ) -> ToolContext[Any]:
-        """Builds the context from the JSON object Go sends with a call.
-
-        Keys: run_id, conversation_id, run_step, tool_call_id, tool_name,
-        retry, max_retries, approval, metadata, authority; missing keys take
-        defaults. ``deps`` are the run's, narrowed here by the authority.
-        """
-        approval = data.get("approval")
-        return cls(
-            run_id=str(data.get("run_id") or ""),
-            conversation_id=str(data.get("conversation_id") or ""),
-            run_step=int(data.get("run_step") or 0),
-            tool_call_id=str(data.get("tool_call_id") or ""),
-            tool_name=str(data.get("tool_name") or ""),
-            retry=int(data.get("retry") or 0),
-            max_retries=int(data.get("max_retries") or 0),
-            idempotency_key=str(data.get("idempotency_key") or ""),
-            approval=approval if isinstance(approval, Mapping) else None,
-            metadata=data.get("metadata") or {},
-            deps=deps,
-            artifacts=artifacts,
-            authority=data.get("authority"),
-            session=session,
-        )
-
     @property
     def profile(self) -> str:
         """The call's effective dependency profile: ``"legacy"``,
@@ -341,3 +309,34 @@ class ToolContext(Generic[DepsT]):
             f"ToolContext(run_id={self._run_id!r}, tool_name={self._tool_name!r}, "
             f"tool_call_id={self._tool_call_id!r}, retry={self._retry}, cancelled={self.is_cancelled()})"
         )
+
+
+def tool_context_from_wire(
+    data: Mapping[str, Any],
+    deps: Any = None,
+    artifacts: ToolArtifacts | None = None,
+    session: int | None = None,
+) -> ToolContext[Any]:
+    """Builds the context from the JSON object Go sends with a call.
+
+    Keys: run_id, conversation_id, run_step, tool_call_id, tool_name,
+    retry, max_retries, approval, metadata, authority; missing keys take
+    defaults. ``deps`` are the run's, narrowed here by the authority.
+    """
+    approval = data.get("approval")
+    return ToolContext(
+        run_id=str(data.get("run_id") or ""),
+        conversation_id=str(data.get("conversation_id") or ""),
+        run_step=int(data.get("run_step") or 0),
+        tool_call_id=str(data.get("tool_call_id") or ""),
+        tool_name=str(data.get("tool_name") or ""),
+        retry=int(data.get("retry") or 0),
+        max_retries=int(data.get("max_retries") or 0),
+        idempotency_key=str(data.get("idempotency_key") or ""),
+        approval=approval if isinstance(approval, Mapping) else None,
+        metadata=data.get("metadata") or {},
+        deps=deps,
+        artifacts=artifacts,
+        authority=data.get("authority"),
+        session=session,
+    )

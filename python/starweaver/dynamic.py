@@ -84,26 +84,27 @@ class ToolsetLifecyclePolicy:
             if not isinstance(getattr(self, key), bool):
                 raise TypeError(f"{key} must be a bool")
 
-    def _spec(self) -> dict[str, Any]:
-        """The policy as the runtime reads it; defaults are left out (the
-        runtime owns them)."""
-        spec: dict[str, Any] = {}
-        for key in ("initialization_timeout_ms", "read_timeout_ms", "exit_timeout_ms"):
-            if getattr(self, key) is not None:
-                spec[key] = getattr(self, key)
-        if not self.enter_before_prepare:
-            spec["enter_before_prepare"] = False
-        if not self.exit_after_run:
-            spec["exit_after_run"] = False
-        if self.fail_on_unavailable:
-            spec["fail_on_unavailable"] = True
-        return spec
-
 
 #: How many runs a ``ToolsetFactory(per_run_step=False)`` keeps values for.
 _CACHED_RUNS = 128
 
 ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
+
+
+def lifecycle_policy_spec(policy: ToolsetLifecyclePolicy) -> dict[str, Any]:
+    """The policy as the runtime reads it; defaults are left out (the
+    runtime owns them)."""
+    spec: dict[str, Any] = {}
+    for key in ("initialization_timeout_ms", "read_timeout_ms", "exit_timeout_ms"):
+        if getattr(policy, key) is not None:
+            spec[key] = getattr(policy, key)
+    if not policy.enter_before_prepare:
+        spec["enter_before_prepare"] = False
+    if not policy.exit_after_run:
+        spec["exit_after_run"] = False
+    if policy.fail_on_unavailable:
+        spec["fail_on_unavailable"] = True
+    return spec
 
 
 class ToolsetPreparation:
@@ -409,11 +410,11 @@ async def _resolve(
             for member in v.toolsets:
                 await add(member)
         elif isinstance(v, _DynamicToolset):
-            toolsets.append(await v._static(ctx))
+            toolsets.append(await v.static(ctx))
         elif isinstance(v, Toolset):
             toolsets.append(v)
         elif isinstance(v, AbstractToolset):
-            toolsets.append(await _DynamicToolset(v, None)._static(ctx))
+            toolsets.append(await _DynamicToolset(v, None).static(ctx))
         elif isinstance(v, (Tool, BaseTool, ClientTool)) or callable(v):
             tools.append(v)
         elif isinstance(v, Iterable) and not isinstance(v, (str, bytes, Mapping)):
@@ -460,12 +461,12 @@ class _DynamicToolset(Toolset):
         keep(self._handle)
         spec["dynamic"] = {"callback": self._handle.id, "per_step": bool(self.dynamic.per_run_step)}
         if self.policy is not None:
-            policy = self.policy._spec()
+            policy = lifecycle_policy_spec(self.policy)
             if policy:
                 spec["lifecycle"] = policy
         return spec
 
-    async def _static(self, ctx: ToolsetContext) -> Toolset:
+    async def static(self, ctx: ToolsetContext) -> Toolset:
         """This toolset prepared for ctx as a plain Toolset, with the same
         combinators (for a dynamic toolset inside a preparation)."""
         tools, instructions, toolsets = await _resolve(self.dynamic, await _call(self.dynamic.prepare, ctx), ctx)
@@ -475,7 +476,7 @@ class _DynamicToolset(Toolset):
         base: Toolset = CombinedToolset(self.name, [own, *toolsets]) if toolsets else own
         base.approval_selectors = list(self.approval_selectors)
         base.deferred_selectors = list(self.deferred_selectors)
-        base._layers = list(self._layers)
+        self._give_layers(base)
         return base
 
     def tool_definitions(self) -> list[dict[str, Any]]:

@@ -122,24 +122,24 @@ class ToolOutcome:
         """An approval or deferral: observed only, never replaced."""
         return self.error_kind in _CONTROL
 
-    @classmethod
-    def _from_wire(cls, data: Mapping[str, Any]) -> ToolOutcome:
-        if data.get("ok"):
-            return cls(
-                ok=True,
-                content=data.get("content"),
-                metadata=dict(data.get("metadata") or {}),
-                is_error=bool(data.get("is_error")),
-                parts=data.get("parts"),
-                structured_content=data.get("structured_content"),
-                host_only=bool(data.get("host_only")),
-            )
-        return cls(
-            ok=False,
+
+def tool_outcome_from_wire(data: Mapping[str, Any]) -> ToolOutcome:
+    if data.get("ok"):
+        return ToolOutcome(
+            ok=True,
+            content=data.get("content"),
             metadata=dict(data.get("metadata") or {}),
-            error_kind=str(data.get("kind") or "execution"),
-            message=str(data.get("message") or ""),
+            is_error=bool(data.get("is_error")),
+            parts=data.get("parts"),
+            structured_content=data.get("structured_content"),
+            host_only=bool(data.get("host_only")),
         )
+    return ToolOutcome(
+        ok=False,
+        metadata=dict(data.get("metadata") or {}),
+        error_kind=str(data.get("kind") or "execution"),
+        message=str(data.get("message") or ""),
+    )
 
 
 class _Phase:
@@ -157,7 +157,7 @@ class _Phase:
             self.arg = self.arguments
         elif self.phase == "after":
             fn = hook.after_call
-            self.arg = ToolOutcome._from_wire(item.get("outcome") or {})
+            self.arg = tool_outcome_from_wire(item.get("outcome") or {})
         else:
             raise ValueError(f"unknown hook phase {self.phase!r}")
         if fn is None:

@@ -203,7 +203,7 @@ class Done:
         out = encode(self.value)
         if not self.intents or not out.get("ok"):
             return out
-        wire = [it._wire("") for it in self.intents]
+        wire = [it._wire("") for it in self.intents]  # noqa: SLF001 - the intent types are this module's: their wire form
         return {**out, "intents": {"protocol_version": PROTOCOL_VERSION, "intents": wire}}
 
 
@@ -318,8 +318,8 @@ class ToolIntents:
                 f"{self.scope_kind} scope {self.scope_id!r}",
                 code="intent_foreign_execution_scope",
             )
-        req = self._request(call_id=key.call_id, index=key.index, intent=intent._wire(self.session_id))
-        out = _capi.tool_intents_submit(self._agent._handle, req)
+        req = self._request(call_id=key.call_id, index=key.index, intent=intent._wire(self.session_id))  # noqa: SLF001 - the intent types are this module's: their wire form
+        out = _capi.tool_intents_submit(self._agent._native_handle(), req)
         return Admitted(
             replayed=bool(out["replayed"]),
             identity=out["identity"],
@@ -332,7 +332,7 @@ class ToolIntents:
         """Settle the parent-end actions of the processes started in this
         scope (by host submissions or tool calls), in start order. Safe to
         call again, and after a crash."""
-        out = _capi.tool_intents_settle_parent_end(self._agent._handle, self._request())
+        out = _capi.tool_intents_settle_parent_end(self._agent._native_handle(), self._request())
         return [
             ParentEndOutcome(
                 process_id=str(o["process_id"]),

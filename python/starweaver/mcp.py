@@ -175,7 +175,7 @@ class MCPToolset(Toolset):
         if headers is not None:
             if transport.kind != "streamable_http":
                 raise ValueError("headers apply to a streamable_http transport only")
-            spec = transport._to_spec()
+            spec = transport._to_spec()  # noqa: SLF001 - MCPTransport is this module's: its spec
             spec["headers"] = {**spec.get("headers", {}), **_strings(headers, "headers")}
             transport = MCPTransport(spec)
         if tool_prefix is not None:
@@ -200,7 +200,7 @@ class MCPToolset(Toolset):
 
     def _mcp_spec(self) -> dict[str, Any]:
         """The spec's "mcp" object (capi/internal/bridge/mcp.go), without defaults."""
-        spec: dict[str, Any] = {"transport": self.transport._to_spec()}
+        spec: dict[str, Any] = {"transport": self.transport._to_spec()}  # noqa: SLF001 - MCPTransport is this module's: its spec
         if self.tool_prefix is not None:
             spec["tool_prefix"] = self.tool_prefix
         if not self.cache_tools:

@@ -115,12 +115,21 @@ class ToolResult:
     __hash__ = None  # type: ignore[assignment]  # mutable JSON values
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self._present().items())
+        fields = ", ".join(f"{k}={v!r}" for k, v in _present(self).items())
         return f"ToolResult({fields})"
 
-    def _present(self) -> dict[str, Any]:
-        """content plus every other surface that is set (not None, not an empty metadata dict)."""
-        return {k: v for k, v in self._surfaces().items() if k == "content" or not _unset(k, v)}
+
+def _present(result: ToolResult) -> dict[str, Any]:
+    """content plus every other surface that is set (not None, not an empty metadata dict)."""
+    surfaces = {
+        "content": result.content,
+        "metadata": result.metadata,
+        "app_value": result.app_value,
+        "model_content": result.model_content,
+        "user_content": result.user_content,
+        "private_metadata": result.private_metadata,
+    }
+    return {k: v for k, v in surfaces.items() if k == "content" or not _unset(k, v)}
 
 
 def _unset(key: str, value: Any) -> bool:
@@ -138,7 +147,7 @@ def result_to_outcome(value: Any) -> dict[str, Any]:
     "not JSON serializable" otherwise.
     """
     if isinstance(value, ToolResult):
-        return {"ok": True, **value._present()}
+        return {"ok": True, **_present(value)}
     if type(value) in _JSON_TYPES:
         # The common case skips the model and dataclass checks.
         body = plain_outcome(value)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -33,7 +33,7 @@ from starweaver.agent import Agent, AgentOptions, AgentSession, Model, RunResult
 from starweaver.errors import SessionNotFoundError, StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.messages import ModelMessage
-from starweaver.session import MessageHistory
+from starweaver.session import MessageHistory, SessionHITL
 from starweaver.stores import ClaimedResume, InFlightRun
 
 __all__ = ("AgentRuntime", "RuntimeSession", "create_agent_runtime")
@@ -47,9 +47,21 @@ class RuntimeSession(AgentSession):
     runtime tracks, so that closing the runtime (or the session) waits for
     them or cancels them."""
 
-    def __init__(self, runtime: AgentRuntime, session: AgentSession) -> None:
-        super().__init__(runtime.agent, _ref=session._ref)
-        self._runtime = runtime
+    def __init__(
+        self,
+        session: AgentSession,
+        *,
+        track: Callable[[RuntimeSession | None, Callable[[], Coroutine[Any, Any, RunResult]]], Awaitable[RunResult]],
+        check_open: Callable[[RuntimeSession | None], None],
+    ) -> None:
+        """Made by ``AgentRuntime``: the same conversation as ``session``
+        (``AgentSession.__init__``'s state, taken from it), its runs started
+        through the runtime's ``track`` and its calls refused once
+        ``check_open`` says the runtime or the session is closed."""
+        self._adopt(session)
+        self.hitl = SessionHITL(self)
+        self._track = track
+        self._check_open = check_open
         self._id = session.id
         self._task: asyncio.Future[RunResult] | None = None
 
@@ -61,7 +73,7 @@ class RuntimeSession(AgentSession):
                 ``"runtime_closed"``), or the run was cancelled because
                 the runtime closed while it was active.
         """
-        return await self._runtime._track(self, lambda: AgentSession.run(self, prompt, **options))
+        return await self._track(self, lambda: AgentSession.run(self, prompt, **options))
 
     async def resume_after_hitl(
         self,
@@ -74,7 +86,7 @@ class RuntimeSession(AgentSession):
         tool_error_policy: ToolErrorPolicy | None = None,
     ) -> RunResult:
         """``AgentSession.resume_after_hitl``, tracked by the runtime."""
-        return await self._runtime._track(
+        return await self._track(
             self,
             lambda: AgentSession.resume_after_hitl(
                 self,
@@ -89,25 +101,25 @@ class RuntimeSession(AgentSession):
 
     async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult:
         """``AgentSession.recover``, tracked by the runtime."""
-        return await self._runtime._track(self, lambda: AgentSession.recover(self, on_event=on_event, deps=deps))
+        return await self._track(self, lambda: AgentSession.recover(self, on_event=on_event, deps=deps))
 
     def export_state(self) -> dict[str, Any]:
-        self._runtime._check_open(self)
+        self._check_open(self)
         return super().export_state()
 
     @property
     def messages(self) -> list[ModelMessage]:
-        self._runtime._check_open(self)
+        self._check_open(self)
         return super().messages
 
     @property
     def claimed_resume(self) -> ClaimedResume | None:
-        self._runtime._check_open(self)
+        self._check_open(self)
         return super().claimed_resume
 
     @property
     def in_flight(self) -> InFlightRun | None:
-        self._runtime._check_open(self)
+        self._check_open(self)
         return super().in_flight
 
     async def abandon_resume(self) -> None:
@@ -118,7 +130,7 @@ class RuntimeSession(AgentSession):
                 ``"runtime_closed"``), or as ``AgentSession.abandon_resume``.
             StoreUnavailableError: the store failed.
         """
-        self._runtime._check_open(self)
+        self._check_open(self)
         await super().abandon_resume()
 
     async def abandon_in_flight(self) -> None:
@@ -129,17 +141,12 @@ class RuntimeSession(AgentSession):
                 ``"runtime_closed"``), or as ``AgentSession.abandon_in_flight``.
             StoreUnavailableError: the store failed.
         """
-        self._runtime._check_open(self)
+        self._check_open(self)
         await super().abandon_in_flight()
 
     def _busy(self) -> bool:
         """Whether a run of this session (tracked, or streamed) is active."""
         return self.is_running or self._ref.active is not None
-
-    def _adopt(self, session: AgentSession) -> None:
-        """Continue as session, loaded anew from the session store."""
-        self._ref = session._ref
-        self._handle = session._ref.handle
 
     @property
     def id(self) -> str:
@@ -194,13 +201,13 @@ class AgentRuntime:
     def _check_open(self, session: RuntimeSession | None = None) -> None:
         if self._closed:
             raise StateError("the agent runtime is closed", code="runtime_closed")
-        if session is not None and self._sessions.get(session._id) is not session:
-            raise StateError(f"session {session._id!r} is closed", code="runtime_closed")
+        if session is not None and self._sessions.get(session.id) is not session:
+            raise StateError(f"session {session.id!r} is closed", code="runtime_closed")
 
     # -- sessions ------------------------------------------------------------
 
     def _register(self, session: AgentSession) -> RuntimeSession:
-        tracked = RuntimeSession(self, session)
+        tracked = RuntimeSession(session, track=self._track, check_open=self._check_open)
         sid = tracked.id
         if sid in self._sessions:
             raise StateError(f"a session with id {sid!r} is already open", code="duplicate_session")
@@ -270,7 +277,8 @@ class AgentRuntime:
         if not isinstance(session_id, str):
             raise TypeError(f"session_id must be a str, got {type(session_id).__name__}")
         current = self._sessions.get(session_id)
-        if self._agent.session_store is None or (current is not None and current._busy()):
+        # RuntimeSession is this module's: the runtime looks at and refreshes its state.
+        if self._agent.session_store is None or (current is not None and current._busy()):  # noqa: SLF001
             if current is None:
                 raise SessionNotFoundError(f"no open session {session_id!r}, and the runtime has no session store")
             return current
@@ -287,8 +295,8 @@ class AgentRuntime:
         current = self._sessions.get(session_id)
         if current is None:
             return self._register(loaded)
-        if not current._busy():
-            current._adopt(loaded)
+        if not current._busy():  # noqa: SLF001 - see above
+            current._adopt(loaded)  # noqa: SLF001 - see above
         return current
 
     def sessions(self) -> list[RuntimeSession]:
@@ -310,8 +318,9 @@ class AgentRuntime:
         """
         session = self.get_session(session_id)
         del self._sessions[session_id]
-        if session._task is not None and not session._task.done():
-            await self._settle({session._task}, self.close_timeout if timeout is None else timeout)
+        task = session._task  # noqa: SLF001 - RuntimeSession is this module's: the runtime settles its run
+        if task is not None and not task.done():
+            await self._settle({task}, self.close_timeout if timeout is None else timeout)
         session.close()
 
     # -- runs ----------------------------------------------------------------
@@ -398,7 +407,7 @@ class AgentRuntime:
         self._active.add(task)
         task.add_done_callback(self._active.discard)
         if session is not None:
-            session._task = task
+            session._task = task  # noqa: SLF001 - RuntimeSession is this module's: the runtime tracks its run
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -444,7 +453,7 @@ class AgentRuntime:
             for session in self._sessions.values():
                 session.close()
             self._sessions.clear()
-            self._agent._release()
+            self._agent._release()  # noqa: SLF001 - the runtime owns its agent
         finally:
             self._closing.set_result(None)
 

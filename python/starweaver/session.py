@@ -28,6 +28,7 @@ from starweaver.usage import RunUsage, UsageLimits, usage_dict
 if TYPE_CHECKING:
     from starweaver import _bridge
     from starweaver._bridge import EventCallback
+    from starweaver._launcher import RunLauncher
     from starweaver.agent import Agent
     from starweaver.agent_context import AgentContext
     from starweaver.dynamic import AbstractToolset
@@ -223,11 +224,26 @@ class AgentSession(Generic[DepsT, OutputT]):
     manager, leaving on an exception interrupts its run in progress and
     leaving normally waits for it; either way the session is closed."""
 
-    def __init__(self, agent: Agent, *, _ref: SessionRef | None = None) -> None:
+    def __init__(self, agent: Agent, *, _launcher: RunLauncher, _ref: SessionRef) -> None:
+        """Made by the agent (``Agent.session``, ``open_session``,
+        ``session_from_state``), which hands over its run launcher and the
+        native session."""
         self.agent = agent
-        self._ref = _ref if _ref is not None else SessionRef(_capi.session_new(agent._handle))
+        self._launcher = _launcher
+        self._ref = _ref
         self._handle = self._ref.handle
         self.hitl = SessionHITL(self)
+
+    def _native_handle(self) -> int:
+        return int(self._handle)
+
+    def _adopt(self, session: AgentSession) -> None:
+        """Continue as ``session``: the same conversation, loaded anew (from
+        the session store) or wrapped (by ``AgentRuntime``)."""
+        self.agent = session.agent
+        self._launcher = session._launcher
+        self._ref = session._ref
+        self._handle = session._ref.handle
 
     def __repr__(self) -> str:
         try:
@@ -294,7 +310,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         Raises:
             StateError: the session is already running or waits for HITL.
         """
-        return await self.agent._run_on(
+        return await self._launcher.run(
             self._ref,
             prompt,
             tools=tools,
@@ -331,7 +347,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         Raises:
             StateError: the session is already running or waits for HITL.
         """
-        request, catalog = self.agent._run_request(
+        request, catalog = self._launcher.request(
             prompt,
             tools,
             toolsets,
@@ -344,7 +360,7 @@ class AgentSession(Generic[DepsT, OutputT]):
             grants,
             tool_error_policy,
         )
-        return self.agent._stream(self._ref, request, catalog, deps)
+        return self._launcher.stream(self._ref, request, catalog, deps)
 
     async def resume_after_hitl_stream(
         self,
@@ -360,7 +376,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         Raises:
             StateError: as ``resume_after_hitl``.
         """
-        return self.agent._resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
+        return self._launcher.resume_stream(self._ref, approvals, deferred_results, deps, grants, tool_error_policy)
 
     async def resume_after_hitl(
         self,
@@ -385,7 +401,7 @@ class AgentSession(Generic[DepsT, OutputT]):
                 decision lacks an explicit ``approved`` bool. Nothing changes:
                 the run stays waiting and resumable.
         """
-        return await self.agent._resume_on(
+        return await self._launcher.resume(
             self._ref, approvals, deferred_results, on_event, deps, grants, tool_error_policy
         )
 
@@ -434,9 +450,9 @@ class AgentSession(Generic[DepsT, OutputT]):
         run in the session store and never saved its outcome, because its
         worker still runs it or stopped part way. None otherwise."""
         raw = _capi.session_claimed_resume(self._handle)
-        from starweaver.stores import ClaimedResume  # noqa: PLC0415 - see the imports above
+        from starweaver.stores import claimed_resume_from_wire  # noqa: PLC0415 - see the imports above
 
-        return ClaimedResume._from_wire(raw) if raw is not None else None
+        return claimed_resume_from_wire(raw) if raw is not None else None
 
     @property
     def in_flight(self) -> InFlightRun | None:
@@ -448,9 +464,9 @@ class AgentSession(Generic[DepsT, OutputT]):
         until ``recover()`` continues the run (with an ``effect_journal``)
         or ``abandon_in_flight()`` closes it. None otherwise."""
         raw = _capi.session_info(self._handle).get("in_flight")
-        from starweaver.stores import InFlightRun  # noqa: PLC0415 - see the imports above
+        from starweaver.stores import in_flight_run_from_wire  # noqa: PLC0415 - see the imports above
 
-        return InFlightRun._from_wire(raw) if raw is not None else None
+        return in_flight_run_from_wire(raw) if raw is not None else None
 
     async def recover(self, *, on_event: EventCallback | None = None, deps: Any = None) -> RunResult[OutputT]:
         """Continue the run a stopped worker left in this session (``in_flight``,
@@ -474,8 +490,7 @@ class AgentSession(Generic[DepsT, OutputT]):
             AgentError: the agent has no ``effect_journal``.
             StoreUnavailableError: the store failed.
         """
-        request = {"recover": True, "events": on_event is not None}
-        return await self.agent._drive(self._ref, request, self.agent._catalog, on_event, deps)
+        return await self._launcher.recover(self._ref, on_event, deps)
 
     async def abandon_resume(self) -> None:
         """Repair a session whose claimed resume will never finish because its
@@ -549,7 +564,7 @@ class SessionHITL:
         """What the session's waiting run waits for (empty when not waiting)."""
         from starweaver.hitl import HITLSnapshot  # noqa: PLC0415 - see the imports above
 
-        return HITLSnapshot.from_pending(_capi.session_info(self._session._handle)["pending"])
+        return HITLSnapshot.from_pending(_capi.session_info(self._session._native_handle())["pending"])
 
     async def resume(
         self,

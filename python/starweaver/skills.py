@@ -75,7 +75,7 @@ SkillEnvironment = _HasSpec | _HasDict | Mapping[str, Any]
 
 def _environment_spec(environment: SkillEnvironment) -> dict[str, Any]:
     if isinstance(environment, _HasSpec):
-        spec = environment._to_spec()
+        spec = environment._to_spec()  # noqa: SLF001 - the skill environment and scope protocol
     elif isinstance(environment, _HasDict):
         spec = environment.to_dict()
     elif isinstance(environment, Mapping):
@@ -176,12 +176,6 @@ class SkillPackage:
         """The package's line in the skills instruction."""
         return f"- {self.name}: {self.description} ({self.path})"
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> SkillPackage:
-        return cls(
-            d["name"], d["description"], d["path"], d.get("body"), MappingProxyType(dict(d.get("metadata") or {}))
-        )
-
     def to_dict(self) -> dict[str, Any]:
         """The package as the runtime writes it (no ``body`` when none)."""
         d: dict[str, Any] = {"name": self.name, "description": self.description, "path": self.path}
@@ -190,6 +184,12 @@ class SkillPackage:
         if self.metadata:
             d["metadata"] = copy.deepcopy(dict(self.metadata))
         return d
+
+
+def skill_package_from_dict(d: Mapping[str, Any]) -> SkillPackage:
+    return SkillPackage(
+        d["name"], d["description"], d["path"], d.get("body"), MappingProxyType(dict(d.get("metadata") or {}))
+    )
 
 
 @final
@@ -206,10 +206,6 @@ class SkillScanDiagnostic:
     name: str | None = None
     previous_path: str | None = None
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> SkillScanDiagnostic:
-        return cls(d["kind"], d["source"], d["path"], d["message"], d.get("name"), d.get("previous_path"))
-
     def to_dict(self) -> dict[str, Any]:
         """The diagnostic as the runtime writes it."""
         d: dict[str, Any] = {"kind": self.kind, "source": self.source, "path": self.path, "message": self.message}
@@ -218,6 +214,10 @@ class SkillScanDiagnostic:
         if self.previous_path is not None:
             d["previous_path"] = self.previous_path
         return d
+
+
+def scan_diagnostic_from_dict(d: Mapping[str, Any]) -> SkillScanDiagnostic:
+    return SkillScanDiagnostic(d["kind"], d["source"], d["path"], d["message"], d.get("name"), d.get("previous_path"))
 
 
 @final
@@ -291,7 +291,7 @@ class SkillRegistry:
             TypeError: an argument of the wrong type.
         """
         out = _capi.skills_scan(_scan_request(environment, scopes))
-        return cls(SkillPackage._from_dict(p) for p in out["packages"])
+        return cls(skill_package_from_dict(p) for p in out["packages"])
 
     @classmethod
     def scan_with_report(cls, environment: SkillEnvironment, scopes: Iterable[SkillSourceScope]) -> SkillScanReport:
@@ -305,8 +305,8 @@ class SkillRegistry:
         """
         out = _capi.skills_scan({**_scan_request(environment, scopes), "report": True})
         return SkillScanReport(
-            cls(SkillPackage._from_dict(p) for p in out["packages"]),
-            tuple(SkillScanDiagnostic._from_dict(d) for d in out.get("diagnostics") or []),
+            cls(skill_package_from_dict(p) for p in out["packages"]),
+            tuple(scan_diagnostic_from_dict(d) for d in out.get("diagnostics") or []),
         )
 
     @staticmethod
@@ -325,7 +325,7 @@ class SkillRegistry:
         out = _capi.skills_activate({"environment": _environment_spec(environment), "path": path})
         if context is not None:
             context.publish(SKILLS_ACTIVATED_EVENT, out["event"])
-        return SkillPackage._from_dict(out["package"])
+        return skill_package_from_dict(out["package"])
 
     def reload_with_report(
         self,
@@ -350,8 +350,8 @@ class SkillRegistry:
         if context is not None:
             context.publish(SKILLS_RELOADED_EVENT, out["event"])
         return SkillReloadReport(
-            SkillRegistry(SkillPackage._from_dict(p) for p in out["packages"]),
-            tuple(SkillScanDiagnostic._from_dict(d) for d in out.get("diagnostics") or []),
+            SkillRegistry(skill_package_from_dict(p) for p in out["packages"]),
+            tuple(scan_diagnostic_from_dict(d) for d in out.get("diagnostics") or []),
             tuple(
                 SkillReloadChange(c["kind"], c["name"], c.get("previous_path"), c.get("path"))
                 for c in out.get("changes") or []
@@ -384,11 +384,11 @@ class SkillRegistry:
         request = {
             **_scan_request(environment, scopes),
             "previous": [p.to_dict() for p in self.packages()],
-            "binding": binding._wire(),  # pyright: ignore[reportPrivateUsage]
+            "binding": binding._wire(),  # noqa: SLF001 - the binding is this module's: the host op reads and updates it
             "now_ms": now_ms,
         }
         out = _capi.skills_scan(request)
-        binding._update(out["binding"])  # pyright: ignore[reportPrivateUsage]
+        binding._update(out["binding"])  # noqa: SLF001 - the binding is this module's: the host op reads and updates it
         if not out["reloaded"]:
             return None
         return self._reload_report(out["result"], context)
@@ -427,7 +427,7 @@ def _scan_request(environment: SkillEnvironment, scopes: Iterable[SkillSourceSco
     for s in scope_list:
         if not isinstance(s, SkillSourceScope):
             raise TypeError(f"scopes must be SkillSourceScopes, got {type(s).__name__}")
-    return {"environment": _environment_spec(environment), "scopes": [s._to_spec() for s in scope_list]}
+    return {"environment": _environment_spec(environment), "scopes": [s._to_spec() for s in scope_list]}  # noqa: SLF001 - the skill environment and scope protocol
 
 
 class SkillToolset(Toolset):

@@ -95,6 +95,9 @@ class Store:
     def _location(self) -> str:
         raise NotImplementedError
 
+    def _native_handle(self) -> int:
+        return int(self._handle)
+
     def __repr__(self) -> str:
         closed = ", closed" if self.closed else ""
         return f"{type(self).__name__}({self._location()!r}{closed})"
@@ -218,35 +221,35 @@ class ClaimedResume:
     approvals: list[ApprovalDecision]
     deferred_results: list[DeferredResult]
 
-    @classmethod
-    def _from_wire(cls, raw: dict[str, Any]) -> ClaimedResume:
-        resolution = raw.get("resolution") or {}
-        return cls(
-            run_id=str(raw.get("run_id", "")),
-            claimed_at=datetime.fromtimestamp(int(raw.get("claimed_at_ms", 0)) / 1000, tz=timezone.utc),
-            pending=HITLSnapshot.from_pending(raw.get("pending") or []),
-            approvals=[
-                ApprovalDecision(
-                    id=str(a.get("id", "")),
-                    approved=bool(a.get("approved")),
-                    decided_by=a.get("decided_by"),
-                    reason=a.get("reason"),
-                    override_arguments=a.get("override_arguments"),
-                    metadata=dict(a.get("metadata") or {}),
-                    user_input=a.get("user_input"),
-                )
-                for a in resolution.get("approvals") or []
-            ],
-            deferred_results=[
-                DeferredResult(
-                    id=str(d.get("id", "")),
-                    status=str(d.get("status", "")),
-                    response=d.get("response"),
-                    metadata=dict(d.get("metadata") or {}),
-                )
-                for d in resolution.get("deferred_results") or []
-            ],
-        )
+
+def claimed_resume_from_wire(raw: dict[str, Any]) -> ClaimedResume:
+    resolution = raw.get("resolution") or {}
+    return ClaimedResume(
+        run_id=str(raw.get("run_id", "")),
+        claimed_at=datetime.fromtimestamp(int(raw.get("claimed_at_ms", 0)) / 1000, tz=timezone.utc),
+        pending=HITLSnapshot.from_pending(raw.get("pending") or []),
+        approvals=[
+            ApprovalDecision(
+                id=str(a.get("id", "")),
+                approved=bool(a.get("approved")),
+                decided_by=a.get("decided_by"),
+                reason=a.get("reason"),
+                override_arguments=a.get("override_arguments"),
+                metadata=dict(a.get("metadata") or {}),
+                user_input=a.get("user_input"),
+            )
+            for a in resolution.get("approvals") or []
+        ],
+        deferred_results=[
+            DeferredResult(
+                id=str(d.get("id", "")),
+                status=str(d.get("status", "")),
+                response=d.get("response"),
+                metadata=dict(d.get("metadata") or {}),
+            )
+            for d in resolution.get("deferred_results") or []
+        ],
+    )
 
 
 @dataclass(frozen=True)
@@ -271,11 +274,11 @@ class InFlightRun:
     calls: tuple[tuple[str, str], ...]
     recoveries: int
 
-    @classmethod
-    def _from_wire(cls, raw: dict[str, Any]) -> InFlightRun:
-        return cls(
-            run_id=str(raw.get("run_id", "")),
-            step=int(raw.get("step", 0)),
-            calls=tuple((str(c.get("id", "")), str(c.get("name", ""))) for c in raw.get("calls") or []),
-            recoveries=int(raw.get("recoveries", 0)),
-        )
+
+def in_flight_run_from_wire(raw: dict[str, Any]) -> InFlightRun:
+    return InFlightRun(
+        run_id=str(raw.get("run_id", "")),
+        step=int(raw.get("step", 0)),
+        calls=tuple((str(c.get("id", "")), str(c.get("name", ""))) for c in raw.get("calls") or []),
+        recoveries=int(raw.get("recoveries", 0)),
+    )

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -46,7 +46,7 @@ from starweaver.hitl import ApprovalsInput, DeferredInput, HITLSnapshot
 if TYPE_CHECKING:
     from starweaver._bridge import RunDriver
     from starweaver._catalog import Catalog
-    from starweaver.agent import Agent
+    from starweaver._launcher import RunLauncher
     from starweaver.session import RunResult, SessionRef
 
 __all__ = [
@@ -251,13 +251,13 @@ class AgentRun:
 
     def __init__(
         self,
-        agent: Agent,
+        launcher: RunLauncher,
         session: SessionRef,
         request: dict[str, Any],
         catalog: Catalog,
         deps: Any = None,
     ) -> None:
-        self._agent = agent
+        self._launcher = launcher
         self._session = session
         self._deps = deps
         self._buffer = _EventBuffer(EVENT_BUFFER)
@@ -277,14 +277,14 @@ class AgentRun:
         self._result: RunResult | None = None
         self._error: BaseException | None = None
         # Raises here (a busy session, a bad request) before any task exists.
-        self._driver: RunDriver = agent._start_run(session, request, catalog, self._on_event, deps)
+        self._driver: RunDriver = launcher.start(session, request, catalog, self._on_event, deps)
         self._task = asyncio.get_running_loop().create_task(self._main())
 
     # -- the run -----------------------------------------------------------
 
     async def _main(self) -> None:
         try:
-            result = await self._agent._finish_run(self._session, self._driver)
+            result = await self._launcher.finish(self._session, self._driver)
             if result.status == "cancelled":
                 result.error = _with_reason(result.error or "", self._reason) or None
             self._result = result
@@ -482,7 +482,7 @@ class AgentRun:
 
     def hitl(self) -> RunHITL:
         """Human-in-the-loop operations, for a run that ended ``suspended``."""
-        return RunHITL(self)
+        return RunHITL(self, self._launcher, self._session, self._deps, lambda: self._suspended)
 
     def __repr__(self) -> str:
         return f"AgentRun(run_id={self._run_id!r}, state={self.status().live_state!r})"
@@ -495,11 +495,24 @@ class RunHITL:
     """The pending approvals and deferred calls of a suspended live run, and
     resuming it, live or collected."""
 
-    def __init__(self, run: AgentRun) -> None:
+    def __init__(
+        self,
+        run: AgentRun,
+        launcher: RunLauncher,
+        session: SessionRef,
+        deps: Any,
+        suspended: Callable[[], bool],
+    ) -> None:
+        """Made by ``AgentRun.hitl()``: the run, what resumes it (its agent's
+        run launcher, its session and deps) and whether it has suspended."""
         self._run = run
+        self._launcher = launcher
+        self._session = session
+        self._deps = deps
+        self._suspended = suspended
 
     async def _waiting(self) -> RunResult:
-        if not self._run._suspended:
+        if not self._suspended():
             raise StateError("the run has not suspended (no suspended event yet)", code="state")
         result = await self._run.result()
         if not result.is_waiting:
@@ -526,9 +539,8 @@ class RunHITL:
                 ``AgentSession.resume_after_hitl``).
         """
         await self._waiting()
-        run = self._run
-        return run._agent._resume_stream(
-            run._session, approvals, deferred_results, deps if deps is not None else run._deps
+        return self._launcher.resume_stream(
+            self._session, approvals, deferred_results, deps if deps is not None else self._deps
         )
 
     async def resume_collected(
@@ -540,7 +552,6 @@ class RunHITL:
             StateError: as ``resume``.
         """
         await self._waiting()
-        run = self._run
-        return await run._agent._resume_on(
-            run._session, approvals, deferred_results, None, deps if deps is not None else run._deps
+        return await self._launcher.resume(
+            self._session, approvals, deferred_results, None, deps if deps is not None else self._deps
         )

@@ -140,7 +140,7 @@ class ToolOutput:
         return cls._make(parts=dump_parts(parts), host_only=True)
 
     def _copy(self) -> ToolOutput:
-        out = ToolOutput._make(
+        out: ToolOutput = ToolOutput._make(
             content=self._content,
             parts=self._parts,
             structured=self._structured,
@@ -156,7 +156,7 @@ class ToolOutput:
         Raises:
             TypeError: value is not JSON-serialisable.
         """
-        out = self._copy()
+        out: ToolOutput = self._copy()
         out._structured = _json_value(_plain(value), "structured_content")
         return out
 
@@ -169,7 +169,7 @@ class ToolOutput:
         """
         if not isinstance(key, str):
             raise TypeError(f"metadata keys must be strings, got {type(key).__name__}")
-        out = self._copy()
+        out: ToolOutput = self._copy()
         out._metadata[key] = _json_value(value, "metadata")
         return out
 

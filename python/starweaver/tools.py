@@ -24,7 +24,6 @@ import dataclasses
 import inspect
 import json
 import re
-import sys
 import types
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from functools import partial
@@ -205,12 +204,13 @@ def _caller_namespace() -> Mapping[str, Any]:
     """The local namespace of the nearest caller outside this package (where
     ``@tool`` or ``Tool(...)`` was written), for resolving string annotations."""
     package = __package__ or "starweaver"
-    frame = sys._getframe(1)
+    frame = inspect.currentframe()  # this function's, left at once: no cycle through its locals
+    frame = frame.f_back if frame is not None else None
     while frame is not None:
         module = str(frame.f_globals.get("__name__", ""))
         if module != package and not module.startswith(package + "."):
             return _CallerLocals(frame)
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return {}
 
 
@@ -665,7 +665,7 @@ class Tool(Generic[P, R]):
                 return fresh
             explicit = validate_parameters_schema(new_schema)
         options.update(new)
-        clone = copy.copy(self)
+        clone: Tool[P, R] = copy.copy(self)
         if explicit is not None and explicit is not self._explicit_schema:
             # The binding does not depend on the schema text, so only the schema changes.
             clone._schema = dataclasses.replace(self._schema, json_schema=explicit)

@@ -96,7 +96,7 @@ class Toolset:
         self._layers: list[tuple[dict[str, Any], Preparer | None]] = []
 
     def _with(self, **changes: list[str]) -> Toolset:
-        clone = copy.copy(self)
+        clone: Toolset = copy.copy(self)
         clone.tools = list(self.tools)
         clone._layers = list(self._layers)
         for key, value in changes.items():
@@ -104,9 +104,14 @@ class Toolset:
         return clone
 
     def _layered(self, layer: dict[str, Any], preparer: Preparer | None = None) -> Toolset:
-        clone = self._with()
+        clone: Toolset = self._with()
         clone._layers.append((layer, preparer))
         return clone
+
+    def _give_layers(self, other: Toolset) -> None:
+        """Give ``other`` (this toolset as prepared for a step) this
+        toolset's combinators."""
+        other._layers = list(self._layers)
 
     def _extra_spec(self, keep: Callable[[Preparer], None]) -> dict[str, Any]:
         """The spec's combinator layers (and, in subclasses, other keys);
@@ -145,16 +150,18 @@ class Toolset:
         evaluated when a run starts)."""
         if include is not None and exclude is not None:
             raise ValueError("filtered() takes include or exclude, not both")
-        out: Toolset = self
+        layers: list[tuple[dict[str, Any], Preparer | None]] = []
         if include is not None:
-            out = out._layered({"kind": "include", "names": _names(include)})
+            layers.append(({"kind": "include", "names": _names(include)}, None))
         if exclude is not None:
-            out = out._layered({"kind": "exclude", "names": _names(exclude)})
+            layers.append(({"kind": "exclude", "names": _names(exclude)}, None))
         if predicate is not None:
             if not callable(predicate):
                 raise TypeError("predicate must be callable")
-            out = out._layered({"kind": "prepared"}, predicate_preparer(self.name, predicate))
-        return out if out is not self else self._with()
+            layers.append(({"kind": "prepared"}, predicate_preparer(self.name, predicate)))
+        out: Toolset = self._with()
+        out._layers.extend(layers)
+        return out
 
     def renamed(self, names: Mapping[str, str]) -> Toolset:
         """A copy whose tools named in ``names`` (old -> new) take the new
@@ -304,10 +311,14 @@ class FunctionToolset(Toolset):
     def _with(self, **changes: list[str]) -> Toolset:
         clone = super()._with(**changes)
         assert isinstance(clone, FunctionToolset)
+        self._copy_own(clone)
+        return clone
+
+    def _copy_own(self, clone: FunctionToolset) -> None:
+        """Give ``clone`` (a shallow copy) its own instructions and tool origins."""
         clone._dynamic = list(self._dynamic)
         clone.instructions = _Instructions(self.instructions, clone._dynamic)
         clone._origins = dict(self._origins)
-        return clone
 
     def _extra_spec(self, keep: Callable[[Preparer], None]) -> dict[str, Any]:
         spec = super()._extra_spec(keep)

@@ -111,10 +111,6 @@ class UsageLimits:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise TypeError(f"UsageLimits.{f.name} must be an int or None, got {type(value).__name__}")
 
-    def _spec(self) -> dict[str, Any]:
-        """The set limits as the runtime reads them (the runtime checks values)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
-
 
 def usage_limits_spec(value: object) -> dict[str, Any] | None:
     """The spec of an optional ``usage_limits`` argument, or TypeError."""
@@ -122,4 +118,5 @@ def usage_limits_spec(value: object) -> dict[str, Any] | None:
         return None
     if not isinstance(value, UsageLimits):
         raise TypeError(f"usage_limits must be a UsageLimits, got {type(value).__name__}")
-    return value._spec()
+    # The set limits as the runtime reads them (the runtime checks values).
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if getattr(value, f.name) is not None}

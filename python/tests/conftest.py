@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from starweaver import Tool, ToolContext, _bridge, _capi
+from starweaver.context import tool_context_from_wire
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -86,7 +87,7 @@ def make_ctx(**overrides: Any) -> ToolContext:
         "metadata": {},
     }
     data.update(overrides)
-    return ToolContext._from_wire(data)
+    return tool_context_from_wire(data)
 
 
 def run_tool(t: Tool[..., Any], arguments: Any = None, *, ctx: ToolContext | None = None) -> dict[str, Any]:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from conftest import make_ctx
-from starweaver import ToolContext
+from starweaver.context import tool_context_from_wire
 
 
 def test_from_wire_reads_every_field() -> None:
-    ctx = ToolContext._from_wire(
+    ctx = tool_context_from_wire(
         {
             "run_id": "r1",
             "conversation_id": "c1",
@@ -36,7 +36,7 @@ def test_from_wire_reads_every_field() -> None:
 
 
 def test_from_wire_defaults() -> None:
-    ctx = ToolContext._from_wire({})
+    ctx = tool_context_from_wire({})
     assert (ctx.run_id, ctx.run_step, ctx.retry, ctx.max_retries, ctx.approval) == ("", 0, 0, 0, None)
     assert ctx.metadata == {} and dict(ctx.deps) == {}
 
@@ -51,7 +51,7 @@ def test_attributes_are_read_only() -> None:
 
 def test_deps_are_the_hosts_objects() -> None:
     client = object()
-    ctx = ToolContext._from_wire({}, {"client": client})
+    ctx = tool_context_from_wire({}, {"client": client})
     assert ctx.deps["client"] is client
 
 

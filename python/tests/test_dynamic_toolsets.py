@@ -18,6 +18,7 @@ from starweaver.dynamic import (
     ToolsetLifecyclePolicy,
     ToolsetLifecycleStatus,
     ToolsetPreparation,
+    lifecycle_policy_spec,
     toolset_factory,
 )
 from starweaver.testing import TestModel
@@ -386,7 +387,7 @@ def test_policy_and_wrapper_arguments_are_checked() -> None:
                 model=TestModel("ok"), toolsets=[Recording(lifecycle_policy=ToolsetLifecyclePolicy(read_timeout_ms=0))]
             ).run("go")
         )
-    assert ToolsetLifecyclePolicy()._spec() == {}
+    assert lifecycle_policy_spec(ToolsetLifecyclePolicy()) == {}
 
 
 def test_a_failing_exit_is_reported_and_keeps_the_outcome() -> None:

@@ -4,76 +4,48 @@ its own layer or of the layers below it, and the imports have no cycle.
 Every import of a starweaver module counts, at module level and inside a
 function (an import deferred to keep ``import starweaver`` cheap is still a
 dependency); only imports under ``if TYPE_CHECKING:``, which never run, are
-left out. ``__init__`` only re-exports and sits above every layer."""
+left out. ``__init__`` only re-exports and sits above every layer.
+
+The layers are the table under "The Python layers" in docs/contributing.md,
+which this test reads."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import starweaver
 
 PACKAGE = Path(starweaver.__file__).resolve().parent
 
-#: Each layer's modules, bottom first. A new module gets a line here.
-LAYERS: list[tuple[str, set[str]]] = [
-    (
-        "bottom",
-        {
-            "_capi",
-            "_cffi",
-            "_library",
-            "_deprecated",
-            "_policy",
-            "_declaring",
-            "_docstrings",
-            "_jsonschema",
-            "_pool",
-            "errors",
-            "dependencies",
-        },
-    ),
-    (
-        "values",
-        {
-            "content",
-            "settings",
-            "usage",
-            "result",
-            "_outcome",
-            "tool_output",
-            "messages",
-            "agent_context",
-            "context",
-            "_schema",
-            "_prepare",
-            "hooks",
-            "tools",
-            "output",
-            "hitl",
-        },
-    ),
-    (
-        "surfaces",
-        {
-            "toolsets",
-            "_catalog",
-            "dynamic",
-            "shell",
-            "catalog",
-            "skills",
-            "environment",
-            "mcp",
-            "intents",
-            "stores",
-            "artifacts",
-            "models",
-        },
-    ),
-    ("run driver", {"_bridge", "tracing"}),
-    ("agent", {"session", "streaming", "agent", "runtime"}),
-    ("integrations", {"testing", "pytest_plugin"}),
-]
+#: The table of layers: the first Markdown table under this heading.
+CONTRIBUTING = Path(__file__).resolve().parents[2] / "docs" / "contributing.md"
+HEADING = "## The Python layers"
+
+
+def layer_table(text: str) -> list[tuple[str, set[str]]]:
+    """Each layer's modules, bottom first: the rows of the first table under
+    ``HEADING`` (``| layer | modules |``, the modules as code spans)."""
+    lines = text.splitlines()
+    assert HEADING in lines, f"{CONTRIBUTING.name} has no {HEADING!r} section"
+    rows: list[list[str]] = []
+    for line in lines[lines.index(HEADING) + 1 :]:
+        if line.startswith("## "):
+            break
+        if line.startswith("|"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        elif rows:
+            break  # the end of the first table
+    assert len(rows) > 2, f"no table under {HEADING!r} in {CONTRIBUTING.name}"
+    header, separator, *body = rows
+    assert header == ["layer", "modules"], header
+    assert all(set(cell) <= set("-: ") for cell in separator), separator
+    return [(layer, set(re.findall(r"`([^`]+)`", modules))) for layer, modules in body]
+
+
+#: Each layer's modules, bottom first, as docs/contributing.md lists them.
+LAYERS: list[tuple[str, set[str]]] = layer_table(CONTRIBUTING.read_text(encoding="utf-8"))
 
 LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}
 
@@ -128,10 +100,12 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_every_module_has_a_layer() -> None:
+    twice = sorted({m for i, (_, a) in enumerate(LAYERS) for _, b in LAYERS[i + 1 :] for m in a & b})
+    assert not twice, f"{CONTRIBUTING.name} lists these modules in two layers: {twice}"
     missing = sorted(set(graph()) - set(LAYER_OF))
-    assert not missing, f"give these modules a layer in LAYERS: {missing}"
+    assert not missing, f"give these modules a layer in {CONTRIBUTING.name}: {missing}"
     gone = sorted(set(LAYER_OF) - set(graph()))
-    assert not gone, f"LAYERS names modules that no longer exist: {gone}"
+    assert not gone, f"{CONTRIBUTING.name} names modules that no longer exist: {gone}"
 
 
 def test_no_module_imports_a_higher_layer() -> None:
@@ -203,3 +177,12 @@ def test_lazy_and_relative_imports_count() -> None:
     )
     modules = {"errors", "tools", "agent", "session", "models"}
     assert _imports("x", tree, modules) == {"errors", "tools", "session", "models"}
+
+
+def test_the_layer_table_is_read_bottom_first() -> None:
+    text = (
+        "# Doc\n\n## The Python layers\n\nProse.\n\n"
+        "| layer | modules |\n| --- | --- |\n| low | `a`, `b` |\n| high | `c` |\n\n"
+        "| other | table |\n| --- | --- |\n| x | `d` |\n"
+    )
+    assert layer_table(text) == [("low", {"a", "b"}), ("high", {"c"})]

@@ -19,6 +19,7 @@ from starweaver.skills import (
     SkillScanReport,
     SkillSourceScope,
     SkillToolset,
+    skill_package_from_dict,
     skill_toolset,
 )
 from starweaver.testing import TestModel
@@ -341,7 +342,7 @@ def test_wire_forms_round_trip() -> None:
         "publish_scan": True,
         "diagnostics": raw["diagnostics"],
     }
-    assert SkillPackage._from_dict(raw["packages"][0]) == report.registry.packages()[0]  # pyright: ignore[reportPrivateUsage]
+    assert skill_package_from_dict(raw["packages"][0]) == report.registry.packages()[0]
 
 
 def test_scan_a_local_environment(tmp_path: Any) -> None:

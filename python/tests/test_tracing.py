@@ -240,13 +240,13 @@ def test_nothing_is_recorded_without_a_provider(sdk: None, monkeypatch: pytest.M
     monkeypatch.setattr(otel_trace, "_TRACER_PROVIDER", None)
     agent = create_agent(model=two_calls(), tools=[add])
     requests: list[dict[str, Any]] = []
-    start = agent._start_run
+    start = agent._launcher.start
 
     def spy(session: Any, request: dict[str, Any], *rest: Any) -> Any:
         requests.append(dict(request))
         return start(session, request, *rest)
 
-    monkeypatch.setattr(agent, "_start_run", spy)
+    monkeypatch.setattr(agent._launcher, "start", spy)
     assert run(agent.run("go")).output == "done"
     assert requests and requests[0]["events"] is False
     assert exp.get_finished_spans() == ()
