@@ -17,14 +17,13 @@ from starweaver import (
     ClientTool,
     Hook,
     ModelSettings,
-    OutputBudget,
-    ToolCapabilityGrant,
     UsageLimits,
     _capi,
     create_agent,
     tool,
 )
-from starweaver.artifacts import MemoryArtifactStore
+from starweaver.agent_context import ToolCapabilityGrant
+from starweaver.artifacts import MemoryArtifactStore, OutputBudget
 from starweaver.catalog import ToolProxyToolset, ToolSearchToolset
 from starweaver.environment import VirtualEnvironment
 from starweaver.models import AnthropicModel, OpenAIModel
