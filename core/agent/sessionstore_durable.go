@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 	"github.com/starweaver-go/starweaver/core/model"
-	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -79,7 +79,7 @@ func (a *Agent) OpenSession(ctx context.Context, id string, opts ...RestoreOptio
 		return nil, fmt.Errorf("%w: the agent has no session store (Python: session_store=; Go: Builder.SessionStore)", ErrConfig)
 	}
 	rec, err := a.sessions.Load(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, storeerr.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %q: %w", ErrSessionNotFound, id, err)
 	}
 	if err != nil {
@@ -253,12 +253,12 @@ func (s *Session) checkRecord(ctx context.Context) error {
 	}
 	rec, err := s.agent.sessions.Load(ctx, s.id)
 	switch {
-	case errors.Is(err, store.ErrNotFound) && adopt:
+	case errors.Is(err, storeerr.ErrNotFound) && adopt:
 		s.mu.Lock()
 		s.adopt = false
 		s.mu.Unlock()
 		return nil
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return fmt.Errorf("%w: session %q is no longer in the session store: %w", ErrSessionConflict, s.id, err)
 	case err != nil:
 		return fmt.Errorf("agent: loading session %q: %w", s.id, err)
@@ -345,7 +345,7 @@ func (s *Session) put(ctx context.Context, st sessionState, what string) error {
 	s.mu.Unlock()
 	rev, err := s.agent.sessions.Save(ctx, s.id, data, expected)
 	if err != nil {
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, storeerr.ErrConflict) {
 			err = fmt.Errorf("%w: %s %q: another worker changed it since this Session read it: %w", ErrSessionConflict, what, s.id, err)
 		} else {
 			err = fmt.Errorf("agent: %s %q: %w", what, s.id, err)

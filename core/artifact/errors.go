@@ -4,14 +4,14 @@ import (
 	"errors"
 
 	"github.com/starweaver-go/starweaver/core/internal/artifactref"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // Sentinel errors of the package. Failures wrap one of them with context,
 // so callers test with errors.Is; messages never include stored bytes or
 // idempotency keys. Three of them also match the store sentinel they
-// refine: ErrNotFound matches [store.ErrNotFound], and both conflicts match
-// [store.ErrConflict].
+// refine: ErrNotFound matches store.ErrNotFound, and both conflicts match
+// store.ErrConflict.
 var (
 	// ErrInvalidInput: a scope, write, reference, cursor or limit breaks a
 	// rule of this package (the message names the rule).
@@ -69,11 +69,11 @@ func KindOf(err error) ErrorKind {
 		return KindIntegrity
 	case errors.Is(err, ErrExpired):
 		return KindExpired
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, storeerr.ErrNotFound):
 		return KindNotFound
-	case errors.Is(err, store.ErrConflict):
+	case errors.Is(err, storeerr.ErrConflict):
 		return KindConflict
-	case errors.Is(err, store.ErrUnavailable), errors.Is(err, store.ErrClosed):
+	case errors.Is(err, storeerr.ErrUnavailable), errors.Is(err, storeerr.ErrClosed):
 		return KindUnavailable
 	default:
 		return ""

@@ -6,7 +6,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 	"github.com/starweaver-go/starweaver/core/internal/slugs"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // Sentinel errors. Failures wrap one of them, so callers test with
@@ -19,11 +19,11 @@ var (
 	ErrInvalid = effectclass.ErrInvalid
 	// ErrNotFound: no record has that id or key. It matches
 	// store.ErrNotFound too.
-	ErrNotFound error = store.Specialize("effect: not found", store.ErrNotFound)
+	ErrNotFound error = storeerr.Specialize("effect: not found", storeerr.ErrNotFound)
 	// ErrConflict: a compare-and-swap lost: the record changed since it
 	// was read, or a create found the id or the key already taken. It
 	// matches store.ErrConflict too.
-	ErrConflict error = store.Specialize("effect: conflict", store.ErrConflict)
+	ErrConflict error = storeerr.Specialize("effect: conflict", storeerr.ErrConflict)
 	// ErrIdempotencyConflict: an idempotency key (or an effect id) was
 	// reused for a different effect: another tool, class or input.
 	ErrIdempotencyConflict = errors.New("effect: idempotency conflict")

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/starweaver-go/starweaver/core/internal/slugs"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // Sentinel errors. Failures wrap one of them, so callers test with
@@ -15,10 +15,10 @@ var (
 	ErrInvalid = errors.New("intent: invalid")
 	// ErrNotFound: no journal entry has that key. It matches
 	// store.ErrNotFound too.
-	ErrNotFound error = store.Specialize("intent: not found", store.ErrNotFound)
+	ErrNotFound error = storeerr.Specialize("intent: not found", storeerr.ErrNotFound)
 	// ErrConflict: a journal append found its stream position taken by
 	// another entry. It matches store.ErrConflict too.
-	ErrConflict error = store.Specialize("intent: conflict", store.ErrConflict)
+	ErrConflict error = storeerr.Specialize("intent: conflict", storeerr.ErrConflict)
 	// ErrMissingToolCallID: an identity was derived without a tool call id.
 	ErrMissingToolCallID = errors.New("intent: missing tool call id")
 	// ErrIntentIndexOverflow: an intent index does not fit in 32 bits.
@@ -78,10 +78,10 @@ func Slug(err error) string { return slugTable.Of(err) }
 func ErrorSlugs() []string { return slugTable.List() }
 
 func isNotFound(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, store.ErrNotFound)
+	return errors.Is(err, ErrNotFound) || errors.Is(err, storeerr.ErrNotFound)
 }
 func isConflict(err error) bool {
-	return errors.Is(err, ErrConflict) || errors.Is(err, store.ErrConflict)
+	return errors.Is(err, ErrConflict) || errors.Is(err, storeerr.ErrConflict)
 }
 
 func asCommandError(err error, dst **CommandError) bool { return errors.As(err, dst) }

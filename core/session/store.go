@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // Store keeps sessions' state by session id, so that a session outlives
@@ -78,7 +78,7 @@ func (m *MemoryStore) Load(ctx context.Context, id string) (Record, error) {
 	defer m.mu.Unlock()
 	r, ok := m.records[id]
 	if !ok {
-		return Record{}, fmt.Errorf("memory session store: session %q: %w", id, store.ErrNotFound)
+		return Record{}, fmt.Errorf("memory session store: session %q: %w", id, storeerr.ErrNotFound)
 	}
 	r.State = append([]byte(nil), r.State...)
 	return r, nil
@@ -94,9 +94,9 @@ func (m *MemoryStore) Save(ctx context.Context, id string, state []byte, expecte
 	r, ok := m.records[id]
 	switch {
 	case !ok && expected != 0:
-		return 0, fmt.Errorf("memory session store: session %q was not found at revision %d: %w", id, expected, store.ErrConflict)
+		return 0, fmt.Errorf("memory session store: session %q was not found at revision %d: %w", id, expected, storeerr.ErrConflict)
 	case ok && r.Revision != expected:
-		return 0, fmt.Errorf("memory session store: session %q is at revision %d, not %d: %w", id, r.Revision, expected, store.ErrConflict)
+		return 0, fmt.Errorf("memory session store: session %q is at revision %d, not %d: %w", id, r.Revision, expected, storeerr.ErrConflict)
 	}
 	if m.records == nil {
 		m.records = map[string]Record{}

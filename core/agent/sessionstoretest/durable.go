@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/session"
-	"github.com/starweaver-go/starweaver/core/store"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -201,8 +201,8 @@ func RunDurable(t *testing.T, open Workers) {
 		})
 		winner := oneResumed(t, errs, agent.ErrSessionConflict)
 		loser := 1 - winner
-		if !errors.Is(errs[loser], store.ErrConflict) || results[loser] == nil || results[loser].Status != agent.StatusCompleted {
-			t.Fatalf("the loser's run happened but was not saved: want its result and store.ErrConflict, got %+v %v", results[loser], errs[loser])
+		if !errors.Is(errs[loser], storeerr.ErrConflict) || results[loser] == nil || results[loser].Status != agent.StatusCompleted {
+			t.Fatalf("the loser's run happened but was not saved: want its result and storeerr.ErrConflict, got %+v %v", results[loser], errs[loser])
 		}
 		stored, err := f.b.OpenSession(ctx, s.ID())
 		if err != nil {

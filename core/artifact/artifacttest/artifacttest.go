@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/artifact"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // NewStore returns an empty store configured by cfg, private to t (the
@@ -279,8 +279,8 @@ func testKeyOtherContent(t *testing.T, e *env) {
 	}{{"text/plain", text(2)}, {"text/markdown", text(1)}} {
 		_, err := e.put(sc, "k", c.mediaType, c.data, meta{})
 		wantErr(t, err, artifact.ErrIdempotencyConflict, artifact.KindConflict)
-		if !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("%v does not match store.ErrConflict", err)
+		if !errors.Is(err, storeerr.ErrConflict) {
+			t.Fatalf("%v does not match storeerr.ErrConflict", err)
 		}
 	}
 	e.wantIDs(sc, first.ID) // nothing stored by the failed puts
@@ -330,8 +330,8 @@ func testMetadataConflict(t *testing.T, e *env) {
 	for _, other := range []meta{{name: "b"}, {}, {name: "a", expires: at(startMS)}} {
 		_, err := e.put(sc, "k2", "text/plain", text(1), other)
 		wantErr(t, err, artifact.ErrMetadataConflict, artifact.KindConflict)
-		if !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("%v does not match store.ErrConflict", err)
+		if !errors.Is(err, storeerr.ErrConflict) {
+			t.Fatalf("%v does not match storeerr.ErrConflict", err)
 		}
 	}
 	e.mustGet(first) // unchanged
@@ -409,8 +409,8 @@ func testNotFound(t *testing.T, e *env) {
 	w := e.write(sc, "k", "text/plain", text(1), meta{})
 	_, err := e.s.Get(e.ctx, w.Ref(startMS))
 	wantErr(t, err, artifact.ErrNotFound, artifact.KindNotFound)
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("%v does not match store.ErrNotFound", err)
+	if !errors.Is(err, storeerr.ErrNotFound) {
+		t.Fatalf("%v does not match storeerr.ErrNotFound", err)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/artifact"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // RunUnavailable stores an artifact in s, calls breakDown (which closes
@@ -37,8 +37,8 @@ func RunUnavailable(t *testing.T, s artifact.Store, breakDown func(), forbidden 
 	}
 	for name, call := range calls {
 		err := call()
-		if !errors.Is(err, store.ErrUnavailable) || artifact.KindOf(err) != artifact.KindUnavailable {
-			t.Errorf("%s: err = %v, want store.ErrUnavailable", name, err)
+		if !errors.Is(err, storeerr.ErrUnavailable) || artifact.KindOf(err) != artifact.KindUnavailable {
+			t.Errorf("%s: err = %v, want storeerr.ErrUnavailable", name, err)
 			continue
 		}
 		for _, s := range append([]string{"secret"}, forbidden...) {

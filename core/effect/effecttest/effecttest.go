@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/effect"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // Run runs the conformance suite, one subtest per rule, each on a fresh
@@ -171,7 +171,7 @@ func testCASRevisionRules(t *testing.T, s effect.Store) {
 		t.Fatal(err)
 	}
 	wantErr(t, s.CompareAndSwap(ctx, started, 0), effect.ErrConflict) // stale: the store is at 1
-	wantErr(t, s.CompareAndSwap(ctx, started, 0), store.ErrConflict)
+	wantErr(t, s.CompareAndSwap(ctx, started, 0), storeerr.ErrConflict)
 	completed := effect.Record{Revision: 2, Request: req, Status: effect.Status{State: effect.StateCompleted, Output: json.RawMessage(`{"ok":true}`)}}
 	if err := s.CompareAndSwap(ctx, completed, 1); err != nil {
 		t.Fatal(err)

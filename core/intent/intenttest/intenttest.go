@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/intent"
-	"github.com/starweaver-go/starweaver/core/store"
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 )
 
 // Run runs the conformance suite, one subtest per rule, each on a fresh
@@ -85,7 +85,7 @@ func testStreams(t *testing.T, j intent.Journal) {
 		}
 	}
 	_, _, err := j.Append(ctx, intent.Entry{Key: "d", Stream: "s", Seq: 1, Body: json.RawMessage(`9`)})
-	if !errors.Is(err, intent.ErrConflict) || !errors.Is(err, store.ErrConflict) {
+	if !errors.Is(err, intent.ErrConflict) || !errors.Is(err, storeerr.ErrConflict) {
 		t.Fatalf("a taken position: %v", err)
 	}
 	if _, err := j.Get(ctx, "d"); !errors.Is(err, intent.ErrNotFound) {
@@ -108,7 +108,7 @@ func testStreams(t *testing.T, j intent.Journal) {
 
 func testNotFound(t *testing.T, j intent.Journal) {
 	_, err := j.Get(context.Background(), "missing")
-	if !errors.Is(err, intent.ErrNotFound) || !errors.Is(err, store.ErrNotFound) {
+	if !errors.Is(err, intent.ErrNotFound) || !errors.Is(err, storeerr.ErrNotFound) {
 		t.Fatalf("missing entry: %v", err)
 	}
 	if es, err := j.Stream(context.Background(), "missing"); err != nil || len(es) != 0 {

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 	"github.com/starweaver-go/starweaver/core/session"
-	"github.com/starweaver-go/starweaver/core/store"
 )
 
 // Run checks the Store contract on stores made by newStore, one per
@@ -26,8 +26,8 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 
 	t.Run("LoadUnknown", func(t *testing.T) {
 		st := newStore(t)
-		if _, err := st.Load(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("Load of an unknown id: err = %v, want store.ErrNotFound", err)
+		if _, err := st.Load(ctx, "missing"); !errors.Is(err, storeerr.ErrNotFound) {
+			t.Fatalf("Load of an unknown id: err = %v, want storeerr.ErrNotFound", err)
 		}
 	})
 
@@ -43,8 +43,8 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 	t.Run("CreateTwiceConflicts", func(t *testing.T) {
 		st := newStore(t)
 		rev := mustSave(t, st, "s", []byte("first"), 0)
-		if _, err := st.Save(ctx, "s", []byte("second"), 0); !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("second create: err = %v, want store.ErrConflict", err)
+		if _, err := st.Save(ctx, "s", []byte("second"), 0); !errors.Is(err, storeerr.ErrConflict) {
+			t.Fatalf("second create: err = %v, want storeerr.ErrConflict", err)
 		}
 		expect(t, st, "s", []byte("first"), rev)
 	})
@@ -58,8 +58,8 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 		}
 		expect(t, st, "s", []byte("two"), r2)
 		for _, stale := range []uint64{r1, r2 + 1} {
-			if _, err := st.Save(ctx, "s", []byte("lost"), stale); !errors.Is(err, store.ErrConflict) {
-				t.Fatalf("save at revision %d (record at %d): err = %v, want store.ErrConflict", stale, r2, err)
+			if _, err := st.Save(ctx, "s", []byte("lost"), stale); !errors.Is(err, storeerr.ErrConflict) {
+				t.Fatalf("save at revision %d (record at %d): err = %v, want storeerr.ErrConflict", stale, r2, err)
 			}
 		}
 		expect(t, st, "s", []byte("two"), r2)
@@ -72,10 +72,10 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 
 	t.Run("UpdateOfUnknownConflicts", func(t *testing.T) {
 		st := newStore(t)
-		if _, err := st.Save(ctx, "missing", []byte("x"), 3); !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("update of an unknown id: err = %v, want store.ErrConflict", err)
+		if _, err := st.Save(ctx, "missing", []byte("x"), 3); !errors.Is(err, storeerr.ErrConflict) {
+			t.Fatalf("update of an unknown id: err = %v, want storeerr.ErrConflict", err)
 		}
-		if _, err := st.Load(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := st.Load(ctx, "missing"); !errors.Is(err, storeerr.ErrNotFound) {
 			t.Fatalf("a failed update created the record: err = %v", err)
 		}
 	})
@@ -179,7 +179,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 					if err == nil {
 						break
 					}
-					if !errors.Is(err, store.ErrConflict) {
+					if !errors.Is(err, storeerr.ErrConflict) {
 						return err
 					}
 				}
@@ -251,8 +251,8 @@ func onlyWinner(t *testing.T, errs []error) int {
 			t.Fatalf("savers %d and %d both won", winner, i)
 		case err == nil:
 			winner = i
-		case !errors.Is(err, store.ErrConflict):
-			t.Fatalf("saver %d: err = %v, want store.ErrConflict", i, err)
+		case !errors.Is(err, storeerr.ErrConflict):
+			t.Fatalf("saver %d: err = %v, want storeerr.ErrConflict", i, err)
 		}
 	}
 	if winner < 0 {
