@@ -66,18 +66,14 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 		}
 		return asModel(openai.NewResponsesFromConfig(p.Model, o))
 	case "anthropic":
-		cfg := anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
-		opts := []anthropic.Option{anthropic.WithStreaming(p.Stream), anthropic.WithHTTPBounds(bounds)}
-		if p.ProviderName != "" {
-			opts = append(opts, anthropic.WithProviderName(p.ProviderName))
-		}
-		if p.MaxTokens > 0 {
-			opts = append(opts, anthropic.WithMaxTokens(p.MaxTokens))
-		}
-		if p.ThinkingBudget > 0 {
-			opts = append(opts, anthropic.WithThinking(p.ThinkingBudget))
-		}
-		return anthropic.NewFromConfig(p.Model, cfg, opts...), nil
+		return asModel(anthropic.NewFromConfig(p.Model, anthropic.Options{
+			Config:         anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
+			Streaming:      p.Stream,
+			MaxTokens:      max(p.MaxTokens, 0),
+			ThinkingBudget: max(p.ThinkingBudget, 0),
+			ProviderName:   p.ProviderName,
+			HTTPBounds:     bounds,
+		}))
 	}
 	return nil, fmt.Errorf("unreachable provider kind %q", kind)
 }

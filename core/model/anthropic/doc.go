@@ -53,7 +53,7 @@
 // input_json_delta events as argument fragments, and its
 // content_block_stop as the call done, before the response ends). It
 // returns the message Request returns for the same response. Request
-// streams only with [WithStreaming], reporting nothing.
+// streams only with Options.Streaming, reporting nothing.
 //
 // # Settings
 //
@@ -63,7 +63,7 @@
 // ExtraBody map onto the request (ExtraBody's keys are top-level keys and
 // replace the fields the model sets). Anthropic requires max_tokens: when
 // Settings.MaxTokens is unset the model sends [DefaultMaxTokens] (4096),
-// or the value of [WithMaxTokens]. Seed is not supported by Anthropic and is
+// or Options.MaxTokens. Seed is not supported by Anthropic and is
 // ignored. Tools marked strict are sent with strict: true. A structured
 // output in tool mode needs nothing special (the output tool is among the
 // tools); native mode is sent as output_config.format with the JSON schema.
@@ -72,7 +72,7 @@
 //
 // Every request goes through [model.HTTPPolicy], the policy every
 // provider shares: connect, first-byte and idle-stream timeouts
-// ([WithHTTPBounds]; ping events and keep-alive comments are not progress)
+// (Options.HTTPBounds; ping events and keep-alive comments are not progress)
 // and, for a model built by [NewFromConfig], the retries of connection
 // failures, 408, 409, 429 and 5xx responses (529 overloaded included) with
 // exponential backoff and jitter, honouring Retry-After up to
