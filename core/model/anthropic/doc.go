@@ -2,12 +2,15 @@
 // Messages API through the official Go SDK
 // (github.com/anthropics/anthropic-sdk-go/v2).
 //
-// [New] wraps a client the caller built (the caller owns auth and HTTP);
-// [NewFromConfig] builds one from a [Config], reading ANTHROPIC_API_KEY and
-// ANTHROPIC_BASE_URL when the config leaves them empty. With no key at all
-// and the default base URL, every request fails with [ErrMissingAPIKey],
-// which names ANTHROPIC_API_KEY; the model can still be built, so a missing
-// key surfaces at the first request and not at construction.
+// Both constructors take one [Options] struct (its zero value is the
+// defaults) and return an error for an invalid setting. [New] wraps a
+// client the caller built (the caller owns auth and HTTP);
+// [NewFromConfig] builds one from Options.Config, reading
+// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL when the config leaves them
+// empty. With no key at all and the default base URL, every request fails
+// with [ErrMissingAPIKey], which names ANTHROPIC_API_KEY; the model can
+// still be built, so a missing key surfaces at the first request and not
+// at construction.
 //
 // # Mapping
 //

@@ -3,6 +3,11 @@
 // official SDK, github.com/openai/openai-go/v3. Any OpenAI-compatible server
 // (vLLM, llama.cpp, Ollama, LiteLLM) is reached through a base URL.
 //
+// Every constructor takes one [Options] struct (its zero value is the
+// defaults) and returns an error for an invalid setting: [New] and
+// [NewResponses] over a client the caller configured, [NewChatFromConfig]
+// and [NewResponsesFromConfig] over one built from Options.Config.
+//
 // A model maps the model-visible history (see [model.Visible]) to the API's
 // messages or input items, and the API's answer back to one response
 // message: text, tool calls, refusals and reasoning become parts, the
