@@ -104,7 +104,10 @@ func eagerThroughProvider(t *testing.T, streaming bool, opts ...agent.RunOption)
 	second := tool.New("second", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
 		return tool.Text("two"), nil
 	})
-	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL}, openai.WithStreaming(streaming))
+	m, err := openai.NewChatFromConfig("gpt-4o-mini", openai.Options{Config: openai.Config{BaseURL: srv.URL}, Streaming: streaming})
+	if err != nil {
+		t.Fatal(err)
+	}
 	a := agent.NewBuilder(m).Tool(first, second).MustBuild()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

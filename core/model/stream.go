@@ -45,7 +45,7 @@ type Streamer interface {
 
 // StreamsByDefault reports whether m streams its responses when nobody
 // asks for deltas: a Streamer does, unless it has a Streaming method that
-// says it is not configured to (providers, by their WithStreaming option),
+// says it is not configured to (providers, by their Options.Streaming),
 // so a server that answers only whole responses keeps working. When a run
 // does not ask for deltas, the agent streams for eager dispatch only from
 // such models; a run that asks for deltas streams from every Streamer and

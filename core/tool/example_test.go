@@ -188,6 +188,37 @@ func ExampleFunction_WithArgumentValidator() {
 	// invalid_arguments allow must be true
 }
 
+// NewFunction builds a function tool from one FunctionOptions and returns
+// an invalid setting as its error.
+func ExampleNewFunction() {
+	retries := 1
+	lookup, err := tool.NewFunction("lookup",
+		func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+			return tool.Text("found"), nil
+		},
+		tool.FunctionOptions{
+			Description: "Look up a document",
+			Parameters:  map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}},
+			Tags:        []string{"search"},
+			MaxRetries:  &retries,
+			Timeout:     2 * time.Second,
+		})
+	if err != nil {
+		panic(err)
+	}
+	var registry tool.Registry
+	if err := registry.Add(lookup); err != nil {
+		panic(err)
+	}
+	fmt.Println(registry.TimeoutFor("lookup"), lookup.Definition().Metadata["tags"])
+
+	_, err = tool.NewFunction("slow", nil, tool.FunctionOptions{Timeout: -time.Second})
+	fmt.Println(err)
+	// Output:
+	// 2s [search]
+	// tool: invalid option: timeout_ms must be positive, got -1000
+}
+
 func ExampleRegistry_TimeoutFor() {
 	echo := tool.New("echo", "Echo a JSON value", map[string]any{"type": "object", "properties": map[string]any{}}, nil).
 		WithTimeout(time.Second)

@@ -9,15 +9,128 @@ import (
 )
 
 // Function is a tool built from a Handler and a JSON Schema given as data,
-// for schemas that come from elsewhere (MCP servers, other languages). The
-// With methods configure it before registration; they must not be called
-// once the tool is registered.
+// for schemas that come from elsewhere (MCP servers, other languages). It
+// is built by [NewFunction] from a [FunctionOptions], or by New and the
+// With methods, a chain over the same settings whose first failure Err
+// reports. The With methods must not be called once the tool is
+// registered.
 type Function struct {
 	def     Definition
 	handler Handler
 	cfg     Config
 	// buildErr is a construction failure reported at registration.
 	buildErr error
+}
+
+// FunctionOptions configures a Function built by [NewFunction]. The zero
+// value is the defaults: no description, no arguments, no metadata, and
+// every runtime setting inherited. Each field is what the With method of
+// the same name sets, with the same checks; Metadata is merged first, so
+// the fields recorded in the metadata (Kind, Tags, MaxRetries, ...) win
+// over its keys.
+type FunctionOptions struct {
+	// Description tells the model what the tool does.
+	Description string
+	// Parameters is the JSON Schema object of the arguments (nil: none);
+	// it is normalised and checked when the tool is registered.
+	Parameters map[string]any
+	// Metadata is merged into the definition metadata.
+	Metadata map[string]any
+	// Kind is recorded in the metadata ("": none).
+	Kind Kind
+	// Tags are the capability tags (normalised).
+	Tags []string
+	// HiddenByTags are the tags that hide the tool when active.
+	HiddenByTags []string
+	// Dependencies, when set, records the tool's dependency requirements.
+	Dependencies *Dependencies
+	// ReturnSchema is the JSON Schema of successful results.
+	ReturnSchema map[string]any
+	// Strict, when set, asks providers for a strict schema (or not).
+	Strict *bool
+	// Sequential, when set, asks for model-order execution of any batch
+	// containing the tool (or not).
+	Sequential *bool
+	// MaxRetries, when set, is the tool's retry budget (negative: an
+	// error, see [CheckMaxRetries]).
+	MaxRetries *int
+	// Timeout is the tool's execution timeout (0: inherited; negative: an
+	// error, see [CheckTimeout]).
+	Timeout time.Duration
+	// Effect declares what the tool's calls do to the world ("":
+	// undeclared; an unknown class is an error).
+	Effect EffectClass
+	// Availability hides the tool from runs where it returns false.
+	Availability func(rc *RunContext) bool
+	// PrepareDefinition rewrites the definition per run (see
+	// WithPrepareDefinition).
+	PrepareDefinition func(rc *RunContext, d Definition) (Definition, bool)
+	// ArgumentValidators run in order.
+	ArgumentValidators []ArgumentValidator
+	// UserInputPreprocessor is the approval user-input preprocessor.
+	UserInputPreprocessor UserInputPreprocessor
+	// Hooks run around this tool only.
+	Hooks []Hook
+}
+
+// NewFunction returns a function tool named name running h, configured by
+// o, or its first building error (an invalid retry budget, timeout or
+// effect): the same tool and the same error as New followed by the With
+// method of each field set in o, in the order of the fields.
+func NewFunction(name string, h Handler, o FunctionOptions) (*Function, error) {
+	f := New(name, o.Description, o.Parameters, h)
+	if o.Metadata != nil {
+		f.WithMetadata(o.Metadata)
+	}
+	if o.Kind != "" {
+		f.WithKind(o.Kind)
+	}
+	if len(o.Tags) > 0 {
+		f.WithTags(o.Tags...)
+	}
+	if len(o.HiddenByTags) > 0 {
+		f.WithHiddenByTags(o.HiddenByTags...)
+	}
+	if o.Dependencies != nil {
+		f.WithDependencies(*o.Dependencies)
+	}
+	if o.ReturnSchema != nil {
+		f.WithReturnSchema(o.ReturnSchema)
+	}
+	if o.Strict != nil {
+		f.WithStrict(*o.Strict)
+	}
+	if o.Sequential != nil {
+		f.WithSequential(*o.Sequential)
+	}
+	if o.MaxRetries != nil {
+		f.WithMaxRetries(*o.MaxRetries)
+	}
+	if o.Timeout != 0 {
+		f.WithTimeout(o.Timeout)
+	}
+	if o.Effect != "" {
+		f.WithEffect(o.Effect)
+	}
+	if o.Availability != nil {
+		f.WithAvailability(o.Availability)
+	}
+	if o.PrepareDefinition != nil {
+		f.WithPrepareDefinition(o.PrepareDefinition)
+	}
+	for _, v := range o.ArgumentValidators {
+		f.WithArgumentValidator(v)
+	}
+	if o.UserInputPreprocessor != nil {
+		f.WithUserInputPreprocessor(o.UserInputPreprocessor)
+	}
+	for _, h := range o.Hooks {
+		f.WithHook(h)
+	}
+	if f.buildErr != nil {
+		return nil, f.buildErr
+	}
+	return f, nil
 }
 
 // Err reports a failure to build the tool (for example a schema that could

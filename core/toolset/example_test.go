@@ -44,6 +44,33 @@ func ExampleNew() {
 	// <tool-instruction name="docs">Prefer exact lookup before answering.</tool-instruction>
 }
 
+// NewStatic builds the same toolset from one StaticOptions and returns a
+// building problem as its error.
+func ExampleNewStatic() {
+	docs, err := toolset.NewStatic("docs", toolset.StaticOptions{
+		ID:           "docs_ns",
+		Tools:        []tool.Tool{lookupTool()},
+		Instructions: []toolset.Instruction{{Content: "Prefer exact lookup before answering."}},
+		Timeout:      5 * time.Second,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := &tool.Registry{}
+	if err := toolset.Register(r, nil, docs); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Names(), r.TimeoutFor("lookup"))
+
+	_, err = toolset.NewStatic("twice", toolset.StaticOptions{Tools: []tool.Tool{lookupTool(), lookupTool()}})
+	fmt.Println(err)
+	// Output:
+	// [lookup] 5s
+	// toolset: duplicate tool name "lookup" in toolset "twice"
+}
+
 // Combinators stack: here the docs tools are namespaced and renamed, and
 // calls still run the original tool.
 func ExamplePrefixed() {

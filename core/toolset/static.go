@@ -11,9 +11,11 @@ import (
 )
 
 // Static is a toolset with a fixed list of tools and instructions, built
-// with New and the With methods. Building problems (a nil tool, a
-// duplicate name, a negative budget) do not panic: the first one is kept,
-// reported by Err and returned by Tools, so registration fails with it.
+// by [NewStatic] from a [StaticOptions], or by New and the With methods, a
+// chain over the same settings. In the chain, building problems (a nil
+// tool, a duplicate name, a negative budget) do not panic: the first one
+// is kept, reported by Err and returned by Tools, so registration fails
+// with it; NewStatic returns it.
 //
 // The With methods must not be called once the toolset is in use.
 type Static struct {
@@ -36,6 +38,59 @@ func New(name string, tools ...tool.Tool) *Static {
 		s.fail(errors.New("toolset: name must not be empty"))
 	}
 	return s.WithTools(tools...)
+}
+
+// StaticOptions configures a Static toolset built by [NewStatic]. The zero
+// value is the defaults: no id, no tools, no instructions, and nothing for
+// the tools to inherit. Each field is what the With method of the same
+// name sets, with the same checks.
+type StaticOptions struct {
+	// ID is the stable id (see WithID).
+	ID string
+	// Tools are added in order; a nil tool or a name already in the
+	// toolset is an error (see WithTool).
+	Tools []tool.Tool
+	// Instructions are added in order; a blank Group means the toolset's
+	// name (see WithInstruction).
+	Instructions []Instruction
+	// MaxRetries is the retry budget inherited by tools that set none
+	// (nil: none; negative: an error; see WithMaxRetries).
+	MaxRetries *int
+	// Timeout is inherited by tools that set none (0: none, the agent's
+	// applies; negative: an error; see WithTimeout).
+	Timeout time.Duration
+	// MaxConcurrency caps how many calls of each tool run at once, for
+	// tools that set no limit (0: no cap; negative: an error; see
+	// WithMaxConcurrency).
+	MaxConcurrency int
+}
+
+// NewStatic returns a static toolset named name configured by o, or the
+// first building error (a blank name, a nil or duplicate tool, an invalid
+// budget): the same toolset and the same error as New(name) followed by
+// the With method of each field set in o, in the order of the fields.
+func NewStatic(name string, o StaticOptions) (*Static, error) {
+	s := New(name)
+	if o.ID != "" {
+		s.WithID(o.ID)
+	}
+	s.WithTools(o.Tools...)
+	for _, in := range o.Instructions {
+		s.WithInstruction(in.Group, in.Content)
+	}
+	if o.MaxRetries != nil {
+		s.WithMaxRetries(*o.MaxRetries)
+	}
+	if o.Timeout != 0 {
+		s.WithTimeout(o.Timeout)
+	}
+	if o.MaxConcurrency != 0 {
+		s.WithMaxConcurrency(o.MaxConcurrency)
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s, nil
 }
 
 func (s *Static) fail(err error) {
@@ -132,7 +187,7 @@ func (s *Static) WithMaxConcurrency(n int) *Static {
 	return s
 }
 
-// Err returns the first building error, or nil.
+// Err returns the first building error of the With chain, or nil.
 func (s *Static) Err() error { return s.err }
 
 // Name returns the toolset's name.

@@ -55,28 +55,34 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 	bounds := model.HTTPBounds{ConnectTimeout: ms(p.ConnectTimeoutMS), FirstByteTimeout: ms(p.FirstByteTimeoutMS), IdleTimeout: ms(p.IdleTimeoutMS), MaxRetryAfter: ms(p.MaxRetryAfterMS)}
 	switch kind {
 	case "openai", "openai-responses":
-		cfg := openai.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
-		opts := []openai.Option{openai.WithStreaming(p.Stream), openai.WithHTTPBounds(bounds)}
-		if p.ProviderName != "" {
-			opts = append(opts, openai.WithProviderName(p.ProviderName))
+		o := openai.Options{
+			Config:       openai.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
+			Streaming:    p.Stream,
+			ProviderName: p.ProviderName,
+			HTTPBounds:   bounds,
 		}
 		if kind == "openai" {
-			return openai.NewChatFromConfig(p.Model, cfg, opts...), nil
+			return asModel(openai.NewChatFromConfig(p.Model, o))
 		}
-		return openai.NewResponsesFromConfig(p.Model, cfg, opts...), nil
+		return asModel(openai.NewResponsesFromConfig(p.Model, o))
 	case "anthropic":
-		cfg := anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout}
-		opts := []anthropic.Option{anthropic.WithStreaming(p.Stream), anthropic.WithHTTPBounds(bounds)}
-		if p.ProviderName != "" {
-			opts = append(opts, anthropic.WithProviderName(p.ProviderName))
-		}
-		if p.MaxTokens > 0 {
-			opts = append(opts, anthropic.WithMaxTokens(p.MaxTokens))
-		}
-		if p.ThinkingBudget > 0 {
-			opts = append(opts, anthropic.WithThinking(p.ThinkingBudget))
-		}
-		return anthropic.NewFromConfig(p.Model, cfg, opts...), nil
+		return asModel(anthropic.NewFromConfig(p.Model, anthropic.Options{
+			Config:         anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
+			Streaming:      p.Stream,
+			MaxTokens:      max(p.MaxTokens, 0),
+			ThinkingBudget: max(p.ThinkingBudget, 0),
+			ProviderName:   p.ProviderName,
+			HTTPBounds:     bounds,
+		}))
 	}
 	return nil, fmt.Errorf("unreachable provider kind %q", kind)
+}
+
+// asModel returns m as a model.Model, or a nil one with err (never a nil
+// pointer in a non-nil interface).
+func asModel[M model.Model](m M, err error) (model.Model, error) {
+	if err != nil {
+		return nil, specError("provider: %v", err)
+	}
+	return m, nil
 }

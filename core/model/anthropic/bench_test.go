@@ -76,7 +76,7 @@ func BenchmarkMessagesRequest(b *testing.B) {
 	defer srv.Close()
 	client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
 		option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
-	m := anthropic.New(client, "claude-sonnet-4-5")
+	m := must(anthropic.New(client, "claude-sonnet-4-5", anthropic.Options{}))
 	history, params := benchHistory()
 	ctx := context.Background()
 	if _, err := m.Request(ctx, history, params); err != nil {
@@ -178,7 +178,7 @@ func BenchmarkStream(b *testing.B) {
 		b.Cleanup(srv.Close)
 		client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
 			option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
-		m = anthropic.New(client, "claude-sonnet-4-5", anthropic.WithStreaming(ctype == "text/event-stream"))
+		m = must(anthropic.New(client, "claude-sonnet-4-5", anthropic.Options{Streaming: ctype == "text/event-stream"}))
 		return srv, m, func() ([]byte, http.Header) {
 			mu.Lock()
 			defer mu.Unlock()

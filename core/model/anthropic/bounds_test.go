@@ -44,7 +44,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 		retries := 0
 		cfg := anthropic.Config{APIKey: echoKey, BaseURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"Proxy-Authorization": "Basic cHJveHk6c2VjcmV0MTIz"}}
 		for _, stream := range []bool{false, true} {
-			m := anthropic.NewFromConfig("claude-sonnet-4-5", cfg, anthropic.WithStreaming(stream))
+			m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: cfg, Streaming: stream}))
 			_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 			pe := asProviderError(t, err)
 			if pe.StatusCode != status {
@@ -89,8 +89,7 @@ func TestKeepAliveOnlyStreamEndsWithIdleTimeout(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: "ant-test-key", BaseURL: srv.URL},
-		anthropic.WithStreaming(true), anthropic.WithHTTPBounds(model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}))
+	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{APIKey: "ant-test-key", BaseURL: srv.URL}, Streaming: true, HTTPBounds: model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := asProviderError(t, err); pe.Code != "idle_timeout" || hits.Load() != 1 {
 		t.Fatalf("%+v after %d requests", pe, hits.Load())
@@ -105,8 +104,7 @@ func TestFirstByteTimeout(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: "ant-test-key", BaseURL: srv.URL},
-		anthropic.WithHTTPBounds(model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}))
+	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{APIKey: "ant-test-key", BaseURL: srv.URL}, HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := asProviderError(t, err); pe.Code != "first_byte_timeout" || hits.Load() != 1 {
 		t.Fatalf("%+v after %d requests", pe, hits.Load())
@@ -131,7 +129,7 @@ func TestRateLimitRetryAfterCap(t *testing.T) {
 		io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}`)
 	}))
 	defer srv.Close()
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: "ant-test-key", BaseURL: srv.URL})
+	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{APIKey: "ant-test-key", BaseURL: srv.URL}}))
 	start := time.Now()
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	pe := asProviderError(t, err)
@@ -153,7 +151,7 @@ func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
 		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"x-api-key header is required"}}`)
 	}))
 	defer srv.Close()
-	_, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{BaseURL: srv.URL}).Request(context.Background(), ask("Hi"), model.Params{})
+	_, err := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{BaseURL: srv.URL}})).Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := asProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "ANTHROPIC_API_KEY is unset") {
 		t.Fatalf("%+v", pe)
 	}

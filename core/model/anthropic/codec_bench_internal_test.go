@@ -29,7 +29,7 @@ func codecBenchInput() ([]model.Message, model.Params) {
 // BenchmarkEncodeRequest maps a typical step and encodes it, with the
 // hand-written encoder and with encoding/json.
 func BenchmarkEncodeRequest(b *testing.B) {
-	m := New(sdk.NewClient(option.WithoutEnvironmentDefaults()), "claude")
+	m := must(New(sdk.NewClient(option.WithoutEnvironmentDefaults()), "claude", Options{}))
 	h, p := codecBenchInput()
 	b.Run("append", func(b *testing.B) {
 		b.ReportAllocs()
@@ -54,7 +54,7 @@ func BenchmarkEncodeRequest(b *testing.B) {
 // BenchmarkDecodeResponse decodes and maps a response with parallel tool
 // calls, with the hand-written decoder and with encoding/json.
 func BenchmarkDecodeResponse(b *testing.B) {
-	m := New(sdk.NewClient(option.WithoutEnvironmentDefaults()), "claude")
+	m := must(New(sdk.NewClient(option.WithoutEnvironmentDefaults()), "claude", Options{}))
 	raw, err := os.ReadFile("testdata/tool_use_parallel.json")
 	if err != nil {
 		b.Fatal(err)

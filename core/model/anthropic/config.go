@@ -46,22 +46,27 @@ type Config struct {
 	Headers map[string]string
 	// MaxRetries bounds the retries of one request (408, 409, 429, 5xx
 	// and failed connections, under model.HTTPPolicy's rules, the same
-	// for every provider); nil means DefaultMaxRetries, 0 disables them.
+	// for every provider); nil means DefaultMaxRetries, 0 disables them,
+	// negative is an error.
 	MaxRetries *int
 	// Timeout bounds one request, its retries included; 0 means no bound
-	// beyond the context (and Settings.TimeoutMS).
+	// beyond the context (and Settings.TimeoutMS); negative is an error.
 	Timeout time.Duration
 	// HTTPClient replaces the SDK's default HTTP client.
 	HTTPClient *http.Client
 }
 
 // NewFromConfig builds a Model named name (for example
-// "claude-sonnet-4-5") over a client configured by cfg. The environment is
-// read now, once; the SDK's other environment defaults (profiles, auth
-// tokens, custom headers) are not used, so what cfg says is what is sent.
-// A missing key is not an error here: every request returns
-// ErrMissingAPIKey instead.
-func NewFromConfig(name string, cfg Config, opts ...Option) *Model {
+// "claude-sonnet-4-5") over a client configured by o.Config. The
+// environment is read now, once; the SDK's other environment defaults
+// (profiles, auth tokens, custom headers) are not used, so what o.Config
+// says is what is sent. An empty name or an invalid setting is an error;
+// a missing key is not: every request returns ErrMissingAPIKey instead.
+func NewFromConfig(name string, o Options) (*Model, error) {
+	if err := o.check(name, true); err != nil {
+		return nil, err
+	}
+	cfg := o.Config
 	key := cfg.APIKey
 	if key == "" {
 		key = os.Getenv(EnvAPIKey)
@@ -72,7 +77,7 @@ func NewFromConfig(name string, cfg Config, opts ...Option) *Model {
 	}
 	retries := DefaultMaxRetries
 	if cfg.MaxRetries != nil {
-		retries = max(0, *cfg.MaxRetries)
+		retries = *cfg.MaxRetries
 	}
 	// The SDK's own retries are off: the model's HTTPPolicy retries.
 	ro := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithMaxRetries(0)}
@@ -88,13 +93,11 @@ func NewFromConfig(name string, cfg Config, opts ...Option) *Model {
 	for k, v := range cfg.Headers {
 		ro = append(ro, option.WithHeader(k, v))
 	}
-	m := New(sdk.NewClient(ro...), name, opts...)
+	m := newModel(sdk.NewClient(ro...), name, o, retries, append([]string{key}, model.CredentialHeaderValues(cfg.Headers)...)...)
 	m.timeout = cfg.Timeout
-	m.policy = model.NewHTTPPolicy(m.bounds, retries)
-	m.redactor = m.redactor.With(append([]string{key}, model.CredentialHeaderValues(cfg.Headers)...)...)
 	m.keyless = key == ""
 	if key == "" && (base == "" || strings.HasPrefix(base, defaultBaseURL)) {
 		m.initErr = fmt.Errorf("%w: %w", model.ErrModel, ErrMissingAPIKey)
 	}
-	return m
+	return m, nil
 }

@@ -38,7 +38,7 @@ func deltasJSON(t *testing.T, ds []model.Delta) string {
 // Request returns for the same response unstreamed.
 func TestStreamText(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_text.sse"}, reply{file: "text.json"})
-	m := f.model(0) // no WithStreaming: Stream streams anyway
+	m := f.model(0) // no Options.Streaming: Stream streams anyway
 	var got []model.Delta
 	msg, err := m.Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
 	if err != nil {
@@ -108,7 +108,7 @@ func TestStreamParallelToolCalls(t *testing.T) {
 // streamed through WithStreaming).
 func TestStreamThinkingAndNilHandler(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_tool_use.sse"}, reply{sse: true, file: "stream_tool_use.sse"})
-	m := f.model(0, anthropic.WithStreaming(true))
+	m := f.modelWith(0, anthropic.Options{Streaming: true})
 	var got []model.Delta
 	msg, err := m.Stream(context.Background(), ask("Weather in SF?"), model.Params{}, collect(&got))
 	if err != nil {
@@ -147,7 +147,7 @@ func TestStreamCallDoneBeforeResponseEnds(t *testing.T) {
 	}))
 	defer srv.Close()
 	retries := 0
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), MaxRetries: &retries})
+	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), MaxRetries: &retries}}))
 	var got []model.Delta
 	released := false
 	msg, err := m.Stream(context.Background(), ask("Weather and time?"), model.Params{}, func(d model.Delta) {

@@ -2,12 +2,15 @@
 // Messages API through the official Go SDK
 // (github.com/anthropics/anthropic-sdk-go/v2).
 //
-// [New] wraps a client the caller built (the caller owns auth and HTTP);
-// [NewFromConfig] builds one from a [Config], reading ANTHROPIC_API_KEY and
-// ANTHROPIC_BASE_URL when the config leaves them empty. With no key at all
-// and the default base URL, every request fails with [ErrMissingAPIKey],
-// which names ANTHROPIC_API_KEY; the model can still be built, so a missing
-// key surfaces at the first request and not at construction.
+// Both constructors take one [Options] struct (its zero value is the
+// defaults) and return an error for an invalid setting. [New] wraps a
+// client the caller built (the caller owns auth and HTTP);
+// [NewFromConfig] builds one from Options.Config, reading
+// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL when the config leaves them
+// empty. With no key at all and the default base URL, every request fails
+// with [ErrMissingAPIKey], which names ANTHROPIC_API_KEY; the model can
+// still be built, so a missing key surfaces at the first request and not
+// at construction.
 //
 // # Mapping
 //
@@ -53,7 +56,7 @@
 // input_json_delta events as argument fragments, and its
 // content_block_stop as the call done, before the response ends). It
 // returns the message Request returns for the same response. Request
-// streams only with [WithStreaming], reporting nothing.
+// streams only with Options.Streaming, reporting nothing.
 //
 // # Settings
 //
@@ -63,7 +66,7 @@
 // ExtraBody map onto the request (ExtraBody's keys are top-level keys and
 // replace the fields the model sets). Anthropic requires max_tokens: when
 // Settings.MaxTokens is unset the model sends [DefaultMaxTokens] (4096),
-// or the value of [WithMaxTokens]. Seed is not supported by Anthropic and is
+// or Options.MaxTokens. Seed is not supported by Anthropic and is
 // ignored. Tools marked strict are sent with strict: true. A structured
 // output in tool mode needs nothing special (the output tool is among the
 // tools); native mode is sent as output_config.format with the JSON schema.
@@ -72,7 +75,7 @@
 //
 // Every request goes through [model.HTTPPolicy], the policy every
 // provider shares: connect, first-byte and idle-stream timeouts
-// ([WithHTTPBounds]; ping events and keep-alive comments are not progress)
+// (Options.HTTPBounds; ping events and keep-alive comments are not progress)
 // and, for a model built by [NewFromConfig], the retries of connection
 // failures, 408, 409, 429 and 5xx responses (529 overloaded included) with
 // exponential backoff and jitter, honouring Retry-After up to

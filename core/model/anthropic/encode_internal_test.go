@@ -52,7 +52,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			Stream:        true,
 		},
 	} {
-		m := New(sdk.NewClient(option.WithoutEnvironmentDefaults()), "claude")
+		m := must(New(sdk.NewClient(option.WithoutEnvironmentDefaults()), "claude", Options{}))
 		for range 2 { // the second time the schemas come from the cache
 			got, err := m.appendRequest(nil, r)
 			if err != nil {
@@ -102,4 +102,13 @@ func FuzzAppendFloat(f *testing.F) {
 			t.Fatalf("appendFloat(%v) = %s, %v; want %s, %v", v, got, gerr, want, err)
 		}
 	})
+}
+
+// must returns m, panicking on a building error: the tests build valid
+// models only.
+func must[M any](m M, err error) M {
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

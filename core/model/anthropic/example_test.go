@@ -35,10 +35,14 @@ func ExampleNewFromConfig() {
 	srv := exampleServer("text.json", false) // stands in for api.anthropic.com
 	defer srv.Close()
 
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{
+	m, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{
 		APIKey:  "sk-ant-...", // or leave empty to read ANTHROPIC_API_KEY
 		BaseURL: srv.URL,      // or leave empty for ANTHROPIC_BASE_URL, then the default
-	})
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Request(context.Background(),
 		[]model.Message{model.Request(model.SystemPrompt("Be brief."), model.UserPrompt("Who are you?"))},
 		model.Params{})
@@ -59,8 +63,12 @@ func ExampleNew() {
 
 	// The caller owns the client: auth, base URL, retries, HTTP.
 	client := sdk.NewClient(option.WithAPIKey("sk-ant-..."), option.WithBaseURL(srv.URL), option.WithMaxRetries(4))
-	m := anthropic.New(client, "claude-sonnet-4-5",
-		anthropic.WithStreaming(true), anthropic.WithThinking(2048), anthropic.WithMaxTokens(8192))
+	m, err := anthropic.New(client, "claude-sonnet-4-5",
+		anthropic.Options{Streaming: true, ThinkingBudget: 2048, MaxTokens: 8192})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Request(context.Background(),
 		[]model.Message{model.Request(model.UserPrompt("Weather in San Francisco?"))},
 		model.Params{Tools: nil})
@@ -81,8 +89,12 @@ func ExampleErrMissingAPIKey() {
 	defer restoreEnv("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")()
 	os.Unsetenv("ANTHROPIC_API_KEY")
 	os.Unsetenv("ANTHROPIC_BASE_URL")
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{}) // building never fails
-	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
+	m, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{}) // a missing key is not a building error
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
 	fmt.Println(err)
 	// Output:
 	// model: request failed: anthropic: no API key: set the ANTHROPIC_API_KEY environment variable or pass an API key
@@ -115,7 +127,11 @@ func ExampleModel_Stream() {
 	srv := exampleServer("stream_tool_use_parallel.sse", true)
 	defer srv.Close()
 
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{APIKey: "sk-ant-...", BaseURL: srv.URL})
+	m, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{APIKey: "sk-ant-...", BaseURL: srv.URL}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Stream(context.Background(),
 		[]model.Message{model.Request(model.UserPrompt("Weather and time in San Francisco?"))},
 		model.Params{},

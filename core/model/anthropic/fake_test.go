@@ -136,13 +136,28 @@ func fixture(t testing.TB, name string) []byte {
 const testKey = "sk-ant-test-0123456789-secret"
 
 // model returns a model over the fake server with retries set to n.
-func (f *fake) model(retries int, opts ...anthropic.Option) *anthropic.Model {
-	return anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{
+func (f *fake) model(retries int) *anthropic.Model {
+	return f.modelWith(retries, anthropic.Options{})
+}
+
+// modelWith is model with the settings of o besides its Config.
+func (f *fake) modelWith(retries int, o anthropic.Options) *anthropic.Model {
+	o.Config = anthropic.Config{
 		APIKey:     testKey,
 		BaseURL:    f.srv.URL,
 		HTTPClient: f.srv.Client(),
 		MaxRetries: &retries,
-	}, opts...)
+	}
+	return must(anthropic.NewFromConfig("claude-sonnet-4-5", o))
+}
+
+// must returns m, panicking on a building error: the tests build valid
+// models only.
+func must[M any](m M, err error) M {
+	if err != nil {
+		panic(err)
+	}
+	return m
 }
 
 // jsonOf re-encodes v so that tests compare JSON values, not Go types.

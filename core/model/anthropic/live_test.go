@@ -14,7 +14,7 @@ import (
 
 // liveModel returns a model against the real API, or skips the test when
 // ANTHROPIC_API_KEY is not set. ANTHROPIC_LIVE_MODEL picks the model.
-func liveModel(t *testing.T, opts ...anthropic.Option) *anthropic.Model {
+func liveModel(t *testing.T, o anthropic.Options) *anthropic.Model {
 	t.Helper()
 	if os.Getenv(anthropic.EnvAPIKey) == "" {
 		t.Skip("live test: set ANTHROPIC_API_KEY to run it against the real API")
@@ -23,14 +23,19 @@ func liveModel(t *testing.T, opts ...anthropic.Option) *anthropic.Model {
 	if name == "" {
 		name = "claude-haiku-4-5"
 	}
-	return anthropic.NewFromConfig(name, anthropic.Config{Timeout: 2 * time.Minute}, opts...)
+	o.Timeout = 2 * time.Minute
+	m, err := anthropic.NewFromConfig(name, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestLiveToolRoundTrip asks for a tool call, answers it and expects a
 // final text, streamed and not.
 func TestLiveToolRoundTrip(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
-		m := liveModel(t, anthropic.WithStreaming(streaming), anthropic.WithMaxTokens(512))
+		m := liveModel(t, anthropic.Options{Streaming: streaming, MaxTokens: 512})
 		weather := tool.Definition{Name: "get_weather", Description: "Current weather of a city",
 			Parameters: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}
 		params := model.Params{Tools: []tool.Definition{weather}}
@@ -60,8 +65,8 @@ func TestLiveToolRoundTrip(t *testing.T) {
 }
 
 func TestLiveBadKeyIsProviderError(t *testing.T) {
-	liveModel(t)
-	m := anthropic.NewFromConfig("claude-haiku-4-5", anthropic.Config{APIKey: testKey})
+	liveModel(t, anthropic.Options{})
+	m := must(anthropic.NewFromConfig("claude-haiku-4-5", anthropic.Options{Config: anthropic.Config{APIKey: testKey}}))
 	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
 	if pe := providerError(t, err); pe.StatusCode != 401 {
 		t.Fatalf("provider error = %+v", *pe)

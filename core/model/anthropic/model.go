@@ -26,8 +26,6 @@ type Model struct {
 	thinkingBudget int
 	timeout        time.Duration
 	schemas        *schemaCache
-	bounds         model.HTTPBounds
-	secrets        []string
 	// policy bounds and retries every request; redactor masks the
 	// credentials in every error.
 	policy   *model.HTTPPolicy
@@ -43,15 +41,36 @@ var _ model.Streamer = (*Model)(nil)
 
 // New returns a Model named name (for example "claude-sonnet-4-5") that
 // sends its requests through client; the caller owns the client's auth,
-// base URL, retries and HTTP client.
-func New(client sdk.Client, name string, opts ...Option) *Model {
-	m := &Model{client: client, name: name, provider: ProviderName, maxTokens: DefaultMaxTokens, schemas: &schemaCache{}}
-	for _, o := range opts {
-		o(m)
+// base URL, retries and HTTP client, so o.Config must be zero. An empty
+// name or an invalid setting is an error.
+func New(client sdk.Client, name string, o Options) (*Model, error) {
+	if err := o.check(name, false); err != nil {
+		return nil, err
 	}
 	// A caller's client retries on its own: the policy only bounds.
-	m.policy = model.NewHTTPPolicy(m.bounds, 0)
-	m.redactor = model.NewRedactor(m.secrets...)
+	return newModel(client, name, o, 0), nil
+}
+
+// newModel builds the Model of checked options; retries is what its policy
+// retries and secrets what its errors mask besides o.Secrets.
+func newModel(client sdk.Client, name string, o Options, retries int, secrets ...string) *Model {
+	m := &Model{
+		client:         client,
+		name:           name,
+		provider:       o.ProviderName,
+		streaming:      o.Streaming,
+		maxTokens:      o.MaxTokens,
+		thinkingBudget: o.ThinkingBudget,
+		schemas:        &schemaCache{},
+		policy:         model.NewHTTPPolicy(o.HTTPBounds, retries),
+		redactor:       model.NewRedactor(append(secrets, o.Secrets...)...),
+	}
+	if m.provider == "" {
+		m.provider = ProviderName
+	}
+	if m.maxTokens == 0 {
+		m.maxTokens = DefaultMaxTokens
+	}
 	return m
 }
 
@@ -81,12 +100,12 @@ func (m *Model) redact(err error, s model.Settings) error {
 }
 
 // Streaming reports whether the model was configured to stream
-// (WithStreaming): Stream always streams; an agent run that asks for no
+// (Options.Streaming): Stream always streams; an agent run that asks for no
 // deltas starts calls while a response streams (eager dispatch) only from a
 // model that streams anyway, one that asks for deltas from every model.
 func (m *Model) Streaming() bool { return m.streaming }
 
-// Stream is Request over a streamed response, whatever [WithStreaming]
+// Stream is Request over a streamed response, whatever Options.Streaming
 // says, reporting text, thinking and tool-call deltas to deltas as the
 // events arrive; a tool call is reported done at the content_block_stop of
 // its tool_use block, before the response ends. The returned message is

@@ -1,60 +1,78 @@
 package anthropic
 
-import "github.com/starweaver-go/starweaver/core/model"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
 
 // DefaultMaxTokens is the max_tokens sent when neither Settings.MaxTokens
-// nor [WithMaxTokens] sets it: Anthropic requires the field.
+// nor Options.MaxTokens sets it: Anthropic requires the field.
 const DefaultMaxTokens = 4096
 
 // ProviderName is the default name a Model reports in Message.Provider and
 // in ProviderError.Provider, and the name thinking parts carry.
 const ProviderName = "anthropic"
 
-// Option tunes a Model when it is built.
-type Option func(*Model)
-
-// WithStreaming makes the model stream each response (server-sent events)
-// and assemble it: text and thinking deltas, signature deltas, tool-call
-// arguments split across input_json_delta events, and the usage of
-// message_start and message_delta. A stream that ends before message_stop
-// fails the request. Stream streams whether or not this is set.
-func WithStreaming(on bool) Option { return func(m *Model) { m.streaming = on } }
-
-// WithMaxTokens sets the max_tokens sent when Settings.MaxTokens is unset
-// (default [DefaultMaxTokens]). n <= 0 keeps the default.
-func WithMaxTokens(n int) Option {
-	return func(m *Model) {
-		if n > 0 {
-			m.maxTokens = n
-		}
-	}
+// Options configures a Model. The zero value is the defaults: no
+// streaming, [DefaultMaxTokens], no extended thinking, [ProviderName],
+// model.HTTPBounds' defaults and (for [NewFromConfig]) the zero Config.
+type Options struct {
+	// Config says how to reach the Messages API. Only NewFromConfig reads
+	// it: New takes a client the caller configured and rejects a Config
+	// that is not zero.
+	Config
+	// Streaming makes the model stream each response (server-sent events)
+	// and assemble it: text and thinking deltas, signature deltas,
+	// tool-call arguments split across input_json_delta events, and the
+	// usage of message_start and message_delta. A stream that ends before
+	// message_stop fails the request. Stream streams whether or not this
+	// is set.
+	Streaming bool
+	// MaxTokens is the max_tokens sent when Settings.MaxTokens is unset
+	// (0 means [DefaultMaxTokens]; negative is an error).
+	MaxTokens int
+	// ThinkingBudget enables extended thinking with this budget of tokens
+	// (0: no thinking; negative is an error). The API requires the budget
+	// to be at least 1024 and below max_tokens.
+	ThinkingBudget int
+	// ProviderName is the name reported in Message.Provider and in
+	// ProviderError.Provider ("" means [ProviderName]), for example when
+	// the Messages API is served by a gateway. Thinking parts keep
+	// "anthropic", since only Anthropic's API can verify them.
+	ProviderName string
+	// HTTPBounds sets the connect, first-byte and idle-stream timeouts and
+	// the longest Retry-After waited out (see model.HTTPBounds: zero
+	// fields keep the defaults, negative ones remove the bound).
+	HTTPBounds model.HTTPBounds
+	// Secrets are values (credentials the caller's client sends) that
+	// every error of the model masks, besides Config.APIKey, the
+	// credential headers of Config.Headers and the shape rules of
+	// model.Redactor.
+	Secrets []string
 }
 
-// WithThinking enables extended thinking with the given budget of tokens.
-// The API requires the budget to be at least 1024 and below max_tokens;
-// budgetTokens <= 0 disables thinking.
-func WithThinking(budgetTokens int) Option { return func(m *Model) { m.thinkingBudget = budgetTokens } }
-
-// WithProviderName sets the name reported in Message.Provider and in
-// ProviderError.Provider (default [ProviderName]), for example when the
-// Messages API is served by a gateway. Thinking parts keep "anthropic",
-// since only Anthropic's API can verify them.
-func WithProviderName(name string) Option {
-	return func(m *Model) {
-		if name != "" {
-			m.provider = name
-		}
+// check reports the first invalid setting of name and o; config says
+// whether o.Config may be set.
+func (o *Options) check(name string, config bool) error {
+	switch {
+	case name == "":
+		return errors.New("anthropic: the model name must not be empty")
+	case !config && !o.Config.isZero():
+		return errors.New("anthropic: Options.Config is for NewFromConfig; New uses the client as it is configured")
+	case o.MaxTokens < 0:
+		return fmt.Errorf("anthropic: Options.MaxTokens must be >= 0, got %d", o.MaxTokens)
+	case o.ThinkingBudget < 0:
+		return fmt.Errorf("anthropic: Options.ThinkingBudget must be >= 0, got %d", o.ThinkingBudget)
+	case o.MaxRetries != nil && *o.MaxRetries < 0:
+		return fmt.Errorf("anthropic: Config.MaxRetries must be >= 0, got %d", *o.MaxRetries)
+	case o.Timeout < 0:
+		return fmt.Errorf("anthropic: Config.Timeout must be >= 0, got %v", o.Timeout)
 	}
+	return nil
 }
 
-// WithHTTPBounds sets the connect, first-byte and idle-stream timeouts and
-// the longest Retry-After waited out (see model.HTTPBounds: zero fields
-// keep the defaults, negative ones remove the bound).
-func WithHTTPBounds(b model.HTTPBounds) Option { return func(m *Model) { m.bounds = b } }
-
-// WithSecrets adds values (credentials the caller's client sends) that
-// every error of the model masks, besides the key of a Config and the
-// shape rules of model.Redactor.
-func WithSecrets(values ...string) Option {
-	return func(m *Model) { m.secrets = append(m.secrets, values...) }
+func (c *Config) isZero() bool {
+	return c.APIKey == "" && c.BaseURL == "" && c.Headers == nil && c.MaxRetries == nil && c.Timeout == 0 && c.HTTPClient == nil
 }

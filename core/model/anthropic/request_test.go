@@ -12,7 +12,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-func anthropicThinking() anthropic.Option { return anthropic.WithThinking(2048) }
+func anthropicThinking() anthropic.Options { return anthropic.Options{ThinkingBudget: 2048} }
 
 func weatherTool() tool.Definition {
 	return tool.Definition{
@@ -90,7 +90,7 @@ func TestRetryPromptMapping(t *testing.T) {
 // thinking as its data, in order, and drops another provider's reasoning.
 func TestThinkingRoundTrip(t *testing.T) {
 	f := newFake(t, reply{file: "thinking.json"}, reply{file: "text.json"})
-	m := f.model(0, anthropicThinking())
+	m := f.modelWith(0, anthropicThinking())
 	history := ask("Weather in Paris?")
 	first, err := m.Request(context.Background(), history, model.Params{})
 	if err != nil {

@@ -88,7 +88,7 @@ func TestUnauthorizedIsProviderError(t *testing.T) {
 
 func TestPromptTooLongIsNotRetried(t *testing.T) {
 	f := newFake(t, reply{status: 400, file: "error_400.json"})
-	_, err := f.model(2, anthropic.WithProviderName("gateway")).Request(context.Background(), ask("Hi"), model.Params{})
+	_, err := f.modelWith(2, anthropic.Options{ProviderName: "gateway"}).Request(context.Background(), ask("Hi"), model.Params{})
 	pe := providerError(t, err)
 	if pe.Provider != "gateway" || pe.StatusCode != 400 || pe.Code != "invalid_request_error" || !strings.HasPrefix(pe.Message, "prompt is too long") {
 		t.Fatalf("provider error = %+v", *pe)
@@ -128,9 +128,9 @@ func TestTimeoutSetting(t *testing.T) {
 func TestConfigTimeout(t *testing.T) {
 	f := newFake(t, reply{block: true})
 	retries := 0
-	m := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Config{
+	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{
 		APIKey: testKey, BaseURL: f.srv.URL, HTTPClient: f.srv.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
-	})
+	}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)

@@ -63,7 +63,7 @@ func TestParallelToolUse(t *testing.T) {
 
 func TestThinkingAndSignature(t *testing.T) {
 	f := newFake(t, reply{file: "thinking.json"})
-	got, err := f.model(0, anthropicThinking()).Request(context.Background(), ask("Weather in Paris?"), model.Params{})
+	got, err := f.modelWith(0, anthropicThinking()).Request(context.Background(), ask("Weather in Paris?"), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}

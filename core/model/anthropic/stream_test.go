@@ -11,7 +11,7 @@ import (
 
 func TestStreamingAssemblesResponse(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_tool_use.sse"})
-	got, err := f.model(0, anthropic.WithStreaming(true)).Request(context.Background(), ask("Weather in SF?"), model.Params{})
+	got, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Weather in SF?"), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestStreamingAssemblesResponse(t *testing.T) {
 
 func TestStreamDisconnect(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_cut.sse", cut: true})
-	_, err := f.model(0, anthropic.WithStreaming(true)).Request(context.Background(), ask("Weather?"), model.Params{})
+	_, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Weather?"), model.Params{})
 	pe := providerError(t, err)
 	if pe.Code != "stream_error" || !strings.Contains(pe.Message, "stream broke before message_stop") {
 		t.Fatalf("provider error = %+v", *pe)
@@ -53,7 +53,7 @@ func TestStreamDisconnect(t *testing.T) {
 // response.
 func TestStreamEndsEarly(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_cut.sse"})
-	_, err := f.model(0, anthropic.WithStreaming(true)).Request(context.Background(), ask("Weather?"), model.Params{})
+	_, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Weather?"), model.Params{})
 	pe := providerError(t, err)
 	if pe.Code != "stream_error" || !strings.Contains(pe.Message, "before message_stop") {
 		t.Fatalf("provider error = %+v", *pe)
@@ -62,7 +62,7 @@ func TestStreamEndsEarly(t *testing.T) {
 
 func TestStreamErrorEvent(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_error.sse"})
-	_, err := f.model(0, anthropic.WithStreaming(true)).Request(context.Background(), ask("Hi"), model.Params{})
+	_, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Hi"), model.Params{})
 	pe := providerError(t, err)
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded"}) {
 		t.Fatalf("provider error = %+v", *pe)
@@ -75,7 +75,7 @@ func TestStreamingRetriesBeforeTheStream(t *testing.T) {
 	f := newFake(t,
 		reply{status: 529, header: map[string]string{"retry-after-ms": "1"}, file: "error_529.json"},
 		reply{sse: true, file: "stream_tool_use.sse"})
-	got, err := f.model(2, anthropic.WithStreaming(true)).Request(context.Background(), ask("Weather in SF?"), model.Params{})
+	got, err := f.modelWith(2, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Weather in SF?"), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestStreamingRetriesBeforeTheStream(t *testing.T) {
 
 func TestStreamingUnauthorized(t *testing.T) {
 	f := newFake(t, reply{status: 401, file: "error_401.json"})
-	_, err := f.model(2, anthropic.WithStreaming(true)).Request(context.Background(), ask("Hi"), model.Params{})
+	_, err := f.modelWith(2, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := providerError(t, err); pe.StatusCode != 401 || pe.Code != "authentication_error" {
 		t.Fatalf("provider error = %+v", *pe)
 	}

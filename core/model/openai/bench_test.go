@@ -132,13 +132,13 @@ func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Serv
 
 func BenchmarkChatRequest(b *testing.B) {
 	runBench(b, "chat_tool_calls.json", func(srv *httptest.Server, hc *http.Client) model.Model {
-		return New(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "gpt-4o-mini")
+		return must(New(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "gpt-4o-mini", Options{}))
 	}, "/chat/completions")
 }
 
 func BenchmarkResponsesRequest(b *testing.B) {
 	runBench(b, "responses_reasoning_tools.json", func(srv *httptest.Server, hc *http.Client) model.Model {
-		return NewResponses(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "o4-mini")
+		return must(NewResponses(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "o4-mini", Options{}))
 	}, "/responses")
 }
 
@@ -148,7 +148,7 @@ func BenchmarkResponsesRequest(b *testing.B) {
 func BenchmarkChatMapping(b *testing.B) {
 	body := []byte(fixture(b, "chat_tool_calls.json"))
 	msgs, params := benchHistory()
-	m := New(newSDKClient(), "gpt-4o-mini")
+	m := must(New(newSDKClient(), "gpt-4o-mini", Options{}))
 	b.ReportAllocs()
 	for b.Loop() {
 		req, tools, err := m.body(msgs, params)
@@ -172,7 +172,7 @@ func BenchmarkChatMapping(b *testing.B) {
 func BenchmarkResponsesMapping(b *testing.B) {
 	body := []byte(fixture(b, "responses_reasoning_tools.json"))
 	msgs, params := benchHistory()
-	m := NewResponses(newSDKClient(), "o4-mini")
+	m := must(NewResponses(newSDKClient(), "o4-mini", Options{}))
 	b.ReportAllocs()
 	for b.Loop() {
 		req, tools, err := m.body(msgs, params)
@@ -196,18 +196,18 @@ func BenchmarkResponsesMapping(b *testing.B) {
 // same response (the JSON fixture, and the same response as server-sent
 // events), against the same local server: "request" is Request on the
 // JSON, "stream" Stream on the events with a handler that counts the
-// deltas, "streaming-request" Request with WithStreaming (assembly without
+// deltas, "streaming-request" Request with Options.Streaming (assembly without
 // deltas) and "raw-sse" a bare POST reading the events undecoded.
 func BenchmarkStream(b *testing.B) {
 	type api struct {
 		name, json, sse, path string
-		newModel              func(c sdkClient, opts ...Option) model.Model
+		newModel              func(c sdkClient, o Options) model.Model
 	}
 	for _, a := range []api{
 		{"chat", "chat_tool_calls.json", "chat_stream_parallel.sse", "/chat/completions",
-			func(c sdkClient, opts ...Option) model.Model { return New(c, "gpt-4o-mini", opts...) }},
+			func(c sdkClient, o Options) model.Model { return must(New(c, "gpt-4o-mini", o)) }},
 		{"responses", "responses_reasoning_tools.json", "responses_stream_reasoning_tools.sse", "/responses",
-			func(c sdkClient, opts ...Option) model.Model { return NewResponses(c, "o4-mini", opts...) }},
+			func(c sdkClient, o Options) model.Model { return must(NewResponses(c, "o4-mini", o)) }},
 	} {
 		msgs, params := benchHistory()
 		ctx := context.Background()
@@ -225,7 +225,7 @@ func BenchmarkStream(b *testing.B) {
 		}
 		b.Run(a.name+"/request", func(b *testing.B) {
 			srv, _ := benchServer(b, []byte(fixture(b, a.json)))
-			m := a.newModel(client(srv))
+			m := a.newModel(client(srv), Options{})
 			measure(b, func() {
 				if _, err := m.Request(ctx, msgs, params); err != nil {
 					b.Fatal(err)
@@ -235,7 +235,7 @@ func BenchmarkStream(b *testing.B) {
 		sseBody := []byte(fixture(b, a.sse))
 		b.Run(a.name+"/stream", func(b *testing.B) {
 			srv, _ := benchSSEServer(b, sseBody)
-			m := a.newModel(client(srv)).(model.Streamer)
+			m := a.newModel(client(srv), Options{}).(model.Streamer)
 			n := 0
 			count := func(model.Delta) { n++ }
 			measure(b, func() {
@@ -249,7 +249,7 @@ func BenchmarkStream(b *testing.B) {
 		})
 		b.Run(a.name+"/streaming-request", func(b *testing.B) {
 			srv, _ := benchSSEServer(b, sseBody)
-			m := a.newModel(client(srv), WithStreaming(true))
+			m := a.newModel(client(srv), Options{Streaming: true})
 			measure(b, func() {
 				if _, err := m.Request(ctx, msgs, params); err != nil {
 					b.Fatal(err)
@@ -258,7 +258,7 @@ func BenchmarkStream(b *testing.B) {
 		})
 		b.Run(a.name+"/raw-sse", func(b *testing.B) {
 			srv, rec := benchSSEServer(b, sseBody)
-			if _, err := a.newModel(client(srv), WithStreaming(true)).Request(ctx, msgs, params); err != nil {
+			if _, err := a.newModel(client(srv), Options{Streaming: true}).Request(ctx, msgs, params); err != nil {
 				b.Fatal(err)
 			}
 			reqBytes := rec.body

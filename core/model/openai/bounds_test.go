@@ -25,15 +25,24 @@ func ask() []model.Message {
 	return []model.Message{model.Request(model.UserPrompt("hi"))}
 }
 
-// kinds builds each model kind of the package over cfg.
-func kinds(cfg openai.Config, opts ...openai.Option) map[string]model.Model {
+// kinds builds each model kind of the package from o, streamed and not.
+func kinds(o openai.Options) map[string]model.Model {
 	out := map[string]model.Model{}
 	for _, stream := range []bool{false, true} {
-		o := append([]openai.Option{openai.WithStreaming(stream)}, opts...)
-		out[fmt.Sprintf("chat/stream=%v", stream)] = openai.NewChatFromConfig("gpt-4.1", cfg, o...)
-		out[fmt.Sprintf("responses/stream=%v", stream)] = openai.NewResponsesFromConfig("gpt-4.1", cfg, o...)
+		o.Streaming = stream
+		out[fmt.Sprintf("chat/stream=%v", stream)] = must(openai.NewChatFromConfig("gpt-4.1", o))
+		out[fmt.Sprintf("responses/stream=%v", stream)] = must(openai.NewResponsesFromConfig("gpt-4.1", o))
 	}
 	return out
+}
+
+// must returns m, panicking on a building error: the tests build valid
+// models only.
+func must[M any](m M, err error) M {
+	if err != nil {
+		panic(err)
+	}
+	return m
 }
 
 func asProviderError(t *testing.T, err error) *model.ProviderError {
@@ -58,7 +67,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 		}))
 		retries := 0
 		cfg := openai.Config{APIKey: echoKey, BaseURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"X-Custom-Token": "hdr-secret-0987654321"}}
-		for name, m := range kinds(cfg) {
+		for name, m := range kinds(openai.Options{Config: cfg}) {
 			_, err := m.Request(context.Background(), ask(), model.Params{})
 			pe := asProviderError(t, err)
 			if pe.StatusCode != status {
@@ -105,7 +114,7 @@ func TestKeepAliveOnlyStreamEndsWithIdleTimeout(t *testing.T) {
 	var hits atomic.Int32
 	srv := keepAliveServer(t, &hits)
 	cfg := openai.Config{APIKey: "sk-test", BaseURL: srv.URL}
-	for name, m := range kinds(cfg, openai.WithHTTPBounds(model.HTTPBounds{IdleTimeout: 100 * time.Millisecond})) {
+	for name, m := range kinds(openai.Options{Config: cfg, HTTPBounds: model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}}) {
 		if !strings.Contains(name, "stream=true") {
 			continue
 		}
@@ -126,8 +135,7 @@ func TestFirstByteTimeout(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	m := openai.NewChatFromConfig("gpt-4.1", openai.Config{APIKey: "sk-test", BaseURL: srv.URL},
-		openai.WithHTTPBounds(model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}))
+	m := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test", BaseURL: srv.URL}, HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}}))
 	_, err := m.Request(context.Background(), ask(), model.Params{})
 	if pe := asProviderError(t, err); pe.Code != "first_byte_timeout" || hits.Load() != 1 {
 		t.Fatalf("%+v after %d requests", pe, hits.Load())
@@ -151,7 +159,7 @@ func TestRateLimitRetryAfterCap(t *testing.T) {
 		io.WriteString(w, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)
 	}))
 	defer srv.Close()
-	m := openai.NewChatFromConfig("gpt-4.1", openai.Config{APIKey: "sk-test", BaseURL: srv.URL})
+	m := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test", BaseURL: srv.URL}}))
 	start := time.Now()
 	_, err := m.Request(context.Background(), ask(), model.Params{})
 	pe := asProviderError(t, err)
@@ -174,12 +182,12 @@ func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
 	}))
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	_, err := openai.NewChatFromConfig("gpt-4.1", openai.Config{}).Request(context.Background(), ask(), model.Params{})
+	_, err := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{})).Request(context.Background(), ask(), model.Params{})
 	if pe := asProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "OPENAI_API_KEY is unset") {
 		t.Fatalf("%+v", pe)
 	}
 	// With a key, a 401 says nothing of the variable.
-	_, err = openai.NewChatFromConfig("gpt-4.1", openai.Config{APIKey: "sk-test"}).Request(context.Background(), ask(), model.Params{})
+	_, err = must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test"}})).Request(context.Background(), ask(), model.Params{})
 	if pe := asProviderError(t, err); strings.Contains(pe.Message, "OPENAI_API_KEY") {
 		t.Fatalf("%+v", pe)
 	}

@@ -19,25 +19,32 @@ import (
 type Chat struct {
 	client sdk.Client
 	name   string
-	o      options
+	o      resolved
 }
 
 var _ model.Streamer = (*Chat)(nil)
 
 // New returns a Chat Completions model named name over client; the caller
-// owns the client's authentication, base URL, retries and HTTP client.
-func New(client sdk.Client, name string, opts ...Option) *Chat {
-	return &Chat{client: client, name: name, o: buildOptions(opts, 0)}
+// owns the client's authentication, base URL, retries and HTTP client, so
+// o.Config must be zero. An empty name is an error.
+func New(client sdk.Client, name string, o Options) (*Chat, error) {
+	r, err := forClient(name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Chat{client: client, name: name, o: r}, nil
 }
 
-// NewChatFromConfig returns a Chat Completions model whose client cfg
-// describes (see Config for the environment fallbacks). A missing key is
-// reported by every request, not here.
-func NewChatFromConfig(name string, cfg Config, opts ...Option) *Chat {
-	c := clientFromConfig(cfg)
-	m := &Chat{client: c.client, name: name, o: buildOptions(opts, c.retries, c.secrets...)}
-	m.o.noKey, m.o.keyless, m.o.timeout = c.noKey, c.keyless, c.timeout
-	return m
+// NewChatFromConfig returns a Chat Completions model whose client o.Config
+// describes (see Config for the environment fallbacks). An empty name or
+// an invalid setting is an error; a missing key is reported by every
+// request, not here.
+func NewChatFromConfig(name string, o Options) (*Chat, error) {
+	client, r, err := forConfig(name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Chat{client: client, name: name, o: r}, nil
 }
 
 // Request sends the conversation and returns the model's response. A failure
@@ -49,12 +56,12 @@ func (m *Chat) Request(ctx context.Context, messages []model.Message, params mod
 }
 
 // Streaming reports whether the model was configured to stream
-// (WithStreaming): Stream always streams; an agent run that asks for no
+// (Options.Streaming): Stream always streams; an agent run that asks for no
 // deltas starts calls while a response streams (eager dispatch) only from a
 // model that streams anyway, one that asks for deltas from every model.
 func (m *Chat) Streaming() bool { return m.o.streaming }
 
-// Stream is Request over a streamed completion, whatever [WithStreaming]
+// Stream is Request over a streamed completion, whatever Options.Streaming
 // says, reporting content and reasoning fragments, tool-call starts and
 // argument fragments to deltas as the chunks arrive. A call is reported
 // done once the next call starts and its arguments are a complete JSON
@@ -291,7 +298,7 @@ func chatAssistant(msg model.Message) (chatMessage, bool, error) {
 
 // reader holds what mapping a response needs from the request.
 type reader struct {
-	o *options
+	o *resolved
 	// strict holds the original schemas of the strict tools, native the
 	// one of a native output: strict mode forced nulls into their
 	// optional properties, which are removed again.
@@ -299,7 +306,7 @@ type reader struct {
 	native map[string]any
 }
 
-func newReader(o options, p model.Params) reader {
+func newReader(o resolved, p model.Params) reader {
 	r := reader{o: &o, strict: strictTools(p.Tools)}
 	if p.Output != nil && p.Output.Mode == model.OutputNative {
 		r.native = p.Output.Schema

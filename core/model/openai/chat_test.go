@@ -38,7 +38,7 @@ func hello() []model.Message {
 
 func TestChatText(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_text.json"))
-	m := New(srv.client(), "gpt-4.1")
+	m := must(New(srv.client(), "gpt-4.1", Options{}))
 	got, err := m.Request(context.Background(), hello(), model.Params{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestChatText(t *testing.T) {
 
 func TestChatParallelToolCallsAndUsage(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_tool_calls.json"))
-	m := New(srv.client(), "gpt-4o-mini")
+	m := must(New(srv.client(), "gpt-4o-mini", Options{}))
 	got, err := m.Request(context.Background(), hello(), model.Params{Tools: []tool.Definition{weatherTool(false)}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestChatParallelToolCallsAndUsage(t *testing.T) {
 // their results, linked by call id, in the model's order.
 func TestChatToolRoundTrip(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_tool_calls.json"), ok(t, "chat_text.json"))
-	m := New(srv.client(), "gpt-4o-mini")
+	m := must(New(srv.client(), "gpt-4o-mini", Options{}))
 	ctx := context.Background()
 	history := []model.Message{model.Request(model.UserPrompt("Weather in Boston and Paris? And the time?"))}
 	resp, err := m.Request(ctx, history, model.Params{Tools: []tool.Definition{weatherTool(false)}})
@@ -120,7 +120,7 @@ func TestChatToolRoundTrip(t *testing.T) {
 
 func TestChatSettingsOnTheWire(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_text.json"))
-	m := New(srv.client(), "gpt-4.1")
+	m := must(New(srv.client(), "gpt-4.1", Options{}))
 	temp, topP, maxTok, seed, par := 0.2, 0.9, 256, int64(7), false
 	s := model.Settings{
 		Temperature: &temp, TopP: &topP, MaxTokens: &maxTok, Stop: []string{"END", "STOP"}, Seed: &seed,
@@ -146,7 +146,7 @@ func TestChatSettingsOnTheWire(t *testing.T) {
 func TestChatToolChoiceModes(t *testing.T) {
 	for _, mode := range []string{"auto", "none", "required"} {
 		srv := newServer(t, ok(t, "chat_text.json"))
-		m := New(srv.client(), "gpt-4.1")
+		m := must(New(srv.client(), "gpt-4.1", Options{}))
 		if _, err := m.Request(context.Background(), hello(), model.Params{Tools: []tool.Definition{weatherTool(false)}, Settings: model.Settings{ToolChoice: mode}}); err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestChatToolChoiceModes(t *testing.T) {
 	// Without tools, tool settings are not sent (OpenAI rejects them).
 	srv := newServer(t, ok(t, "chat_text.json"))
 	par := true
-	if _, err := New(srv.client(), "gpt-4.1").Request(context.Background(), hello(), model.Params{Settings: model.Settings{ToolChoice: "required", ParallelToolCalls: &par}}); err != nil {
+	if _, err := must(New(srv.client(), "gpt-4.1", Options{})).Request(context.Background(), hello(), model.Params{Settings: model.Settings{ToolChoice: "required", ParallelToolCalls: &par}}); err != nil {
 		t.Fatal(err)
 	}
 	if b := srv.last(t).body; b["tool_choice"] != nil || b["parallel_tool_calls"] != nil {
@@ -167,7 +167,7 @@ func TestChatToolChoiceModes(t *testing.T) {
 
 func TestChatStrictToolAndNulls(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_tool_calls.json"))
-	m := New(srv.client(), "gpt-4o-mini")
+	m := must(New(srv.client(), "gpt-4o-mini", Options{}))
 	// The fixture's second call fills the optional unit; a strict model
 	// must send every property, so a null would stand for "absent".
 	got, err := m.Request(context.Background(), hello(), model.Params{Tools: []tool.Definition{weatherTool(true)}})
@@ -184,7 +184,7 @@ func TestChatStrictToolAndNulls(t *testing.T) {
 
 func TestChatNativeOutput(t *testing.T) {
 	srv := newServer(t, reply{body: strings.Replace(fixture(t, "chat_text.json"), `"Hello! How can I assist you today?"`, `"{\"city\":\"Paris\",\"country\":null}"`, 1)})
-	m := New(srv.client(), "gpt-4.1")
+	m := must(New(srv.client(), "gpt-4.1", Options{}))
 	out := &model.Output{Mode: model.OutputNative, Name: "final result", Description: "Where it is", Schema: map[string]any{
 		"type":       "object",
 		"properties": map[string]any{"city": map[string]any{"type": "string"}, "country": map[string]any{"type": "string", "default": "France"}},
@@ -215,7 +215,7 @@ func TestChatNativeOutput(t *testing.T) {
 
 func TestChatRefusal(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_refusal.json"))
-	got, err := New(srv.client(), "gpt-4o").Request(context.Background(), hello(), model.Params{})
+	got, err := must(New(srv.client(), "gpt-4o", Options{})).Request(context.Background(), hello(), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestChatRefusal(t *testing.T) {
 		t.Errorf("finish %q", got.FinishReason)
 	}
 	// Sent back as the assistant's refusal.
-	if _, err := New(srv.client(), "gpt-4o").Request(context.Background(), append(hello(), got, model.Request(model.UserPrompt("ok"))), model.Params{}); err != nil {
+	if _, err := must(New(srv.client(), "gpt-4o", Options{})).Request(context.Background(), append(hello(), got, model.Request(model.UserPrompt("ok"))), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
 	jsonEq(t, srv.last(t).body["messages"].([]any)[3], `{"role":"assistant","refusal":"I'm sorry, I cannot assist with that request."}`)
@@ -234,7 +234,7 @@ func TestChatRefusal(t *testing.T) {
 
 func TestChatReasoningContentOfCompatibleServers(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_reasoning_content.json"))
-	m := New(srv.client(), "deepseek-r1", WithProviderName("vllm"))
+	m := must(New(srv.client(), "deepseek-r1", Options{ProviderName: "vllm"}))
 	got, err := m.Request(context.Background(), hello(), model.Params{})
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestChatReasoningContentOfCompatibleServers(t *testing.T) {
 // model wrote them.
 func TestChatMalformedArguments(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_malformed_arguments.json"), ok(t, "chat_text.json"))
-	m := New(srv.client(), "gpt-4o-mini")
+	m := must(New(srv.client(), "gpt-4o-mini", Options{}))
 	got, err := m.Request(context.Background(), hello(), model.Params{Tools: []tool.Definition{weatherTool(false)}})
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +280,7 @@ func TestChatMalformedArguments(t *testing.T) {
 
 func TestChatEmptyResponseIsAnError(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_empty.json"))
-	_, err := New(srv.client(), "gpt-4o-mini").Request(context.Background(), hello(), model.Params{})
+	_, err := must(New(srv.client(), "gpt-4o-mini", Options{})).Request(context.Background(), hello(), model.Params{})
 	if !errors.Is(err, model.ErrModel) || !strings.Contains(err.Error(), "empty response") {
 		t.Fatalf("err = %v", err)
 	}
@@ -288,7 +288,7 @@ func TestChatEmptyResponseIsAnError(t *testing.T) {
 
 func TestChatUnknownPartKindFails(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_text.json"))
-	m := New(srv.client(), "gpt-4o-mini")
+	m := must(New(srv.client(), "gpt-4o-mini", Options{}))
 	for _, msgs := range [][]model.Message{
 		{model.Request(model.Part{Kind: "image"})},
 		{model.Request(model.TextPart("a response part in a request"))},
@@ -306,7 +306,7 @@ func TestChatUnknownPartKindFails(t *testing.T) {
 
 func TestChatStreamAssemblesSplitArguments(t *testing.T) {
 	srv := newServer(t, sse(t, "chat_stream_tool_calls.sse"))
-	m := New(srv.client(), "gpt-4o-mini", WithStreaming(true))
+	m := must(New(srv.client(), "gpt-4o-mini", Options{Streaming: true}))
 	got, err := m.Request(context.Background(), hello(), model.Params{Tools: []tool.Definition{weatherTool(false)}})
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +330,7 @@ func TestChatStreamDisconnect(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := newServer(t, r)
-			_, err := New(srv.client(), "gpt-4o-mini", WithStreaming(true)).Request(context.Background(), hello(), model.Params{})
+			_, err := must(New(srv.client(), "gpt-4o-mini", Options{Streaming: true})).Request(context.Background(), hello(), model.Params{})
 			var pe *model.ProviderError
 			if !errors.As(err, &pe) || pe.Code != "stream_incomplete" || !errors.Is(err, model.ErrModel) {
 				t.Fatalf("err = %v", err)

@@ -26,7 +26,7 @@ func richHistory(res tool.Result) []model.Message {
 
 func TestResponsesSendsRichToolResultsNatively(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_text.json"))
-	m := NewResponses(srv.client(), "gpt-4.1")
+	m := must(NewResponses(srv.client(), "gpt-4.1", Options{}))
 	size := int64(12)
 	res := tool.Rich(
 		tool.TextPart("Sales chart:"),
@@ -53,7 +53,7 @@ func TestResponsesSendsRichToolResultsNatively(t *testing.T) {
 
 func TestResponsesModelErrorAndStructuredContent(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_text.json"))
-	m := NewResponses(srv.client(), "gpt-4.1")
+	m := must(NewResponses(srv.client(), "gpt-4.1", Options{}))
 	// A model error reads as an error; structured content rides along in
 	// history, and the model reads the parts.
 	res := tool.ModelError(tool.TextPart("no such city")).WithStructuredContent(map[string]any{"code": 404})
@@ -71,7 +71,7 @@ func TestResponsesModelErrorAndStructuredContent(t *testing.T) {
 
 func TestResponsesRefusesAudioAndUnresolvedArtifacts(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_text.json"))
-	m := NewResponses(srv.client(), "gpt-4.1")
+	m := must(NewResponses(srv.client(), "gpt-4.1", Options{}))
 	_, err := m.Request(context.Background(), richHistory(tool.Rich(tool.AudioPart(tool.Base64Source("audio/wav", []byte("RIFF"))))), model.Params{})
 	if !errors.Is(err, model.ErrModel) || !strings.Contains(err.Error(), "audio") {
 		t.Fatalf("audio: %v", err)
@@ -95,7 +95,7 @@ func TestResponsesRefusesAudioAndUnresolvedArtifacts(t *testing.T) {
 
 func TestChatSendsTextPartsAndRefusesMedia(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_text.json"))
-	m := New(srv.client(), "gpt-4.1")
+	m := must(New(srv.client(), "gpt-4.1", Options{}))
 	ctx := context.Background()
 	if _, err := m.Request(ctx, richHistory(tool.Rich(tool.TextPart("one"), tool.TextPart("two"))), model.Params{}); err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func sameAsRequest(t *testing.T, streamed model.Message, file string, ask func(m
 		t.Fatal(err)
 	}
 	if srv.last(t).body["stream"] != nil {
-		t.Fatal("Request streamed without WithStreaming")
+		t.Fatal("Request streamed without Options.Streaming")
 	}
 	if !reflect.DeepEqual(streamed, plain) {
 		t.Fatalf("Stream  = %s\nRequest = %s", jsonOf(t, streamed), jsonOf(t, plain))
@@ -76,8 +76,10 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-func chatModel(srv *fakeServer) model.Model      { return New(srv.client(), "gpt-4o-mini") }
-func responsesModel(srv *fakeServer) model.Model { return NewResponses(srv.client(), "gpt-4.1") }
+func chatModel(srv *fakeServer) model.Model { return must(New(srv.client(), "gpt-4o-mini", Options{})) }
+func responsesModel(srv *fakeServer) model.Model {
+	return must(NewResponses(srv.client(), "gpt-4.1", Options{}))
+}
 
 func streamWith(t *testing.T, m model.Model, params model.Params) (model.Message, []model.Delta) {
 	t.Helper()
@@ -93,7 +95,7 @@ func request(params model.Params) func(model.Model) (model.Message, error) {
 	return func(m model.Model) (model.Message, error) { return m.Request(context.Background(), hello(), params) }
 }
 
-// Stream always streams (no WithStreaming here), reports content as it
+// Stream always streams (no Options.Streaming here), reports content as it
 // arrives, and returns what Request returns.
 func TestChatStreamText(t *testing.T) {
 	srv := newServer(t, sse(t, "chat_stream_text.sse"))
@@ -236,7 +238,7 @@ func doneBeforeTheEnd(t *testing.T, m model.Streamer, release, timedOut chan str
 func TestChatStreamCallDoneBeforeResponseEnds(t *testing.T) {
 	// Held back after the chunk that starts call 1: call 0 is whole.
 	url, release, timedOut := holdingServer(t, fixture(t, "chat_stream_parallel.sse"), `"id":"call_def456"`)
-	m := New(newSDKClient(option.WithBaseURL(url), option.WithAPIKey(testKey), option.WithMaxRetries(0)), "gpt-4o-mini")
+	m := must(New(newSDKClient(option.WithBaseURL(url), option.WithAPIKey(testKey), option.WithMaxRetries(0)), "gpt-4o-mini", Options{}))
 	doneBeforeTheEnd(t, m, release, timedOut, "call_abc123")
 }
 
@@ -279,7 +281,7 @@ func TestResponsesStreamParallelToolCalls(t *testing.T) {
 func TestResponsesStreamReasoningAndStrictCalls(t *testing.T) {
 	params := model.Params{Tools: []tool.Definition{weatherTool(true)}}
 	srv := newServer(t, sse(t, "responses_stream_reasoning_tools.sse"))
-	msg, got := streamWith(t, NewResponses(srv.client(), "o4-mini"), params)
+	msg, got := streamWith(t, must(NewResponses(srv.client(), "o4-mini", Options{})), params)
 	var thinking strings.Builder
 	var done []string
 	for _, d := range got {
@@ -296,13 +298,13 @@ func TestResponsesStreamReasoningAndStrictCalls(t *testing.T) {
 	if strings.Join(done, " ") != `{"location":"Boston, MA","unit":"celsius"} {"location":"Paris, France"}` {
 		t.Fatalf("done calls %v", done)
 	}
-	sameAsRequest(t, msg, "responses_reasoning_tools.json", request(params), func(s *fakeServer) model.Model { return NewResponses(s.client(), "o4-mini") })
+	sameAsRequest(t, msg, "responses_reasoning_tools.json", request(params), func(s *fakeServer) model.Model { return must(NewResponses(s.client(), "o4-mini", Options{})) })
 }
 
 func TestResponsesStreamCallDoneBeforeResponseEnds(t *testing.T) {
 	// Held back after call 0's arguments are done, before its item is.
 	url, release, timedOut := holdingServer(t, fixture(t, "responses_stream_tool_calls.sse"), `"response.function_call_arguments.done","sequence_number":4`)
-	m := NewResponses(newSDKClient(option.WithBaseURL(url), option.WithAPIKey(testKey), option.WithMaxRetries(0)), "gpt-4.1")
+	m := must(NewResponses(newSDKClient(option.WithBaseURL(url), option.WithAPIKey(testKey), option.WithMaxRetries(0)), "gpt-4.1", Options{}))
 	doneBeforeTheEnd(t, m, release, timedOut, "call_s1")
 }
 
@@ -312,17 +314,17 @@ func TestStreamDisconnectAfterDeltas(t *testing.T) {
 	partial := full[:strings.Index(full, "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":6")]
 	srv := newServer(t, reply{body: partial, sse: true, cut: true})
 	var got []model.Delta
-	_, err := NewResponses(srv.client(), "gpt-4.1").Stream(context.Background(), hello(), model.Params{}, collect(&got))
+	_, err := must(NewResponses(srv.client(), "gpt-4.1", Options{})).Stream(context.Background(), hello(), model.Params{}, collect(&got))
 	var pe *model.ProviderError
 	if !errors.As(err, &pe) || pe.Code != "stream_incomplete" || len(got) != 4 {
 		t.Fatalf("err = %v after %d deltas", err, len(got))
 	}
 }
 
-// With a nil handler Stream is Request: not streamed without WithStreaming.
+// With a nil handler Stream is Request: not streamed without Options.Streaming.
 func TestStreamNilHandlerIsRequest(t *testing.T) {
 	srv := newServer(t, ok(t, "chat_text.json"))
-	msg, err := New(srv.client(), "gpt-4o-mini").Stream(context.Background(), hello(), model.Params{}, nil)
+	msg, err := must(New(srv.client(), "gpt-4o-mini", Options{})).Stream(context.Background(), hello(), model.Params{}, nil)
 	if err != nil || msg.Text() != "Hello! How can I assist you today?" || srv.last(t).body["stream"] != nil {
 		t.Fatalf("Stream = %+v, %v", msg, err)
 	}

@@ -3,6 +3,11 @@
 // official SDK, github.com/openai/openai-go/v3. Any OpenAI-compatible server
 // (vLLM, llama.cpp, Ollama, LiteLLM) is reached through a base URL.
 //
+// Every constructor takes one [Options] struct (its zero value is the
+// defaults) and returns an error for an invalid setting: [New] and
+// [NewResponses] over a client the caller configured, [NewChatFromConfig]
+// and [NewResponsesFromConfig] over one built from Options.Config.
+//
 // A model maps the model-visible history (see [model.Visible]) to the API's
 // messages or input items, and the API's answer back to one response
 // message: text, tool calls, refusals and reasoning become parts, the
@@ -28,7 +33,7 @@
 //
 // Every request goes through [model.HTTPPolicy], the policy every
 // provider shares: connect, first-byte and idle-stream timeouts
-// ([WithHTTPBounds]) and, for a model built from a Config, the retries of
+// (Options.HTTPBounds) and, for a model built from a Config, the retries of
 // 408, 409, 429, 5xx and failed connections (backoff with jitter,
 // Retry-After honoured up to HTTPBounds.MaxRetryAfter, Config.MaxRetries of
 // them; the SDK's own retries are off). A model over a caller's client
@@ -44,7 +49,7 @@
 // text, reasoning, tool-call starts and argument fragments as they arrive,
 // and each call as done as soon as its arguments are complete in the
 // stream, so a caller can start it before the response ends. Request
-// streams only with [WithStreaming], and reports nothing.
+// streams only with Options.Streaming, and reports nothing.
 //
 // Requests go through the SDK client (client.Post), so its authentication,
 // base URL, headers, retries, error decoding and SSE decoder apply; the

@@ -14,7 +14,7 @@ import (
 
 // missingKey is the error every request of a model built from a Config
 // without a key for OpenAI fails with, naming the variable to set.
-func (o *options) missingKey() error {
+func (o *resolved) missingKey() error {
 	return &model.ProviderError{
 		Provider: o.provider,
 		Code:     "missing_api_key",
@@ -27,7 +27,7 @@ func (o *options) missingKey() error {
 // model's Redactor masks any credential a server echoed (see redact).
 // Context errors stay context errors, wrapped in model.ErrModel, so that
 // errors.Is(err, context.Canceled) still holds.
-func (o *options) providerError(err error) error {
+func (o *resolved) providerError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -71,13 +71,13 @@ func (o *options) providerError(err error) error {
 }
 
 // errEmpty is returned for a response without any part.
-func (o *options) errEmpty() error {
+func (o *resolved) errEmpty() error {
 	return fmt.Errorf("%w: %s returned an empty response (no text, tool call, refusal or reasoning)", model.ErrModel, o.provider)
 }
 
 // errIncompleteStream is returned when a stream ends before the provider
 // said the response was complete (a dropped connection).
-func (o *options) errIncompleteStream(cause error) error {
+func (o *resolved) errIncompleteStream(cause error) error {
 	msg := "the response stream ended before the response was complete (connection dropped?)"
 	if cause != nil {
 		msg += ": " + cause.Error()
@@ -88,7 +88,7 @@ func (o *options) errIncompleteStream(cause error) error {
 // streamError classifies the error that ended a stream: the provider's
 // (an HTTP error before the first event, or an error event), the context's,
 // or a dropped connection.
-func (o *options) streamError(err error) error {
+func (o *resolved) streamError(err error) error {
 	var apiErr *sdk.Error
 	var se *ssestream.StreamError
 	var te *model.TimeoutError

@@ -32,7 +32,11 @@ func ExampleNew() {
 	srv := fixtureServer("chat_text.json")
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-example"))
-	m := openai.New(client, "gpt-4.1")
+	m, err := openai.New(client, "gpt-4.1", openai.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hello!"))}, model.Params{})
 	if err != nil {
 		fmt.Println(err)
@@ -50,7 +54,14 @@ func ExampleNew() {
 func ExampleNewChatFromConfig() {
 	srv := fixtureServer("chat_text.json")
 	defer srv.Close()
-	m := openai.NewChatFromConfig("llama3.1", openai.Config{BaseURL: srv.URL}, openai.WithProviderName("ollama"))
+	m, err := openai.NewChatFromConfig("llama3.1", openai.Options{
+		Config:       openai.Config{BaseURL: srv.URL},
+		ProviderName: "ollama",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hello!"))}, model.Params{})
 	if err != nil {
 		fmt.Println(err)
@@ -66,7 +77,11 @@ func ExampleNewResponses() {
 	srv := fixtureServer("responses_reasoning_tools.json")
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-example"))
-	m := openai.NewResponses(client, "o4-mini")
+	m, err := openai.NewResponses(client, "o4-mini", openai.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Weather in Boston and Paris?"))}, model.Params{})
 	if err != nil {
 		fmt.Println(err)
@@ -90,14 +105,18 @@ func ExampleNewResponses() {
 
 // A streamed response is assembled into the message a plain request
 // returns: here two tool calls whose arguments arrive split across chunks.
-func ExampleWithStreaming() {
+func ExampleOptions_streaming() {
 	body, _ := os.ReadFile("testdata/chat_stream_tool_calls.sse")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = w.Write(body)
 	}))
 	defer srv.Close()
-	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL}, openai.WithStreaming(true))
+	m, err := openai.NewChatFromConfig("gpt-4o-mini", openai.Options{Config: openai.Config{BaseURL: srv.URL}, Streaming: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Weather and time?"))}, model.Params{})
 	if err != nil {
 		fmt.Println(err)
@@ -123,7 +142,11 @@ func ExampleChat_Stream() {
 		_, _ = w.Write(body)
 	}))
 	defer srv.Close()
-	m := openai.NewChatFromConfig("gpt-4o-mini", openai.Config{BaseURL: srv.URL})
+	m, err := openai.NewChatFromConfig("gpt-4o-mini", openai.Options{Config: openai.Config{BaseURL: srv.URL}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	resp, err := m.Stream(context.Background(), []model.Message{model.Request(model.UserPrompt("Weather and time?"))}, model.Params{},
 		func(d model.Delta) {
 			switch d.Kind {

@@ -24,8 +24,8 @@ func TestLive(t *testing.T) {
 	params := model.Params{Settings: model.Settings{MaxTokens: &maxTok}}
 	msgs := []model.Message{model.Request(model.UserPrompt("Reply with the single word: pong"))}
 	for label, m := range map[string]model.Model{
-		"chat":      NewChatFromConfig(name, Config{Timeout: time.Minute}),
-		"responses": NewResponsesFromConfig(name, Config{Timeout: time.Minute}),
+		"chat":      must(NewChatFromConfig(name, Options{Config: Config{Timeout: time.Minute}})),
+		"responses": must(NewResponsesFromConfig(name, Options{Config: Config{Timeout: time.Minute}})),
 	} {
 		t.Run(label, func(t *testing.T) {
 			got, err := m.Request(context.Background(), msgs, params)

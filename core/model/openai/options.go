@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"time"
@@ -11,8 +13,8 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
-// DefaultProvider is what Message.Provider says unless WithProviderName
-// changes it.
+// DefaultProvider is what Message.Provider says unless
+// Options.ProviderName changes it.
 const DefaultProvider = "openai"
 
 // defaultBaseURL is the SDK's default; a model built from a Config without
@@ -31,25 +33,53 @@ type Config struct {
 	// Headers are sent with every request.
 	Headers map[string]string
 	// MaxRetries bounds the retries of 408, 409, 429, 5xx and failed
-	// connections (nil: model.DefaultMaxRetries; 0: none), made under
+	// connections (nil: model.DefaultMaxRetries; 0: none; negative: an
+	// error), made under
 	// model.HTTPPolicy's rules (the same for every provider).
 	MaxRetries *int
 	// Timeout bounds one request, its retries included (0: none besides the
-	// context's and a request's own Settings.TimeoutMS).
+	// context's and a request's own Settings.TimeoutMS; negative: an
+	// error).
 	Timeout time.Duration
 	// HTTPClient replaces the SDK's default client.
 	HTTPClient *http.Client
 }
 
-// Option configures a Chat or Responses model.
-type Option func(*options)
+// Options configures a Chat or Responses model. The zero value is the
+// defaults: no streaming, Message.Provider "openai", model.HTTPBounds'
+// defaults, and (for the FromConfig constructors) the zero Config.
+type Options struct {
+	// Config says how to reach the server. Only NewChatFromConfig and
+	// NewResponsesFromConfig read it: New and NewResponses take a client
+	// the caller configured and reject a Config that is not zero.
+	Config
+	// Streaming makes the model stream each response and assemble it into
+	// one message (arguments split across chunks, several parallel calls,
+	// the usage of the last chunk). The result is the same message a
+	// non-streamed request returns. Stream streams whether or not this is
+	// set.
+	Streaming bool
+	// ProviderName is what Message.Provider and Thinking.Provider say
+	// ("" means [DefaultProvider]), so that an OpenAI-compatible server can
+	// name itself and reasoning is sent back only to the server that
+	// produced it.
+	ProviderName string
+	// HTTPBounds sets the connect, first-byte and idle-stream timeouts and
+	// the longest Retry-After waited out (see model.HTTPBounds: zero
+	// fields keep the defaults, negative ones remove the bound).
+	HTTPBounds model.HTTPBounds
+	// Secrets are values (credentials the caller's client sends) that
+	// every error of the model masks, besides Config.APIKey, the
+	// credential headers of Config.Headers and the shape rules of
+	// model.Redactor.
+	Secrets []string
+}
 
-type options struct {
+// resolved is what a model keeps of its Options.
+type resolved struct {
 	streaming bool
 	provider  string
 	timeout   time.Duration
-	bounds    model.HTTPBounds
-	secrets   []string
 	// noKey fails every request: the model was built from a Config
 	// without a key that would reach OpenAI.
 	noKey bool
@@ -62,44 +92,58 @@ type options struct {
 	redactor *model.Redactor
 }
 
-// WithStreaming makes the model stream each response and assemble it into
-// one message (arguments split across chunks, several parallel calls, the
-// usage of the last chunk). The result is the same message a non-streamed
-// request returns. Stream streams whether or not this is set.
-func WithStreaming(on bool) Option { return func(o *options) { o.streaming = on } }
-
-// WithProviderName sets what Message.Provider and Thinking.Provider say
-// ("openai" by default), so that an OpenAI-compatible server can name
-// itself and reasoning is sent back only to the server that produced it.
-func WithProviderName(name string) Option { return func(o *options) { o.provider = name } }
-
-// WithHTTPBounds sets the connect, first-byte and idle-stream timeouts and
-// the longest Retry-After waited out (see model.HTTPBounds: zero fields
-// keep the defaults, negative ones remove the bound).
-func WithHTTPBounds(b model.HTTPBounds) Option { return func(o *options) { o.bounds = b } }
-
-// WithSecrets adds values (credentials the caller's client sends) that
-// every error of the model masks, besides the key of a Config and the
-// shape rules of model.Redactor.
-func WithSecrets(values ...string) Option {
-	return func(o *options) { o.secrets = append(o.secrets, values...) }
+// resolve checks name and o and returns what a model keeps of them;
+// retries is what the model's policy retries (0 for a caller's client,
+// which retries on its own).
+func resolve(name string, o Options, retries int, secrets ...string) (resolved, error) {
+	if name == "" {
+		return resolved{}, errors.New("openai: the model name must not be empty")
+	}
+	r := resolved{streaming: o.Streaming, provider: o.ProviderName}
+	if r.provider == "" {
+		r.provider = DefaultProvider
+	}
+	r.policy = model.NewHTTPPolicy(o.HTTPBounds, retries)
+	r.redactor = model.NewRedactor(append(secrets, o.Secrets...)...)
+	return r, nil
 }
 
-// buildOptions applies opts; retries is what the model's policy retries
-// (0 for a caller's client, which retries on its own).
-func buildOptions(opts []Option, retries int, secrets ...string) options {
-	o := options{provider: DefaultProvider}
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
+// forClient resolves the Options of a model over a caller's client.
+func forClient(name string, o Options) (resolved, error) {
+	if !o.Config.isZero() {
+		return resolved{}, errors.New("openai: Options.Config is for the FromConfig constructors; New and NewResponses use the client as it is configured")
 	}
-	if o.provider == "" {
-		o.provider = DefaultProvider
+	return resolve(name, o, 0)
+}
+
+// forConfig builds the client o.Config describes and resolves the Options
+// of a model over it.
+func forConfig(name string, o Options) (sdk.Client, resolved, error) {
+	if err := o.Config.check(); err != nil {
+		return sdk.Client{}, resolved{}, err
 	}
-	o.policy = model.NewHTTPPolicy(o.bounds, retries)
-	o.redactor = model.NewRedactor(append(secrets, o.secrets...)...)
-	return o
+	c := clientFromConfig(o.Config)
+	r, err := resolve(name, o, c.retries, c.secrets...)
+	if err != nil {
+		return sdk.Client{}, resolved{}, err
+	}
+	r.noKey, r.keyless, r.timeout = c.noKey, c.keyless, c.timeout
+	return c.client, r, nil
+}
+
+func (c *Config) isZero() bool {
+	return c.APIKey == "" && c.BaseURL == "" && c.Headers == nil && c.MaxRetries == nil && c.Timeout == 0 && c.HTTPClient == nil
+}
+
+// check reports the first invalid setting of c.
+func (c *Config) check() error {
+	if c.MaxRetries != nil && *c.MaxRetries < 0 {
+		return fmt.Errorf("openai: Config.MaxRetries must be >= 0, got %d", *c.MaxRetries)
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("openai: Config.Timeout must be >= 0, got %v", c.Timeout)
+	}
+	return nil
 }
 
 // fromConfig is what a model built from a Config knows of it.
@@ -138,7 +182,7 @@ func clientFromConfig(cfg Config) fromConfig {
 	}
 	retries := model.DefaultMaxRetries
 	if cfg.MaxRetries != nil {
-		retries = max(*cfg.MaxRetries, 0)
+		retries = *cfg.MaxRetries
 	}
 	opts = append(opts, option.WithMaxRetries(0))
 	if cfg.HTTPClient != nil {

@@ -17,7 +17,7 @@ import (
 // begin applies what both APIs share before a request: the missing-key
 // check, the timeout (the model's and the request's, the shorter winning,
 // over every retry) and the extra headers and body of the settings.
-func (o *options) begin(ctx context.Context, s model.Settings) (context.Context, context.CancelFunc, []option.RequestOption, error) {
+func (o *resolved) begin(ctx context.Context, s model.Settings) (context.Context, context.CancelFunc, []option.RequestOption, error) {
 	if o.noKey {
 		return nil, nil, nil, o.missingKey()
 	}
@@ -48,7 +48,7 @@ func (o *options) begin(ctx context.Context, s model.Settings) (context.Context,
 // redact masks the credentials of the model and of the request's extra
 // headers in err (see model.Redactor); every error a model returns passes
 // here.
-func (o *options) redact(err error, s model.Settings) error {
+func (o *resolved) redact(err error, s model.Settings) error {
 	if err == nil {
 		return nil
 	}

@@ -21,7 +21,7 @@ func TestRetry429HonoursRetryAfter(t *testing.T) {
 	srv := newServer(t,
 		reply{status: http.StatusTooManyRequests, body: fixture(t, "error_429.json"), headers: map[string]string{"Retry-After": "1"}},
 		ok(t, "chat_text.json"))
-	got, err := New(srv.client(), "gpt-4o-mini").Request(context.Background(), hello(), model.Params{})
+	got, err := must(New(srv.client(), "gpt-4o-mini", Options{})).Request(context.Background(), hello(), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestRetry500ThenSuccess(t *testing.T) {
 		if streaming {
 			srv.replies[1] = sse(t, "chat_stream_tool_calls.sse")
 		}
-		m := New(srv.client(), "gpt-4o-mini", WithStreaming(streaming))
+		m := must(New(srv.client(), "gpt-4o-mini", Options{Streaming: streaming}))
 		if _, err := m.Request(context.Background(), hello(), model.Params{}); err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestRetry500ThenSuccess(t *testing.T) {
 func TestRetriesExhaustedBecomeProviderError(t *testing.T) {
 	srv := newServer(t, reply{status: http.StatusInternalServerError, body: fixture(t, "error_500.json"), headers: map[string]string{"Retry-After-Ms": "1"}})
 	retries := 1
-	m := NewChatFromConfig("gpt-4o-mini", Config{APIKey: testKey, BaseURL: srv.URL, MaxRetries: &retries})
+	m := must(NewChatFromConfig("gpt-4o-mini", Options{Config: Config{APIKey: testKey, BaseURL: srv.URL, MaxRetries: &retries}}))
 	_, err := m.Request(context.Background(), hello(), model.Params{})
 	var pe *model.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 500 || pe.Code != "server_error" || !strings.Contains(pe.Message, "The server had an error") {
@@ -74,11 +74,11 @@ func TestUnauthorizedIsProviderErrorWithoutKey(t *testing.T) {
 		t.Run(api, func(t *testing.T) {
 			srv := newServer(t, reply{status: http.StatusUnauthorized, body: fixture(t, "error_401.json")})
 			var m model.Model
-			stream := WithStreaming(strings.HasSuffix(api, "stream"))
+			o := Options{Streaming: strings.HasSuffix(api, "stream")}
 			if strings.HasPrefix(api, "chat") {
-				m = New(srv.client(), "gpt-4o-mini", stream)
+				m = must(New(srv.client(), "gpt-4o-mini", o))
 			} else {
-				m = NewResponses(srv.client(), "gpt-4o-mini", stream)
+				m = must(NewResponses(srv.client(), "gpt-4o-mini", o))
 			}
 			_, err := m.Request(context.Background(), hello(), model.Params{})
 			var pe *model.ProviderError
@@ -102,7 +102,7 @@ func TestUnauthorizedIsProviderErrorWithoutKey(t *testing.T) {
 
 func TestContextLengthIsProviderError(t *testing.T) {
 	srv := newServer(t, reply{status: http.StatusBadRequest, body: fixture(t, "error_context_length.json")})
-	_, err := New(srv.client(), "gpt-4o").Request(context.Background(), hello(), model.Params{})
+	_, err := must(New(srv.client(), "gpt-4o", Options{})).Request(context.Background(), hello(), model.Params{})
 	var pe *model.ProviderError
 	if !errors.As(err, &pe) || pe.StatusCode != 400 || pe.Code != "context_length_exceeded" {
 		t.Fatalf("err = %#v", err)
@@ -133,7 +133,7 @@ func hangingServer(t *testing.T) (*httptest.Server, chan struct{}) {
 func TestCancellationStopsTheRequest(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		srv, arrived := hangingServer(t)
-		m := New(newClient(srv.URL), "gpt-4o-mini", WithStreaming(streaming))
+		m := must(New(newClient(srv.URL), "gpt-4o-mini", Options{Streaming: streaming}))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
@@ -152,13 +152,13 @@ func TestCancellationStopsTheRequest(t *testing.T) {
 // Settings.TimeoutMS bounds the whole request, retries included.
 func TestTimeoutSetting(t *testing.T) {
 	srv, _ := hangingServer(t)
-	m := NewResponses(newClient(srv.URL), "gpt-4o-mini")
+	m := must(NewResponses(newClient(srv.URL), "gpt-4o-mini", Options{}))
 	_, err := m.Request(context.Background(), hello(), model.Params{Settings: model.Settings{TimeoutMS: 50}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	// Config.Timeout does the same for every request of the model.
-	m = NewResponsesFromConfig("gpt-4o-mini", Config{APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond})
+	m = must(NewResponsesFromConfig("gpt-4o-mini", Options{Config: Config{APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond}}))
 	if _, err := m.Request(context.Background(), hello(), model.Params{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}

@@ -21,25 +21,31 @@ import (
 type Responses struct {
 	client sdk.Client
 	name   string
-	o      options
+	o      resolved
 }
 
 var _ model.Streamer = (*Responses)(nil)
 
 // NewResponses returns a Responses API model named name over client; the
 // caller owns the client's authentication, base URL, retries and HTTP
-// client.
-func NewResponses(client sdk.Client, name string, opts ...Option) *Responses {
-	return &Responses{client: client, name: name, o: buildOptions(opts, 0)}
+// client, so o.Config must be zero. An empty name is an error.
+func NewResponses(client sdk.Client, name string, o Options) (*Responses, error) {
+	r, err := forClient(name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Responses{client: client, name: name, o: r}, nil
 }
 
-// NewResponsesFromConfig returns a Responses API model whose client cfg
-// describes (see Config). A missing key is reported by every request.
-func NewResponsesFromConfig(name string, cfg Config, opts ...Option) *Responses {
-	c := clientFromConfig(cfg)
-	m := &Responses{client: c.client, name: name, o: buildOptions(opts, c.retries, c.secrets...)}
-	m.o.noKey, m.o.keyless, m.o.timeout = c.noKey, c.keyless, c.timeout
-	return m
+// NewResponsesFromConfig returns a Responses API model whose client
+// o.Config describes (see Config). An empty name or an invalid setting is
+// an error; a missing key is reported by every request.
+func NewResponsesFromConfig(name string, o Options) (*Responses, error) {
+	client, r, err := forConfig(name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Responses{client: client, name: name, o: r}, nil
 }
 
 // Request sends the conversation and returns the model's response; failures
@@ -53,7 +59,7 @@ func (m *Responses) Request(ctx context.Context, messages []model.Message, param
 // Chat.Streaming).
 func (m *Responses) Streaming() bool { return m.o.streaming }
 
-// Stream is Request over a streamed response, whatever [WithStreaming]
+// Stream is Request over a streamed response, whatever Options.Streaming
 // says, reporting output text and reasoning summary fragments, function
 // call starts (output_item.added) and argument fragments to deltas as the
 // events arrive; a call is reported done at its

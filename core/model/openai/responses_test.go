@@ -12,7 +12,7 @@ import (
 
 func TestResponsesText(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_text.json"))
-	m := NewResponses(srv.client(), "gpt-4.1")
+	m := must(NewResponses(srv.client(), "gpt-4.1", Options{}))
 	req := model.Request(model.SystemPrompt("You are terse."), model.Instruction("Be kind."), model.UserPrompt("Tell me a story."))
 	req.Instructions = "Answer in English."
 	got, err := m.Request(context.Background(), []model.Message{req}, model.Params{})
@@ -39,7 +39,7 @@ func TestResponsesText(t *testing.T) {
 // only; function calls and their outputs are linked by call id.
 func TestResponsesReasoningRoundTrip(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_reasoning_tools.json"), ok(t, "responses_text.json"))
-	m := NewResponses(srv.client(), "o4-mini")
+	m := must(NewResponses(srv.client(), "o4-mini", Options{}))
 	ctx := context.Background()
 	tools := []tool.Definition{weatherTool(true)}
 	history := []model.Message{model.Request(model.UserPrompt("Weather in Boston and Paris?"))}
@@ -81,7 +81,7 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 
 func TestResponsesRefusal(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_refusal.json"))
-	got, err := NewResponses(srv.client(), "gpt-4o").Request(context.Background(), hello(), model.Params{})
+	got, err := must(NewResponses(srv.client(), "gpt-4o", Options{})).Request(context.Background(), hello(), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestResponsesRefusal(t *testing.T) {
 
 func TestResponsesSettingsOnTheWire(t *testing.T) {
 	srv := newServer(t, ok(t, "responses_text.json"))
-	m := NewResponses(srv.client(), "gpt-4.1")
+	m := must(NewResponses(srv.client(), "gpt-4.1", Options{}))
 	temp, topP, maxTok, par := 0.5, 0.8, 100, true
 	out := &model.Output{Mode: model.OutputNative, Name: "story", Schema: map[string]any{
 		"type": "object", "properties": map[string]any{"title": map[string]any{"type": "string", "minLength": 3}}, "required": []any{"title"},
@@ -125,7 +125,7 @@ func TestResponsesSettingsOnTheWire(t *testing.T) {
 
 func TestResponsesStreamAssemblesSplitArguments(t *testing.T) {
 	srv := newServer(t, sse(t, "responses_stream_tool_calls.sse"))
-	m := NewResponses(srv.client(), "gpt-4.1", WithStreaming(true))
+	m := must(NewResponses(srv.client(), "gpt-4.1", Options{Streaming: true}))
 	got, err := m.Request(context.Background(), hello(), model.Params{Tools: []tool.Definition{weatherTool(false)}})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestResponsesStreamDisconnect(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := newServer(t, r)
-			_, err := NewResponses(srv.client(), "gpt-4.1", WithStreaming(true)).Request(context.Background(), hello(), model.Params{})
+			_, err := must(NewResponses(srv.client(), "gpt-4.1", Options{Streaming: true})).Request(context.Background(), hello(), model.Params{})
 			var pe *model.ProviderError
 			if !errors.As(err, &pe) || pe.Code != "stream_incomplete" {
 				t.Fatalf("err = %v", err)
@@ -161,7 +161,7 @@ func TestResponsesStreamDisconnect(t *testing.T) {
 func TestResponsesStreamErrorEvent(t *testing.T) {
 	body := "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_f\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"The model failed.\"},\"output\":[]}}\n\n"
 	srv := newServer(t, reply{body: body, sse: true})
-	_, err := NewResponses(srv.client(), "gpt-4.1", WithStreaming(true)).Request(context.Background(), hello(), model.Params{})
+	_, err := must(NewResponses(srv.client(), "gpt-4.1", Options{Streaming: true})).Request(context.Background(), hello(), model.Params{})
 	var pe *model.ProviderError
 	if !errors.As(err, &pe) || pe.Code != "server_error" || pe.Message != "The model failed." {
 		t.Fatalf("err = %v", err)
@@ -175,7 +175,7 @@ func TestResponsesIncompleteIsLength(t *testing.T) {
   "error": null,
   "incomplete_details": {"reason": "max_output_tokens"},`, 1)
 	srv := newServer(t, reply{body: body})
-	got, err := NewResponses(srv.client(), "gpt-4.1").Request(context.Background(), hello(), model.Params{})
+	got, err := must(NewResponses(srv.client(), "gpt-4.1", Options{})).Request(context.Background(), hello(), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +186,8 @@ func TestResponsesIncompleteIsLength(t *testing.T) {
 
 func TestMalformedResponseBodyIsAnError(t *testing.T) {
 	for _, m := range []func(*fakeServer) model.Model{
-		func(s *fakeServer) model.Model { return New(s.client(), "x") },
-		func(s *fakeServer) model.Model { return NewResponses(s.client(), "x") },
+		func(s *fakeServer) model.Model { return must(New(s.client(), "x", Options{})) },
+		func(s *fakeServer) model.Model { return must(NewResponses(s.client(), "x", Options{})) },
 	} {
 		srv := newServer(t, reply{body: `{"id": "chatcmpl-1", "choices": [`})
 		_, err := m(srv).Request(context.Background(), hello(), model.Params{})

@@ -138,3 +138,12 @@ func jsonEq(t testing.TB, got any, want string) {
 type sdkClient = sdk.Client
 
 func newSDKClient(opts ...option.RequestOption) sdk.Client { return sdk.NewClient(opts...) }
+
+// must returns m, panicking on a building error: the tests build valid
+// models only.
+func must[M any](m M, err error) M {
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
