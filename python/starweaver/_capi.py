@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from starweaver import _library
 from starweaver.errors import (
@@ -55,6 +55,7 @@ from starweaver.errors import (
 __all__ = [
     "ERROR_TYPES",
     "NativeError",
+    "NativeOwner",
     "agent_new",
     "agent_open_session",
     "artifact_delete",
@@ -96,6 +97,14 @@ __all__ = [
     "tool_intents_submit",
     "version",
 ]
+
+
+class NativeOwner(Protocol):
+    """An object that owns a native handle the calls below take: an agent
+    or a session. The modules that only pass such a handle on take this,
+    not the classes that own one, which sit above them."""
+
+    def _native_handle(self) -> int: ...
 
 
 class _Unloaded:

@@ -4,19 +4,38 @@ native runtime refers to by id, and the spec dicts it reads for them."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, Union
 
 from starweaver import _prepare
 from starweaver.errors import instance_of_loaded
 from starweaver.hooks import Hook
-from starweaver.tools import Tool, ensure_tool
+from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
 
-if TYPE_CHECKING:
-    from starweaver.dynamic import AbstractToolset
+__all__ = [
+    "Catalog",
+    "ToolLike",
+    "ToolsetSource",
+    "as_tool",
+    "instructions_list",
+    "next_id",
+    "tags_list",
+    "toolsets_list",
+]
 
-__all__ = ["Catalog", "as_tool", "instructions_list", "next_id", "tags_list", "toolsets_list"]
+#: What a run or an agent takes as a tool: a ``Tool``, a ``BaseTool``, a
+#: ``ClientTool`` or a plain callable (``as_tool`` makes a ``Tool`` of it).
+ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
+
+
+class ToolsetSource(Protocol):
+    """What a run or an agent takes as a toolset besides a ``Toolset``: an
+    object that makes one (``starweaver.dynamic.AbstractToolset``, which
+    sits above this module and is typed here by what it offers)."""
+
+    def with_lifecycle(self, policy: None = None) -> Toolset: ...
+
 
 _ids = itertools.count(1)
 
@@ -123,7 +142,7 @@ def tags_list(value: Iterable[str]) -> list[str]:
     return out
 
 
-def toolsets_list(value: Iterable[Toolset | AbstractToolset] | None) -> list[Toolset]:
+def toolsets_list(value: Iterable[Toolset | ToolsetSource] | None) -> list[Toolset]:
     out = []
     for ts in value or []:
         # An AbstractToolset exists only once starweaver.dynamic is loaded;

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starweaver import _capi, tracing
-from starweaver._catalog import Catalog, as_tool, instructions_list, tags_list, toolsets_list
+from starweaver._catalog import Catalog, ToolLike, as_tool, instructions_list, tags_list, toolsets_list
 from starweaver._policy import ToolErrorPolicy, grants_spec, policy_spec
+from starweaver._runs import RunResult, SessionRef, as_typed_messages
 from starweaver.dependencies import merge_deps
 from starweaver.errors import StarweaverError
-from starweaver.session import RunResult, SessionRef, ToolLike, as_typed_messages
 from starweaver.settings import ModelSettings, settings_spec
 from starweaver.usage import UsageLimits, usage_limits_spec
 
@@ -27,13 +27,13 @@ from starweaver.usage import UsageLimits, usage_limits_spec
 if TYPE_CHECKING:
     from starweaver import _bridge
     from starweaver._bridge import EventCallback
+    from starweaver._testmodels import FunctionModel, TestModel
     from starweaver.artifacts import ToolArtifacts
     from starweaver.dynamic import AbstractToolset
     from starweaver.hitl import ApprovalsInput, DeferredInput
     from starweaver.models import ProviderModel
     from starweaver.output import Output
     from starweaver.streaming import AgentRun
-    from starweaver.testing import FunctionModel, TestModel
     from starweaver.toolsets import Toolset
 
 __all__ = ["RunLauncher"]

@@ -13,26 +13,16 @@ from typing import TYPE_CHECKING, Any, Generic, TypedDict, Union, overload
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from starweaver import _capi
-from starweaver._catalog import Catalog, as_tool, instructions_list, next_id, tags_list, toolsets_list
+from starweaver._catalog import Catalog, ToolLike, as_tool, instructions_list, next_id, tags_list, toolsets_list
 from starweaver._deprecated import forwarding
 from starweaver._launcher import RunLauncher
 from starweaver._policy import ToolErrorPolicy, policy_spec
+from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult, SessionRef, settle_runs
 from starweaver.errors import AgentError, instance_of_loaded
 from starweaver.hooks import Hook
 from starweaver.models import ProviderModel, infer_model, is_model
 from starweaver.output import Output, OutputMode, is_text_type
-from starweaver.session import (
-    AgentSession,
-    DepsT,
-    MessageHistory,
-    OutputT,
-    RunResult,
-    SessionHITL,
-    SessionRef,
-    ToolLike,
-    environment_spec_of,
-    settle_runs,
-)
+from starweaver.session import AgentSession, SessionHITL, environment_spec_of
 from starweaver.settings import ModelSettings, settings_spec
 from starweaver.tools import Effect, Tool, ToolOptions
 from starweaver.toolsets import Toolset
@@ -44,6 +34,7 @@ from starweaver.usage import UsageLimits, usage_limits_spec
 # ``from starweaver import create_agent`` stays cheap.
 if TYPE_CHECKING:
     from starweaver._bridge import EventCallback
+    from starweaver._testmodels import FunctionModel, TestModel
     from starweaver.agent_context import ToolCapabilityGrant
     from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
     from starweaver.dynamic import AbstractToolset, ToolsetFactory
@@ -52,7 +43,6 @@ if TYPE_CHECKING:
     from starweaver.shell import LocalShell
     from starweaver.stores import EffectRecovery, SessionStore, Store
     from starweaver.streaming import AgentRun
-    from starweaver.testing import FunctionModel, TestModel
 
 __all__ = [
     "AGENT_OPTIONS",

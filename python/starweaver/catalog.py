@@ -14,16 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from starweaver import _capi
 from starweaver._catalog import Catalog
 from starweaver._prepare import Preparer
 from starweaver.tools import _optional_int
 from starweaver.toolsets import CombinedToolset, Toolset
-
-if TYPE_CHECKING:
-    from starweaver.agent import AgentSession
 
 __all__ = [
     "ToolLibrary",
@@ -179,7 +176,7 @@ class _Catalogue(CombinedToolset):
     def _extra_spec(self, keep: Callable[[Preparer], None]) -> dict[str, Any]:
         return {**super()._extra_spec(keep), "catalog": self._catalog_spec()}
 
-    def _host(self, op: str, session: AgentSession | None, **extra: Any) -> Any:
+    def _host(self, op: str, session: _capi.NativeOwner | None, **extra: Any) -> Any:
         spec = Catalog().toolset_spec(self)
         spec.pop("layers", None)  # the operations address the catalogue itself
         handle = 0 if session is None else session._native_handle()
@@ -197,7 +194,7 @@ class _Catalogue(CombinedToolset):
         result: dict[str, Any] = self._host("initialization_report", None)
         return result
 
-    def refresh_report(self, session: AgentSession | None = None) -> dict[str, Any]:
+    def refresh_report(self, session: _capi.NativeOwner | None = None) -> dict[str, Any]:
         """``initialization_report`` with each tool's availability checked.
         Checks that call back into Python (a tool's ``available`` or
         ``prepare``) run only during a run; outside one such tools count as
@@ -205,19 +202,19 @@ class _Catalogue(CombinedToolset):
         result: dict[str, Any] = self._host("refresh_report", session)
         return result
 
-    def publish_initialization_report(self, session: AgentSession) -> dict[str, Any]:
+    def publish_initialization_report(self, session: _capi.NativeOwner) -> dict[str, Any]:
         """``initialization_report``, also published on ``session`` as a
         ``tool_search_initialized`` event (delivered at its next run)."""
         result: dict[str, Any] = self._host("publish_initialization_report", session)
         return result
 
-    def publish_refresh_report(self, session: AgentSession) -> dict[str, Any]:
+    def publish_refresh_report(self, session: _capi.NativeOwner) -> dict[str, Any]:
         """``refresh_report``, also published on ``session`` as a
         ``tool_search_refreshed`` event, without changing its loaded state."""
         result: dict[str, Any] = self._host("publish_refresh_report", session)
         return result
 
-    def preload_namespace(self, session: AgentSession, namespace: str) -> dict[str, Any]:
+    def preload_namespace(self, session: _capi.NativeOwner, namespace: str) -> dict[str, Any]:
         """Load ``namespace`` and all its tools in ``session``, as a search
         matching it would (event ``tool_search_loaded`` at the next run).
 
@@ -227,7 +224,7 @@ class _Catalogue(CombinedToolset):
         result: dict[str, Any] = self._host("preload_namespace", session, namespace=namespace)
         return result
 
-    def refresh_loaded_state(self, session: AgentSession) -> dict[str, Any]:
+    def refresh_loaded_state(self, session: _capi.NativeOwner) -> dict[str, Any]:
         """Re-read the toolsets and drop from ``session``'s loaded state the
         tools and namespaces that are gone or unavailable (event
         ``tool_search_refreshed``). Returns ``{"report",
@@ -236,14 +233,14 @@ class _Catalogue(CombinedToolset):
         result: dict[str, Any] = self._host("refresh", session)
         return result
 
-    def invalidate_loaded_state(self, session: AgentSession, reason: str) -> dict[str, Any]:
+    def invalidate_loaded_state(self, session: _capi.NativeOwner, reason: str) -> dict[str, Any]:
         """Forget this catalogue's loaded tools and namespaces in
         ``session`` (event ``tool_search_invalidated`` with ``reason``)."""
         result: dict[str, Any] = self._host("invalidate", session, reason=reason)
         return result
 
     def refresh_loaded_state_if_due(
-        self, session: AgentSession, binding: ToolSearchRefreshBinding, now_ms: int
+        self, session: _capi.NativeOwner, binding: ToolSearchRefreshBinding, now_ms: int
     ) -> dict[str, Any] | None:
         """``refresh_loaded_state`` when ``binding`` says one is due at
         ``now_ms`` (``binding`` is updated), else None."""

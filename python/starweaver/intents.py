@@ -19,12 +19,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal, Union
 
 from . import _capi, _declaring
-
-if TYPE_CHECKING:
-    from .agent import Agent
 
 __all__ = [
     "Admitted",
@@ -269,7 +266,9 @@ class ToolIntents:
     (``Agent.tool_intents``). Each key is bound to the first intent
     submitted under it; refusals raise ``ToolIntentRefused`` subclasses."""
 
-    def __init__(self, agent: Agent, session_id: str, scope_id: str, scope_kind: ScopeKind = "process") -> None:
+    def __init__(
+        self, agent: _capi.NativeOwner, session_id: str, scope_id: str, scope_kind: ScopeKind = "process"
+    ) -> None:
         if scope_kind not in ("turn", "process"):
             raise ValueError(f"scope_kind must be 'turn' or 'process', got {scope_kind!r}")
         self._agent = agent

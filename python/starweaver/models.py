@@ -212,10 +212,11 @@ def infer_model(spec: str) -> ProviderModel:
 
 def is_model(value: object) -> bool:
     """Whether ``value`` is a model object an agent takes: a provider model,
-    or a ``starweaver.testing`` model (checked by name: that module sits
-    above this one, and no instance exists before it is imported)."""
+    or a test model of ``starweaver.testing`` (checked by name: no instance
+    exists before ``starweaver._testmodels`` is imported, and importing it
+    to check would cost every agent its load time)."""
     return (
         isinstance(value, ProviderModel)
-        or instance_of_loaded(value, "starweaver.testing", "TestModel")
-        or instance_of_loaded(value, "starweaver.testing", "FunctionModel")
+        or instance_of_loaded(value, "starweaver._testmodels", "TestModel")
+        or instance_of_loaded(value, "starweaver._testmodels", "FunctionModel")
     )

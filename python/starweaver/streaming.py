@@ -37,17 +37,16 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from starweaver._deprecated import forwarding
 from starweaver.errors import StateError
 from starweaver.hitl import ApprovalsInput, DeferredInput, HITLSnapshot
 
 if TYPE_CHECKING:
-    from starweaver._bridge import RunDriver
+    from starweaver._bridge import EventCallback, RunDriver
     from starweaver._catalog import Catalog
-    from starweaver._launcher import RunLauncher
-    from starweaver.session import RunResult, SessionRef
+    from starweaver._runs import RunResult, SessionRef
 
 __all__ = [
     "DELTA_KINDS",
@@ -90,6 +89,37 @@ def _with_reason(message: str, reason: str | None) -> str:
 
 def _dict(value: Any) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, Mapping) else None
+
+
+class RunLauncherLike(Protocol):
+    """What a live run asks of the launcher that started it: start and
+    finish its run, and resume it after human in the loop. The agent's
+    ``starweaver._launcher.RunLauncher`` is one; it makes live runs, so it
+    sits above this module."""
+
+    def start(
+        self,
+        session: SessionRef,
+        request: dict[str, Any],
+        catalog: Catalog,
+        on_event: EventCallback | None,
+        deps: Any = None,
+    ) -> RunDriver: ...
+
+    async def finish(self, session: SessionRef, driver: RunDriver) -> RunResult: ...
+
+    async def resume(
+        self,
+        session: SessionRef,
+        approvals: ApprovalsInput,
+        deferred_results: DeferredInput,
+        on_event: EventCallback | None,
+        deps: Any = None,
+    ) -> RunResult: ...
+
+    def resume_stream(
+        self, session: SessionRef, approvals: ApprovalsInput, deferred_results: DeferredInput, deps: Any
+    ) -> AgentRun: ...
 
 
 @dataclass(frozen=True)
@@ -251,7 +281,7 @@ class AgentRun:
 
     def __init__(
         self,
-        launcher: RunLauncher,
+        launcher: RunLauncherLike,
         session: SessionRef,
         request: dict[str, Any],
         catalog: Catalog,
@@ -498,7 +528,7 @@ class RunHITL:
     def __init__(
         self,
         run: AgentRun,
-        launcher: RunLauncher,
+        launcher: RunLauncherLike,
         session: SessionRef,
         deps: Any,
         suspended: Callable[[], bool],

@@ -1,10 +1,11 @@
 """The modules of starweaver form layers: a module imports only modules of
 its own layer or of the layers below it, and the imports have no cycle.
 
-Every import of a starweaver module counts, at module level and inside a
+Every import of a starweaver module counts: at module level, inside a
 function (an import deferred to keep ``import starweaver`` cheap is still a
-dependency); only imports under ``if TYPE_CHECKING:``, which never run, are
-left out. ``__init__`` only re-exports and sits above every layer.
+dependency) and under ``if TYPE_CHECKING:`` (an import only the type checker
+runs is still a dependency a reader follows). ``__init__`` only re-exports
+and sits above every layer.
 
 The layers are the table under "The Python layers" in docs/contributing.md,
 which this test reads."""
@@ -50,12 +51,6 @@ LAYERS: list[tuple[str, set[str]]] = layer_table(CONTRIBUTING.read_text(encoding
 LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imported(module: str, node: ast.AST, modules: set[str]) -> set[str]:
     """The starweaver modules ``node`` imports (``from . import x``,
     ``from .x import y``, ``from starweaver.x import y``, ``import starweaver.x``)."""
@@ -75,18 +70,10 @@ def _imported(module: str, node: ast.AST, modules: set[str]) -> set[str]:
 
 
 def _imports(module: str, tree: ast.AST, modules: set[str]) -> set[str]:
+    """The starweaver modules imported anywhere in ``tree``."""
     out: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child.test):
-                for other in child.orelse:
-                    visit(other)
-                continue
-            out.update(_imported(module, child, modules))
-            visit(child)
-
-    visit(tree)
+    for node in ast.walk(tree):
+        out.update(_imported(module, node, modules))
     return out
 
 
@@ -164,19 +151,24 @@ def test_the_cycle_check_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
 
 
-def test_lazy_and_relative_imports_count() -> None:
+def test_lazy_relative_and_type_only_imports_count() -> None:
     tree = ast.parse(
         "from typing import TYPE_CHECKING\n"
+        "import typing\n"
         "from . import errors\n"
         "from .tools import Tool\n"
         "if TYPE_CHECKING:\n"
         "    from starweaver.agent import Agent\n"
+        "else:\n"
+        "    from .hitl import HITLSnapshot\n"
+        "if typing.TYPE_CHECKING:\n"
+        "    from .streaming import AgentRun\n"
         "def f():\n"
         "    from starweaver.session import RunResult\n"
         "    import starweaver.models\n"
     )
-    modules = {"errors", "tools", "agent", "session", "models"}
-    assert _imports("x", tree, modules) == {"errors", "tools", "session", "models"}
+    modules = {"errors", "tools", "agent", "hitl", "streaming", "session", "models", "runtime"}
+    assert _imports("x", tree, modules) == {"errors", "tools", "agent", "hitl", "streaming", "session", "models"}
 
 
 def test_the_layer_table_is_read_bottom_first() -> None:
