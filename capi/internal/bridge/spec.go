@@ -309,11 +309,19 @@ func (s toolSpec) build() (tool.Tool, error) {
 	return t, nil
 }
 
-// optionError reports a retry budget or timeout that core refused as
-// invalid_spec, like the other range checks of a spec.
+// invalidOptions are the sentinels of the options core refuses as out of
+// their range (retry budgets, timeouts, limits, sizes), each matched by
+// the failures of one core package.
+var invalidOptions = []error{tool.ErrInvalidOption, env.ErrInvalidOption}
+
+// optionError reports an option value that core refused (one of
+// invalidOptions) as invalid_spec with core's message; any other error is
+// returned as it is.
 func optionError(err error) error {
-	if errors.Is(err, tool.ErrInvalidOption) {
-		return specError("%v", err)
+	for _, sentinel := range invalidOptions {
+		if errors.Is(err, sentinel) {
+			return specError("%v", err)
+		}
 	}
 	return err
 }
