@@ -327,12 +327,25 @@ func optionError(err error) error {
 }
 
 // millis decodes a spec's timeout_ms; core checks its range (a value too
-// large for a time.Duration is kept at the largest one).
+// large for a time.Duration is kept at the largest one, a value too small
+// at the smallest, so that the sign is kept).
 func millis(ms int64) time.Duration {
-	if ms > math.MaxInt64/int64(time.Millisecond) {
+	switch {
+	case ms > math.MaxInt64/int64(time.Millisecond):
 		return math.MaxInt64
+	case ms < math.MinInt64/int64(time.Millisecond):
+		return math.MinInt64
 	}
 	return time.Duration(ms) * time.Millisecond
+}
+
+// optionalMillis decodes a spec's optional timeout: nil when absent.
+func optionalMillis(ms *int64) *time.Duration {
+	if ms == nil {
+		return nil
+	}
+	d := millis(*ms)
+	return &d
 }
 
 func buildTools(specs []toolSpec) ([]tool.Tool, error) {
