@@ -66,27 +66,13 @@ func mcpToolset(s toolsetSpec) (toolset.Toolset, error) {
 	if spec.CacheTools != nil {
 		opts.NoCache = !*spec.CacheTools
 	}
-	if spec.ReadTimeoutMS != nil {
-		if *spec.ReadTimeoutMS <= 0 {
-			return nil, specError("toolset %q: read_timeout_ms must be positive", id)
-		}
-		opts.ReadTimeout = millis(*spec.ReadTimeoutMS)
-	}
-	if spec.InitTimeoutMS != nil {
-		if *spec.InitTimeoutMS <= 0 {
-			return nil, specError("toolset %q: init_timeout_ms must be positive", id)
-		}
-		opts.InitTimeout = millis(*spec.InitTimeoutMS)
+	timeouts := mcp.Timeouts{Read: optionalMillis(spec.ReadTimeoutMS), Init: optionalMillis(spec.InitTimeoutMS), Call: optionalMillis(s.TimeoutMS)}
+	if err := timeouts.Apply(id, &opts); err != nil {
+		return nil, specError("%v", err)
 	}
 	if s.MaxRetries != nil {
 		n := *s.MaxRetries
 		opts.Defaults.MaxRetries = &n
-	}
-	if s.TimeoutMS != nil {
-		if *s.TimeoutMS <= 0 {
-			return nil, specError("toolset %q: timeout_ms must be positive", id)
-		}
-		opts.Defaults.Timeout = millis(*s.TimeoutMS)
 	}
 	ts := mcp.New(id, t, opts)
 	if err := ts.Err(); err != nil {
