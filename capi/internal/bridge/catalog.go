@@ -41,10 +41,10 @@ func catalogToolset(s toolsetSpec) (catalogHost, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.MaxResults < 0 {
-		return nil, specError("toolset %q: max_results must not be negative", s.Name)
-	}
 	opts := catalog.Options{MaxResults: c.MaxResults, NamespaceDescriptions: c.NamespaceDescriptions, ID: s.ID}
+	if err := opts.Validate(s.Name); err != nil {
+		return nil, optionError(err)
+	}
 	switch c.Kind {
 	case "tool_search":
 		if c.Prefix != "" || c.NamespaceDescriptions != nil {
