@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/artifact"
 	"github.com/starweaver-go/starweaver/core/bundles/filesystem"
 	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
 	"github.com/starweaver-go/starweaver/core/bundles/userinput"
@@ -312,7 +313,7 @@ func (s toolSpec) build() (tool.Tool, error) {
 // invalidOptions are the sentinels of the options core refuses as out of
 // their range (retry budgets, timeouts, limits, sizes), each matched by
 // the failures of one core package.
-var invalidOptions = []error{tool.ErrInvalidOption, env.ErrInvalidOption}
+var invalidOptions = []error{tool.ErrInvalidOption, env.ErrInvalidOption, artifact.ErrInvalidConfig}
 
 // optionError reports an option value that core refused (one of
 // invalidOptions) as invalid_spec with core's message; any other error is
