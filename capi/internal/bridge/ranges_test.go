@@ -6,9 +6,9 @@ import (
 )
 
 // The range checks of the specs are core's (env.ShellLimits,
-// mcp.CheckTimeouts, toolset.LifecycleTimeouts, catalog.CheckMaxResults,
-// artifact.Config.Validate); the bridge reports each as invalid_spec with
-// core's message, byte for byte.
+// mcp.Timeouts, toolset.LifecycleTimeouts, catalog.Options.Validate,
+// artifact.Config.Validate, skills.Package.Validate); the bridge reports
+// each as invalid_spec with core's message, byte for byte.
 func TestRangeErrorsKeepSlugAndMessage(t *testing.T) {
 	check := func(name string, err error, want string) {
 		t.Helper()
