@@ -13,9 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/artifact"
-	"github.com/starweaver-go/starweaver/core/bundles/filesystem"
-	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
-	"github.com/starweaver-go/starweaver/core/bundles/userinput"
+	"github.com/starweaver-go/starweaver/core/bundles"
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -441,26 +439,19 @@ func wrapPolicies(set toolset.Toolset, s toolsetSpec) toolset.Toolset {
 	return set
 }
 
-// bundle returns a first-party toolset by name; policy applies to "shell"
-// only.
+// bundle returns a first-party toolset by name (bundles.New); policy
+// applies to "shell" only.
 func bundle(name string, policy *shellPolicySpec) (toolset.Toolset, error) {
-	if policy != nil && name != "shell" {
-		return nil, specError("toolset bundle %q takes no policy", name)
+	var opts bundles.Options
+	if policy != nil {
+		p := policy.policy()
+		opts.ShellPolicy = &p
 	}
-	switch name {
-	case "user_input":
-		return userinput.Tools(), nil
-	case "shell":
-		var opts shellbundle.Options
-		if policy != nil {
-			p := policy.policy()
-			opts.Policy = &p
-		}
-		return shellbundle.Tools(opts), nil
-	case "filesystem":
-		return filesystem.Tools(), nil
+	ts, err := bundles.New(name, opts)
+	if err != nil {
+		return nil, specError("%v", err)
 	}
-	return nil, specError("unknown toolset bundle %q", name)
+	return ts, nil
 }
 
 func buildAgent(s agentSpec) (*agent.Agent, error) {
