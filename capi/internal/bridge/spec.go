@@ -14,6 +14,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/artifact"
 	"github.com/starweaver-go/starweaver/core/bundles"
+	"github.com/starweaver-go/starweaver/core/catalog"
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -308,10 +309,10 @@ func (s toolSpec) build() (tool.Tool, error) {
 	return t, nil
 }
 
-// invalidOptions are the sentinels of the options core refuses as out of
-// their range (retry budgets, timeouts, limits, sizes), each matched by
-// the failures of one core package.
-var invalidOptions = []error{tool.ErrInvalidOption, env.ErrInvalidOption, artifact.ErrInvalidConfig}
+// invalidOptions are the sentinels of the options core refuses (retry
+// budgets, timeouts, limits and sizes out of range, unknown kinds, names
+// that are not names), each matched by the failures of one core package.
+var invalidOptions = []error{tool.ErrInvalidOption, env.ErrInvalidOption, artifact.ErrInvalidConfig, catalog.ErrInvalid, catalog.ErrPrefix}
 
 // optionError reports an option value that core refused (one of
 // invalidOptions) as invalid_spec with core's message; any other error is
