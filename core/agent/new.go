@@ -325,8 +325,7 @@ func checkEffectJournal(j *effect.Journal) error {
 	if j.Store == nil {
 		return fmt.Errorf("%w: EffectJournal needs a store", ErrConfig)
 	}
-	switch j.Recovery {
-	case "", effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe:
+	if j.Recovery.Known() {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown effect recovery policy %q (want %q or %q)", ErrConfig, j.Recovery,

@@ -1,6 +1,7 @@
 package artifact_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -26,4 +27,19 @@ func TestConfigPanicsOnNegativeMaxBytes(t *testing.T) {
 		}
 	}()
 	artifact.NewMemoryStore(artifact.Config{MaxBytes: -1})
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, n := range []int64{0, 1, 16 << 20} {
+		if err := (artifact.Config{MaxBytes: n}).Validate(); err != nil {
+			t.Errorf("MaxBytes %d: %v", n, err)
+		}
+	}
+	err := artifact.Config{MaxBytes: -3}.Validate()
+	if err == nil || err.Error() != "artifact store max_bytes must be positive, got -3" || !errors.Is(err, artifact.ErrInvalidConfig) {
+		t.Fatalf("MaxBytes -3: %v", err)
+	}
+	if k := artifact.KindOf(err); k != "" {
+		t.Fatalf("a configuration error has the artifact kind %q", k)
+	}
 }

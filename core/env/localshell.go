@@ -34,7 +34,9 @@ const (
 	DefaultDrainTimeout    = 2 * time.Second
 )
 
-// LocalShellOptions bound a LocalShell. A zero field takes its default.
+// LocalShellOptions bound a LocalShell. A zero field takes its default
+// (a host that must refuse an explicit 0 states its limits as
+// [ShellLimits]).
 type LocalShellOptions struct {
 	// MaxProcesses is the number of processes (foreground runs and
 	// background processes together) that may run at once; a command over

@@ -31,8 +31,19 @@ var (
 	_ Exporter = (*Virtual)(nil)
 )
 
-// NewVirtual returns an empty virtual provider named id.
+// DefaultVirtualID names a virtual provider given no id.
+const DefaultVirtualID = "virtual"
+
+// NewVirtual returns an empty virtual provider named id (DefaultVirtualID
+// when id is "", as a local provider is "local").
 func NewVirtual(id string) *Virtual {
+	if id == "" {
+		id = DefaultVirtualID
+	}
+	return newVirtual(id)
+}
+
+func newVirtual(id string) *Virtual {
 	return &Virtual{id: id, files: map[string][]byte{}, dirs: map[string]bool{}, shell: map[string]Output{}}
 }
 
@@ -41,7 +52,7 @@ func NewVirtualFromState(s State) (*Virtual, error) {
 	if s.Kind != "" && s.Kind != "virtual" {
 		return nil, fmt.Errorf("env: state of a %q provider is not a virtual provider's", s.Kind)
 	}
-	v := NewVirtual(s.ProviderID)
+	v := newVirtual(s.ProviderID) // the id as exported, even ""
 	for p, text := range s.Files {
 		v.files[p] = []byte(text)
 	}

@@ -83,3 +83,17 @@ func TestVirtualFilesDirectoriesAndState(t *testing.T) {
 		}
 	}
 }
+
+func TestVirtualDefaultID(t *testing.T) {
+	if id := env.NewVirtual("").ID(); id != "virtual" || env.DefaultVirtualID != "virtual" {
+		t.Fatalf("NewVirtual(\"\") is named %q", id)
+	}
+	if id := env.NewVirtual("fixture").ID(); id != "fixture" {
+		t.Fatalf("NewVirtual(\"fixture\") is named %q", id)
+	}
+	// A restored state keeps its id as exported.
+	v, err := env.NewVirtualFromState(env.State{Kind: "virtual"})
+	if err != nil || v.ID() != "" {
+		t.Fatalf("restored: %v %q", err, v.ID())
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/starweaver-go/starweaver/core/internal/optionerr"
 	"github.com/starweaver-go/starweaver/core/internal/spawn"
 )
 
@@ -66,6 +67,30 @@ func (t Transport) WithEnv(env map[string]string) Transport {
 func (t Transport) WithDir(dir string) Transport {
 	t.Dir = dir
 	return t
+}
+
+// CheckTransport checks a transport a host described field by field, for
+// the toolset id, before New: its kind must be TransportStdio or
+// TransportStreamableHTTP, and it must set no field of the other kind (a
+// stdio transport takes no URL or Headers, a streamable HTTP one no
+// Command, Args, Env or Dir; empty ones are dropped). It returns t with
+// the fields of its kind only. Its errors match [ErrConfig] and read as
+// hosts show them (`toolset "docs": unknown MCP transport kind "sse"`);
+// New still checks what Validate checks (a command, an http(s) URL).
+func CheckTransport(id string, t Transport) (Transport, error) {
+	switch t.Kind {
+	case TransportStdio:
+		if t.URL != "" || len(t.Headers) > 0 {
+			return Transport{}, optionerr.New(ErrConfig, "toolset %q: a stdio transport takes no url or headers", id)
+		}
+		return Transport{Kind: t.Kind, Command: t.Command, Args: t.Args, Env: t.Env, Dir: t.Dir}, nil
+	case TransportStreamableHTTP:
+		if t.Command != "" || len(t.Args) > 0 || len(t.Env) > 0 || t.Dir != "" {
+			return Transport{}, optionerr.New(ErrConfig, "toolset %q: a streamable_http transport takes no command, args, env or cwd", id)
+		}
+		return Transport{Kind: t.Kind, URL: t.URL, Headers: t.Headers}, nil
+	}
+	return Transport{}, optionerr.New(ErrConfig, "toolset %q: unknown MCP transport kind %q", id, t.Kind)
 }
 
 // Validate returns an error unless t is a complete transport of a known

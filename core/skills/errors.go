@@ -25,6 +25,9 @@ var (
 	// ErrInvalidScope: a scope names an unknown kind or a path outside the
 	// provider's root.
 	ErrInvalidScope = errors.New("skills: invalid source scope")
+	// ErrInvalidPackage: a package given by a host lacks its name,
+	// description or path (Package.Validate).
+	ErrInvalidPackage = errors.New("skills: invalid package")
 )
 
 // FileError is a SKILL.md that a strict scan or an activation could not

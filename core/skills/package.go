@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/starweaver-go/starweaver/core/internal/optionerr"
 )
 
 // Package is one skill: its summary (name, description, the path of its
@@ -18,6 +20,17 @@ type Package struct {
 	Path        string         `json:"path"`
 	Body        *string        `json:"body,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
+}
+
+// Validate reports a package a host gave that lacks its summary: a
+// package needs a name, a description and a path (a scan never makes one
+// without them). The error matches [ErrInvalidPackage] and reads
+// `toolset "skills": a package needs a name, a description and a path`.
+func (p Package) Validate() error {
+	if p.Name == "" || p.Description == "" || p.Path == "" {
+		return optionerr.New(ErrInvalidPackage, "toolset %q: a package needs a name, a description and a path", ToolsetName)
+	}
+	return nil
 }
 
 // SummaryLine is the package's line in the skills instruction:

@@ -10,7 +10,9 @@ import (
 
 // ErrInvalidOption is wrapped by every out-of-range retry budget or
 // timeout, wherever it is given (tool, toolset, agent), so one rule and one
-// message cover them all.
+// message cover them all. The option checks of toolsets and catalogues
+// (toolset.LifecycleTimeouts, toolset.CheckPrefix, catalog.Options.Validate)
+// match it too.
 var ErrInvalidOption = errors.New("tool: invalid option")
 
 // CheckMaxRetries reports whether n is a valid retry budget: it must not be

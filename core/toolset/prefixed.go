@@ -3,8 +3,20 @@ package toolset
 import (
 	"errors"
 
+	"github.com/starweaver-go/starweaver/core/internal/optionerr"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
+
+// CheckPrefix reports a prefix Prefixed cannot use (the empty one, with
+// which Tools fails), before the toolset is built: the error names the
+// toolset it would wrap (`toolset "docs": prefixed needs a non-empty
+// prefix`) and matches [tool.ErrInvalidOption].
+func CheckPrefix(toolset, prefix string) error {
+	if prefix == "" {
+		return optionerr.New(tool.ErrInvalidOption, "toolset %q: prefixed needs a non-empty prefix", toolset)
+	}
+	return nil
+}
 
 // Prefixed namespaces a toolset: every tool is named "{prefix}_{name}",
 // the toolset's name and id become "{prefix}_{name}" and "{prefix}_{id}"

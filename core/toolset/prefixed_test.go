@@ -1,6 +1,7 @@
 package toolset_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -81,5 +82,15 @@ func TestPrefixedForwardsInnerErrors(t *testing.T) {
 	_, err := toolset.Prefixed("p", toolset.New("s", nil)).Tools(nil)
 	if err == nil || !strings.Contains(err.Error(), "nil tool") {
 		t.Fatalf("Tools error = %v", err)
+	}
+}
+
+func TestCheckPrefix(t *testing.T) {
+	if err := toolset.CheckPrefix("docs", "p"); err != nil {
+		t.Fatal(err)
+	}
+	err := toolset.CheckPrefix("docs", "")
+	if err == nil || err.Error() != `toolset "docs": prefixed needs a non-empty prefix` || !errors.Is(err, tool.ErrInvalidOption) {
+		t.Fatalf("empty prefix: %v", err)
 	}
 }

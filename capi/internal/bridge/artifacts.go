@@ -32,10 +32,10 @@ type artifactStore struct {
 }
 
 func buildArtifactStore(s artifactStoreSpec) (*artifactStore, error) {
-	if s.MaxBytes < 0 {
-		return nil, specError("artifact store max_bytes must be positive, got %d", s.MaxBytes)
-	}
 	cfg := artifact.Config{MaxBytes: s.MaxBytes}
+	if err := cfg.Validate(); err != nil {
+		return nil, optionError(err)
+	}
 	switch s.Kind {
 	case "memory":
 		if s.Store != 0 {

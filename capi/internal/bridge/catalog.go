@@ -2,13 +2,11 @@ package bridge
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/agentctx"
 	"github.com/starweaver-go/starweaver/core/catalog"
 	"github.com/starweaver-go/starweaver/core/tool"
-	"github.com/starweaver-go/starweaver/core/toolset"
 )
 
 // catalogSpec is a toolset spec's "catalog": the toolset is a catalogue
@@ -21,48 +19,20 @@ type catalogSpec struct {
 	NamespaceDescriptions map[string]string `json:"namespace_descriptions"`
 }
 
-// catalogHost is what Search and Proxy both offer hosts.
-type catalogHost interface {
-	toolset.Toolset
-	InitializationReport() catalog.Report
-	RefreshReport(rc *tool.RunContext) catalog.Report
-	PublishInitializationReport(actx *agentctx.Context) catalog.Report
-	PublishRefreshReport(actx *agentctx.Context) catalog.Report
-	PreloadNamespace(actx *agentctx.Context, namespace string) (catalog.LoadResult, error)
-	RefreshLoadedState(actx *agentctx.Context) catalog.RefreshResult
-	InvalidateLoadedState(actx *agentctx.Context, reason string) catalog.RefreshResult
-	RefreshLoadedStateIfDue(actx *agentctx.Context, b catalog.RefreshBinding, nowMS int64) (catalog.RefreshResult, catalog.RefreshBinding, bool)
-}
-
-// catalogToolset builds the catalogue a toolset spec describes.
-func catalogToolset(s toolsetSpec) (catalogHost, error) {
+// catalogToolset builds the catalogue a toolset spec describes
+// (catalog.New decides the kinds and what each takes).
+func catalogToolset(s toolsetSpec) (catalog.Catalogue, error) {
 	c := s.Catalog
 	members, err := buildToolsets(s.Combined)
 	if err != nil {
 		return nil, err
 	}
-	if c.MaxResults < 0 {
-		return nil, specError("toolset %q: max_results must not be negative", s.Name)
-	}
 	opts := catalog.Options{MaxResults: c.MaxResults, NamespaceDescriptions: c.NamespaceDescriptions, ID: s.ID}
-	switch c.Kind {
-	case "tool_search":
-		if c.Prefix != "" || c.NamespaceDescriptions != nil {
-			return nil, specError("toolset %q: a tool_search catalog takes no prefix or namespace_descriptions", s.Name)
-		}
-		return catalog.NewSearch(members, opts), nil
-	case "tool_proxy":
-		p, err := catalog.NewProxy(members, c.Prefix, opts)
-		if errors.Is(err, catalog.ErrPrefix) {
-			return nil, specError("toolset %q: %v", s.Name, err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	default:
-		return nil, specError("toolset %q: unknown catalog kind %q", s.Name, c.Kind)
+	cat, err := catalog.New(catalog.Kind(c.Kind), s.Name, members, c.Prefix, opts)
+	if err != nil {
+		return nil, optionError(err)
 	}
+	return cat, nil
 }
 
 // catalogRequest is the JSON given to sw_catalog_host: a catalogue

@@ -82,11 +82,7 @@ func (s environmentSpec) build() (env.Provider, error) {
 		if err := only("virtual", map[string]bool{"root": s.Root != "", "shell": s.Shell != nil, "sandbox": s.Sandbox != nil, "sandbox_read_only": s.SandboxReadOnly != nil, "allow_hard_links": s.AllowHardLinks}); err != nil {
 			return nil, err
 		}
-		id := s.ID
-		if id == "" {
-			id = "virtual"
-		}
-		v := env.NewVirtual(id)
+		v := env.NewVirtual(s.ID)
 		for p, text := range s.Files {
 			if _, err := env.Clean(p); err != nil {
 				return nil, specError("environment: file %v", err)

@@ -47,22 +47,13 @@ type lifecycleSpec struct {
 
 func (s *lifecycleSpec) policy(name string) (toolset.LifecyclePolicy, error) {
 	var p toolset.LifecyclePolicy
-	for _, t := range []struct {
-		ms  *int64
-		key string
-		set func(int64)
-	}{
-		{s.InitializationTimeoutMS, "initialization_timeout_ms", func(ms int64) { p.InitializationTimeout = millis(ms) }},
-		{s.ReadTimeoutMS, "read_timeout_ms", func(ms int64) { p.ReadTimeout = millis(ms) }},
-		{s.ExitTimeoutMS, "exit_timeout_ms", func(ms int64) { p.ExitTimeout = millis(ms) }},
-	} {
-		if t.ms == nil {
-			continue
-		}
-		if *t.ms <= 0 {
-			return p, specError("toolset %q: %s must be positive, got %d", name, t.key, *t.ms)
-		}
-		t.set(*t.ms)
+	t := toolset.LifecycleTimeouts{
+		Initialization: optionalMillis(s.InitializationTimeoutMS),
+		Read:           optionalMillis(s.ReadTimeoutMS),
+		Exit:           optionalMillis(s.ExitTimeoutMS),
+	}
+	if err := t.Apply(name, &p); err != nil {
+		return p, optionError(err)
 	}
 	p.SkipEnter = s.EnterBeforePrepare != nil && !*s.EnterBeforePrepare
 	p.KeepOpen = s.ExitAfterRun != nil && !*s.ExitAfterRun

@@ -42,10 +42,8 @@ func useEffectJournal(b *agent.Builder, h int64, recovery string) error {
 		}
 		return nil
 	}
-	switch p := effect.RecoveryPolicy(recovery); p {
-	case "", effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe:
-	default:
-		return specError(`unknown "effect_recovery" %q (want %q or %q)`, recovery, effect.RecoveryRejectAmbiguous, effect.RecoveryRetrySafe)
+	if err := effect.CheckRecoveryPolicy(effect.RecoveryPolicy(recovery)); err != nil {
+		return specError("%v", err)
 	}
 	st, err := lookup[*storeHandle](h)
 	if err != nil {

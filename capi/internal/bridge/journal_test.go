@@ -148,7 +148,8 @@ func TestEffectJournalSpecErrors(t *testing.T) {
 	st := openStoreHandle(t, sqliteSpec(":memory:"))
 	spec := journaledSpec(t, st)
 	spec.EffectRecovery = "sometimes"
-	if _, err := buildAgent(spec); toABIError(err).Type != "invalid_spec" {
+	if _, err := buildAgent(spec); toABIError(err).Type != "invalid_spec" ||
+		toABIError(err).Message != `unknown "effect_recovery" "sometimes" (want "reject_ambiguous" or "retry_safe")` {
 		t.Fatalf("unknown effect_recovery: %v", err)
 	}
 	spec = journaledSpec(t, st)

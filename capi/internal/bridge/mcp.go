@@ -47,46 +47,22 @@ func mcpToolset(s toolsetSpec) (toolset.Toolset, error) {
 	if id == "" {
 		id = s.Name
 	}
-	var t mcp.Transport
-	switch tr := spec.Transport; tr.Kind {
-	case mcp.TransportStdio:
-		if tr.URL != "" || len(tr.Headers) > 0 {
-			return nil, specError("toolset %q: a stdio transport takes no url or headers", id)
-		}
-		t = mcp.Stdio(tr.Command, tr.Args...).WithEnv(tr.Env).WithDir(tr.Cwd)
-	case mcp.TransportStreamableHTTP:
-		if tr.Command != "" || len(tr.Args) > 0 || len(tr.Env) > 0 || tr.Cwd != "" {
-			return nil, specError("toolset %q: a streamable_http transport takes no command, args, env or cwd", id)
-		}
-		t = mcp.StreamableHTTP(tr.URL, tr.Headers)
-	default:
-		return nil, specError("toolset %q: unknown MCP transport kind %q", id, tr.Kind)
+	tr := spec.Transport
+	t, err := mcp.CheckTransport(id, mcp.Transport{Kind: tr.Kind, Command: tr.Command, Args: tr.Args, Env: tr.Env, Dir: tr.Cwd, URL: tr.URL, Headers: tr.Headers})
+	if err != nil {
+		return nil, specError("%v", err)
 	}
 	opts := mcp.Options{ToolPrefix: spec.ToolPrefix, IncludeInstructions: spec.IncludeInstructions, Optional: spec.Optional}
 	if spec.CacheTools != nil {
 		opts.NoCache = !*spec.CacheTools
 	}
-	if spec.ReadTimeoutMS != nil {
-		if *spec.ReadTimeoutMS <= 0 {
-			return nil, specError("toolset %q: read_timeout_ms must be positive", id)
-		}
-		opts.ReadTimeout = millis(*spec.ReadTimeoutMS)
-	}
-	if spec.InitTimeoutMS != nil {
-		if *spec.InitTimeoutMS <= 0 {
-			return nil, specError("toolset %q: init_timeout_ms must be positive", id)
-		}
-		opts.InitTimeout = millis(*spec.InitTimeoutMS)
+	timeouts := mcp.Timeouts{Read: optionalMillis(spec.ReadTimeoutMS), Init: optionalMillis(spec.InitTimeoutMS), Call: optionalMillis(s.TimeoutMS)}
+	if err := timeouts.Apply(id, &opts); err != nil {
+		return nil, specError("%v", err)
 	}
 	if s.MaxRetries != nil {
 		n := *s.MaxRetries
 		opts.Defaults.MaxRetries = &n
-	}
-	if s.TimeoutMS != nil {
-		if *s.TimeoutMS <= 0 {
-			return nil, specError("toolset %q: timeout_ms must be positive", id)
-		}
-		opts.Defaults.Timeout = millis(*s.TimeoutMS)
 	}
 	ts := mcp.New(id, t, opts)
 	if err := ts.Err(); err != nil {

@@ -33,16 +33,8 @@ func (s *shellSpec) provide(deps *tool.Deps) (*env.LocalShell, error) {
 		return nil, specError("shell: root is required")
 	}
 	var opts env.LocalShellOptions
-	for name, v := range map[string]*int{"max_processes": s.MaxProcesses, "max_capture_bytes": s.MaxCaptureBytes} {
-		if v != nil && *v <= 0 {
-			return nil, specError("shell: %s must be positive, got %d", name, *v)
-		}
-	}
-	if s.MaxProcesses != nil {
-		opts.MaxProcesses = *s.MaxProcesses
-	}
-	if s.MaxCaptureBytes != nil {
-		opts.MaxCaptureBytes = *s.MaxCaptureBytes
+	if err := (env.ShellLimits{MaxProcesses: s.MaxProcesses, MaxCaptureBytes: s.MaxCaptureBytes}).Apply(&opts); err != nil {
+		return nil, optionError(err)
 	}
 	opts.Unsandboxed = s.Sandbox != nil && !*s.Sandbox
 	opts.SandboxReadOnly = s.SandboxReadOnly

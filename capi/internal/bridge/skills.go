@@ -194,8 +194,8 @@ func skillsToolset(s toolsetSpec) (toolset.Toolset, error) {
 	}
 	spec := *s.Skills
 	for _, p := range spec.Packages {
-		if p.Name == "" || p.Description == "" || p.Path == "" {
-			return nil, specError("toolset \"skills\": a package needs a name, a description and a path")
+		if err := p.Validate(); err != nil {
+			return nil, specError("%v", err)
 		}
 	}
 	if len(spec.Diagnostics) > 0 && !spec.PublishScan {

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
-	"github.com/starweaver-go/starweaver/core/bundles/filesystem"
-	shellbundle "github.com/starweaver-go/starweaver/core/bundles/shell"
-	"github.com/starweaver-go/starweaver/core/bundles/userinput"
+	"github.com/starweaver-go/starweaver/core/artifact"
+	"github.com/starweaver-go/starweaver/core/bundles"
+	"github.com/starweaver-go/starweaver/core/catalog"
 	"github.com/starweaver-go/starweaver/core/env"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -309,22 +309,43 @@ func (s toolSpec) build() (tool.Tool, error) {
 	return t, nil
 }
 
-// optionError reports a retry budget or timeout that core refused as
-// invalid_spec, like the other range checks of a spec.
+// invalidOptions are the sentinels of the options core refuses (retry
+// budgets, timeouts, limits and sizes out of range, unknown kinds, names
+// that are not names), each matched by the failures of one core package.
+var invalidOptions = []error{tool.ErrInvalidOption, env.ErrInvalidOption, artifact.ErrInvalidConfig, catalog.ErrInvalid, catalog.ErrPrefix}
+
+// optionError reports an option value that core refused (one of
+// invalidOptions) as invalid_spec with core's message; any other error is
+// returned as it is.
 func optionError(err error) error {
-	if errors.Is(err, tool.ErrInvalidOption) {
-		return specError("%v", err)
+	for _, sentinel := range invalidOptions {
+		if errors.Is(err, sentinel) {
+			return specError("%v", err)
+		}
 	}
 	return err
 }
 
 // millis decodes a spec's timeout_ms; core checks its range (a value too
-// large for a time.Duration is kept at the largest one).
+// large for a time.Duration is kept at the largest one, a value too small
+// at the smallest, so that the sign is kept).
 func millis(ms int64) time.Duration {
-	if ms > math.MaxInt64/int64(time.Millisecond) {
+	switch {
+	case ms > math.MaxInt64/int64(time.Millisecond):
 		return math.MaxInt64
+	case ms < math.MinInt64/int64(time.Millisecond):
+		return math.MinInt64
 	}
 	return time.Duration(ms) * time.Millisecond
+}
+
+// optionalMillis decodes a spec's optional timeout: nil when absent.
+func optionalMillis(ms *int64) *time.Duration {
+	if ms == nil {
+		return nil
+	}
+	d := millis(*ms)
+	return &d
 }
 
 func buildTools(specs []toolSpec) ([]tool.Tool, error) {
@@ -419,26 +440,19 @@ func wrapPolicies(set toolset.Toolset, s toolsetSpec) toolset.Toolset {
 	return set
 }
 
-// bundle returns a first-party toolset by name; policy applies to "shell"
-// only.
+// bundle returns a first-party toolset by name (bundles.New); policy
+// applies to "shell" only.
 func bundle(name string, policy *shellPolicySpec) (toolset.Toolset, error) {
-	if policy != nil && name != "shell" {
-		return nil, specError("toolset bundle %q takes no policy", name)
+	var opts bundles.Options
+	if policy != nil {
+		p := policy.policy()
+		opts.ShellPolicy = &p
 	}
-	switch name {
-	case "user_input":
-		return userinput.Tools(), nil
-	case "shell":
-		var opts shellbundle.Options
-		if policy != nil {
-			p := policy.policy()
-			opts.Policy = &p
-		}
-		return shellbundle.Tools(opts), nil
-	case "filesystem":
-		return filesystem.Tools(), nil
+	ts, err := bundles.New(name, opts)
+	if err != nil {
+		return nil, specError("%v", err)
 	}
-	return nil, specError("unknown toolset bundle %q", name)
+	return ts, nil
 }
 
 func buildAgent(s agentSpec) (*agent.Agent, error) {

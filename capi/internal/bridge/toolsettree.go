@@ -34,8 +34,8 @@ func applyLayers(set toolset.Toolset, layers []layerSpec) (toolset.Toolset, erro
 	for _, l := range layers {
 		switch l.Kind {
 		case "prefixed":
-			if l.Prefix == "" {
-				return nil, specError("toolset %q: prefixed needs a non-empty prefix", set.Name())
+			if err := toolset.CheckPrefix(set.Name(), l.Prefix); err != nil {
+				return nil, optionError(err)
 			}
 			set = toolset.Prefixed(l.Prefix, set)
 		case "include":
