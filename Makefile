@@ -157,7 +157,7 @@ py-test-min: build ## pytest with the lowest dependency versions pyproject.toml 
 	rm -rf $(MIN_VENV) $(MIN_DIR) && mkdir -p $(MIN_DIR)
 	$(PYTHON) -m venv $(MIN_VENV)
 	$(TICKING) "pip install (lowest versions)" $(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-		$$($(PYTHON) .ci/lower_bounds.py) pytest "setuptools>=70.1" \
+		$$($(PYTHON) .ci/lower_bounds.py) pytest "setuptools>=70.1" "jsonschema>=4.18" \
 		opentelemetry-api==1.20.0 opentelemetry-sdk==1.20.0
 	$(MIN_VENV)/bin/python -c "from importlib.metadata import version as v; \
 		print('  ', *(f'{n} {v(n)}' for n in ('pydantic', 'cffi', 'opentelemetry-sdk')))"

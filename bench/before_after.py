@@ -24,9 +24,11 @@ from pathlib import Path
 from _common import loadavg
 
 SCRIPTS: tuple[tuple[str, ...], ...] = (
-    ("bridge.py", "--quick"),
+    ("bridge.py", "--rounds", "5"),
     ("tool_build.py", "--rounds", "3"),
 )
+# Columns that restate the setup (sample counts, targets), not measurements.
+SKIP_COLUMNS = frozenset({"n", "target"})
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 GO_LINE = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(\d+(?:\.\d+)?) ns/op")
 
@@ -47,15 +49,20 @@ def table_rows(text: str, script: str) -> Samples:
             header = cells
             continue
         for col, cell in zip(header[1:], cells[1:], strict=False):
-            m = NUMBER.search(cell)
+            if col in SKIP_COLUMNS:
+                continue
+            # "gather of the 1000 coroutines: 7.38 [..]": the number is after the label.
+            m = NUMBER.search(cell.rpartition(": ")[2])
             if m:
                 out[f"{script}: {cells[0]} [{col}]"] = [float(m.group())]
     return out
 
 
-def run_scripts(tree: Path) -> Samples:
+def run_scripts(tree: Path, only: list[str]) -> Samples:
     got: Samples = {}
     for script, *args in SCRIPTS:
+        if only and script not in only:
+            continue
         path = tree / "bench" / script
         proc = subprocess.run(
             [sys.executable, str(path), *args], capture_output=True, text=True, timeout=600, check=False
@@ -91,6 +98,7 @@ def main() -> None:
     ap.add_argument("--after", type=Path, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--go", action="append", default=[], metavar="PKG:REGEX")
+    ap.add_argument("--only", action="append", default=[], metavar="SCRIPT", help="run only these scripts")
     args = ap.parse_args()
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     samples: dict[str, Samples] = {"before": defaultdict(list), "after": defaultdict(list)}
@@ -98,7 +106,7 @@ def main() -> None:
     for r in range(args.rounds):
         order = ("before", "after") if r % 2 == 0 else ("after", "before")
         for which in order:
-            got = run_scripts(trees[which])
+            got = run_scripts(trees[which], args.only)
             for spec in args.go:
                 pkg, _, pattern = spec.partition(":")
                 got.update(run_go(trees[which], pkg, pattern or "."))
