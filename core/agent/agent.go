@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
@@ -113,6 +114,27 @@ type Builder struct {
 // NewBuilder starts an agent answering with m.
 func NewBuilder(m model.Model) *Builder {
 	return &Builder{m: m}
+}
+
+// NewBuilderFrom starts an agent answering with m from the settings of o;
+// the Builder's methods then change them as they change a new Builder's
+// (Instructions adds to o.Instructions, Name replaces o.Name). The Builder
+// keeps copies of o's slices and maps. Build reports o's first setting out
+// of range (see New) before any error of a later method.
+func NewBuilderFrom(m model.Model, o Options) *Builder {
+	o.Instructions = slices.Clone(o.Instructions)
+	o.Tools = slices.Clone(o.Tools)
+	o.ToolCapabilityGrants = maps.Clone(o.ToolCapabilityGrants)
+	o.Toolsets = slices.Clone(o.Toolsets)
+	o.Registries = slices.Clone(o.Registries)
+	o.Hooks = slices.Clone(o.Hooks)
+	o.Metadata = maps.Clone(o.Metadata)
+	o.ActiveTags = slices.Clone(o.ActiveTags)
+	o.ApprovalRequiredTools = slices.Clone(o.ApprovalRequiredTools)
+	o.StateKey = slices.Clone(o.StateKey)
+	b := &Builder{m: m, opts: o}
+	b.err = b.opts.check()
+	return b
 }
 
 // Name names the agent.

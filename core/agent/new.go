@@ -24,99 +24,104 @@ import (
 // Each field has a Builder method of the same purpose, whose doc says more
 // (Options.Timeout is Builder.Timeout, and so on); Builder.Build is New
 // over the Options the Builder collected.
+//
+// A field's json tag is its name in the agent spec of the C ABI (package
+// capi), which decodes those fields straight into Options; "-" marks a
+// field the spec gives in another form (a handle, a value in
+// milliseconds, a spec the C ABI converts) or not at all.
 type Options struct {
 	// Name names the agent.
-	Name string
+	Name string `json:"name"`
 	// SystemPrompt is sent at the start of a conversation.
-	SystemPrompt string
+	SystemPrompt string `json:"system_prompt"`
 	// Instructions are sent with every request.
-	Instructions []string
+	Instructions []string `json:"instructions"`
 	// Tools are the agent's own tools, in a toolset named "agent".
-	Tools []tool.Tool
+	Tools []tool.Tool `json:"-"`
 	// ToolCapabilityGrants grants tools, by name, authority in every
 	// session (see Builder.GrantToolCapabilities).
-	ToolCapabilityGrants map[string]agentctx.Grant
+	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
 	// Toolsets are registered in order after the tools and registries.
-	Toolsets []toolset.Toolset
+	Toolsets []toolset.Toolset `json:"-"`
 	// Registries contribute every tool they hold, with their toolset
 	// defaults and hooks.
-	Registries []*tool.Registry
+	Registries []*tool.Registry `json:"-"`
 	// Hooks are global execution hooks.
-	Hooks []tool.Hook
+	Hooks []tool.Hook `json:"-"`
 	// MaxRetries is the agent-wide retry budget, below tools and toolsets
 	// (nil: tool.DefaultMaxRetries). It must not be negative.
-	MaxRetries *int
+	MaxRetries *int `json:"max_retries"`
 	// Timeout is the agent-wide tool timeout, below tools and toolsets
 	// (0: none). It must not be negative.
-	Timeout time.Duration
+	Timeout time.Duration `json:"-"`
 	// DefaultEffect is the effect class of tools that declare none
 	// (see Builder.DefaultEffect).
-	DefaultEffect effect.Class
+	DefaultEffect effect.Class `json:"default_effect"`
 	// Sequential makes every batch run in model order.
-	Sequential bool
+	Sequential bool `json:"sequential"`
 	// MaxConcurrency caps concurrent tool calls per batch (0: no cap).
-	MaxConcurrency int
+	MaxConcurrency int `json:"max_concurrency"`
 	// DisableEagerDispatch keeps calls from starting while the response
 	// that makes them still streams (see Builder.EagerDispatch).
-	DisableEagerDispatch bool
+	DisableEagerDispatch bool `json:"-"`
 	// UnavailableTools is the policy for unavailable tools
 	// (SkipUnavailable by default).
-	UnavailableTools UnavailablePolicy
+	UnavailableTools UnavailablePolicy `json:"unavailable_tools"`
 	// UsageLimits are the agent's usage limits (a zero field: the
 	// default; RequestLimit is Builder.MaxSteps). No field may be
 	// negative.
-	UsageLimits UsageLimits
+	UsageLimits UsageLimits `json:"-"`
 	// Settings are the model settings of every request (see
 	// Builder.Settings).
-	Settings model.Settings
+	Settings model.Settings `json:"-"`
 	// Output makes runs end with a structured answer (nil: text runs).
-	Output *OutputSpec
+	Output *OutputSpec `json:"-"`
 	// OutputRetries is the output-retry budget (nil: MaxRetries, else
 	// tool.DefaultMaxRetries). It must not be negative.
-	OutputRetries *int
+	OutputRetries *int `json:"output_retries"`
 	// Deps are the dependencies tools receive.
-	Deps *tool.Deps
+	Deps *tool.Deps `json:"-"`
 	// Metadata is run metadata visible to availability checks and tools.
-	Metadata map[string]any
+	Metadata map[string]any `json:"metadata"`
 	// ActiveTags are the capability tags active in runs.
-	ActiveTags []string
+	ActiveTags []string `json:"active_tags"`
 	// ApprovalRequiredTools gates the matching tools behind a person's
 	// approval (see Builder.ApprovalRequiredTools).
-	ApprovalRequiredTools []string
+	ApprovalRequiredTools []string `json:"approval_required_tools"`
 	// StateKey signs exported session state (nil: unsigned; see
 	// Builder.StateKey). A non-nil empty key is refused.
-	StateKey []byte
+	StateKey []byte `json:"-"`
 	// SessionStore keeps the agent's sessions (nil: in memory; see
 	// Builder.SessionStore).
-	SessionStore session.Store
+	SessionStore session.Store `json:"-"`
 	// EffectJournal journals the calls that may change the world (nil:
 	// none; see Builder.EffectJournal). Its Store must be set.
-	EffectJournal *effect.Journal
+	EffectJournal *effect.Journal `json:"-"`
 	// Intents realises the intents tools declare (nil: none; see
 	// Builder.Intents). Its Journal must be set.
-	Intents *intent.Realiser
+	Intents *intent.Realiser `json:"-"`
 	// ArtifactStore and ArtifactScope give the agent an artifact store
 	// and the scope its runs use (both unset: none; see
 	// Builder.Artifacts). Set one, set both.
-	ArtifactStore artifact.Store
-	ArtifactScope artifact.Scope
+	ArtifactStore artifact.Store `json:"-"`
+	ArtifactScope artifact.Scope `json:"-"`
 	// ArtifactResolveLimit bounds one artifact resolved into a model
 	// request (0: artifact.DefaultMaxBytes). It must not be negative.
-	ArtifactResolveLimit int64
+	ArtifactResolveLimit int64 `json:"-"`
 	// MaxToolOutputBytes bounds one call's output (0:
 	// tool.DefaultMaxOutputBytes). It must not be negative.
-	MaxToolOutputBytes int
+	MaxToolOutputBytes int `json:"-"`
 	// OutputBudget bounds what one tool return adds to a conversation
 	// (see OutputBudget).
-	OutputBudget OutputBudget
+	OutputBudget OutputBudget `json:"-"`
 	// ToolErrorPolicy says what runs do when a tool call fails
 	// (ReturnToModel by default).
-	ToolErrorPolicy ToolErrorPolicy
+	ToolErrorPolicy ToolErrorPolicy `json:"-"`
 	// Environment is every session's default environment provider (nil:
 	// none; see Builder.Environment).
-	Environment env.Provider
+	Environment env.Provider `json:"-"`
 	// BatchTool offers the native batch tool (see Builder.BatchTool).
-	BatchTool bool
+	BatchTool bool `json:"batch_tool"`
 }
 
 // New checks o (a model is set, every setting is in range, tool names are

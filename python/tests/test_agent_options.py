@@ -5,7 +5,9 @@ runtime accepts every plain option (its spec decoder refuses unknown fields)."""
 
 from __future__ import annotations
 
+import json
 import typing
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -17,6 +19,19 @@ from starweaver.testing import TestModel
 # Values the native runtime checks: a sample it accepts, where the type
 # alone does not give one.
 SAMPLES: dict[str, Any] = {"unavailable_tools": "fail"}
+
+# The agent spec's fields, from the schema the native runtime's spec types
+# export (capi/spec.schema.json).
+SPEC_FIELDS = set(
+    json.loads((Path(__file__).resolve().parents[2] / "capi" / "spec.schema.json").read_text())["$defs"]["agentSpec"][
+        "properties"
+    ]
+)
+
+# Spec fields the agent writes from other options: the model handle, the
+# output spec (output_type, output_mode) and the artifacts spec
+# (artifact_store, artifact_scope, artifact_resolve_limit).
+WRITTEN_FIELDS = {"model", "output", "artifacts"}
 
 
 def plain_options() -> list[str]:
@@ -81,3 +96,15 @@ def test_the_runtime_takes_the_agent_options() -> None:
     runtime = create_agent_runtime(model=TestModel(), name="typed", max_steps=4)
     assert runtime.agent.name == "typed"
     assert runtime.agent._spec["max_steps"] == 4
+
+
+def test_every_plain_option_is_a_spec_field() -> None:
+    assert set(plain_options()) <= SPEC_FIELDS
+
+
+def test_every_spec_field_has_an_option() -> None:
+    # A native agent option on the wire (a field of the native agent
+    # options with a wire name) fails here until AgentOptions names it.
+    converted = {field for field, _ in agent_module._SPEC_FIELDS.values()}
+    missing = SPEC_FIELDS - AGENT_OPTIONS - converted - WRITTEN_FIELDS
+    assert not missing, f"agent spec fields without an AgentOptions entry: {sorted(missing)}"

@@ -3,13 +3,11 @@ package bridge
 import "github.com/starweaver-go/starweaver/core/agent"
 
 // applyPolicy gives the agent the spec's tool error policy; core keeps
-// ReturnToModel when the spec names none.
+// ReturnToModel when the spec names none. The spec's tool capability
+// grants are agent.Options.ToolCapabilityGrants.
 func (s agentSpec) applyPolicy(b *agent.Builder) {
 	if s.ToolErrorPolicy != nil {
 		b.ToolErrorPolicy(*s.ToolErrorPolicy)
-	}
-	for name, g := range s.ToolCapabilityGrants {
-		b.GrantToolCapabilities(name, g)
 	}
 }
 

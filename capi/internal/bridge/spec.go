@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/starweaver-go/starweaver/core/agentctx"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -103,32 +103,22 @@ type toolsetSpec struct {
 	Lifecycle *lifecycleSpec `json:"lifecycle"`
 }
 
-// agentSpec is the JSON given to sw_agent_new.
+// agentSpec is the JSON given to sw_agent_new. The embedded agent.Options
+// decodes the plain options, each under its json tag (a field tagged "-"
+// is not on the wire); the fields below are the options the bridge
+// converts: handles, milliseconds, host callbacks and specs.
 type agentSpec struct {
-	Model        int64         `json:"model"`
-	Name         string        `json:"name"`
-	SystemPrompt string        `json:"system_prompt"`
-	Instructions []string      `json:"instructions"`
-	Tools        []toolSpec    `json:"tools"`
-	Toolsets     []toolsetSpec `json:"toolsets"`
-	MaxRetries   *int          `json:"max_retries"`
-	TimeoutMS    *int64        `json:"timeout_ms"`
-	// DefaultEffect is the effect class of tools that declare none.
-	DefaultEffect effect.Class `json:"default_effect"`
-	Sequential    bool         `json:"sequential"`
+	agent.Options
+	Model     int64         `json:"model"`
+	Tools     []toolSpec    `json:"tools"`
+	Toolsets  []toolsetSpec `json:"toolsets"`
+	TimeoutMS *int64        `json:"timeout_ms"`
 	// EagerDispatch, when false, turns eager dispatch off (default on).
-	EagerDispatch    *bool                   `json:"eager_dispatch"`
-	MaxConcurrency   int                     `json:"max_concurrency"`
-	UnavailableTools agent.UnavailablePolicy `json:"unavailable_tools"`
-	// ActiveTags are capability tags active in every run (hidden_by_tags).
-	ActiveTags []string `json:"active_tags"`
+	EagerDispatch *bool `json:"eager_dispatch"`
 	// MaxSteps sets the request limit; 0 or less is refused by core.
 	MaxSteps *int `json:"max_steps"`
 	// UsageLimits are decoded by core, which refuses a limit of 0 or less.
 	UsageLimits *agent.UsageLimits `json:"usage_limits"`
-	Metadata    map[string]any     `json:"metadata"`
-	// ApprovalRequiredTools gates matching tools behind approval.
-	ApprovalRequiredTools []string `json:"approval_required_tools"`
 	// StateKey signs exported session state (HMAC-SHA256) when set; core
 	// refuses an empty one.
 	StateKey *string `json:"state_key"`
@@ -136,8 +126,6 @@ type agentSpec struct {
 	Settings *model.Settings `json:"settings"`
 	// Output asks for a structured final answer.
 	Output *outputSpec `json:"output"`
-	// OutputRetries is the output-retry budget (default: max_retries).
-	OutputRetries *int `json:"output_retries"`
 	// Hooks are global execution hooks, in order (hosthook.go).
 	Hooks []hookSpec `json:"hooks"`
 	// SessionStore is a store handle (sw_store_open) keeping the agent's
@@ -158,16 +146,11 @@ type agentSpec struct {
 	// ToolErrorPolicy is "return_to_model" (the default) or "fail_fast"
 	// (policy.go).
 	ToolErrorPolicy *agent.ToolErrorPolicy `json:"tool_error_policy"`
-	// ToolCapabilityGrants are per-tool grants every session starts with
-	// (agentcontext.go).
-	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
 	// Shell gives the agent's runs a local shell (shell.go).
 	Shell *shellSpec `json:"shell"`
 	// Environment is every session's default environment provider
 	// (environment.go).
 	Environment *environmentSpec `json:"environment"`
-	// BatchTool offers the native batch tool (agent.Builder.BatchTool).
-	BatchTool bool `json:"batch_tool"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -242,6 +225,12 @@ func decodeStrict(data []byte, v any) error {
 		if errors.Is(err, agent.ErrState) {
 			// A decision core refuses (see agent.ApprovalDecision).
 			return err
+		}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Struct == "agentSpec" {
+			// encoding/json names a promoted field by its path through the
+			// embedded agent.Options; the wire knows the field by its name.
+			typeErr.Field = strings.TrimPrefix(typeErr.Field, "Options.")
 		}
 		return specError("%v", err)
 	}
@@ -460,7 +449,7 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := agent.NewBuilder(m.m).Name(s.Name).SystemPrompt(s.SystemPrompt).Instructions(s.Instructions...)
+	b := agent.NewBuilderFrom(m.m, s.Options)
 	tools, err := buildTools(s.Tools)
 	if err != nil {
 		return nil, err
@@ -469,7 +458,7 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.Tool(tools...).Toolset(sets...).Sequential(s.Sequential).MaxConcurrency(s.MaxConcurrency).Metadata(s.Metadata).BatchTool(s.BatchTool)
+	b.Tool(tools...).Toolset(sets...)
 	if s.EagerDispatch != nil {
 		b.EagerDispatch(*s.EagerDispatch)
 	}
@@ -480,23 +469,14 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		}
 		b.Hook(h)
 	}
-	if s.MaxRetries != nil {
-		b.MaxRetries(*s.MaxRetries)
-	}
 	if s.TimeoutMS != nil {
 		b.Timeout(millis(*s.TimeoutMS))
-	}
-	if s.DefaultEffect != "" {
-		b.DefaultEffect(s.DefaultEffect)
 	}
 	if s.MaxSteps != nil {
 		b.MaxSteps(*s.MaxSteps)
 	}
 	if s.UsageLimits != nil {
 		b.UsageLimits(*s.UsageLimits)
-	}
-	if len(s.ApprovalRequiredTools) > 0 {
-		b.ApprovalRequiredTools(s.ApprovalRequiredTools...)
 	}
 	if s.StateKey != nil {
 		b.StateKey([]byte(*s.StateKey))
@@ -507,10 +487,6 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	if s.Output != nil {
 		b.Output(s.Output.build())
 	}
-	if s.OutputRetries != nil {
-		b.OutputRetries(*s.OutputRetries)
-	}
-	b.ActiveTags(s.ActiveTags...).UnavailableTools(s.UnavailableTools)
 	s.applyPolicy(b)
 	if err := useSessionStore(b, s.SessionStore); err != nil {
 		return nil, err
