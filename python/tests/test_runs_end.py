@@ -404,7 +404,10 @@ def test_nested_runs_from_sync_tools_do_not_deadlock() -> None:
 # -- 7. exit while a sync tool blocks -----------------------------------------
 
 _BLOCKED_RUN = """
-import asyncio, sys, threading
+import asyncio, signal, sys, threading
+# Ctrl-C as at a terminal: a process started in the background of a
+# non-interactive shell (as CI may start the tests) inherits SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from starweaver import create_agent, tool
 from starweaver.testing import TestModel
 
