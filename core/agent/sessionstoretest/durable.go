@@ -15,6 +15,7 @@ import (
 	"github.com/starweaver-go/starweaver/core/internal/storeerr"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/session"
+	"github.com/starweaver-go/starweaver/core/session/sessiontest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -101,7 +102,7 @@ func RunDurable(t *testing.T, open Workers) {
 				t.Fatal(err)
 			}
 			resumers := []*agent.Session{x, y}
-			errs := race(2, func(k int) error {
+			errs := sessiontest.Race(2, func(k int) error {
 				_, err := resumers[k].Resume(ctx, approveAll(resumers[k]))
 				return err
 			})
@@ -112,7 +113,7 @@ func RunDurable(t *testing.T, open Workers) {
 		// longer waiting, for the second.
 		s := f.waiting(t, f.b, "deploy prod")
 		res := approveAll(s)
-		errs := race(2, func(int) error {
+		errs := sessiontest.Race(2, func(int) error {
 			_, err := s.Resume(ctx, res)
 			if errors.Is(err, agent.ErrSessionBusy) {
 				return fmt.Errorf("%w (%w)", agent.ErrState, err)
@@ -194,7 +195,7 @@ func RunDurable(t *testing.T, open Workers) {
 		}
 		runners := []*agent.Session{x, y}
 		results := make([]*agent.RunResult, 2)
-		errs := race(2, func(k int) error {
+		errs := sessiontest.Race(2, func(k int) error {
 			var err error
 			results[k], err = runners[k].Run(ctx, "race")
 			return err
@@ -535,23 +536,4 @@ func lastReturn(t *testing.T, msgs []model.Message) tool.Return {
 	}
 	t.Fatal("no tool return in the history")
 	return tool.Return{}
-}
-
-// race runs f(0..n-1) in goroutines released together, and returns their
-// errors.
-func race(n int, f func(i int) error) []error {
-	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = f(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return errs
 }

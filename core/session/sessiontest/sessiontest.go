@@ -127,7 +127,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 	t.Run("CreateRace", func(t *testing.T) {
 		st := newStore(t)
 		const n = 8
-		errs := race(n, func(i int) error {
+		errs := Race(n, func(i int) error {
 			_, err := st.Save(ctx, "s", []byte(strconv.Itoa(i)), 0)
 			return err
 		})
@@ -145,7 +145,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 		st := newStore(t)
 		rev := mustSave(t, st, "s", []byte("base"), 0)
 		const n = 8
-		errs := race(n, func(i int) error {
+		errs := Race(n, func(i int) error {
 			_, err := st.Save(ctx, "s", []byte(strconv.Itoa(i)), rev)
 			return err
 		})
@@ -164,7 +164,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 		st := newStore(t)
 		mustSave(t, st, "s", []byte("0"), 0)
 		const workers, each = 4, 10
-		errs := race(workers, func(int) error {
+		errs := Race(workers, func(int) error {
 			for k := 0; k < each; k++ {
 				for {
 					cur, err := st.Load(ctx, "s")
@@ -221,9 +221,10 @@ func expect(t *testing.T, st session.Store, id string, state []byte, rev uint64)
 	}
 }
 
-// race runs f(0..n-1) in goroutines released together, and returns their
-// errors.
-func race(n int, f func(i int) error) []error {
+// Race runs f(0..n-1) in goroutines released together, and returns their
+// errors: the contention the store suites (this one and
+// core/agent/sessionstoretest) put a store under.
+func Race(n int, f func(i int) error) []error {
 	errs := make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
