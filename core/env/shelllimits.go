@@ -27,19 +27,10 @@ type ShellLimits struct {
 // positive fails with an error matching [ErrInvalidOption] (MaxProcesses
 // checked first) and leaves o unchanged.
 func (l ShellLimits) Apply(o *LocalShellOptions) error {
-	for _, f := range []struct {
-		name string
-		v    *int
-	}{{"max_processes", l.MaxProcesses}, {"max_capture_bytes", l.MaxCaptureBytes}} {
-		if f.v != nil && *f.v <= 0 {
-			return optionerr.New(ErrInvalidOption, "shell: %s must be positive, got %d", f.name, *f.v)
-		}
-	}
-	if l.MaxProcesses != nil {
-		o.MaxProcesses = *l.MaxProcesses
-	}
-	if l.MaxCaptureBytes != nil {
-		o.MaxCaptureBytes = *l.MaxCaptureBytes
-	}
-	return nil
+	return optionerr.SetPositive([]optionerr.Positive[int]{
+		{Name: "max_processes", Value: l.MaxProcesses, Into: &o.MaxProcesses},
+		{Name: "max_capture_bytes", Value: l.MaxCaptureBytes, Into: &o.MaxCaptureBytes},
+	}, func(name string, v int) error {
+		return optionerr.New(ErrInvalidOption, "shell: %s must be positive, got %d", name, v)
+	})
 }

@@ -26,24 +26,11 @@ type Timeouts struct {
 // (`toolset "docs": read_timeout_ms must be positive`) that matches
 // [ErrConfig]; o is then unchanged.
 func (t Timeouts) Apply(id string, o *Options) error {
-	fields := []struct {
-		d    *time.Duration
-		name string
-		dst  *time.Duration
-	}{
-		{t.Read, "read_timeout_ms", &o.ReadTimeout},
-		{t.Init, "init_timeout_ms", &o.InitTimeout},
-		{t.Call, "timeout_ms", &o.Defaults.Timeout},
-	}
-	for _, f := range fields {
-		if f.d != nil && *f.d <= 0 {
-			return optionerr.New(ErrConfig, "toolset %q: %s must be positive", id, f.name)
-		}
-	}
-	for _, f := range fields {
-		if f.d != nil {
-			*f.dst = *f.d
-		}
-	}
-	return nil
+	return optionerr.SetPositive([]optionerr.Positive[time.Duration]{
+		{Name: "read_timeout_ms", Value: t.Read, Into: &o.ReadTimeout},
+		{Name: "init_timeout_ms", Value: t.Init, Into: &o.InitTimeout},
+		{Name: "timeout_ms", Value: t.Call, Into: &o.Defaults.Timeout},
+	}, func(name string, _ time.Duration) error {
+		return optionerr.New(ErrConfig, "toolset %q: %s must be positive", id, name)
+	})
 }

@@ -27,24 +27,11 @@ type LifecycleTimeouts struct {
 // (`toolset "docs": read_timeout_ms must be positive, got 0`) that matches
 // [tool.ErrInvalidOption]; p is then unchanged.
 func (t LifecycleTimeouts) Apply(toolset string, p *LifecyclePolicy) error {
-	fields := []struct {
-		d    *time.Duration
-		name string
-		dst  *time.Duration
-	}{
-		{t.Initialization, "initialization_timeout_ms", &p.InitializationTimeout},
-		{t.Read, "read_timeout_ms", &p.ReadTimeout},
-		{t.Exit, "exit_timeout_ms", &p.ExitTimeout},
-	}
-	for _, f := range fields {
-		if f.d != nil && *f.d <= 0 {
-			return optionerr.New(tool.ErrInvalidOption, "toolset %q: %s must be positive, got %d", toolset, f.name, f.d.Milliseconds())
-		}
-	}
-	for _, f := range fields {
-		if f.d != nil {
-			*f.dst = *f.d
-		}
-	}
-	return nil
+	return optionerr.SetPositive([]optionerr.Positive[time.Duration]{
+		{Name: "initialization_timeout_ms", Value: t.Initialization, Into: &p.InitializationTimeout},
+		{Name: "read_timeout_ms", Value: t.Read, Into: &p.ReadTimeout},
+		{Name: "exit_timeout_ms", Value: t.Exit, Into: &p.ExitTimeout},
+	}, func(name string, d time.Duration) error {
+		return optionerr.New(tool.ErrInvalidOption, "toolset %q: %s must be positive, got %d", toolset, name, d.Milliseconds())
+	})
 }

@@ -23,3 +23,30 @@ func (e *Error) Error() string { return e.msg }
 
 // Unwrap returns the sentinel.
 func (e *Error) Unwrap() error { return e.sentinel }
+
+// Positive is one number a host stated for an option whose zero means "the
+// default" in core: nil keeps what Into holds, a given value must be
+// positive.
+type Positive[T ~int | ~int64] struct {
+	Name  string
+	Value *T
+	Into  *T
+}
+
+// SetPositive checks the given values in order and, only when all are
+// positive, sets each into its Into: an option refused leaves every
+// destination unchanged. The first value that is not positive is reported
+// through fail, which words the error.
+func SetPositive[T ~int | ~int64](fields []Positive[T], fail func(name string, v T) error) error {
+	for _, f := range fields {
+		if f.Value != nil && *f.Value <= 0 {
+			return fail(f.Name, *f.Value)
+		}
+	}
+	for _, f := range fields {
+		if f.Value != nil {
+			*f.Into = *f.Value
+		}
+	}
+	return nil
+}
