@@ -305,10 +305,15 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 	if len(calls) == 0 {
 		return
 	}
-	rets := reg.ExecuteBatch(ctx, nil, calls, tool.BatchOptions{
-		Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
-		CallContext: batchContext(r.trace),
-	})
+	var rets []tool.Return
+	if r.o.executor != nil {
+		rets = r.offload(ctx, reg, bases[0], bases, calls)
+	} else {
+		rets = reg.ExecuteBatch(ctx, nil, calls, tool.BatchOptions{
+			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
+			CallContext: batchContext(r.trace),
+		})
+	}
 	for i, ret := range rets {
 		if overridden[i] && ret.ErrorKind() == tool.ErrorKindInvalidArguments {
 			// A person wrote these arguments: the model cannot correct them,

@@ -29,6 +29,10 @@ type runOptions struct {
 	// see WithGrants); toolErrorPolicy overrides the agent's when set.
 	grants          []string
 	toolErrorPolicy *ToolErrorPolicy
+	// executor carries out the model requests and tool batches (see
+	// Executor); runID replaces the random run id (see WithRunID).
+	executor Executor
+	runID    string
 }
 
 // WithTools adds tools to this run only.

@@ -155,9 +155,7 @@ func (s *Session) AbandonInFlight(ctx context.Context) error {
 func interrupted(f *inFlight) model.Message {
 	m := model.Message{Kind: model.KindRequest, RunID: f.RunID, Parts: make([]model.Part, 0, len(f.Calls))}
 	for _, c := range f.Calls {
-		ret := tool.ErrorReturn(c, tool.Cancelled("the run was interrupted while this call ran or was about to run "+
-			"(its worker stopped), so it may have run or not; check its effect before calling it again"))
-		m.Parts = append(m.Parts, model.ToolReturn(ret))
+		m.Parts = append(m.Parts, model.ToolReturn(LostReturn(c)))
 	}
 	return m
 }

@@ -71,7 +71,11 @@ type runner struct {
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
 	a := s.agent
-	r := &runner{s: s, a: a, o: o, runID: newID("run"), history: history, start: len(history.full),
+	runID := o.runID
+	if runID == "" {
+		runID = newID("run")
+	}
+	r := &runner{s: s, a: a, o: o, runID: runID, history: history, start: len(history.full),
 		limits: a.limits.over(o.limits), retries: map[string]int{}, settings: a.settings.Merge(o.settings)}
 	md := maps.Clone(a.metadata)
 	if len(o.metadata) > 0 {

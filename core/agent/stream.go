@@ -14,6 +14,10 @@ import (
 // Builder.EagerDispatch): early holds them, and the caller must either
 // hand it to execute or drop it. early is nil when nothing may start.
 func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *tool.Context, params model.Params) (resp model.Message, early *eager, err error) {
+	if r.o.executor != nil {
+		resp, err = r.askExecutor(ctx, step, params)
+		return resp, nil, err
+	}
 	msgs, err := r.resolve(ctx, r.history.forModel())
 	if err != nil {
 		return model.Message{}, nil, err
@@ -62,7 +66,7 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 // other calls never run, a checkpoint that must precede every call: see
 // Builder.SessionStore and recover.go) rule it out.
 func (r *runner) eagerAllowed() bool {
-	if r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.a.sessions != nil {
+	if r.o.executor != nil || r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.a.sessions != nil {
 		return false
 	}
 	return r.a.output == nil || r.a.output.spec.Mode != model.OutputTool
@@ -275,6 +279,9 @@ func (e *eager) matches(calls []tool.Call) bool {
 // response may run in parallel, otherwise in model order once the early
 // ones have finished.
 func (r *runner) execute(ctx context.Context, reg *tool.Registry, base *tool.Context, calls []tool.Call, early *eager) []tool.Return {
+	if r.o.executor != nil {
+		return r.offload(ctx, reg, base, nil, calls)
+	}
 	opts := tool.BatchOptions{Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries,
 		CallContext: batchContext(r.trace)}
 	if early != nil && !early.matches(calls) {
