@@ -20,7 +20,7 @@ FUZZTIME ?= 100000x
 PIP := $(PYTHON) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help build install wheel check staticcheck py-lint test postgres-up postgres-down fmt-check vet layers nocgo go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
+.PHONY: help build install wheel check staticcheck py-lint test postgres-up postgres-down temporal-up fmt-check vet layers nocgo go-test fuzz fuzz-all py-test py-test-min cgocheck bench lint clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -45,7 +45,7 @@ wheel: ## Build the Linux binary wheels (manylinux2014 x86_64 and aarch64) into 
 # The slow Python tests (every docs block, process kills, builds) run in
 # `make test` only.
 CHECK_SKIP := --ignore=test_docs.py --ignore=test_shell_tools.py --ignore=test_build.py \
-	--ignore=test_wheel.py --ignore=test_fork.py --ignore=test_runs_end.py --ignore=test_orphans.py
+	--ignore=test_wheel.py --ignore=test_fork.py --ignore=test_runs_end.py --ignore=test_orphans.py --ignore=temporal
 
 check: build ## The fast loop (~3 min warm): gofmt, go vet, go test (no -race), ruff, mypy, the quick Python tests
 	@$(MAKE) --no-print-directory fmt-check
@@ -77,6 +77,9 @@ test: ## gofmt, go vet, the layer table, a cgo-free core/ build, staticcheck, ru
 
 postgres-up: ## Start a throwaway PostgreSQL on 127.0.0.1:54329 for the store tests; prints the DSN to export
 	@dsn="$$(.ci/postgres-up | tail -1)" && echo "export STARWEAVER_TEST_POSTGRES_DSN='$$dsn'"
+
+temporal-up: ## Start a Temporal dev server on 127.0.0.1:7233 for the durable execution tests; prints the address to export
+	@addr="$$(.ci/temporal-up | tail -1)" && echo "export STARWEAVER_TEMPORAL_ADDRESS='$$addr'"
 
 postgres-down: ## Stop the server postgres-up started
 	@d="$${TMPDIR:-/tmp}/starweaver-pg-$${STARWEAVER_PG_PORT:-54329}"; b="$$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"; \
@@ -163,7 +166,8 @@ py-test-min: build ## pytest with the lowest dependency versions pyproject.toml 
 		print('  ', *(f'{n} {v(n)}' for n in ('pydantic', 'cffi', 'opentelemetry-sdk')))"
 	cp -r $(PKG_DIR) $(MIN_DIR)/starweaver
 	$(MIN_VENV)/bin/python ffi_build.py $(MIN_DIR)/starweaver/_cffi.py
-	cd python/tests && PYTHONPATH=$(CURDIR)/$(MIN_DIR) $(CURDIR)/$(MIN_VENV)/bin/python -m pytest -q -p no:cacheprovider --import-mode=importlib .
+	cd python/tests && PYTHONPATH=$(CURDIR)/$(MIN_DIR) $(CURDIR)/$(MIN_VENV)/bin/python -m pytest -q -p no:cacheprovider --import-mode=importlib \
+		--ignore=temporal .
 
 CGOCHECK_DIR := build/cgocheck
 cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgocheck2 (pointer rules checked)
@@ -173,7 +177,8 @@ cgocheck: ## Run the Python tests against a library built with GOEXPERIMENT=cgoc
 	rm -f $(CGOCHECK_DIR)/starweaver/libstarweaver.*
 	GOEXPERIMENT=cgocheck2 $(TICKING) "go build (cgocheck2)" $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -o $(CGOCHECK_DIR)/starweaver/$(notdir $(LIB)) ./capi
 	$(PYTHON) ffi_build.py $(CGOCHECK_DIR)/starweaver/_cffi.py
-	cd python/tests && PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib .
+	cd python/tests && PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PYTHON) -m pytest -q -p no:cacheprovider --import-mode=importlib \
+		--ignore=temporal .
 
 bench: ## Go benchmarks (./core/...) and bench/run.py (the source tree once `make build` ran, else the installed package)
 	$(GO) test -run='^$$' -bench=. -benchmem ./core/...
