@@ -1,0 +1,310 @@
+package temporal_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/temporal"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	sdktemporal "go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// approvalWorkflow is a user's workflow: it runs the agent, and while the
+// run waits it takes a Resolution from the "decision" signal and resumes.
+func approvalWorkflow(ta *temporal.Agent) func(workflow.Context, string) (*temporal.Result, error) {
+	return func(ctx workflow.Context, prompt string) (*temporal.Result, error) {
+		decisions := workflow.GetSignalChannel(ctx, "decision")
+		res, err := ta.Run(ctx, prompt)
+		for err == nil && res.Status == agent.StatusWaiting {
+			var r agent.Resolution
+			decisions.Receive(ctx, &r)
+			res, err = ta.Resume(ctx, res, r)
+		}
+		return res, err
+	}
+}
+
+const wantApproved = `add=3; lookup="found"; deploy="deployed by ops"`
+
+func TestRunWithParallelCallsAndAnApproval(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("approval")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, func(r worker.Registry) {
+		r.RegisterWorkflowWithOptions(approvalWorkflow(ta), workflow.RegisterOptions{Name: "approval"})
+	})
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), "approval", "add lookup deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pending approval is named by its tool call id, known from the
+	// script; the signal waits in its channel until the run waits.
+	decision := agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: "c3", Approved: true, DecidedBy: "ops"}}}
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), "decision", decision); err != nil {
+		t.Fatal(err)
+	}
+	var res temporal.Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != agent.StatusCompleted || res.Output != wantApproved {
+		t.Fatalf("result: status %s, output %q, error %q", res.Status, res.Output, res.Error)
+	}
+
+	// The three calls were scheduled together, before any of them ended,
+	// each as a "support.tool" activity whose summary names it; model
+	// requests are "support.model" activities.
+	h := history(t, c, run)
+	var scheduled []string
+	firstDone := -1
+	tools := map[int64]bool{}
+	for i, e := range h.Events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			var summary string
+			if p := e.GetUserMetadata().GetSummary(); p != nil {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &summary)
+			}
+			scheduled = append(scheduled, a.GetActivityType().GetName()+" | "+summary)
+			if a.GetActivityType().GetName() == ta.ToolActivityName() {
+				tools[e.GetEventId()] = true
+			}
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && tools[a.GetScheduledEventId()] && firstDone < 0 {
+			firstDone = i
+			if len(tools) != 3 {
+				t.Fatalf("a tool activity ended before all three were scheduled: %q", scheduled)
+			}
+		}
+	}
+	want := []string{
+		"support.model | model request, step 0",
+		"support.tool | tool add, call c1", "support.tool | tool lookup, call c2", "support.tool | tool deploy, call c3",
+		// After the approval, only the approved call runs again.
+		"support.tool | tool deploy, call c3",
+		"support.model | model request, step 1",
+	}
+	if strings.Join(scheduled, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("scheduled activities:\n%s\nwant:\n%s", strings.Join(scheduled, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestReadyMadeWorkflowWaitsForItsUpdates(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("readymade")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "add lookup deploy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(t, c, run)
+	if len(pending) != 1 || pending[0].Kind != agent.PendingApproval || pending[0].ToolName != "deploy" {
+		t.Fatalf("pending: %+v", pending)
+	}
+	update := func(name string, arg any) ([]agent.Pending, error) {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+			UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		if err != nil {
+			return nil, err
+		}
+		var open []agent.Pending
+		err = h.Get(ctx, &open)
+		return open, err
+	}
+	// What is not pending is rejected, and changes nothing.
+	if _, err := update(temporal.UpdateApprove, agent.ApprovalDecision{ID: "nope"}); err == nil || !strings.Contains(err.Error(), "no pending item") {
+		t.Fatalf("approving an unknown id: %v", err)
+	}
+	if _, err := update(temporal.UpdateComplete, agent.DeferredResult{ID: pending[0].ID, Status: agent.DeferredCompleted}); err == nil {
+		t.Fatal("completing an approval as a deferred call was accepted")
+	}
+	open, err := update(temporal.UpdateApprove, agent.ApprovalDecision{ID: pending[0].ID, DecidedBy: "ops"})
+	if err != nil || len(open) != 0 {
+		t.Fatalf("approve: %v, still open %+v", err, open)
+	}
+	var res temporal.Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != agent.StatusCompleted || res.Output != wantApproved {
+		t.Fatalf("result: status %s, output %q, error %q", res.Status, res.Output, res.Error)
+	}
+}
+
+func TestReadyMadeWorkflowDenies(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("deny")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "deploy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(t, c, run)
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+		UpdateName: temporal.UpdateDeny, Args: []any{agent.ApprovalDecision{ID: pending[0].ToolCallID, Reason: "not today"}},
+		WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res temporal.Result
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Output, "deploy=error(approval_denied") {
+		t.Fatalf("output %q", res.Output)
+	}
+}
+
+// waitPending polls the "pending" query until the run waits.
+func waitPending(t *testing.T, c client.Client, run client.WorkflowRun) []agent.Pending {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx := bounded(t, 10*time.Second)
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.QueryPending)
+		var pending []agent.Pending
+		if err == nil {
+			err = v.Get(&pending)
+		}
+		if err == nil && len(pending) > 0 {
+			return pending
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never waited: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestFailedRunFailsTheReadyMadeWorkflowWithItsResult(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("failed")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(),
+		temporal.WorkflowInput{Prompt: "add", UsageLimits: &agent.UsageLimits{RequestLimit: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run.Get(ctx, nil)
+	var app *sdktemporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != temporal.ErrorTypeRunFailed {
+		t.Fatalf("err = %v", err)
+	}
+	var res temporal.Result
+	if err := app.Details(&res); err != nil || res.Status != agent.StatusFailed || !strings.Contains(res.Error, "request_limit") {
+		t.Fatalf("details: %v %+v", err, res)
+	}
+}
+
+func TestManyConcurrentWorkflowsOverTwoWorkers(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("many")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, nil)
+	startWorker(t, c, queue, ta, nil)
+	const n = 200
+	ctx := bounded(t, 90*time.Second)
+	runs := make([]client.WorkflowRun, n)
+	for i := range runs {
+		run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: fmt.Sprintf("double:%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = run
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i, run := range runs {
+		wg.Go(func() {
+			var res temporal.Result
+			if err := run.Get(ctx, &res); err != nil {
+				errs[i] = err
+			} else if want := fmt.Sprintf(`double="%d"`, 2*i); res.Output != want {
+				errs[i] = fmt.Errorf("output %q, want %q", res.Output, want)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplayFromHistory(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("replay")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "add lookup deploy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(t, c, run)
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+		UpdateName: temporal.UpdateApprove, Args: []any{agent.ApprovalDecision{ID: pending[0].ID, DecidedBy: "ops"}},
+		WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	if err == nil {
+		err = run.Get(ctx, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := history(t, c, run)
+
+	replay := func(name string, wf any) error {
+		r := worker.NewWorkflowReplayer()
+		r.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: name})
+		return r.ReplayWorkflowHistory(silentLogger(), recorded)
+	}
+	// The same code replays the history, on a fresh agent as after a
+	// worker restart.
+	if err := replay(ta.WorkflowName(), testAgent(t, "support").Workflow); err != nil {
+		t.Fatalf("replay with the same code: %v", err)
+	}
+	// Changed workflows do not: calls run one after another instead of
+	// together, or an activity more.
+	seq, err := temporal.New(agent.NewBuilder(scriptModel()).Name("support").Tool(addTool(), lookupTool(), deployTool()).
+		Sequential(true).MustBuild(), temporal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(ta.WorkflowName(), seq.Workflow); !nondeterministic(err) {
+		t.Fatalf("replay of a sequential agent: %v", err)
+	}
+	extra := func(ctx workflow.Context, in temporal.WorkflowInput) (*temporal.Result, error) {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+		if err := workflow.ExecuteActivity(actx, "support.audit", in.Prompt).Get(ctx, nil); err != nil {
+			return nil, err
+		}
+		return ta.Workflow(ctx, in)
+	}
+	if err := replay(ta.WorkflowName(), extra); !nondeterministic(err) {
+		t.Fatalf("replay with an extra activity: %v", err)
+	}
+}
+
+// nondeterministic: err is the SDK's nondeterminism error (TMPRL1100).
+func nondeterministic(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "TMPRL1100")
+}
