@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -156,6 +157,9 @@ func scriptModel() model.Model {
 				out[i] = describe(r)
 			}
 			return text(strings.Join(out, "; ")), nil
+		}
+		if prompt(msgs) == "explode" {
+			return model.Message{}, errors.New("the model exploded")
 		}
 		var calls []model.ToolCall
 		for i, name := range strings.Fields(prompt(msgs)) {
