@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/temporal"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	sdktemporal "go.temporal.io/sdk/temporal"
@@ -324,4 +326,70 @@ func TestReplayFromHistory(t *testing.T) {
 // nondeterministic: err is the SDK's nondeterminism error (TMPRL1100).
 func nondeterministic(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "TMPRL1100")
+}
+
+// toolEvents lists, in history order, "scheduled <tool>" and "done
+// <tool>" for the tool activities of h.
+func toolEvents(h *historypb.History, activity string) []string {
+	names := map[int64]string{}
+	var out []string
+	for _, e := range h.Events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == activity {
+			var summary string
+			if p := e.GetUserMetadata().GetSummary(); p != nil {
+				_ = converter.GetDefaultDataConverter().FromPayload(p, &summary)
+			}
+			name := strings.TrimPrefix(strings.Split(summary, ",")[0], "tool ")
+			names[e.GetEventId()] = name
+			out = append(out, "scheduled "+name)
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil && names[a.GetScheduledEventId()] != "" {
+			out = append(out, "done "+names[a.GetScheduledEventId()])
+		}
+	}
+	return out
+}
+
+func TestBatchSchedulingFollowsTheAgentsConcurrency(t *testing.T) {
+	c := dial(t)
+	for _, tc := range []struct {
+		name  string
+		build func(*agent.Builder) *agent.Builder
+		ok    func(events []string) bool
+	}{
+		// Two in flight; the third starts when the oldest ends (lookup
+		// may end before or after that).
+		{"max concurrency 2", func(b *agent.Builder) *agent.Builder { return b.MaxConcurrency(2) }, func(events []string) bool {
+			return len(events) == 6 && events[0] == "scheduled add" && events[1] == "scheduled lookup" &&
+				slices.Index(events, "scheduled double") > slices.Index(events, "done add")
+		}},
+		{"sequential", func(b *agent.Builder) *agent.Builder { return b.Sequential(true) }, func(events []string) bool {
+			return strings.Join(events, ", ") == "scheduled add, done add, scheduled lookup, done lookup, scheduled double, done double"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			queue := uniqueQueue("sched")
+			a := tc.build(agent.NewBuilder(scriptModel()).Name("sched").Tool(addTool(), lookupTool(), doubleTool())).MustBuild()
+			ta, err := temporal.New(a, temporal.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			startWorker(t, c, queue, ta, nil)
+			ctx := bounded(t, 60*time.Second)
+			run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "add lookup double:3"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res temporal.Result
+			if err := run.Get(ctx, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Output != `add=3; lookup="found"; double="6"` {
+				t.Fatalf("output %q", res.Output)
+			}
+			if events := toolEvents(history(t, c, run), ta.ToolActivityName()); !tc.ok(events) {
+				t.Fatalf("tool activities: %s", strings.Join(events, ", "))
+			}
+		})
+	}
 }
