@@ -393,3 +393,27 @@ func TestBatchSchedulingFollowsTheAgentsConcurrency(t *testing.T) {
 		})
 	}
 }
+
+func TestMessageHistoryContinuesAConversation(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("history")
+	ta := testAgent(t, "support")
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	do := func(in temporal.WorkflowInput) temporal.Result {
+		run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), in)
+		var res temporal.Result
+		if err == nil {
+			err = run.Get(ctx, &res)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := do(temporal.WorkflowInput{Prompt: "add"})
+	second := do(temporal.WorkflowInput{Prompt: "lookup", MessageHistory: first.Messages})
+	if second.Output != `lookup="found"` || len(second.Messages) != len(first.Messages)+len(second.NewMessages) {
+		t.Fatalf("second run: %q, %d messages after %d", second.Output, len(second.Messages), len(first.Messages))
+	}
+}
