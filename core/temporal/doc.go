@@ -69,13 +69,19 @@
 //
 // # What must hold for replay
 //
-// The agent's tools, toolsets and their preparation run on the workers,
-// except what the loop decides itself inside the workflow: the tool
-// definitions it offers, calls of unknown or refused tools, hooks on the
-// loop's side. These must not do I/O or read clocks, and the agent must
-// not change between a workflow's start and its replay (change it with
-// workflow versioning, as any workflow code). Events (agent.WithEvents)
-// are emitted again on replay. Run options that reach the workflow
-// (message history, metadata, usage limits) must be the same on replay:
-// take them from the workflow's input.
+// Calls and model requests run on the workers, but the loop itself runs
+// in the workflow: it builds the tool definitions the model is offered
+// (preparing the agent's toolsets at every step), answers calls of
+// unknown or refused tools, and validates output there. So these must not
+// do I/O or read clocks (a toolset that lists an MCP server's tools at
+// each step is not replay-safe; give the agent static tools, or toolsets
+// whose preparation depends only on the run), and the agent must not
+// change under a workflow in flight: keep the old agent for old runs,
+// picked with workflow.GetVersion, as for any change of workflow code.
+// Run options (message history, metadata, usage limits) must be the same
+// when the workflow replays: take them from the workflow's input.
+//
+// Every model request carries the model-visible history, and a waiting
+// run's Result carries its session state: long conversations make large
+// payloads (Temporal warns at 512 KiB and refuses 2 MiB by default).
 package temporal

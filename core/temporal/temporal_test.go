@@ -1,6 +1,8 @@
 package temporal_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/temporal"
+	"github.com/starweaver-go/starweaver/core/tool"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -363,7 +366,10 @@ func TestBatchSchedulingFollowsTheAgentsConcurrency(t *testing.T) {
 			return len(events) == 6 && events[0] == "scheduled add" && events[1] == "scheduled lookup" &&
 				slices.Index(events, "scheduled double") > slices.Index(events, "done add")
 		}},
-		{"sequential", func(b *agent.Builder) *agent.Builder { return b.Sequential(true) }, func(events []string) bool {
+		// And the agent's tool timeout bounds each call's activity.
+		{"sequential", func(b *agent.Builder) *agent.Builder {
+			return b.Sequential(true).Timeout(3 * time.Second).MaxRetries(0)
+		}, func(events []string) bool {
 			return strings.Join(events, ", ") == "scheduled add, done add, scheduled lookup, done lookup, scheduled double, done double"
 		}},
 	} {
@@ -387,8 +393,19 @@ func TestBatchSchedulingFollowsTheAgentsConcurrency(t *testing.T) {
 			if res.Output != `add=3; lookup="found"; double="6"` {
 				t.Fatalf("output %q", res.Output)
 			}
-			if events := toolEvents(history(t, c, run), ta.ToolActivityName()); !tc.ok(events) {
+			h := history(t, c, run)
+			if events := toolEvents(h, ta.ToolActivityName()); !tc.ok(events) {
 				t.Fatalf("tool activities: %s", strings.Join(events, ", "))
+			}
+			if tc.name != "sequential" {
+				return // (the default timeout is cut to the workflow's)
+			}
+			want := 3*time.Second + temporal.DefaultTimeoutGrace
+			for _, e := range h.Events {
+				a := e.GetActivityTaskScheduledEventAttributes()
+				if a != nil && a.GetActivityType().GetName() == ta.ToolActivityName() && a.GetStartToCloseTimeout().AsDuration() != want {
+					t.Fatalf("start-to-close timeout %v, want %v", a.GetStartToCloseTimeout().AsDuration(), want)
+				}
 			}
 		})
 	}
@@ -415,5 +432,41 @@ func TestMessageHistoryContinuesAConversation(t *testing.T) {
 	second := do(temporal.WorkflowInput{Prompt: "lookup", MessageHistory: first.Messages})
 	if second.Output != `lookup="found"` || len(second.Messages) != len(first.Messages)+len(second.NewMessages) {
 		t.Fatalf("second run: %q, %d messages after %d", second.Output, len(second.Messages), len(first.Messages))
+	}
+}
+
+func TestReadyMadeWorkflowCompletesADeferredCall(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("deferred")
+	ticket := tool.New("ticket", "Open a ticket a person answers", map[string]any{"type": "object"},
+		func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+			return tool.Result{}, tool.CallDeferred("a person answers", nil)
+		})
+	ta := testAgent(t, "support", ticket)
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "add ticket"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(t, c, run)
+	if len(pending) != 1 || pending[0].Kind != agent.PendingDeferred {
+		t.Fatalf("pending: %+v", pending)
+	}
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+		UpdateName: temporal.UpdateComplete, Args: []any{agent.DeferredResult{ID: pending[0].ID, Status: agent.DeferredCompleted,
+			Response: json.RawMessage(`"T-42"`)}}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	var res temporal.Result
+	if err == nil {
+		err = run.Get(ctx, &res)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != `add=3; ticket="T-42"` {
+		t.Fatalf("output %q", res.Output)
 	}
 }
