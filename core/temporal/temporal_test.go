@@ -200,29 +200,39 @@ func waitPending(t *testing.T, c client.Client, run client.WorkflowRun) []agent.
 	}
 }
 
-func TestFailedRunFailsTheReadyMadeWorkflowWithItsResult(t *testing.T) {
+func TestRunsEndAsLocally(t *testing.T) {
 	c := dial(t)
 	queue := uniqueQueue("failed")
 	ta := testAgent(t, "support")
 	startWorker(t, c, queue, ta, nil)
 	ctx := bounded(t, 60*time.Second)
 	for _, in := range []temporal.WorkflowInput{
-		// A limit of the loop, and a model's error: the error reads as
-		// in a local run.
+		// A limit of the loop, and a model's error: a failed run fails
+		// the ready-made workflow, its error reading as in a local run
+		// (same tools, same model).
 		{Prompt: "add", UsageLimits: &agent.UsageLimits{RequestLimit: 1}},
 		{Prompt: "explode"},
+		// A tool's feedback reaches the model as it does locally.
+		{Prompt: "double:x"},
 	} {
-		local, _ := agent.NewBuilder(scriptModel()).Tool(addTool()).MustBuild().Run(ctx, in.Prompt, agent.WithUsageLimits(*orZero(in.UsageLimits)))
+		local, _ := agent.NewBuilder(scriptModel()).Tool(addTool(), lookupTool(), deployTool(), doubleTool()).MustBuild().Run(
+			ctx, in.Prompt, agent.WithUsageLimits(*orZero(in.UsageLimits)))
 		run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = run.Get(ctx, nil)
+		var res temporal.Result
+		err = run.Get(ctx, &res)
+		if local.Status == agent.StatusCompleted {
+			if err != nil || res.Output != local.Output {
+				t.Fatalf("%q: %v, output %q, want %q", in.Prompt, err, res.Output, local.Output)
+			}
+			continue
+		}
 		var app *sdktemporal.ApplicationError
 		if !errors.As(err, &app) || app.Type() != temporal.ErrorTypeRunFailed {
-			t.Fatalf("err = %v", err)
+			t.Fatalf("%q: err = %v", in.Prompt, err)
 		}
-		var res temporal.Result
 		if err := app.Details(&res); err != nil || res.Status != agent.StatusFailed || res.Error != local.Error || app.Message() != local.Error {
 			t.Fatalf("details: %v %+v, want error %q", err, res, local.Error)
 		}
