@@ -30,23 +30,15 @@ type Result struct {
 // a workflow may call it several times, also from several coroutines.
 //
 // The run's session and run ids are the workflow id plus a random
-// suffix, recorded in the history, so they survive replay. With
-// WithMessageHistory the conversation id is a fresh random one on each
-// replay (agent.SessionFromMessages has no fixed-id form yet): it only
-// reaches the calls' idempotency keys of calls scheduled after a replay,
-// never the commands the workflow issues.
+// suffix, recorded in the history, so they survive replay (and so do the
+// calls' idempotency keys and the pending ids).
 func (t *Agent) Run(ctx workflow.Context, prompt string, opts ...RunOption) (*Result, error) {
 	c := collect(opts)
 	id, err := runName(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var s *agent.Session
-	if len(c.history) > 0 {
-		s, err = t.a.SessionFromMessages(c.history)
-	} else {
-		s, err = t.a.SessionWithID("conv_" + id)
-	}
+	s, err := t.a.SessionWithID("conv_"+id, c.history)
 	if err != nil {
 		return nil, err
 	}
