@@ -11,6 +11,7 @@ the same requests in the same order.
 from __future__ import annotations
 
 import asyncio
+import json
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
@@ -44,6 +45,10 @@ TIMEOUT_GRACE = timedelta(seconds=5)
 #: A call that may not run twice gets one attempt: a lost one is answered
 #: with the lost-call return, never run again.
 ONE_ATTEMPT = RetryPolicy(maximum_attempts=1)
+#: Temporal refuses a payload over 2 MB by default (the server's blob size
+#: limit); a return or a model request this large is answered with a clear
+#: error instead: large data travels as artifacts (references).
+MAX_PAYLOAD_BYTES = 1_800_000
 
 
 class TemporalAgent(Generic[DepsT, OutputT]):
@@ -73,6 +78,12 @@ class TemporalAgent(Generic[DepsT, OutputT]):
         deps_type: The type the run's ``deps`` are validated into on the
             worker (they travel as JSON data; without it a tool gets the
             plain data).
+        max_payload_bytes: The largest tool return (as JSON) an activity
+            sends back, and the largest model request the workflow sends:
+            under Temporal's payload limit (2 MB by default). A larger
+            return becomes an ``execution`` error return the model reads
+            (return an artifact instead: only its reference travels); a
+            larger request fails the run with ``ModelError``.
     """
 
     def __init__(
@@ -85,6 +96,7 @@ class TemporalAgent(Generic[DepsT, OutputT]):
         retry_policy: RetryPolicy | None = None,
         task_queue: str | None = None,
         deps_type: type[Any] | None = None,
+        max_payload_bytes: int = MAX_PAYLOAD_BYTES,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ValueError("TemporalAgent needs a name (it names the activities and the workflow)")
@@ -95,6 +107,7 @@ class TemporalAgent(Generic[DepsT, OutputT]):
         self.retry_policy = retry_policy
         self.task_queue = task_queue
         self.deps_type = deps_type
+        self.max_payload_bytes = max_payload_bytes
         # The runs each workflow execution started so far, for their ids;
         # an evicted workflow is replayed by a new instance from zero.
         self._runs: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
@@ -244,7 +257,11 @@ class TemporalAgent(Generic[DepsT, OutputT]):
             task.cancel()
         if len(returns) != 1:
             raise RuntimeError(f"{self.tool_activity}: the batch of one call gave {len(returns)} returns")
-        return returns[0]
+        ret = returns[0]
+        size = len(json.dumps(ret, separators=(",", ":")))
+        if size > self.max_payload_bytes:
+            return _oversized(ret, size, self.max_payload_bytes)
+        return ret
 
 
 class _Handlers:
@@ -257,6 +274,14 @@ class _Handlers:
 
     async def model(self, request: dict[str, Any]) -> dict[str, Any]:
         ta = self._ta
+        size = len(json.dumps(request, separators=(",", ":")))
+        if size > ta.max_payload_bytes:
+            from starweaver.errors import ModelError  # noqa: PLC0415 - only this error path needs it
+
+            raise ModelError(
+                f"the model request of step {request.get('step')} is {size} bytes, over the {ta.max_payload_bytes} "
+                "a Temporal payload may carry: keep large tool data in artifacts (only references travel)"
+            )
         result: dict[str, Any] = await workflow.execute_activity(
             ta.model_activity,
             request,
@@ -320,6 +345,21 @@ async def _settle(handle: workflow.ActivityHandle[dict[str, Any]]) -> dict[str, 
         return await handle
     except ActivityError:
         return None
+
+
+def _oversized(ret: dict[str, Any], size: int, limit: int) -> dict[str, Any]:
+    """The error return that replaces a return too large for a payload."""
+    name = str(ret.get("name", ""))
+    message = f"the tool's return is {size} bytes as JSON, over the {limit} a durable run's payload may carry"
+    how = "return less, or an artifact (only its reference travels)"
+    content = {"kind": "execution", "tool": name, "message": message, "how_to_fix": how, "success": False}
+    return {
+        "tool_call_id": ret.get("tool_call_id", ""),
+        "name": name,
+        "content": content,
+        "is_error": True,
+        "metadata": {"error_kind": "execution", "tool": name, "message": message, "how_to_fix": how},
+    }
 
 
 def _in_workflow(what: str) -> None:
