@@ -821,7 +821,9 @@ int sw_session_abandon_in_flight(sw_handle session, char **err);
  * sw_session_messages (and of a run result's "messages"). Every message
  * must be a request or a response with parts of its kind, and each tool
  * call must be answered in the request that follows its response; nothing
- * in msgs is executed. The session gets a new id.
+ * in msgs is executed. The session gets a new id, unless msgs is an object
+ * {"id": text, "messages": [...]}: then its id is id (a run driven again
+ * through an executor, sw_run_start's "executor", must have the same ids).
  * Returns: 0, or -1 with *err (type "invalid_spec" for a malformed
  * history, naming the first offending message; "bad_handle"). */
 int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_len, sw_handle *out, char **err);

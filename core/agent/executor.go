@@ -114,13 +114,17 @@ func WithRunID(id string) RunOption {
 	return func(o *runOptions) { o.runID = id }
 }
 
-// SessionWithID starts an empty conversation whose id is id rather than a
-// random one (see Executor).
-func (a *Agent) SessionWithID(id string) (*Session, error) {
+// SessionWithID starts a conversation whose id is id rather than a random
+// one (see Executor), continuing history when it is not empty (as
+// SessionFromMessages does).
+func (a *Agent) SessionWithID(id string, history []model.Message) (*Session, error) {
 	if id == "" {
 		return nil, fmt.Errorf("%w: a session id must not be empty", ErrConfig)
 	}
-	return &Session{agent: a, id: id, actx: a.newContext()}, nil
+	if err := ValidateHistory(history); err != nil {
+		return nil, err
+	}
+	return &Session{agent: a, id: id, history: model.CloneMessages(history), actx: a.newContext()}, nil
 }
 
 // askExecutor is ask for a run with an executor.
@@ -199,7 +203,7 @@ func (a *Agent) RunBatch(ctx context.Context, b Batch, deps *tool.Deps) ([]tool.
 	if b.RunID == "" || b.ConversationID == "" || b.Step < 0 {
 		return nil, fmt.Errorf("%w: a batch needs its run id, conversation id and step", ErrState)
 	}
-	s, err := a.SessionWithID(b.ConversationID)
+	s, err := a.SessionWithID(b.ConversationID, nil)
 	if err != nil {
 		return nil, err
 	}

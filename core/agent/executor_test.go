@@ -109,7 +109,7 @@ func TestExecutorRunIsDeterministic(t *testing.T) {
 			model.Call("c2", "deploy", map[string]string{"env": "prod"})), text("ok")}
 		a := executorAgent(d, script...)
 		x := &wireExecutor{worker: executorAgent(d, script...)}
-		s, err := a.SessionWithID("conv_fixed")
+		s, err := a.SessionWithID("conv_fixed", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestRunBatchRefusesABatchWithoutItsRun(t *testing.T) {
 	if _, err := a.RunBatch(context.Background(), agent.Batch{}, nil); !errors.Is(err, agent.ErrState) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := a.SessionWithID(""); !errors.Is(err, agent.ErrConfig) {
+	if _, err := a.SessionWithID("", nil); !errors.Is(err, agent.ErrConfig) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import re
+import select
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -48,6 +49,8 @@ __all__ = [
     "SYNC_WORKERS",
     "HostModel",
     "RunDriver",
+    "StepHandlers",
+    "SteppedDriver",
     "drive",
     "finish",
     "start",
@@ -140,6 +143,22 @@ class CallScope(Protocol):
     def enter_model(self) -> None: ...
 
 
+class StepHandlers(Protocol):
+    """Where a run with an executor (``"executor": true``) sends its model
+    requests and tool batches (Go's ``agent.Executor``): a durable engine
+    runs them as activities."""
+
+    async def model(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer an ``agent.ModelRequest`` (its JSON) with the response
+        message's JSON; what it raises fails the run as a model error."""
+        ...
+
+    async def batch(self, batch: dict[str, Any]) -> list[dict[str, Any] | None]:
+        """Run an ``agent.Batch`` (its JSON): one return per call, in order,
+        ``None`` for a call lost with its worker."""
+        ...
+
+
 class RunDriver:
     """Serves one native run's queue on the current event loop.
 
@@ -198,7 +217,11 @@ class RunDriver:
         # A loop closed before the run ends never calls back: the finalizer
         # then stops the native run, which frees its session.
         self._finalizer = weakref.finalize(self, _abandon, handle)
-        loop.add_reader(fd, self._on_readable)
+        if self._watch:
+            loop.add_reader(fd, self._on_readable)
+
+    #: The loop watches the pipe (a SteppedDriver reads it itself).
+    _watch = True
 
     # -- the queue ---------------------------------------------------------
 
@@ -294,6 +317,8 @@ class RunDriver:
                 self._start_prepare(item)
             elif kind in ("toolset_enter", "toolset_exit", "toolset_prepare"):
                 self._start_toolset(item)
+            elif kind in ("step_model", "step_batch"):
+                self._start_step(item)
             elif kind == "event":
                 self._emit(item["event"])
             elif kind == "warning":
@@ -318,6 +343,8 @@ class RunDriver:
                 "toolset_enter",
                 "toolset_exit",
                 "toolset_prepare",
+                "step_model",
+                "step_batch",
             ):
                 token = item.get("token")
             reason = f"malformed item from the runtime: {type(exc).__name__}: {exc}"
@@ -725,6 +752,16 @@ class RunDriver:
         self._hooks.update(catalog.hooks)  # type: ignore[attr-defined]
         self._kept.append(catalog)
 
+    # -- steps of a run with an executor ------------------------------------
+
+    def _start_step(self, item: Mapping[str, Any]) -> None:
+        """Only a SteppedDriver serves a run with an executor."""
+        self._complete(int(item["token"]), {"ok": False, "message": "this run's host has no executor"})
+
+    def served(self) -> Awaitable[dict[str, Any]]:
+        """What ends with the run's done item."""
+        return self.future
+
     # -- model requests ----------------------------------------------------
 
     def _start_model(self, item: Mapping[str, Any]) -> None:
@@ -846,7 +883,8 @@ class RunDriver:
         if self._closed:
             return
         self._closed = True
-        self._loop.remove_reader(self._fd)
+        if self._watch:
+            self._loop.remove_reader(self._fd)
         if self._unsent:
             self._loop.remove_writer(self._fd_in)
             self._unsent.clear()
@@ -869,6 +907,123 @@ class RunDriver:
                 self.future.set_result(dict(done or {}))
         if not self.closed.done():
             self.closed.set_result(None)
+
+
+#: Seconds a SteppedDriver waits for the runtime's next item while nothing
+#: it started is pending (the loop then computes; it takes microseconds).
+STEP_BOUND = 60.0
+
+
+class SteppedDriver(RunDriver):
+    """Serves a run with an executor (see ``StepHandlers``) from a loop that
+    cannot watch a file descriptor and must do the same things in the same
+    order each time it replays the run: a Temporal workflow's.
+
+    The run's loop waits for the answer to each step and each callback, so
+    whenever nothing this driver started is pending, the runtime is
+    computing and writes its next item within microseconds: the driver
+    then reads it synchronously (bounded by STEP_BOUND). It awaits only
+    what it started, so everything it does follows from the items, in
+    their order. Sync user callbacks run inline (no thread), for the same
+    reason.
+    """
+
+    _watch = False
+
+    def __init__(self, *args: Any, steps: StepHandlers, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._steps = steps
+
+    def _start_step(self, item: Mapping[str, Any]) -> None:
+        token = int(item["token"])
+        steps = self._steps
+
+        async def model(request: dict[str, Any]) -> dict[str, Any]:
+            try:
+                return {"ok": True, "response": await steps.model(request)}
+            except Exception as exc:  # a failed request fails the run as a model error
+                return _model_failure(exc)
+
+        async def batch(spec: dict[str, Any]) -> dict[str, Any]:
+            try:
+                return {"ok": True, "returns": await steps.batch(spec)}
+            except Exception as exc:  # every call of the batch is then lost
+                return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
+
+        step = model(item["request"]) if item["kind"] == "step_model" else batch(item["batch"])
+        self._pending[token] = (self._loop.create_task(self._await_outcome(token, step)), None)
+
+    def _submit(
+        self, token: int, ctx: ToolContext | None, run: Callable[[], dict[str, Any]], cv: contextvars.Context
+    ) -> None:
+        try:
+            outcome = cv.run(run)
+        except PASS_THROUGH as exc:
+            self._interrupted(exc)
+            outcome = _cancelled_outcome(exc)
+        except BaseException as exc:  # noqa: BLE001 - every outcome of user code is an outcome
+            outcome = exception_to_outcome(exc, timeout_ms=None)
+        self._complete(token, outcome)
+
+    def _poll(self) -> None:
+        """Never spins: the driver reads when it has nothing pending."""
+
+    def _write(self, data: bytes) -> None:
+        """Write completions whole: the runtime reads its pipe
+        continuously, so a full pipe drains within the bound."""
+        view = memoryview(data)
+        deadline = time.monotonic() + STEP_BOUND
+        while view and not self._closed:
+            try:
+                sent = os.write(self._fd_in, view)
+            except (BlockingIOError, InterruptedError):
+                if not select.select([], [self._fd_in], [], max(0.0, deadline - time.monotonic()))[1]:
+                    self._close(error=NativeError(f"the run did not take its answers for {STEP_BOUND:g} s"))
+                    return
+                continue
+            except OSError:
+                return  # the run is gone
+            view = view[sent:]
+
+    async def _wait_pending(self) -> None:
+        """Wait until one of the pending steps or callbacks ends."""
+        woke: asyncio.Future[None] = self._loop.create_future()
+
+        def wake(_: Any) -> None:
+            if not woke.done():
+                woke.set_result(None)
+
+        tasks = [work for work, _ in self._pending.values() if isinstance(work, asyncio.Future)]
+        if not tasks:
+            return
+        for task in tasks:
+            task.add_done_callback(wake)
+        try:
+            await woke
+        finally:
+            for task in tasks:
+                task.remove_done_callback(wake)
+
+    async def _pump(self) -> dict[str, Any]:
+        while not self._closed:
+            if self._pending:
+                await self._wait_pending()
+                continue
+            if self._outbox:
+                self._flush()
+            if not select.select([self._fd], [], [], STEP_BOUND)[0]:
+                self._close(
+                    error=NativeError(f"the run wrote nothing for {STEP_BOUND:g} s while it had no step pending")
+                )
+                break
+            try:
+                self._read()
+            except Exception as exc:  # as in _on_readable: a fault here ends the run
+                self._close(error=NativeError(f"reading the run's items failed: {exc!r}"))
+        return await self.future
+
+    def served(self) -> Awaitable[dict[str, Any]]:
+        return self._pump()
 
 
 def _call_of(item: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -915,8 +1070,11 @@ def start(
     hooks: Mapping[int, Hook] | None = None,
     scope: CallScope | None = None,
     artifacts: ToolArtifacts | None = None,
+    steps: StepHandlers | None = None,
 ) -> RunDriver:
     """Start ``request`` on a native session and serve it on the running loop.
+    With ``steps``, the run hands its model requests and tool batches to
+    them (the request must set ``"executor": true``; see SteppedDriver).
     With a ``scope``, each call runs entered into it; the request should
     then ask for calls with their context (``"trace": true``).
 
@@ -929,6 +1087,10 @@ def start(
     loop = asyncio.get_running_loop()
     handle, fd, fd_in = _capi.run_start(session, request)
     _log.debug("run started (handle %d)", handle)
+    if steps is not None:
+        return SteppedDriver(
+            loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session, steps=steps
+        )
     return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session)
 
 
@@ -938,7 +1100,7 @@ async def finish(driver: RunDriver) -> dict[str, Any]:
     # meanwhile, so nested runs cannot use up the pool.
     with _pool.park():
         try:
-            done = await asyncio.shield(driver.future)
+            done = await asyncio.shield(driver.served())
             await driver.events_done()
         except asyncio.CancelledError:
             _log.debug("run cancelled by its caller (handle %d)", driver.handle)

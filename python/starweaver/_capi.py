@@ -620,8 +620,9 @@ def session_abandon_in_flight(session: int) -> None:
         _raise(err)
 
 
-def session_from_messages(agent: int, messages: list[dict[str, Any]]) -> int:
-    """A new session of ``agent`` continuing ``messages`` (their JSON form).
+def session_from_messages(agent: int, messages: list[dict[str, Any]], session_id: str | None = None) -> int:
+    """A new session of ``agent`` continuing ``messages`` (their JSON form),
+    with the id ``session_id`` when given (else a new random one).
 
     Raises:
         ValueError: a malformed history (the runtime names the first
@@ -629,7 +630,7 @@ def session_from_messages(agent: int, messages: list[dict[str, Any]]) -> int:
         StateError: a bad handle.
     """
     check_process()
-    data = json.dumps(messages).encode()
+    data = json.dumps(messages if session_id is None else {"id": session_id, "messages": messages}).encode()
     out, err = _ffi.new("sw_handle *"), _ffi.new("char **")
     if _lib.sw_session_from_messages(agent, data, len(data), out, err) != 0:
         _raise(err)

@@ -26,7 +26,7 @@ from starweaver.usage import UsageLimits, usage_limits_spec
 # first run (see agent.py).
 if TYPE_CHECKING:
     from starweaver import _bridge
-    from starweaver._bridge import EventCallback
+    from starweaver._bridge import EventCallback, StepHandlers
     from starweaver._testmodels import FunctionModel, TestModel
     from starweaver.artifacts import ToolArtifacts
     from starweaver.dynamic import AbstractToolset
@@ -136,9 +136,11 @@ class RunLauncher:
         catalog: Catalog,
         on_event: EventCallback | None,
         deps: Any = None,
+        steps: StepHandlers | None = None,
     ) -> _bridge.RunDriver:
         """Start a run of ``request`` in ``session`` (traced when tracing is
-        on) and return its driver; ``finish`` ends it."""
+        on) and return its driver; ``finish`` ends it. With ``steps``, the
+        run hands its model requests and tool batches to them."""
         trace = tracing.start_run(self.name, self.model, self.trace_content)
         if trace is not None:
             # Spans are made from the events, so a traced run asks for them,
@@ -159,6 +161,7 @@ class RunLauncher:
                 hooks=catalog.hooks,
                 scope=trace,
                 artifacts=self.artifacts,
+                steps=steps,
             )
         except BaseException as exc:
             if trace is not None:
@@ -177,9 +180,12 @@ class RunLauncher:
         catalog: Catalog,
         on_event: EventCallback | None,
         deps: Any = None,
+        steps: StepHandlers | None = None,
     ) -> RunResult:
         """``start`` then ``finish``."""
-        return await self.finish(session, self.start(session, request, catalog, on_event, deps))
+        if steps is not None:
+            request["executor"] = True
+        return await self.finish(session, self.start(session, request, catalog, on_event, deps, steps))
 
     async def finish(self, session: SessionRef, driver: _bridge.RunDriver) -> RunResult:
         """Wait for the run ``driver`` drives to end; its result, or its error raised."""
@@ -215,11 +221,12 @@ class RunLauncher:
         deps: Any = None,
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
+        steps: StepHandlers | None = None,
     ) -> RunResult:
         """Answer the waiting run of ``session`` and continue it to its end."""
         resume = _resume_request(approvals, deferred_results)
         request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
-        return await self.drive(session, request, self.catalog, on_event, deps)
+        return await self.drive(session, request, self.catalog, on_event, deps, steps)
 
     def stream(self, session: SessionRef, request: dict[str, Any], catalog: Catalog, deps: Any) -> AgentRun:
         """Start ``request`` in ``session`` as a live run."""
@@ -259,8 +266,11 @@ class RunLauncher:
         active_tags: Iterable[str] | None = None,
         grants: Iterable[str] | None = None,
         tool_error_policy: ToolErrorPolicy | None = None,
+        steps: StepHandlers | None = None,
+        run_id: str | None = None,
     ) -> RunResult:
-        """Run ``prompt`` in ``session`` to its end."""
+        """Run ``prompt`` in ``session`` to its end (``steps``, ``run_id``:
+        see ``_remote``)."""
         request, catalog = self.request(
             prompt,
             tools,
@@ -274,7 +284,26 @@ class RunLauncher:
             grants,
             tool_error_policy,
         )
-        return await self.drive(session, request, catalog, on_event, deps)
+        if run_id is not None:
+            request["run_id"] = run_id
+        return await self.drive(session, request, catalog, on_event, deps, steps)
+
+    async def step(self, session: SessionRef, request: dict[str, Any], deps: Any = None) -> dict[str, Any]:
+        """Carry out one step another run handed its executor: a
+        ``{"model_request": ...}`` or ``{"run_batch": ...}`` request; the
+        done item (``response`` or ``returns``), or its error raised."""
+        from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
+
+        driver = self.start(session, request, self.catalog, None, deps)
+        try:
+            done = await _bridge.finish(driver)
+        finally:
+            self.runs.discard(driver)
+            if session.active is driver:
+                session.active = None
+        if done.get("error"):
+            raise _capi.error_from(done["error"])
+        return done
 
     async def recover(self, session: SessionRef, on_event: EventCallback | None, deps: Any = None) -> RunResult:
         """Continue the run a stopped worker left in ``session`` (see

@@ -693,12 +693,13 @@ class Agent(Generic[DepsT, OutputT]):
         self._output.add_validator(func)
         return func
 
-    def _new_session(self, message_history: MessageHistory | None) -> SessionRef:
-        if message_history is None:
+    def _new_session(self, message_history: MessageHistory | None, session_id: str | None = None) -> SessionRef:
+        if message_history is None and session_id is None:
             return SessionRef(_capi.session_new(self._handle))
         from starweaver.messages import messages_to_json  # noqa: PLC0415 - see the imports above
 
-        return SessionRef(_capi.session_from_messages(self._handle, messages_to_json(message_history)))
+        history = messages_to_json(message_history) if message_history is not None else []
+        return SessionRef(_capi.session_from_messages(self._handle, history, session_id))
 
     def session(self, *, message_history: MessageHistory | None = None) -> AgentSession[DepsT, OutputT]:
         """Start a session: a conversation whose runs share history.

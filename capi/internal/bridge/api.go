@@ -213,17 +213,14 @@ func SessionRestore(h int64, state, opts []byte) (int64, error) {
 	return handles.add(s), nil
 }
 
-// SessionFromMessages starts a session of agent h with a history (sw_session_from_messages).
+// SessionFromMessages starts a session of agent h with a history, or with
+// an id and a history (sw_session_from_messages).
 func SessionFromMessages(h int64, msgs []byte) (int64, error) {
 	a, err := lookup[*agent.Agent](h)
 	if err != nil {
 		return 0, err
 	}
-	history, err := agent.DecodeMessages(msgs)
-	if err != nil {
-		return 0, err
-	}
-	s, err := a.SessionFromMessages(history)
+	s, err := sessionFromMessages(a, msgs)
 	if err != nil {
 		return 0, err
 	}

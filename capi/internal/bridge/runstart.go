@@ -7,6 +7,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // doneItem is the last item of a run's pipe: its result or its error.
@@ -14,6 +15,10 @@ type doneItem struct {
 	Kind   string      `json:"kind"`
 	Result *wireResult `json:"result"`
 	Error  *abiError   `json:"error"`
+	// Response and Returns are the outcome of a model_request or run_batch
+	// run (see runSpec).
+	Response *model.Message `json:"response,omitempty"`
+	Returns  []tool.Return  `json:"returns,omitempty"`
 }
 
 // wireResult sends a run result without repeating the new messages: they
@@ -63,6 +68,10 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 	if spec.Recover && (spec.Resume != nil || spec.Prompt != "") {
 		return 0, nil, specError(`"recover" continues a run: it takes no "prompt" or "resume"`)
 	}
+	if step := spec.ModelRequest != nil || spec.RunBatch != nil; step &&
+		(spec.Recover || spec.Resume != nil || spec.Prompt != "" || spec.Executor || spec.ModelRequest != nil && spec.RunBatch != nil) {
+		return 0, nil, specError(`"model_request" and "run_batch" run one step of another run: each alone, without "prompt", "resume", "recover" or "executor"`)
+	}
 	opts, err := spec.options()
 	if err != nil {
 		return 0, nil, err
@@ -101,7 +110,15 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		}()
 		var res *agent.RunResult
 		var err error
+		var step doneItem
 		switch {
+		case spec.ModelRequest != nil:
+			var resp model.Message
+			if resp, err = sess.Agent().RequestModel(runCtx, *spec.ModelRequest); err == nil {
+				step.Response = &resp
+			}
+		case spec.RunBatch != nil:
+			step.Returns, err = sess.Agent().RunBatch(runCtx, *spec.RunBatch, nil)
 		case spec.Recover:
 			res, err = sess.Recover(runCtx, opts...)
 		case spec.Resume != nil:
@@ -110,7 +127,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 			res, err = sess.Run(runCtx, spec.Prompt, opts...)
 		}
 		endScope()
-		item := doneItem{Kind: "done", Result: toWire(res)}
+		item := doneItem{Kind: "done", Result: toWire(res), Response: step.Response, Returns: step.Returns}
 		if err != nil {
 			item.Error = toABIError(err)
 		}

@@ -216,6 +216,17 @@ type runSpec struct {
 	// Recover continues the run a stopped worker left in flight (or its
 	// claimed resume) instead of sending a prompt (agent.Session.Recover).
 	Recover bool `json:"recover"`
+	// Executor hands the run's model requests and tool batches to the
+	// host as step_model and step_batch items (executor.go); RunID gives
+	// the run its id (agent.WithRunID).
+	Executor bool   `json:"executor"`
+	RunID    string `json:"run_id"`
+	// ModelRequest and RunBatch run no loop: the "run" makes that one
+	// model request (agent.Agent.RequestModel) or runs that batch
+	// (agent.Agent.RunBatch) for a host that executes another run's
+	// steps, and its done item carries the response or the returns.
+	ModelRequest *agent.ModelRequest `json:"model_request"`
+	RunBatch     *agent.Batch        `json:"run_batch"`
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -611,5 +622,11 @@ func (s runSpec) options() ([]agent.RunOption, error) {
 		opts = append(opts, agent.WithDeltas())
 	}
 	opts = append(opts, s.policyOptions()...)
+	if s.Executor {
+		opts = append(opts, agent.WithExecutor(hostExecutor{}))
+	}
+	if s.RunID != "" {
+		opts = append(opts, agent.WithRunID(s.RunID))
+	}
 	return opts, nil
 }
