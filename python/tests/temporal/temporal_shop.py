@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from starweaver import ApprovalRequired, ModelRetry, ToolContext, create_agent, tool
-from starweaver.messages import ModelMessage, ModelRequest, RetryPromptPart, ToolReturnPart, UserPromptPart
+from starweaver.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from starweaver.temporal import TemporalAgent
 from starweaver.testing import FunctionModel
 from temporalio.common import RetryPolicy
@@ -98,10 +98,6 @@ def _returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
     return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
 
 
-def _retries(messages: list[ModelMessage]) -> int:
-    return sum(isinstance(p, RetryPromptPart) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
-
-
 def _call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "name": name, "arguments": arguments}
 
@@ -126,9 +122,12 @@ def decide(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
         ret = returns[-1]
         return f"error:{ret.error_kind}" if ret.is_error else f"len={len(str(ret.content))}"
     if prompt == "picky":
-        if not returns:
-            return {"tool_calls": [_call("picky", f"c{_retries(messages) + 1}", x=1 + _retries(messages))]}
-        return f"retries={_retries(messages)} {_describe(returns[-1])}"
+        # A ModelRetry reaches the model as a model_retry return: it calls
+        # again with what the tool asked for.
+        asked = [r for r in returns if r.error_kind == "model_retry"]
+        if not returns or returns[-1].error_kind == "model_retry":
+            return {"tool_calls": [_call("picky", f"c{len(asked) + 1}", x=1 + len(asked))]}
+        return f"retries={len(asked)} {_describe(returns[-1])}"
     if prompt == "crash":
         if not returns:
             return {"tool_calls": [_call("charge", "c1", amount=7), _call("lookup", "c2", item="lamp")]}
