@@ -14,7 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from starweaver import ApprovalRequired, ModelRetry, ToolContext, create_agent, tool
+from starweaver import ApprovalRequired, CallDeferred, ModelRetry, ToolContext, create_agent, tool
 from starweaver.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from starweaver.temporal import TemporalAgent
 from starweaver.testing import FunctionModel
@@ -63,6 +63,12 @@ async def refund(ctx: ToolContext, amount: int) -> str:
     with open(_dir(ctx) / "refunds", "a") as f:
         f.write(f"{amount}\n")
     return f"refunded {amount}"
+
+
+@tool(effect="non_idempotent_write")
+def ship(order: int) -> str:
+    """Ship an order: the warehouse answers later (a deferred call)."""
+    raise CallDeferred(f"order {order} queued at the warehouse")
 
 
 @tool(effect="pure")
@@ -128,6 +134,10 @@ def decide(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
         if not returns or returns[-1].error_kind == "model_retry":
             return {"tool_calls": [_call("picky", f"c{len(asked) + 1}", x=1 + len(asked))]}
         return f"retries={len(asked)} {_describe(returns[-1])}"
+    if prompt == "ship":
+        if not returns:
+            return {"tool_calls": [_call("ship", "c1", order=9)]}
+        return "; ".join(_describe(r) for r in returns)
     if prompt == "crash":
         if not returns:
             return {"tool_calls": [_call("charge", "c1", amount=7), _call("lookup", "c2", item="lamp")]}
@@ -141,7 +151,7 @@ def decide(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
 
 
 agent = create_agent(
-    model=FunctionModel(decide), tools=[charge, lookup, refund, double, blob, picky], instructions="a shop"
+    model=FunctionModel(decide), tools=[charge, lookup, refund, ship, double, blob, picky], instructions="a shop"
 )
 
 #: Short heartbeats and retries: a lost worker is noticed within seconds.

@@ -136,6 +136,7 @@ def test_ready_made_workflow_waits_for_the_approve_update(tmp_path: Path) -> Non
             assert await h.execute_update("approve", approval["id"]) == 0
             out = await h.result()
             events = await h.query("events")
+            assert await h.query("events", 2) == events[2:]
             return out, events, await h.fetch_history()
 
     out, events, history = asyncio.run(main())
@@ -143,12 +144,36 @@ def test_ready_made_workflow_waits_for_the_approve_update(tmp_path: Path) -> Non
     assert out.output == "lookup=a: in stock; lookup=b: in stock; refund=refunded 5"
     assert [m["kind"] for m in out.messages][:1] == ["request"]
     assert out.typed_messages()[-1].parts
-    assert events, "the events query gives the run's events"
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "run_start" and kinds[-1] == "run_complete" and kinds.count("tool_call") >= 3, kinds
 
     async def replay() -> None:
         await Replayer(workflows=[], plugins=[StarweaverPlugin(), AgentPlugin(shop)]).replay_workflow(history)
 
     asyncio.run(replay())
+
+
+def test_ready_made_workflow_takes_a_deferred_result_from_the_complete_update() -> None:
+    async def main() -> AgentRunOutcome:
+        client = await connect()
+        tq = queue()
+        async with worker(client, tq):
+            h: WorkflowHandle[Any, AgentRunOutcome] = await client.start_workflow(
+                "shop.run",
+                AgentWorkflowInput("ship"),
+                id=f"ship-{uuid.uuid4()}",
+                task_queue=tq,
+                result_type=AgentRunOutcome,
+            )
+            (deferred,) = await poll(lambda: h.query("pending"), "the run to wait")
+            assert deferred["kind"] == "deferred" and deferred["tool_name"] == "ship"
+            with pytest.raises(WorkflowUpdateFailedError):
+                await h.execute_update("approve", deferred["id"])  # not an approval
+            assert await h.execute_update("complete", args=[deferred["id"], "shipped by truck"]) == 0
+            return await h.result()
+
+    out = asyncio.run(main())
+    assert out.status == "completed" and out.output == "ship=shipped by truck"
 
 
 def test_a_worker_killed_in_a_batch_loses_the_write_and_retries_the_read(tmp_path: Path, workers: Any) -> None:
