@@ -58,3 +58,7 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    # A short script leaves without tearing the interpreter down: the Temporal
+    # client's threads can crash it at exit (temporalio/sdk-python#300).
+    sys.stdout.flush()
+    os._exit(0)

@@ -7,6 +7,7 @@ be). It prints the workflow id to approve with.
 
 import asyncio
 import os
+import sys
 import uuid
 
 from starweaver.temporal import AgentWorkflowInput, StarweaverPlugin
@@ -39,3 +40,7 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    # A short script leaves without tearing the interpreter down: the Temporal
+    # client's threads can crash it at exit (temporalio/sdk-python#300).
+    sys.stdout.flush()
+    os._exit(0)
