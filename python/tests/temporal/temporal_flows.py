@@ -8,8 +8,9 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from starweaver import UsageLimits
     from starweaver.temporal import AgentRunOutcome
-    from temporal_shop import shop, shop_renamed
+    from temporal_shop import City, cities, shop, shop_renamed
 
 
 @workflow.defn(name="ShopWorkflow")
@@ -49,3 +50,24 @@ class ShopWorkflowChanged:
     async def run(self, prompt: str, folder: str) -> AgentRunOutcome:
         result = await shop_renamed.run(prompt, deps={"dir": folder})
         return AgentRunOutcome.from_result(result)
+
+
+@workflow.defn(name="CityWorkflow")
+class CityWorkflow:
+    """Returns a structured output as itself (the pydantic converter)."""
+
+    @workflow.run
+    async def run(self, prompt: str) -> City:
+        result = await cities.run(prompt)
+        assert isinstance(result.output, City)
+        return result.output
+
+
+@workflow.defn(name="LimitedWorkflow")
+class LimitedWorkflow:
+    """A run past its usage limit: the workflow fails with the run's error."""
+
+    @workflow.run
+    async def run(self, prompt: str) -> str:
+        result = await shop.run(prompt, usage_limits=UsageLimits(request_limit=1))
+        return str(result.output)

@@ -14,10 +14,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from starweaver import ApprovalRequired, CallDeferred, ModelRetry, ToolContext, create_agent, tool
 from starweaver.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from starweaver.temporal import TemporalAgent
-from starweaver.testing import FunctionModel
+from starweaver.testing import FunctionModel, TestModel
 from temporalio.common import RetryPolicy
 
 
@@ -166,3 +167,18 @@ shop = TemporalAgent(
 #: The same agent under another name: its activities have other types, so a
 #: history recorded with ``shop`` does not replay with it.
 shop_renamed = TemporalAgent(agent, name="shop_renamed")
+
+
+class City(BaseModel):
+    name: str
+    population: int
+
+
+#: An agent with a structured output: its runs' output is a City.
+cities = TemporalAgent(
+    create_agent(
+        model=FunctionModel(lambda messages, info: TestModel.output_response(City(name="Bern", population=1))),
+        output_type=City,
+    ),
+    name="cities",
+)

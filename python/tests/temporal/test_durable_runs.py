@@ -19,10 +19,11 @@ if os.environ.get("STARWEAVER_REQUIRE_TEMPORAL") != "1":
 
 from conftest import ADDRESS, queue, wait_for
 from starweaver.temporal import AgentPlugin, AgentRunOutcome, AgentWorkflowInput, StarweaverPlugin
-from temporal_flows import ShopWorkflow, ShopWorkflowChanged
-from temporal_shop import shop, shop_renamed
+from temporal_flows import CityWorkflow, LimitedWorkflow, ShopWorkflow, ShopWorkflowChanged
+from temporal_shop import City, cities, shop, shop_renamed
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowHandle, WorkflowHistory, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowHistory, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import Replayer, Worker
 from temporalio.workflow import NondeterminismError
 
@@ -282,3 +283,22 @@ def test_model_retry_keeps_its_meaning() -> None:
 
     out = asyncio.run(main())
     assert out.output == "retries=1 picky=picky is happy"
+
+
+def test_typed_output_travels_and_a_usage_limit_fails_the_workflow() -> None:
+    async def main() -> tuple[City, BaseException | None]:
+        client = await connect()
+        tq = queue()
+        flows = [CityWorkflow, LimitedWorkflow]
+        async with Worker(client, task_queue=tq, workflows=flows, plugins=[AgentPlugin(shop, cities)]):
+            city = await client.execute_workflow(
+                "CityWorkflow", "a city", id=f"city-{uuid.uuid4()}", task_queue=tq, result_type=City
+            )
+            with pytest.raises(WorkflowFailureError) as failed:
+                await client.execute_workflow("LimitedWorkflow", "n=3", id=f"limited-{uuid.uuid4()}", task_queue=tq)
+            return city, failed.value.cause
+
+    city, cause = asyncio.run(main())
+    assert city == City(name="Bern", population=1)
+    # The run's error fails the workflow (it does not retry its task forever).
+    assert isinstance(cause, ApplicationError) and cause.type == "UsageLimitExceeded", cause
