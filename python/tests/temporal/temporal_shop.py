@@ -78,6 +78,13 @@ def double(n: int) -> int:
     return 2 * n
 
 
+@tool(effect="read_only", timeout_ms=300)
+async def slowpoke() -> str:
+    """Takes longer than its timeout."""
+    await asyncio.sleep(30)
+    return "too late"
+
+
 @tool(effect="pure")
 def blob(size: int) -> str:
     """A string of size bytes."""
@@ -135,6 +142,10 @@ def decide(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
         if not returns or returns[-1].error_kind == "model_retry":
             return {"tool_calls": [_call("picky", f"c{len(asked) + 1}", x=1 + len(asked))]}
         return f"retries={len(asked)} {_describe(returns[-1])}"
+    if prompt == "slow":
+        if not returns:
+            return {"tool_calls": [_call("slowpoke", "c1")]}
+        return _describe(returns[-1])
     if prompt == "ship":
         if not returns:
             return {"tool_calls": [_call("ship", "c1", order=9)]}
@@ -152,7 +163,9 @@ def decide(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
 
 
 agent = create_agent(
-    model=FunctionModel(decide), tools=[charge, lookup, refund, ship, double, blob, picky], instructions="a shop"
+    model=FunctionModel(decide),
+    tools=[charge, lookup, refund, ship, slowpoke, double, blob, picky],
+    instructions="a shop",
 )
 
 #: Short heartbeats and retries: a lost worker is noticed within seconds.

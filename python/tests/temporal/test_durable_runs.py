@@ -56,14 +56,15 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def tool_schedules(history: WorkflowHistory) -> list[tuple[int, str]]:
-    """(event id, summary) of each tool activity scheduled, in order."""
+def tool_schedules(history: WorkflowHistory) -> list[tuple[int, str, Any]]:
+    """(event id, summary, attributes) of each tool activity scheduled, in
+    order."""
     out = []
     for e in history.events:
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
             attrs = e.activity_task_scheduled_event_attributes
             if attrs.activity_type.name == "shop.tool":
-                out.append((e.event_id, json.loads(e.user_metadata.summary.data)))
+                out.append((e.event_id, json.loads(e.user_metadata.summary.data), attrs))
     return out
 
 
@@ -94,7 +95,7 @@ def test_user_workflow_runs_calls_in_parallel_and_resumes_on_an_approval(tmp_pat
     # The three calls were scheduled together (in model order, before any
     # completed); the approved call ran again as an activity of its own.
     scheduled = tool_schedules(history)
-    summaries = [s for _, s in scheduled]
+    summaries = [s for _, s, _ in scheduled]
     assert summaries[0].startswith("tool lookup call c1") and summaries[1].startswith("tool lookup call c2")
     assert summaries[2].startswith("tool refund call c3") and summaries[3].startswith("tool refund call c3")
     first_done = min(
@@ -102,7 +103,11 @@ def test_user_workflow_runs_calls_in_parallel_and_resumes_on_an_approval(tmp_pat
         for e in history.events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED and e.event_id > scheduled[0][0]
     )
-    assert all(event_id < first_done for event_id, _ in scheduled[:3])
+    assert all(event_id < first_done for event_id, _, _ in scheduled[:3])
+    # Retries follow the effect class: the read-only lookups take the
+    # agent's policy (no bound), the refund (a write) one attempt.
+    attempts = [attrs.retry_policy.maximum_attempts for _, _, attrs in scheduled]
+    assert attempts == [0, 0, 1, 1], attempts
 
     async def replay() -> None:
         # (d) the recorded history replays with the same code ...
@@ -302,3 +307,28 @@ def test_typed_output_travels_and_a_usage_limit_fails_the_workflow() -> None:
     assert city == City(name="Bern", population=1)
     # The run's error fails the workflow (it does not retry its task forever).
     assert isinstance(cause, ApplicationError) and cause.type == "UsageLimitExceeded", cause
+
+
+def test_a_tool_timeout_bounds_its_activity() -> None:
+    async def main() -> tuple[AgentRunOutcome, WorkflowHistory]:
+        client = await connect()
+        tq = queue()
+        async with worker(client, tq):
+            h = await client.start_workflow(
+                "shop.run",
+                AgentWorkflowInput("slow"),
+                id=f"slow-{uuid.uuid4()}",
+                task_queue=tq,
+                result_type=AgentRunOutcome,
+            )
+            return await h.result(), await h.fetch_history()
+
+    out, history = asyncio.run(main())
+    # The tool's own timeout answered (not the activity's): the model read
+    # a timeout return.
+    assert out.output == "slowpoke=error:timeout"
+    ((_, summary, attrs),) = tool_schedules(history)
+    assert summary.startswith("tool slowpoke call c1 (read_only)")
+    # 300 ms per attempt, for each of its attempts, plus the 5 s grace.
+    bound = attrs.start_to_close_timeout.ToTimedelta().total_seconds()
+    assert 5.3 <= bound < 10, bound
