@@ -17,10 +17,10 @@ import pytest
 if os.environ.get("STARWEAVER_REQUIRE_TEMPORAL") != "1":
     pytest.importorskip("temporalio")
 
-from conftest import ADDRESS, queue, wait_for
 from starweaver.temporal import AgentPlugin, AgentRunOutcome, AgentWorkflowInput, StarweaverPlugin
 from temporal_flows import CityWorkflow, LimitedWorkflow, ShopWorkflow, ShopWorkflowChanged
 from temporal_shop import City, cities, shop, shop_renamed
+from temporal_support import ADDRESS, queue, wait_for
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowHistory, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError

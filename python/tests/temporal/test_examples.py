@@ -17,7 +17,7 @@ import pytest
 if os.environ.get("STARWEAVER_REQUIRE_TEMPORAL") != "1":
     pytest.importorskip("temporalio")
 
-from conftest import ADDRESS
+from temporal_support import ADDRESS
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "temporal"
