@@ -28,7 +28,7 @@ from temporalio.worker import Replayer, Worker
 from temporalio.workflow import NondeterminismError
 
 # The agents are module-level, made once per process.
-pytestmark = pytest.mark.keeps_handles
+pytestmark = [pytest.mark.keeps_handles, pytest.mark.usefixtures("temporal_server")]
 
 
 async def connect() -> Client:

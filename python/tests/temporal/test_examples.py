@@ -40,7 +40,7 @@ def run(name: str, *args: str, task_queue: str) -> str:
 
 
 @pytest.fixture
-def task_queue() -> Iterator[str]:
+def task_queue(temporal_server: None) -> Iterator[str]:
     """A worker (worker.py) serving a queue of the test's own."""
     tq = f"support-{uuid.uuid4().hex[:8]}"
     proc = subprocess.Popen(
@@ -64,6 +64,7 @@ def test_a_run_started_by_one_client_is_approved_by_another(task_queue: str) -> 
     assert "output: {'order_id': 42, 'total': 42} / refunded 42 on order 42" in approved
 
 
+@pytest.mark.usefixtures("temporal_server")
 def test_a_crash_is_survived() -> None:
     out = run("crash.py", task_queue="unused")
     assert "first worker: looking up order 42" in out
