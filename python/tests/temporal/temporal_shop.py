@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from starweaver import ApprovalRequired, CallDeferred, ModelRetry, ToolContext, create_agent, tool
+from starweaver import ApprovalRequired, CallDeferred, ModelRetry, ToolContext, ToolOutput, create_agent, tool
+from starweaver.artifacts import MemoryArtifactStore
+from starweaver.content import Image
 from starweaver.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from starweaver.temporal import TemporalAgent
 from starweaver.testing import FunctionModel, TestModel
@@ -194,4 +196,36 @@ cities = TemporalAgent(
         output_type=City,
     ),
     name="cities",
+)
+
+
+#: The bytes of a chart: large, and not compressible.
+CHART = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 1200
+
+
+@tool(effect="idempotent_write")
+async def render_chart(ctx: ToolContext, week: int) -> ToolOutput:
+    """A chart kept in the artifact store: the return holds its reference."""
+    ref = await ctx.artifacts.put(CHART, "image/png", name=f"week-{week}.png", idempotency_key=f"chart:{week}")
+    return ToolOutput.rich([f"Sales for week {week}:", Image.from_artifact(ref)])
+
+
+def _chart_model(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
+    returns = _returns(messages)
+    if not returns:
+        return {"tool_calls": [_call("render_chart", "c1", week=3)]}
+    image = (returns[0].parts or [None, None])[1]
+    return f"saw {image.source.kind}" if isinstance(image, Image) else "saw no image"
+
+
+#: An agent whose tool returns an artifact (a store this process's worker
+#: and workflow share).
+charts = TemporalAgent(
+    create_agent(
+        model=FunctionModel(_chart_model),
+        tools=[render_chart],
+        artifact_store=MemoryArtifactStore(),
+        artifact_scope="tests",
+    ),
+    name="charts",
 )
