@@ -1,0 +1,76 @@
+"""The Temporal plugins: ``AgentPlugin`` for a worker (the agents'
+activities and ready-made workflows, the sandbox's passthrough of
+starweaver) and ``StarweaverPlugin`` for a client (the pydantic data
+converter)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
+from temporalio.plugin import SimplePlugin
+from temporalio.worker import WorkflowRunner
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
+
+from starweaver.errors import StarweaverError
+from starweaver.temporal._agent import TemporalAgent
+
+__all__ = ["AgentPlugin", "StarweaverPlugin"]
+
+#: Imported once, outside every workflow sandbox: starweaver drives a native
+#: library (one per process), and pydantic builds its validators once.
+PASSTHROUGH = ("starweaver", "pydantic", "pydantic_core", "annotated_types", "typing_extensions")
+
+
+def _passthrough(runner: WorkflowRunner | None) -> WorkflowRunner:
+    runner = runner or SandboxedWorkflowRunner()
+    if isinstance(runner, SandboxedWorkflowRunner):
+        return dataclasses.replace(runner, restrictions=runner.restrictions.with_passthrough_modules(*PASSTHROUGH))
+    return runner
+
+
+def _pydantic(existing: DataConverter | None) -> DataConverter:
+    # A converter the application chose (a codec, its own payload converter)
+    # is kept.
+    if existing is None or existing == DataConverter.default:
+        return pydantic_data_converter
+    return existing
+
+
+class StarweaverPlugin(SimplePlugin):
+    """For ``Client.connect(..., plugins=[StarweaverPlugin()])``: sets
+    Temporal's pydantic data converter (``temporalio.contrib.pydantic``), so
+    pydantic models (structured outputs, typed messages, deps) travel as
+    themselves. A worker built on that client inherits it."""
+
+    def __init__(self) -> None:
+        super().__init__("starweaver.StarweaverPlugin", data_converter=_pydantic, workflow_runner=_passthrough)
+
+
+class AgentPlugin(SimplePlugin):
+    """For ``Worker(client, ..., plugins=[AgentPlugin(temporal_agent)])``:
+    registers each agent's activities (``"<name>.model"``,
+    ``"<name>.tool"``) and ready-made workflow (``"<name>.run"``), passes
+    starweaver through the workflow sandbox (imported once, outside it),
+    and lets a starweaver error raised in a workflow (a run that used up a
+    budget or a limit) fail the workflow rather than retry its task.
+    ``Replayer(..., plugins=[AgentPlugin(...)])`` replays with the same."""
+
+    def __init__(self, *agents: TemporalAgent[Any, Any], workflows: bool = True) -> None:
+        if not agents:
+            raise ValueError("AgentPlugin needs at least one TemporalAgent")
+        names = [a.name for a in agents]
+        if len(set(names)) != len(names):
+            raise ValueError(f"AgentPlugin: two agents share a name: {names}")
+        activities: list[Callable[..., Any]] = [fn for a in agents for fn in a.activities()]
+        flows: Sequence[type] | None = [a.workflow for a in agents] if workflows else None
+        super().__init__(
+            "starweaver.AgentPlugin",
+            activities=activities,
+            workflows=flows,
+            workflow_runner=_passthrough,
+            workflow_failure_exception_types=[StarweaverError],
+        )
