@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -121,11 +122,16 @@ func (a *Agent) spills() bool { return a.artifacts != nil && !a.budget.Disabled 
 // resolve returns msgs with the artifact references of tool returns
 // replaced by their bytes, for the model request about to be sent.
 func (r *runner) resolve(ctx context.Context, msgs []model.Message) ([]model.Message, error) {
-	a := r.a.artifacts
-	if a == nil {
+	return r.a.resolveArtifacts(ctx, msgs)
+}
+
+// resolveArtifacts reads the artifacts msgs refer to (see resolve).
+func (a *Agent) resolveArtifacts(ctx context.Context, msgs []model.Message) ([]model.Message, error) {
+	store := a.artifacts
+	if store == nil {
 		return msgs, nil
 	}
-	out, err := model.ResolveArtifacts(ctx, msgs, artifact.Resolver{Reader: a.Store(), Scope: a.Scope(), MaxBytes: r.a.resolveLimit})
+	out, err := model.ResolveArtifacts(ctx, msgs, artifact.Resolver{Reader: store.Store(), Scope: store.Scope(), MaxBytes: a.resolveLimit})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrArtifacts, err)
 	}
@@ -175,6 +181,19 @@ func (x *spillIndex) add(ref artifact.Ref) {
 	x.mu.Lock()
 	x.refs[ref.ID] = ref
 	x.mu.Unlock()
+}
+
+// list returns the indexed references, ordered by id (a batch carries
+// them; see Batch.Spilled).
+func (x *spillIndex) list() []artifact.Ref {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]artifact.Ref, 0, len(x.refs))
+	for _, ref := range x.refs {
+		out = append(out, ref)
+	}
+	slices.SortFunc(out, func(a, b artifact.Ref) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 func (x *spillIndex) get(id string) (artifact.Ref, bool) {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/starweaver-go/starweaver/core/artifact"
 	"github.com/starweaver-go/starweaver/core/internal/effectclass"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -61,6 +62,9 @@ type Batch struct {
 	Sequential     bool   `json:"sequential,omitempty"`
 	MaxConcurrency int    `json:"max_concurrency,omitempty"`
 	Calls          []Call `json:"calls"`
+	// Spilled are the outputs the conversation spilled so far (see
+	// Options.Artifacts): the only artifacts read_artifact may read.
+	Spilled []artifact.Ref `json:"spilled,omitempty"`
 }
 
 // Call is one call of a Batch with what its executor needs to plan it.
@@ -127,12 +131,11 @@ func (a *Agent) SessionWithID(id string, history []model.Message) (*Session, err
 	return &Session{agent: a, id: id, history: model.CloneMessages(history), actx: a.newContext()}, nil
 }
 
-// askExecutor is ask for a run with an executor.
+// askExecutor is ask for a run with an executor. The messages keep their
+// artifact references: the worker reads the artifacts (RequestModel), so
+// their bytes never travel with the request, and the run reads no store.
 func (r *runner) askExecutor(ctx context.Context, step int, params model.Params) (model.Message, error) {
-	msgs, err := r.resolve(ctx, r.history.forModel())
-	if err != nil {
-		return model.Message{}, err
-	}
+	msgs := r.history.forModel()
 	resp, err := r.o.executor.RequestModel(ctx, ModelRequest{RunID: r.runID, Step: step, Messages: msgs, Params: params})
 	if err == nil && r.o.deltas {
 		r.emitWhole(step, resp)
@@ -167,6 +170,9 @@ func (r *runner) offload(ctx context.Context, reg *tool.Registry, base *tool.Con
 	if len(b.Calls) == 0 {
 		return out
 	}
+	if r.spilled != nil {
+		b.Spilled = r.spilled.list()
+	}
 	rets, err := r.o.executor.RunBatch(ctx, b)
 	if err == nil && len(rets) != len(b.Calls) {
 		err = fmt.Errorf("%w: the executor answered %d returns for %d calls", ErrState, len(rets), len(b.Calls))
@@ -179,15 +185,24 @@ func (r *runner) offload(ctx context.Context, reg *tool.Registry, base *tool.Con
 		ret := rets[j]
 		// The return answers its own call whatever the executor wrote.
 		ret.ToolCallID, ret.Name = calls[i].ID, calls[i].Name
+		if r.spilled != nil {
+			// Spilled by the worker (RunBatch): later batches may read it.
+			r.spilled.addReturn(&ret)
+		}
 		out[i] = ret
 	}
 	return out
 }
 
 // RequestModel makes req with the agent's model: what a run with an
-// executor asks its executor to do (see Executor).
+// executor asks its executor to do (see Executor). The artifacts the
+// messages refer to are read here, from the agent's store.
 func (a *Agent) RequestModel(ctx context.Context, req ModelRequest) (model.Message, error) {
-	resp, err := a.model.Request(ctx, req.Messages, req.Params)
+	msgs, err := a.resolveArtifacts(ctx, req.Messages)
+	if err != nil {
+		return model.Message{}, err
+	}
+	resp, err := a.model.Request(ctx, msgs, req.Params)
 	if err != nil {
 		return model.Message{}, asModelError(err)
 	}
@@ -198,6 +213,8 @@ func (a *Agent) RequestModel(ctx context.Context, req ModelRequest) (model.Messa
 // as the run would have run it (hooks, validation, timeouts, internal
 // retries, approvals, journal): what the executor's worker does with it. A
 // batch of one call is how an engine runs each call as its own activity.
+// An output over the agent's output budget is spilled here (see
+// Options.Artifacts), so only its reference travels back.
 // deps, when not nil, are the run's dependencies (else the agent's).
 func (a *Agent) RunBatch(ctx context.Context, b Batch, deps *tool.Deps) ([]tool.Return, error) {
 	if b.RunID == "" || b.ConversationID == "" || b.Step < 0 {
@@ -220,6 +237,11 @@ func (a *Agent) RunBatch(ctx context.Context, b Batch, deps *tool.Deps) ([]tool.
 		}
 	}
 	maps.Copy(r.retries, b.Retries)
+	if r.spilled != nil {
+		for _, ref := range b.Spilled {
+			r.spilled.add(ref)
+		}
+	}
 	calls := make([]tool.Call, len(b.Calls))
 	bases := make([]*tool.Context, len(b.Calls))
 	for i, c := range b.Calls {
@@ -231,6 +253,13 @@ func (a *Agent) RunBatch(ctx context.Context, b Batch, deps *tool.Deps) ([]tool.
 		MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases})
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return rets, err
+	}
+	if r.spilled != nil {
+		for i := range rets {
+			// A spill that fails leaves the return whole: the run spills
+			// it then, or reports why it could not.
+			_ = r.spill(ctx, &rets[i])
+		}
 	}
 	return rets, nil
 }

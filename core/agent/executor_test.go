@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -60,7 +61,13 @@ func (x *wireExecutor) RunBatch(ctx context.Context, b agent.Batch) ([]tool.Retu
 		if err != nil {
 			return nil, err
 		}
-		out[i] = rets[0]
+		back, _ := json.Marshal(rets)
+		x.record("returns " + string(back))
+		var decoded []tool.Return
+		if err := json.Unmarshal(back, &decoded); err != nil {
+			return nil, err
+		}
+		out[i] = decoded[0]
 	}
 	return out, nil
 }
@@ -86,10 +93,11 @@ func TestExecutorRunMatchesALocalRun(t *testing.T) {
 	if string(lj) != string(rj) {
 		t.Fatalf("histories differ:\nlocal  %s\nremote %s", lj, rj)
 	}
-	// Two model requests and one batch of the two known calls: the
+	// Two model requests and one batch of the two known calls (one
+	// returns entry each): the
 	// unknown name is answered by the run itself. A repeated undeclared
 	// tool makes the batch sequential, as it would locally.
-	if len(x.log) != 3 || !strings.HasPrefix(x.log[1], "batch ") || strings.Contains(x.log[1], `"nope"`) {
+	if len(x.log) != 5 || !strings.HasPrefix(x.log[1], "batch ") || strings.Contains(x.log[1], `"nope"`) {
 		t.Fatalf("executor log: %q", x.log)
 	}
 	var batch agent.Batch
@@ -136,7 +144,7 @@ func TestExecutorRunIsDeterministic(t *testing.T) {
 		t.Fatalf("two drives differ:\n%s\n---\n%s", strings.Join(first, "\n"), strings.Join(second, "\n"))
 	}
 	// The approved call goes out again, with its approval.
-	last := first[len(first)-3]
+	last := first[len(first)-4]
 	if !strings.HasPrefix(last, "batch ") || !strings.Contains(last, `"approval":{"status":"approved"`) {
 		t.Fatalf("resumed batch: %s", last)
 	}
@@ -192,5 +200,52 @@ func TestRunBatchRefusesABatchWithoutItsRun(t *testing.T) {
 	}
 	if _, err := a.SessionWithID("", nil); !errors.Is(err, agent.ErrConfig) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Large outputs are spilled by the worker, so only their reference comes
+// back; artifacts are read by the worker that asks the model, so their
+// bytes never travel with a request; read_artifact on the worker reads
+// what the conversation spilled.
+func TestExecutorKeepsArtifactsByReference(t *testing.T) {
+	scope, st := acmeStore(t)
+	const size = 60 << 10
+	whole := bigText(size)
+	encoded := base64.StdEncoding.EncodeToString(chartPNG)
+	step := 0
+	m := model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
+		step++
+		switch step {
+		case 1:
+			return calls(model.Call("c_dump", "dump", map[string]any{}), model.Call("c_chart", "chart", map[string]any{})), nil
+		case 2:
+			rets := msgs[len(msgs)-1].Returns()
+			if src := rets[1].Parts[1].Source; src.Kind != tool.SourceBase64 || src.Data != encoded {
+				t.Errorf("the model received %+v", src)
+			}
+			text := rets[0].Content.(string)
+			i := strings.Index(text, "sha256:")
+			return calls(model.Call("c_read", agent.ReadArtifactToolName, map[string]any{"ref": text[i : i+71], "offset": 1000, "limit": 50})), nil
+		case 3:
+			got := contentMap(t, msgs[len(msgs)-1].Returns()[0].Content)
+			if got["text"] != whole[1000:1050] {
+				t.Errorf("read_artifact on the worker returned %.200v", got)
+			}
+			return text("ok"), nil
+		}
+		return model.Message{}, errors.New("too many steps")
+	})
+	build := func() *agent.Agent {
+		return agent.NewBuilder(m).Tool(bigTool(size), chartTool()).Artifacts(scope, st).MustBuild()
+	}
+	x := &wireExecutor{worker: build()}
+	res := mustRun(t, build(), "go", agent.WithExecutor(x))
+	if res.Output != "ok" {
+		t.Fatalf("run: %+v", res)
+	}
+	for _, e := range x.log {
+		if len(e) > 16<<10 || strings.Contains(e, encoded) {
+			t.Fatalf("%d bytes went through the executor: %.300s", len(e), e)
+		}
 	}
 }

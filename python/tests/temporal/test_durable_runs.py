@@ -375,12 +375,6 @@ def test_an_artifact_leaves_its_tool_activity_as_a_reference() -> None:
     assert len(results) == 1 and results[0] < 4096 < len(CHART), results
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the loop resolves artifacts before it hands a model request out, so the bytes travel in the "
-    "model activity's input (and the workflow reads the artifact store); resolving them in the model "
-    "activity would keep references in the history",
-)
 def test_an_artifact_reaches_the_model_activity_as_a_reference() -> None:
     _, history = chart_history()
     inputs, _ = payload_sizes(history, "charts.model")
