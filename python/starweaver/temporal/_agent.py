@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from temporalio import activity, workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 from starweaver import _remote
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult
+from starweaver.errors import ModelError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 
 if TYPE_CHECKING:
@@ -228,7 +229,14 @@ class TemporalAgent(Generic[DepsT, OutputT]):
 
         @activity.defn(name=self.model_activity)
         async def model(request: dict[str, Any]) -> dict[str, Any]:
-            return await _remote.request_model(self.agent, request)
+            try:
+                return await _remote.request_model(self.agent, request)
+            except ModelError as exc:
+                # The model answered with an error after its own retries
+                # (provider clients back off and retry): another attempt
+                # would fail alike, so the run fails with it, as locally.
+                # A lost worker or a timeout is still retried by policy.
+                raise ApplicationError(str(exc), type="ModelError", non_retryable=True) from exc
 
         @activity.defn(name=self.tool_activity)
         async def tool(job: dict[str, Any]) -> dict[str, Any]:
@@ -276,21 +284,23 @@ class _Handlers:
         ta = self._ta
         size = len(json.dumps(request, separators=(",", ":")))
         if size > ta.max_payload_bytes:
-            from starweaver.errors import ModelError  # noqa: PLC0415 - only this error path needs it
-
             raise ModelError(
                 f"the model request of step {request.get('step')} is {size} bytes, over the {ta.max_payload_bytes} "
                 "a Temporal payload may carry: keep large tool data in artifacts (only references travel)"
             )
-        result: dict[str, Any] = await workflow.execute_activity(
-            ta.model_activity,
-            request,
-            result_type=dict,
-            start_to_close_timeout=ta.start_to_close_timeout,
-            retry_policy=ta.retry_policy,
-            task_queue=ta.task_queue,
-            summary=f"model request, step {request.get('step')} of run {request.get('run_id')}",
-        )
+        try:
+            result: dict[str, Any] = await workflow.execute_activity(
+                ta.model_activity,
+                request,
+                result_type=dict,
+                start_to_close_timeout=ta.start_to_close_timeout,
+                retry_policy=ta.retry_policy,
+                task_queue=ta.task_queue,
+                summary=f"model request, step {request.get('step')} of run {request.get('run_id')}",
+            )
+        except ActivityError as exc:
+            # The run fails with the model's own words, as locally.
+            raise ModelError(str(exc.cause or exc)) from exc
         return result
 
     async def batch(self, batch: dict[str, Any]) -> list[dict[str, Any] | None]:

@@ -229,3 +229,12 @@ charts = TemporalAgent(
     ),
     name="charts",
 )
+
+
+def _broken_model(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
+    raise ValueError("the model is down")
+
+
+# A model that fails: the run fails at once, as locally, never retried
+# without end by Temporal's default policy.
+broken = TemporalAgent(create_agent(model=FunctionModel(_broken_model)), name="broken")

@@ -19,7 +19,7 @@ if os.environ.get("STARWEAVER_REQUIRE_TEMPORAL") != "1":
 
 from starweaver.temporal import AgentPlugin, AgentRunOutcome, AgentWorkflowInput, StarweaverPlugin
 from temporal_flows import CityWorkflow, LimitedWorkflow, ShopWorkflow, ShopWorkflowChanged
-from temporal_shop import CHART, City, charts, cities, shop, shop_renamed
+from temporal_shop import CHART, City, broken, charts, cities, shop, shop_renamed
 from temporal_support import ADDRESS, queue, wait_for
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowHistory, WorkflowUpdateFailedError
@@ -307,6 +307,32 @@ def test_typed_output_travels_and_a_usage_limit_fails_the_workflow() -> None:
     assert city == City(name="Bern", population=1)
     # The run's error fails the workflow (it does not retry its task forever).
     assert isinstance(cause, ApplicationError) and cause.type == "UsageLimitExceeded", cause
+
+
+def test_a_failing_model_fails_the_run_after_one_attempt() -> None:
+    async def main() -> tuple[BaseException | None, WorkflowHistory]:
+        client = await connect()
+        tq = queue()
+        async with Worker(client, task_queue=tq, plugins=[AgentPlugin(broken)]):
+            h = await client.start_workflow(
+                "broken.run",
+                AgentWorkflowInput("hi"),
+                id=f"broken-{uuid.uuid4()}",
+                task_queue=tq,
+                result_type=AgentRunOutcome,
+            )
+            with pytest.raises(WorkflowFailureError) as failed:
+                await asyncio.wait_for(h.result(), 60)
+            return failed.value.cause, await h.fetch_history()
+
+    cause, history = asyncio.run(main())
+    assert "the model is down" in str(cause), cause
+    attempts = [
+        e.activity_task_failed_event_attributes
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
+    ]
+    assert len(attempts) == 1 and attempts[0].failure.application_failure_info.non_retryable, attempts
 
 
 def test_a_tool_timeout_bounds_its_activity() -> None:
