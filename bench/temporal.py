@@ -162,7 +162,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--turns", type=int, default=20)
-    parser.add_argument("--calls", type=int, default=50, help=f"at most {TOOLS}: a repeated tool name makes a batch sequential")
+    parser.add_argument(
+        "--calls", type=int, default=50, help=f"at most {TOOLS}: a repeated tool name makes a batch sequential"
+    )
     parser.add_argument("--workflows", type=int, default=100)
     parser.add_argument("--no-compare", action="store_true", help="leave pydantic-ai out")
     args = parser.parse_args()
