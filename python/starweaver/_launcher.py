@@ -141,7 +141,11 @@ class RunLauncher:
         """Start a run of ``request`` in ``session`` (traced when tracing is
         on) and return its driver; ``finish`` ends it. With ``steps``, the
         run hands its model requests and tool batches to them."""
-        trace = tracing.start_run(self.name, self.model, self.trace_content)
+        # A stepped run's loop is workflow code, replayed: its spans would be
+        # made again on each replay. A step's spans are the engine's
+        # activity's (starweaver.temporal).
+        stepping = steps is not None or "model_request" in request or "run_batch" in request
+        trace = None if stepping else tracing.start_run(self.name, self.model, self.trace_content)
         if trace is not None:
             # Spans are made from the events, so a traced run asks for them,
             # and for every call's id, to run each call inside its span.

@@ -25,6 +25,7 @@ from starweaver import _remote
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult
 from starweaver.errors import ModelError
 from starweaver.hitl import ApprovalsInput, DeferredInput
+from starweaver.temporal._tracing import activity_span
 
 if TYPE_CHECKING:
     from starweaver.agent import Agent
@@ -227,10 +228,16 @@ class TemporalAgent(Generic[DepsT, OutputT]):
         """The activities a worker registers for this agent (``AgentPlugin``
         does it)."""
 
+        model_name = getattr(self.agent.model, "model_name", None) or getattr(self.agent.model, "name", None)
+        chat: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.agent.name": self.name}
+        if isinstance(model_name, str) and model_name:
+            chat["gen_ai.request.model"] = model_name
+
         @activity.defn(name=self.model_activity)
         async def model(request: dict[str, Any]) -> dict[str, Any]:
             try:
-                return await _remote.request_model(self.agent, request)
+                with activity_span(f"chat {model_name}" if "gen_ai.request.model" in chat else "chat", chat):
+                    return await _remote.request_model(self.agent, request)
             except ModelError as exc:
                 # The model answered with an error after its own retries
                 # (provider clients back off and retry): another attempt
@@ -240,7 +247,15 @@ class TemporalAgent(Generic[DepsT, OutputT]):
 
         @activity.defn(name=self.tool_activity)
         async def tool(job: dict[str, Any]) -> dict[str, Any]:
-            return await self._run_call(job)
+            (call,) = job["batch"]["calls"]
+            attrs = {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.agent.name": self.name,
+                "gen_ai.tool.name": call["name"],
+                "gen_ai.tool.call.id": call["id"],
+            }
+            with activity_span(f"execute_tool {call['name']}", attrs):
+                return await self._run_call(job)
 
         return [model, tool]
 

@@ -44,10 +44,26 @@ class StarweaverPlugin(SimplePlugin):
     """For ``Client.connect(..., plugins=[StarweaverPlugin()])``: sets
     Temporal's pydantic data converter (``temporalio.contrib.pydantic``), so
     pydantic models (structured outputs, typed messages, deps) travel as
-    themselves. A worker built on that client inherits it."""
+    themselves. A worker built on that client inherits it.
 
-    def __init__(self) -> None:
-        super().__init__("starweaver.StarweaverPlugin", data_converter=_pydantic, workflow_runner=_passthrough)
+    ``tracing=True`` adds Temporal's OpenTelemetry interceptor
+    (``temporalio.contrib.opentelemetry``, needs ``opentelemetry-sdk``): a
+    workflow started inside a span continues its trace, through the
+    workflow's and the activities' spans down to the ``chat`` and
+    ``execute_tool`` spans of the model requests and tool calls."""
+
+    def __init__(self, *, tracing: bool = False) -> None:
+        interceptors: list[Any] = []
+        if tracing:
+            from temporalio.contrib.opentelemetry import TracingInterceptor  # noqa: PLC0415 - needs opentelemetry, only with tracing
+
+            interceptors.append(TracingInterceptor())
+        super().__init__(
+            "starweaver.StarweaverPlugin",
+            data_converter=_pydantic,
+            workflow_runner=_passthrough,
+            interceptors=interceptors or None,
+        )
 
 
 class AgentPlugin(SimplePlugin):

@@ -238,3 +238,20 @@ def _broken_model(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
 # A model that fails: the run fails at once, as locally, never retried
 # without end by Temporal's default policy.
 broken = TemporalAgent(create_agent(model=FunctionModel(_broken_model)), name="broken")
+
+
+@tool
+async def hello(name: str) -> str:
+    return f"hello {name}"
+
+
+def _greet(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
+    if any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
+        return "greeted"
+    return TestModel.tool_call_response([{"id": "g1", "name": "hello", "arguments": {"name": "ada"}}])
+
+
+#: One call, then the answer: the tracing test's agent.
+greeter = TemporalAgent(
+    create_agent(model=FunctionModel(_greet, model_name="greeter-model"), tools=[hello]), name="greeter"
+)
