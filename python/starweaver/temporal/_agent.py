@@ -26,6 +26,7 @@ from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult
 from starweaver.errors import ModelError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.temporal._tracing import activity_span
+from starweaver.temporal._workflow import agent_workflow
 
 if TYPE_CHECKING:
     from starweaver.agent import Agent
@@ -131,8 +132,6 @@ class TemporalAgent(Generic[DepsT, OutputT]):
         for people, and returns an ``AgentRunOutcome``; the ``pending`` and
         ``events`` queries read it while it runs."""
         if self._workflow is None:
-            from starweaver.temporal._workflow import agent_workflow  # noqa: PLC0415 - it imports this module
-
             self._workflow = agent_workflow(self)
         return self._workflow
 

@@ -13,17 +13,44 @@ sandbox.
 # No ``from __future__ import annotations``: Temporal reads the handlers'
 # parameter types at definition time.
 
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, cast
 
 from temporalio import workflow
 
+from starweaver._runs import RunResult
 from starweaver.hitl import ApprovalDecision, DeferredResult, HITLSnapshot
 from starweaver.temporal._result import AgentRunOutcome, AgentWorkflowInput
 
-if TYPE_CHECKING:
-    from starweaver.temporal._agent import TemporalAgent
+__all__ = ["RunsInWorkflow", "agent_workflow"]
 
-__all__ = ["agent_workflow"]
+
+class RunsInWorkflow(Protocol):
+    """What the ready-made workflow needs of its ``TemporalAgent`` (this
+    module sits below the one that defines it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def run(
+        self,
+        prompt: str,
+        *,
+        message_history: Any = ...,
+        deps: Any = ...,
+        metadata: Mapping[str, Any] | None = ...,
+        on_event: Callable[[dict[str, Any]], Any] | None = ...,
+    ) -> RunResult[Any]: ...
+
+    async def resume(
+        self,
+        result: RunResult[Any],
+        *,
+        approvals: Sequence[ApprovalDecision] = ...,
+        deferred_results: Sequence[DeferredResult] = ...,
+        deps: Any = ...,
+        on_event: Callable[[dict[str, Any]], Any] | None = ...,
+    ) -> RunResult[Any]: ...
 
 
 class _AgentWorkflow:
@@ -31,7 +58,7 @@ class _AgentWorkflow:
     the class of one agent (Temporal wants the run method on the workflow
     class itself)."""
 
-    _ta: "TemporalAgent[Any, Any]"
+    _ta: RunsInWorkflow
 
     def __init__(self) -> None:
         self._pending: list[dict[str, Any]] = []
@@ -131,7 +158,7 @@ class _AgentWorkflow:
             raise ValueError(f"{kind} {item_id!r} is already answered")
 
 
-def agent_workflow(ta: "TemporalAgent[Any, Any]") -> type:
+def agent_workflow(ta: RunsInWorkflow) -> type:
     """The workflow class ``"<name>.run"`` for ``ta``."""
     name = f"AgentWorkflow_{_ident(ta.name)}"
 
