@@ -65,6 +65,9 @@ type Event struct {
 	Delta    *model.Delta    `json:"delta,omitempty"`
 	// Response describes the response of a model_response event.
 	Response *ResponseInfo `json:"response,omitempty"`
+	// AgentName names the agent whose run made the event when it is not
+	// the run observed: a child agent called as a tool (see AsTool).
+	AgentName string `json:"agent_name,omitempty"`
 }
 
 // ResponseInfo says who answered a model request and why it stopped,

@@ -309,7 +309,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 	if r.o.executor != nil {
 		rets = r.offload(ctx, reg, bases[0], bases, calls)
 	} else {
-		rets = reg.ExecuteBatch(ctx, nil, calls, tool.BatchOptions{
+		rets = reg.ExecuteBatch(withRunner(ctx, r), nil, calls, tool.BatchOptions{
 			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
 			CallContext: batchContext(r.trace),
 		})

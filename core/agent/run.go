@@ -67,6 +67,10 @@ type runner struct {
 	// requested is the number of model requests the run made (resumes
 	// included), the step Exit sees.
 	requested int
+	// childUsage is what the child runs of agent tools consumed since the
+	// loop last folded it into usage (agenttool.go); childMu guards it.
+	childMu    sync.Mutex
+	childUsage model.Usage
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -185,6 +189,7 @@ func (r *runner) run(ctx context.Context, req model.Message) (*RunResult, error)
 }
 
 func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunResult, error) {
+	ctx = withRunner(ctx, r)
 	for ; ; step++ {
 		// step is the number of requests this run (resumes included) made.
 		if err := r.limits.beforeRequest(step); err != nil {
@@ -493,6 +498,7 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 	// failed is the first call, in model order, that fails the run under
 	// FailFast; the batch is still accounted to its end.
 	var failed error
+	r.foldChildUsage()
 	for i := range returns {
 		if only != nil && !only(i) {
 			continue
@@ -571,6 +577,7 @@ func (r *runner) request(m model.Message) model.Message {
 func (r *runner) result(status Status) *RunResult {
 	r.o.steering.close()
 	msgs := clip(r.history.full)
+	r.foldChildUsage()
 	r.s.addUsage(r.usage, r.usageBase)
 	r.usageBase = r.usage
 	return &RunResult{
