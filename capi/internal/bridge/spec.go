@@ -60,6 +60,31 @@ type toolSpec struct {
 	MaxConcurrency *int `json:"max_concurrency"`
 	// Resource orders the tool's calls by resource key (resourcekeys.go).
 	Resource *resourceSpec `json:"resource"`
+	// AgentTool, when set, makes the tool of another agent (agent.AsTool);
+	// the other fields are then unused.
+	AgentTool *agentToolSpec `json:"agent_tool"`
+}
+
+// agentToolSpec names an agent, by its handle, to call as a tool.
+type agentToolSpec struct {
+	Agent       int64  `json:"agent"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Grants, when not null, are the only tools the agent's runs may call.
+	Grants     []string `json:"grants"`
+	MaxRetries *int     `json:"max_retries"`
+}
+
+func (s agentToolSpec) build() (tool.Tool, error) {
+	child, err := lookup[*agent.Agent](s.Agent)
+	if err != nil {
+		return nil, specError("agent tool %q: %v", s.Name, err)
+	}
+	t, err := agent.AsTool(child, agent.AsToolOptions{Name: s.Name, Description: s.Description, Grants: s.Grants, MaxRetries: s.MaxRetries})
+	if err != nil {
+		return nil, specError("%v", err)
+	}
+	return t, nil
 }
 
 type toolsetSpec struct {
@@ -255,6 +280,9 @@ func decodeStrict(data []byte, v any) error {
 }
 
 func (s toolSpec) build() (tool.Tool, error) {
+	if s.AgentTool != nil {
+		return s.AgentTool.build()
+	}
 	if s.Definition.Name == "" {
 		return nil, specError("tool %d has no name", s.ID)
 	}
