@@ -14,6 +14,7 @@ from starweaver.tools import BaseTool, Tool, ensure_tool
 from starweaver.toolsets import ClientTool, CombinedToolset, Toolset
 
 __all__ = [
+    "AgentTool",
     "Catalog",
     "ToolLike",
     "ToolsetSource",
@@ -24,9 +25,38 @@ __all__ = [
     "toolsets_list",
 ]
 
+
+class AgentTool:
+    """An agent called as a tool of another (``Agent.as_tool``): a call runs
+    the agent, named by its native handle (read when a spec is made: the
+    agent's handle changes when it gains tools), in a fresh session with
+    the call's ``prompt``. ``catalog`` is the agent's catalogue, joined to the
+    catalogue of every agent or run that takes the tool, so that the
+    agent's host tools, models and hooks are found during its runs."""
+
+    def __init__(
+        self,
+        *,
+        handle: Callable[[], int],
+        catalog: Catalog,
+        name: str,
+        description: str,
+        grants: list[str] | None,
+    ) -> None:
+        self.handle = handle
+        self.catalog = catalog
+        self.name = name
+        self.description = description
+        self.grants = grants
+
+    def __repr__(self) -> str:
+        return f"AgentTool(name={self.name!r})"
+
+
 #: What a run or an agent takes as a tool: a ``Tool``, a ``BaseTool``, a
-#: ``ClientTool`` or a plain callable (``as_tool`` makes a ``Tool`` of it).
-ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, Callable[..., Any]]
+#: ``ClientTool``, an ``AgentTool`` (``Agent.as_tool``) or a plain callable
+#: (``as_tool`` makes a ``Tool`` of it).
+ToolLike = Union[Tool[..., Any], BaseTool, ClientTool, AgentTool, Callable[..., Any]]
 
 
 class ToolsetSource(Protocol):
@@ -54,6 +84,9 @@ class Catalog:
         self.hooks: dict[int, Hook] = {}
         # Preparations the runtime asks for by id (see _prepare.py).
         self.preparers: list[_prepare.Preparer] = []
+        # The catalogues of the agents this one calls as tools, read when
+        # the catalogue is merged for a run (they may gain tools later).
+        self.children: list[Catalog] = []
 
     def hook_spec(self, h: Hook) -> dict[str, Any]:
         if not isinstance(h, Hook):
@@ -62,7 +95,13 @@ class Catalog:
         self.hooks[hid] = h
         return h._spec(hid)  # noqa: SLF001 - the catalogue registers a hook's callables
 
-    def tool_spec(self, t: Tool[..., Any] | ClientTool) -> dict[str, Any]:
+    def tool_spec(self, t: Tool[..., Any] | ClientTool | AgentTool) -> dict[str, Any]:
+        if isinstance(t, AgentTool):
+            self.children.append(t.catalog)
+            agent_tool: dict[str, Any] = {"agent": t.handle(), "name": t.name, "description": t.description}
+            if t.grants is not None:
+                agent_tool["grants"] = list(t.grants)
+            return {"id": 0, "agent_tool": agent_tool}
         if isinstance(t, ClientTool):
             return {"id": 0, "definition": t.definition(), "client": True}
         tid = next_id()
@@ -114,15 +153,26 @@ class Catalog:
 
     def merged(self, other: Catalog) -> Catalog:
         out = Catalog()
-        out.tools = {**self.tools, **other.tools}
-        out.models = {**self.models, **other.models}
-        out.hooks = {**self.hooks, **other.hooks}
-        out.preparers = self.preparers + other.preparers
+        for c in (self, other):
+            c._fold_into(out, set())  # noqa: SLF001 - a catalogue reads its own kind
         return out
 
+    def _fold_into(self, out: Catalog, seen: set[int]) -> None:
+        """Add this catalogue and those of its agent tools to out (each once:
+        agents may call one another)."""
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        out.tools.update(self.tools)
+        out.models.update(self.models)
+        out.hooks.update(self.hooks)
+        out.preparers.extend(self.preparers)
+        for child in self.children:
+            child._fold_into(out, seen)  # noqa: SLF001 - a catalogue reads its own kind
 
-def as_tool(value: Any) -> Tool[..., Any] | ClientTool:
-    return value if isinstance(value, ClientTool) else ensure_tool(value)
+
+def as_tool(value: Any) -> Tool[..., Any] | ClientTool | AgentTool:
+    return value if isinstance(value, (ClientTool, AgentTool)) else ensure_tool(value)
 
 
 def instructions_list(value: str | Iterable[str] | None) -> list[str]:

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Any, Generic, TypedDict, Union, overload
 from typing_extensions import ParamSpec, TypeVar, Unpack
 
 from starweaver import _capi
-from starweaver._catalog import Catalog, ToolLike, as_tool, instructions_list, next_id, tags_list, toolsets_list
+from starweaver._catalog import (
+    AgentTool,
+    Catalog,
+    ToolLike,
+    as_tool,
+    instructions_list,
+    next_id,
+    tags_list,
+    toolsets_list,
+)
 from starweaver._deprecated import forwarding
 from starweaver._launcher import RunLauncher
 from starweaver._policy import ToolErrorPolicy, policy_spec
@@ -374,6 +383,35 @@ class Agent(Generic[DepsT, OutputT]):
             return factory
 
         return decorate if func is None else decorate(func)
+
+    def as_tool(
+        self, *, name: str | None = None, description: str = "", grants: Iterable[str] | None = None
+    ) -> AgentTool:
+        """This agent as a tool of another agent: pass the result in the
+        other's ``tools=[...]``.
+
+        The tool takes ``{"prompt": str}``; a call runs this agent in a fresh
+        session with that prompt and returns its output (the structured
+        value when the agent has an ``output_type``). ``name`` defaults to
+        the agent's name; ``grants``, when given, are the only tools of this
+        agent its runs as a tool may call (a name it lacks raises
+        ``ValueError`` when the other agent is made). The run's usage is
+        added to the caller's ``result.usage``, and its events reach the
+        caller's ``on_event`` with ``"agent_name"`` set. A failed run gives
+        the caller's model an error return naming the agent; an agent that
+        stops to wait for approvals or deferred calls is not supported as a
+        tool yet (the call returns an error too).
+        """
+        tool_name = name if name is not None else self.name
+        if not tool_name:
+            raise ValueError("as_tool needs a name: the agent has none (name= on create_agent or as_tool)")
+        return AgentTool(
+            handle=lambda: self._handle,
+            catalog=self._catalog,
+            name=tool_name,
+            description=description,
+            grants=None if grants is None else [str(g) for g in grants],
+        )
 
     def __repr__(self) -> str:
         tools = [t["definition"]["name"] for t in self._spec["tools"] if "definition" in t]
