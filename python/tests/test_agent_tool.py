@@ -73,7 +73,7 @@ def test_grants_narrow_the_child() -> None:
 
     child_model = TestModel.responses([TestModel.tool_call_response([call("delete_file", path="/")]), "refused"])
     child = create_agent(model=child_model, tools=[search, delete_file], name="helper")
-    with pytest.raises(ValueError, match="not registered: \"nope\""):
+    with pytest.raises(ValueError, match='not registered: "nope"'):
         create_agent(model=TestModel(), tools=[child.as_tool(grants=["search", "nope"])])
     parent = create_agent(model=parent_calling("helper", "clean up"), tools=[child.as_tool(grants=["search"])])
     run(parent.run("go"))
