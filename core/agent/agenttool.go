@@ -48,8 +48,11 @@ func agentToolSchema() map[string]any {
 // The child's usage (requests, tokens, tool calls) is added to the
 // parent run's usage. The child's events reach the parent run's event
 // handlers with AgentName set to the child's name (nothing is forwarded
-// when the parent has none). The child's runs keep their own usage
-// limits: the parent's remaining budget is not handed down.
+// when the parent has none). For each usage limit the parent's run sets,
+// the child's run gets the smaller of its own limit and what the parent
+// had left when the batch began (a parent with nothing left of one gets
+// an error return instead of running the child); the parent's own request
+// limit still counts its own requests only.
 //
 // A child run that fails gives the parent's model an error return naming
 // the child. Children that wait for people (approvals, deferred calls)
@@ -136,6 +139,13 @@ func (t *agentTool) call(ctx context.Context, _ *tool.Context, args json.RawMess
 		opts = append(opts, WithGrants(t.grants...))
 	}
 	parent := parentRun(ctx)
+	if parent != nil {
+		limits, spent := parent.childLimits(t.child.limits)
+		if spent != "" {
+			return tool.Result{}, tool.UserError("agent %q was not run: this run's %s is spent", t.label, spent)
+		}
+		opts = append(opts, WithUsageLimits(limits))
+	}
 	if parent != nil && len(parent.o.events) > 0 {
 		opts = append(opts, WithEvents(func(ev Event) {
 			ev.AgentName = t.label
@@ -204,14 +214,63 @@ func (r *runner) addChildUsage(u model.Usage) {
 	r.childMu.Unlock()
 }
 
+// childLimits are the limits of a child run with own limits: for each
+// limit this run sets, the smaller of the child's and what this run has
+// left (as published at the last batch: what the batch in flight uses
+// is not counted). spent names a limit with nothing left.
+func (r *runner) childLimits(own UsageLimits) (l UsageLimits, spent string) {
+	r.childMu.Lock()
+	used := r.published
+	r.childMu.Unlock()
+	l = own
+	// The child's own request limit is its default when unset.
+	l.RequestLimit = own.requests()
+	dst := l.fields()
+	for i, f := range r.limits.fields() {
+		if *f.v == 0 {
+			continue
+		}
+		var use int
+		switch f.name {
+		case LimitRequests:
+			use = used.Requests
+		case LimitToolCalls:
+			use = used.ToolCalls
+		case LimitInputTokens:
+			use = used.InputTokens
+		case LimitOutputTokens:
+			use = used.OutputTokens
+		case LimitTotalTokens:
+			use = used.InputTokens + used.OutputTokens
+		}
+		left := *f.v - use
+		if left <= 0 {
+			return UsageLimits{}, f.name
+		}
+		if *dst[i].v == 0 || left < *dst[i].v {
+			*dst[i].v = left
+		}
+	}
+	return l, ""
+}
+
+// publishUsage makes the run's usage so far readable by its tools'
+// goroutines (childLimits). Called from the loop's goroutine.
+func (r *runner) publishUsage() {
+	r.childMu.Lock()
+	r.published = r.usage
+	r.childMu.Unlock()
+}
+
 // foldChildUsage adds the usage of the child runs that ended since the
 // last fold to the run's usage. Called from the loop's goroutine.
 func (r *runner) foldChildUsage() {
 	r.childMu.Lock()
 	u := r.childUsage
 	r.childUsage = model.Usage{}
-	r.childMu.Unlock()
 	r.usage.Add(u)
+	r.published = r.usage
+	r.childMu.Unlock()
 	if u != (model.Usage{}) {
 		r.s.actx.AddUsage(agentctx.Usage{Requests: u.Requests, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
 	}

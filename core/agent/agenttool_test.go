@@ -263,3 +263,31 @@ func TestAgentToolParallelChildrenSumUsage(t *testing.T) {
 		t.Fatalf("usage %+v, want %+v", res.Usage, want)
 	}
 }
+
+// A child run gets what the parent run has left of each limit the parent
+// sets: here two of the parent's three requests, which the child's third
+// request passes.
+func TestAgentToolChildGetsTheParentsRemainingLimits(t *testing.T) {
+	echo := tool.New("echo", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		return tool.Text("again"), nil
+	})
+	var childRequests atomic.Int32
+	child := agent.NewBuilder(model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {
+		childRequests.Add(1)
+		return calls(model.Call("e", "echo", nil)), nil
+	})).Name("looper").Tool(echo).MustBuild()
+	parent := agent.NewBuilder(model.NewTestModel(calls(model.Call("c1", "looper", map[string]string{"prompt": "loop"})), text("done"))).
+		Tool(mustAsTool(t, child, agent.AsToolOptions{})).MustBuild()
+	res, err := parent.Run(context.Background(), "go", agent.WithUsageLimits(agent.UsageLimits{RequestLimit: 3}))
+	if err != nil || res.Output != "done" {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	if n := childRequests.Load(); n != 2 {
+		t.Fatalf("the child made %d requests, want the 2 the parent had left", n)
+	}
+	ret := res.Returns()[0]
+	msg, _ := contentMap(t, ret.Content)["message"].(string)
+	if !ret.IsError || !strings.Contains(msg, `agent "looper" failed`) || !strings.Contains(msg, "request_limit") {
+		t.Fatalf("return %+v", ret)
+	}
+}

@@ -275,12 +275,14 @@ func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, e
 		r.runID, r.rc.RunID = w.RunID, w.RunID
 		r.retries = cloneRetries(w.Retries)
 		r.usage, r.usageBase = w.Usage, w.Usage
+		r.publishUsage()
 		res, err := r.resume(ctx, w, plan)
 		return s.persist(ctx, res, err)
 	}
 	r.runID, r.rc.RunID = f.RunID, f.RunID
 	r.retries = cloneRetries(f.Tries)
 	r.usage, r.usageBase = f.Usage, f.Usage
+	r.publishUsage()
 	r.outputRetries = f.OutputRetries
 	r.start = min(f.Start, len(history.full))
 	res, err := r.recoverInFlight(ctx, f)

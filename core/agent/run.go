@@ -71,6 +71,9 @@ type runner struct {
 	// loop last folded it into usage (agenttool.go); childMu guards it.
 	childMu    sync.Mutex
 	childUsage model.Usage
+	// published is usage as the loop last published it (publishUsage),
+	// guarded by childMu: tools read it while the loop may write usage.
+	published model.Usage
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -257,6 +260,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			used = *resp.Usage
 		}
 		r.usage.Add(used)
+		r.publishUsage()
 		r.s.actx.AddUsage(agentctx.Usage{Requests: used.Requests, InputTokens: used.InputTokens, OutputTokens: used.OutputTokens})
 		r.emit(Event{Kind: EventModelResponse, Step: step, Usage: &used, Response: responseInfo(resp)})
 		if r.o.deltas {

@@ -396,7 +396,8 @@ class Agent(Generic[DepsT, OutputT]):
         the agent's name; ``grants``, when given, are the only tools of this
         agent its runs as a tool may call (a name it lacks raises
         ``ValueError`` when the other agent is made). The run's usage is
-        added to the caller's ``result.usage``, and its events reach the
+        added to the caller's ``result.usage`` (and it runs within what the
+        caller has left of its ``usage_limits``); its events reach the
         caller's ``on_event`` with ``"agent_name"`` set. A failed run gives
         the caller's model an error return naming the agent; an agent that
         stops to wait for approvals or deferred calls is not supported as a
