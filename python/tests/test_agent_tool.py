@@ -133,3 +133,24 @@ def test_a_failing_child_is_an_error_return() -> None:
 def test_as_tool_needs_a_name() -> None:
     with pytest.raises(ValueError, match="name"):
         create_agent(model=TestModel()).as_tool()
+
+
+def test_an_agent_tool_given_to_one_run() -> None:
+    seen: list[str] = []
+
+    @tool
+    def note(text: str) -> str:
+        seen.append(text)
+        return "noted"
+
+    child = create_agent(
+        model=TestModel.responses([TestModel.tool_call_response([call("note", text="x")]), "kept"]),
+        tools=[note],
+        name="scribe",
+    )
+    parent_model = parent_calling("scribe", "note x")
+    result = run(create_agent(model=parent_model).run("go", tools=[child.as_tool()]))
+    assert result.output == "done"
+    assert seen == ["x"]
+    (ret,) = tool_returns(parent_model.captured_messages(), "scribe")
+    assert ret["content"] == "kept"
