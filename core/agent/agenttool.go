@@ -148,7 +148,11 @@ func (t *agentTool) call(ctx context.Context, _ *tool.Context, args json.RawMess
 	}
 	if parent != nil && len(parent.o.events) > 0 {
 		opts = append(opts, WithEvents(func(ev Event) {
-			ev.AgentName = t.label
+			// An event of a grandchild keeps the name of the agent that
+			// made it.
+			if ev.AgentName == "" {
+				ev.AgentName = t.label
+			}
 			parent.forward(ev)
 		}))
 	}

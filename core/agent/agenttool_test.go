@@ -291,3 +291,25 @@ func TestAgentToolChildGetsTheParentsRemainingLimits(t *testing.T) {
 		t.Fatalf("return %+v", ret)
 	}
 }
+
+// Agent tools nest: a grandchild's events keep its name, and its usage
+// reaches the top run through its parent's.
+func TestAgentToolNests(t *testing.T) {
+	leaf := agent.NewBuilder(model.NewTestModel(usedBy(text("leaf says hi"), 5, 5))).Name("leaf").MustBuild()
+	mid := agent.NewBuilder(model.NewTestModel(usedBy(calls(model.Call("l", "leaf", map[string]string{"prompt": "hi"})), 1, 1),
+		usedBy(text("mid done"), 1, 1))).Name("mid").Tool(mustAsTool(t, leaf, agent.AsToolOptions{})).MustBuild()
+	top := agent.NewBuilder(model.NewTestModel(usedBy(calls(model.Call("m", "mid", map[string]string{"prompt": "go"})), 1, 1),
+		usedBy(text("top done"), 1, 1))).Tool(mustAsTool(t, mid, agent.AsToolOptions{})).MustBuild()
+	names := map[string]int{}
+	res, err := top.Run(context.Background(), "go", agent.WithEvents(func(ev agent.Event) { names[ev.AgentName]++ }))
+	if err != nil || res.Output != "top done" {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	if names[""] == 0 || names["mid"] == 0 || names["leaf"] == 0 {
+		t.Fatalf("events by agent %v", names)
+	}
+	want := model.Usage{Requests: 5, InputTokens: 9, OutputTokens: 9, ToolCalls: 2}
+	if res.Usage != want {
+		t.Fatalf("usage %+v, want %+v", res.Usage, want)
+	}
+}
