@@ -25,7 +25,7 @@ func TestAgentToolSpec(t *testing.T) {
 	for spec, want := range map[string]string{
 		prefix + `{"agent":` + strconv.FormatInt(ch, 10) + `,"name":"c","grants":["nope"]}}]}`: `not registered: "nope"`,
 		prefix + `{"agent":` + strconv.FormatInt(h, 10) + `,"name":"c"}}]}`:                    "not a *agent.Agent",
-		prefix + `{"agent":999999,"name":"c"}}]}`:                                               "unknown handle",
+		prefix + `{"agent":999999,"name":"c"}}]}`:                                              "unknown handle",
 	} {
 		var s agentSpec
 		err := decodeStrict([]byte(spec), &s)
