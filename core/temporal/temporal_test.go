@@ -120,16 +120,7 @@ func TestReadyMadeWorkflowWaitsForItsUpdates(t *testing.T) {
 	if len(pending) != 1 || pending[0].Kind != agent.PendingApproval || pending[0].ToolName != "deploy" {
 		t.Fatalf("pending: %+v", pending)
 	}
-	update := func(name string, arg any) ([]agent.Pending, error) {
-		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-			UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
-		if err != nil {
-			return nil, err
-		}
-		var open []agent.Pending
-		err = h.Get(ctx, &open)
-		return open, err
-	}
+	update := func(name string, arg any) ([]agent.Pending, error) { return sendUpdate(ctx, c, run, name, arg) }
 	// What is not pending is rejected, and changes nothing.
 	if _, err := update(temporal.UpdateApprove, agent.ApprovalDecision{ID: "nope"}); err == nil || !strings.Contains(err.Error(), "no pending item") {
 		t.Fatalf("approving an unknown id: %v", err)
@@ -161,13 +152,7 @@ func TestReadyMadeWorkflowDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	pending := waitPending(t, c, run)
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-		UpdateName: temporal.UpdateDeny, Args: []any{agent.ApprovalDecision{ID: pending[0].ToolCallID, Reason: "not today"}},
-		WaitForStage: client.WorkflowUpdateStageCompleted})
-	if err == nil {
-		err = h.Get(ctx, nil)
-	}
-	if err != nil {
+	if _, err := sendUpdate(ctx, c, run, temporal.UpdateDeny, agent.ApprovalDecision{ID: pending[0].ToolCallID, Reason: "not today"}); err != nil {
 		t.Fatal(err)
 	}
 	var res temporal.Result
@@ -290,12 +275,7 @@ func TestReplayFromHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	pending := waitPending(t, c, run)
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-		UpdateName: temporal.UpdateApprove, Args: []any{agent.ApprovalDecision{ID: pending[0].ID, DecidedBy: "ops"}},
-		WaitForStage: client.WorkflowUpdateStageCompleted})
-	if err == nil {
-		err = h.Get(ctx, nil)
-	}
+	_, err = sendUpdate(ctx, c, run, temporal.UpdateApprove, agent.ApprovalDecision{ID: pending[0].ID, DecidedBy: "ops"})
 	if err == nil {
 		err = run.Get(ctx, nil)
 	}
@@ -463,12 +443,8 @@ func TestReadyMadeWorkflowCompletesADeferredCall(t *testing.T) {
 	if len(pending) != 1 || pending[0].Kind != agent.PendingDeferred {
 		t.Fatalf("pending: %+v", pending)
 	}
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-		UpdateName: temporal.UpdateComplete, Args: []any{agent.DeferredResult{ID: pending[0].ID, Status: agent.DeferredCompleted,
-			Response: json.RawMessage(`"T-42"`)}}, WaitForStage: client.WorkflowUpdateStageCompleted})
-	if err == nil {
-		err = h.Get(ctx, nil)
-	}
+	_, err = sendUpdate(ctx, c, run, temporal.UpdateComplete, agent.DeferredResult{ID: pending[0].ID, Status: agent.DeferredCompleted,
+		Response: json.RawMessage(`"T-42"`)})
 	var res temporal.Result
 	if err == nil {
 		err = run.Get(ctx, &res)
@@ -479,4 +455,17 @@ func TestReadyMadeWorkflowCompletesADeferredCall(t *testing.T) {
 	if res.Output != `add=3; ticket="T-42"` {
 		t.Fatalf("output %q", res.Output)
 	}
+}
+
+// sendUpdate sends one answer to a ready-made workflow and waits for the
+// update to complete; it returns what is still pending.
+func sendUpdate(ctx context.Context, c client.Client, run client.WorkflowRun, name string, arg any) ([]agent.Pending, error) {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+		UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err != nil {
+		return nil, err
+	}
+	var open []agent.Pending
+	err = h.Get(ctx, &open)
+	return open, err
 }
