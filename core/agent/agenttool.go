@@ -55,9 +55,17 @@ func agentToolSchema() map[string]any {
 // limit still counts its own requests only.
 //
 // A child run that fails gives the parent's model an error return naming
-// the child. Children that wait for people (approvals, deferred calls)
-// are not supported yet: such a child run gives an error return too, and
-// its pending calls are dropped.
+// the child. A child run that waits for people (approvals, deferred
+// calls, questions) makes the parent's run wait: the parent's Pending
+// lists the child's requests with Path and ParentToolCallID set, the
+// parent's state (exported or in its session store) keeps the child's,
+// and resuming the parent with answers to them resumes the child where
+// it stopped. Outside a run, or run by an Executor, such a child gives an
+// error return.
+//
+// When the parent run streams (WithDeltas) or is traced (WithTracing),
+// the child's run does too: its deltas reach the parent's handlers with
+// AgentName set, and its spans nest under the call's.
 //
 // A grant naming a tool the child does not register is an error here
 // (for tools of the child's toolsets it is checked when a child run
@@ -127,38 +135,46 @@ type agentTool struct {
 	grants []string
 }
 
-func (t *agentTool) call(ctx context.Context, _ *tool.Context, args json.RawMessage) (tool.Result, error) {
+func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
 	var in struct {
 		Prompt string `json:"prompt"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil {
 		return tool.Result{}, tool.ModelRetry("agent %q: arguments must be {\"prompt\": string}: %v", t.label, err)
 	}
-	var opts []RunOption
-	if t.grants != nil {
-		opts = append(opts, WithGrants(t.grants...))
-	}
 	parent := parentRun(ctx)
-	if parent != nil {
-		limits, spent := parent.childLimits(t.child.limits)
-		if spent != "" {
-			return tool.Result{}, tool.UserError("agent %q was not run: this run's %s is spent", t.label, spent)
+	var callID string
+	if tc != nil {
+		callID = tc.ToolCallID
+	}
+	resume := childResumeOf(ctx, parent, callID)
+	var before model.Usage // what the parent counted of the child already
+	if resume != nil {
+		before = resume.wait.Usage
+	}
+	opts, spent := t.options(parent, before)
+	if spent != "" {
+		return tool.Result{}, tool.UserError("agent %q was not run: this run's %s is spent", t.label, spent)
+	}
+	var (
+		sess *Session
+		res  *RunResult
+		err  error
+	)
+	if resume != nil {
+		// The parent's state, verified when it was restored, covers the
+		// child's; a child with a key checks its signature again.
+		sess, err = t.child.SessionFromState(resume.wait.State, AllowUnsigned())
+		if err != nil {
+			return tool.Result{}, tool.UserError("agent %q could not be resumed: %s", t.label, err.Error())
 		}
-		opts = append(opts, WithUsageLimits(limits))
+		res, err = sess.Resume(ctx, resume.res, opts...)
+	} else {
+		sess = t.child.NewSession()
+		res, err = sess.Run(ctx, in.Prompt, opts...)
 	}
-	if parent != nil && len(parent.o.events) > 0 {
-		opts = append(opts, WithEvents(func(ev Event) {
-			// An event of a grandchild keeps the name of the agent that
-			// made it.
-			if ev.AgentName == "" {
-				ev.AgentName = t.label
-			}
-			parent.forward(ev)
-		}))
-	}
-	res, err := t.child.NewSession().Run(ctx, in.Prompt, opts...)
 	if res != nil && parent != nil {
-		parent.addChildUsage(res.Usage)
+		parent.addChildUsage(usageSince(res.Usage, before))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
@@ -169,8 +185,7 @@ func (t *agentTool) call(ctx context.Context, _ *tool.Context, args json.RawMess
 	switch res.Status {
 	case StatusCompleted:
 	case StatusWaiting:
-		return tool.Result{}, tool.UserError("agent %q stopped to wait for %s; agents that wait for people are not supported as tools yet",
-			t.label, pendingKinds(res.Pending))
+		return t.wait(parent, callID, sess, res)
 	default:
 		return tool.Result{}, tool.UserError("agent %q ended %s: %s", t.label, res.Status, res.Error)
 	}
@@ -178,6 +193,63 @@ func (t *agentTool) call(ctx context.Context, _ *tool.Context, args json.RawMess
 		return tool.JSON(res.OutputValue), nil
 	}
 	return tool.Text(res.Output), nil
+}
+
+// options are the child run's options under parent (nil when the tool
+// runs outside a run): its grants, the parent's remaining limits, and the
+// parent's event handlers, streaming and tracer. before is the child's
+// usage the parent counted already (a resumed child). spent names a
+// limit of the parent with nothing left.
+func (t *agentTool) options(parent *runner, before model.Usage) (opts []RunOption, spent string) {
+	if t.grants != nil {
+		opts = append(opts, WithGrants(t.grants...))
+	}
+	if parent == nil {
+		return opts, ""
+	}
+	limits, spent := parent.childLimits(t.child.limits, before)
+	if spent != "" {
+		return nil, spent
+	}
+	opts = append(opts, WithUsageLimits(limits))
+	if len(parent.o.events) > 0 {
+		opts = append(opts, WithEvents(func(ev Event) {
+			// An event of a grandchild keeps the name of the agent that
+			// made it.
+			if ev.AgentName == "" {
+				ev.AgentName = t.label
+			}
+			parent.forward(ev)
+		}))
+	}
+	if parent.o.deltas {
+		opts = append(opts, WithDeltas())
+	}
+	if parent.o.tracer != nil {
+		// The call's context carries its span: the child's run nests
+		// under it.
+		opts = append(opts, WithTracing(parent.o.tracer))
+	}
+	return opts, ""
+}
+
+// wait makes a waiting child's requests the parent's: the call returns
+// call_deferred, and the parent parks the child's state so that the
+// parent waits for what the child waits for. Outside a run (or a call
+// without an id) there is no parent to wait: the call fails.
+func (t *agentTool) wait(parent *runner, callID string, sess *Session, res *RunResult) (tool.Result, error) {
+	if parent == nil || callID == "" {
+		return tool.Result{}, tool.UserError("agent %q stopped to wait for %s, and there is no run to wait with it",
+			t.label, pendingKinds(res.Pending))
+	}
+	state, err := sess.ExportState()
+	if err != nil {
+		return tool.Result{}, tool.UserError("agent %q stopped to wait for %s, and its state could not be kept: %s",
+			t.label, pendingKinds(res.Pending), err.Error())
+	}
+	parent.park(callID, &childWait{Agent: t.label, State: state, Usage: res.Usage, asked: res.Pending})
+	return tool.Result{}, tool.CallDeferred(fmt.Sprintf("agent %q waits for %s", t.label, pendingKinds(res.Pending)),
+		map[string]any{"agent": t.label})
 }
 
 // pendingKinds names what a waiting run waits for, for the error return.
@@ -221,10 +293,13 @@ func (r *runner) addChildUsage(u model.Usage) {
 // childLimits are the limits of a child run with own limits: for each
 // limit this run sets, the smaller of the child's and what this run has
 // left (as published at the last batch: what the batch in flight uses
-// is not counted). spent names a limit with nothing left.
-func (r *runner) childLimits(own UsageLimits) (l UsageLimits, spent string) {
+// is not counted), less before (see options). spent names a limit with
+// nothing left.
+func (r *runner) childLimits(own UsageLimits, before model.Usage) (l UsageLimits, spent string) {
 	r.childMu.Lock()
-	used := r.published
+	// A resumed child counts on from its usage before: what it used then
+	// is the child's, not the rest of the tree's.
+	used := usageSince(r.published, before)
 	r.childMu.Unlock()
 	l = own
 	// The child's own request limit is its default when unset.

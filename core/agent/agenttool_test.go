@@ -217,32 +217,6 @@ func TestAgentToolCancellationReachesChild(t *testing.T) {
 	}
 }
 
-// A child that stops to wait for a person gives an error return saying it
-// is not supported yet, rather than leaving the parent waiting.
-func TestAgentToolWaitingChildIsErrorReturn(t *testing.T) {
-	var ran atomic.Int32
-	pay := tool.New("pay", "", nil, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
-		ran.Add(1)
-		return tool.Text("paid"), nil
-	})
-	child := agent.NewBuilder(model.NewTestModel(calls(model.Call("p", "pay", nil)), text("unreached"))).
-		Name("cashier").Tool(pay).ApprovalRequiredTools("pay").MustBuild()
-	parent := agent.NewBuilder(model.NewTestModel(calls(model.Call("c1", "cashier", map[string]string{"prompt": "pay"})), text("later"))).
-		Tool(mustAsTool(t, child, agent.AsToolOptions{})).MustBuild()
-	res, err := parent.Run(context.Background(), "go")
-	if err != nil || res.Status != agent.StatusCompleted || res.Output != "later" {
-		t.Fatalf("run: %+v %v", res, err)
-	}
-	ret := res.Returns()[0]
-	msg, _ := contentMap(t, ret.Content)["message"].(string)
-	if !ret.IsError || !strings.Contains(msg, `agent "cashier" stopped to wait for approval`) || !strings.Contains(msg, "not supported") {
-		t.Fatalf("return %+v", ret)
-	}
-	if ran.Load() != 0 {
-		t.Fatal("the tool waiting for approval ran")
-	}
-}
-
 // Children called in parallel by one response all add their usage.
 func TestAgentToolParallelChildrenSumUsage(t *testing.T) {
 	child := agent.NewBuilder(model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {

@@ -130,9 +130,17 @@ type resolved struct {
 
 func planResolution(w *waitState, res Resolution) ([]resolved, error) {
 	byID := map[string]int{}
+	// A child's call may have the id of another call (each model picks
+	// its own): such a tool call id names no item, its pending id does.
+	ambiguous := map[string]bool{}
+	for i, p := range w.Pending {
+		if j, ok := byID[p.ToolCallID]; ok && j != i {
+			ambiguous[p.ToolCallID] = true
+		}
+		byID[p.ToolCallID] = i
+	}
 	for i, p := range w.Pending {
 		byID[p.ID] = i
-		byID[p.ToolCallID] = i
 	}
 	answers := make([]*resolved, len(w.Pending))
 	take := func(id, kind string) (int, error) {
@@ -140,13 +148,16 @@ func planResolution(w *waitState, res Resolution) ([]resolved, error) {
 		if !ok {
 			return 0, fmt.Errorf("%w: no pending item has id %q", ErrState, id)
 		}
+		if ambiguous[id] && w.Pending[i].ID != id {
+			return 0, fmt.Errorf("%w: tool call id %q names more than one pending item; answer each by its id", ErrState, id)
+		}
 		if w.Pending[i].Kind != kind {
 			return 0, fmt.Errorf("%w: %q is a pending %s, not a %s", ErrState, id, w.Pending[i].Kind, kind)
 		}
 		if answers[i] != nil {
 			return 0, fmt.Errorf("%w: %q is answered twice", ErrState, id)
 		}
-		answers[i] = &resolved{pending: w.Pending[i], index: callIndex(w.Calls, w.Pending[i].ToolCallID)}
+		answers[i] = &resolved{pending: w.Pending[i], index: pendingIndex(w, w.Pending[i])}
 		return i, nil
 	}
 	for k := range res.Approvals {
@@ -188,6 +199,15 @@ func planResolution(w *waitState, res Resolution) ([]resolved, error) {
 	return out, nil
 }
 
+// pendingIndex is the position in the paused batch of the call p waits
+// on: a child's request waits on the call that ran the child.
+func pendingIndex(w *waitState, p Pending) int {
+	if p.ParentToolCallID != "" {
+		return callIndex(w.Calls, p.ParentToolCallID)
+	}
+	return callIndex(w.Calls, p.ToolCallID)
+}
+
 func callIndex(calls []tool.Call, id string) int {
 	for i, c := range calls {
 		if c.ID == id {
@@ -218,9 +238,15 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 		}
 	}
 
+	children, err := childResolutions(w, plan)
+	if err != nil {
+		return r.failOrCancel(ctx, step, err)
+	}
 	var approved []resolved
 	for _, p := range plan {
 		switch {
+		case p.pending.ParentToolCallID != "":
+			// The child's call runs again below, and resumes the child.
 		case p.deferred != nil:
 			returns[p.index] = deferredReturn(w.Calls[p.index], p.pending, *p.deferred)
 		case !p.approval.Approved:
@@ -229,7 +255,7 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 			approved = append(approved, p)
 		}
 	}
-	r.runApproved(ctx, prepared, w, step, approved, returns)
+	r.runApproved(ctx, prepared, w, step, approved, children, returns)
 	for _, p := range plan {
 		ret := returns[p.index]
 		r.emit(Event{Kind: EventHITLResolved, Step: step, Return: &ret, Custom: &CustomEvent{Kind: EventHITLResolved, Payload: map[string]any{
@@ -255,11 +281,27 @@ func (r *runner) resume(ctx context.Context, w *waitState, plan []resolved) (*Ru
 // for any other batch of the run. User-input preprocessing runs first, in
 // model order: it only turns what a person typed into arguments, and a
 // call whose preprocessing fails does not run.
-func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitState, step int, approved []resolved, returns []tool.Return) {
-	calls := make([]tool.Call, 0, len(approved))
-	bases := make([]*tool.Context, 0, len(approved))
-	at := make([]int, 0, len(approved)) // position of each call in returns
-	overridden := make([]bool, 0, len(approved))
+//
+// The agent-tool calls whose children waited run again in the same batch,
+// with children (their part of the resolution) in their context: each
+// resumes its child where it stopped.
+func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitState, step int, approved []resolved, children map[string]*childResume, returns []tool.Return) {
+	n := len(approved) + len(children)
+	calls := make([]tool.Call, 0, n)
+	bases := make([]*tool.Context, 0, n)
+	at := make([]int, 0, n) // position of each call in returns
+	overridden := make([]bool, 0, n)
+	for i, call := range w.Calls {
+		if children[call.ID] == nil {
+			continue
+		}
+		call.Index = i
+		calls = append(calls, call)
+		bases = append(bases, r.baseContext(step))
+		at = append(at, i)
+		overridden = append(overridden, false)
+	}
+	resumed := len(calls) // the first calls resume children
 	for _, p := range approved {
 		call := w.Calls[p.index]
 		call.Index = p.index // a state saved before calls carried it
@@ -310,7 +352,7 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 	if r.o.executor != nil {
 		rets = r.offload(ctx, reg, bases[0], bases, calls)
 	} else {
-		rets = reg.ExecuteBatch(withRunner(ctx, r), nil, calls, tool.BatchOptions{
+		rets = reg.ExecuteBatch(withChildResumes(withRunner(ctx, r), r, children), nil, calls, tool.BatchOptions{
 			Sequential: r.a.sequential, MaxConcurrency: r.a.maxConcurrency, Retries: r.retries, Bases: bases,
 			CallContext: batchContext(r.trace),
 		})
@@ -321,6 +363,10 @@ func (r *runner) runApproved(ctx context.Context, reg *tool.Registry, w *waitSta
 			// so they must not spend its correction budget.
 			msg, _ := ret.Metadata[tool.MetaMessage].(string)
 			ret = tool.ErrorReturn(calls[i], tool.UserError("override arguments rejected: %s", msg))
+		}
+		if i < resumed {
+			returns[at[i]] = ret
+			continue
 		}
 		returns[at[i]] = resolvedReturn(ret)
 	}

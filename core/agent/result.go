@@ -72,4 +72,11 @@ type Pending struct {
 	Arguments  json.RawMessage `json:"arguments"`
 	// Metadata is the request metadata the tool gave (reason included).
 	Metadata map[string]any `json:"metadata"`
+	// Path names the agents the request came through when a child run
+	// asked (an agent tool's, see AsTool), outermost first; empty for the
+	// run's own calls. ToolCallID and ToolName are then the child's call.
+	Path []string `json:"path,omitempty"`
+	// ParentToolCallID is, for a child's request, the call of this run
+	// that ran the child.
+	ParentToolCallID string `json:"parent_tool_call_id,omitempty"`
 }

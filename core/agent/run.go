@@ -26,6 +26,9 @@ type waitState struct {
 	Pending []Pending      `json:"pending"`
 	Retries map[string]int `json:"retries"`
 	Usage   model.Usage    `json:"usage"`
+	// Children are the waiting child runs of the batch's agent-tool
+	// calls, by call id (see childWait).
+	Children map[string]*childWait `json:"children,omitempty"`
 }
 
 type runner struct {
@@ -74,6 +77,11 @@ type runner struct {
 	// published is usage as the loop last published it (publishUsage),
 	// guarded by childMu: tools read it while the loop may write usage.
 	published model.Usage
+	// parked are the child runs that waited in the batch in flight, by
+	// call id (guarded by childMu); account moves them to waiting, which
+	// the run's waitState keeps.
+	parked  map[string]*childWait
+	waiting map[string]*childWait
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -546,6 +554,11 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			pending = append(pending, Pending{Kind: PendingApproval, ID: "approval_" + r.runID + "_" + ret.ToolCallID,
 				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
 		case tool.ErrorKindCallDeferred:
+			// A waiting child run's requests wait in its stead.
+			if cw := r.unpark(ret.ToolCallID); cw != nil {
+				pending = append(pending, cw.pending(ret.ToolCallID)...)
+				break
+			}
 			pending = append(pending, Pending{Kind: PendingDeferred, ID: "deferred_" + r.runID + "_" + ret.ToolCallID,
 				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
 		}
@@ -557,6 +570,7 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 			failed = r.failFast(ret)
 		}
 	}
+	r.dropParked()
 	return pending, failed
 }
 
@@ -607,7 +621,8 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 	res.Pending = pending
 	res.Batch = append([]tool.Return(nil), returns...)
 	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
-		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage})
+		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage, Children: r.waiting})
+	r.waiting = nil
 	for _, p := range pending {
 		if p.Kind == PendingDeferred {
 			r.emit(Event{Kind: EventDeferredRequested, Step: step, Custom: &CustomEvent{Kind: EventDeferredRequested, Payload: map[string]any{

@@ -405,8 +405,14 @@ func (a *Agent) checkWaiting(w *waitState) error {
 		return err
 	}
 	for _, p := range w.Pending {
+		name := p.ToolName
+		if p.ParentToolCallID != "" {
+			// A child's request: its call is the child's; the call here is
+			// the agent tool's (checkWaitShape found it).
+			name = w.Calls[callIndex(w.Calls, p.ParentToolCallID)].Name
+		}
 		// The tools of managed toolsets are known in runs only.
-		if _, ok := reg.Tool(p.ToolName); !ok && a.managed == nil {
+		if _, ok := reg.Tool(name); !ok && a.managed == nil {
 			return fmt.Errorf("%w: pending %q names tool %q, which this agent does not have", ErrState, p.ID, p.ToolName)
 		}
 	}
@@ -423,6 +429,17 @@ func checkWaitShape(w *waitState) error {
 		return fmt.Errorf("%w: waiting run has nothing pending", ErrState)
 	}
 	for _, p := range w.Pending {
+		if p.ParentToolCallID != "" {
+			// A child's request: the child checks it against its own state
+			// when it resumes.
+			if callIndex(w.Calls, p.ParentToolCallID) < 0 {
+				return fmt.Errorf("%w: pending %q refers to unknown call %q", ErrState, p.ID, p.ParentToolCallID)
+			}
+			if w.Children[p.ParentToolCallID] == nil {
+				return fmt.Errorf("%w: pending %q refers to call %q, which has no waiting agent", ErrState, p.ID, p.ParentToolCallID)
+			}
+			continue
+		}
 		i := callIndex(w.Calls, p.ToolCallID)
 		if i < 0 {
 			return fmt.Errorf("%w: pending %q refers to unknown call %q", ErrState, p.ID, p.ToolCallID)
