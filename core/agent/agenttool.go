@@ -152,7 +152,7 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 	if resume != nil {
 		before = resume.wait.Usage
 	}
-	opts, spent := t.options(parent, before)
+	opts, spent := t.options(parent, callID, before)
 	if spent != "" {
 		return tool.Result{}, tool.UserError("agent %q was not run: this run's %s is spent", t.label, spent)
 	}
@@ -200,7 +200,7 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 // parent's event handlers, streaming and tracer. before is the child's
 // usage the parent counted already (a resumed child). spent names a
 // limit of the parent with nothing left.
-func (t *agentTool) options(parent *runner, before model.Usage) (opts []RunOption, spent string) {
+func (t *agentTool) options(parent *runner, callID string, before model.Usage) (opts []RunOption, spent string) {
 	if t.grants != nil {
 		opts = append(opts, WithGrants(t.grants...))
 	}
@@ -212,13 +212,14 @@ func (t *agentTool) options(parent *runner, before model.Usage) (opts []RunOptio
 		return nil, spent
 	}
 	opts = append(opts, WithUsageLimits(limits))
-	if len(parent.o.events) > 0 {
+	if len(parent.callerEvents) > 0 {
 		opts = append(opts, WithEvents(func(ev Event) {
 			// An event of a grandchild keeps the name of the agent that
 			// made it.
 			if ev.AgentName == "" {
 				ev.AgentName = t.label
 			}
+			ev.ParentToolCallID = callID
 			parent.forward(ev)
 		}))
 	}
@@ -358,14 +359,14 @@ func (r *runner) foldChildUsage() {
 // forward delivers a child run's event to this run's handlers, in this
 // run's sequence; the event keeps the child's run id.
 func (r *runner) forward(ev Event) {
-	if len(r.o.events) == 0 {
+	if len(r.callerEvents) == 0 {
 		return
 	}
 	r.emitMu.Lock()
 	defer r.emitMu.Unlock()
 	r.seq++
 	ev.Sequence = r.seq
-	for _, h := range r.o.events {
+	for _, h := range r.callerEvents {
 		h(ev)
 	}
 }

@@ -134,8 +134,8 @@ func TestAgentToolForwardsEvents(t *testing.T) {
 		}
 		switch ev.AgentName {
 		case "greeter":
-			if ev.RunID == res.RunID {
-				t.Fatalf("a child event carries the parent's run id: %+v", ev)
+			if ev.RunID == res.RunID || ev.ParentToolCallID != "c1" {
+				t.Fatalf("a child event carries the parent's run id or not its call: %+v", ev)
 			}
 			childKinds = append(childKinds, ev.Kind)
 		case "":
@@ -285,5 +285,34 @@ func TestAgentToolNests(t *testing.T) {
 	want := model.Usage{Requests: 5, InputTokens: 9, OutputTokens: 9, ToolCalls: 2}
 	if res.Usage != want {
 		t.Fatalf("usage %+v, want %+v", res.Usage, want)
+	}
+}
+
+// A streaming parent streams its children: their deltas reach the
+// parent's handlers tagged with the child's name.
+func TestAgentToolChildDeltasStreamTagged(t *testing.T) {
+	child := agent.NewBuilder(model.NewTestModel(text("from the child"))).Name("helper").MustBuild()
+	parent := agent.NewBuilder(model.NewTestModel(calls(model.Call("c1", "helper", map[string]string{"prompt": "x"})), text("done"))).
+		Tool(mustAsTool(t, child, agent.AsToolOptions{})).MustBuild()
+	var mu sync.Mutex
+	var childText, parentText strings.Builder
+	_, err := parent.Run(context.Background(), "go", agent.WithDeltas(), agent.WithEvents(func(ev agent.Event) {
+		if ev.Kind != agent.EventTextDelta {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev.AgentName {
+		case "helper":
+			childText.WriteString(ev.Delta.Text)
+		case "":
+			parentText.WriteString(ev.Delta.Text)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if childText.String() != "from the child" || parentText.String() != "done" {
+		t.Fatalf("child streamed %q, parent %q", childText.String(), parentText.String())
 	}
 }

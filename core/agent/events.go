@@ -68,6 +68,10 @@ type Event struct {
 	// AgentName names the agent whose run made the event when it is not
 	// the run observed: a child agent called as a tool (see AsTool).
 	AgentName string `json:"agent_name,omitempty"`
+	// ParentToolCallID is, for an event of a child run, the call of this
+	// run that ran the child (and for a grandchild's, the call of this run
+	// that ran its parent).
+	ParentToolCallID string `json:"parent_tool_call_id,omitempty"`
 }
 
 // ResponseInfo says who answered a model request and why it stopped,

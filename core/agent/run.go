@@ -82,6 +82,8 @@ type runner struct {
 	// the run's waitState keeps.
 	parked  map[string]*childWait
 	waiting map[string]*childWait
+	// callerEvents are the run's event handlers without its trace's.
+	callerEvents []EventHandler
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -148,6 +150,9 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		}
 		r.instructions = strings.Join(instr, "\n\n")
 	}
+	// A child run's events are forwarded to the caller's handlers only:
+	// the child traces itself.
+	r.callerEvents = o.events
 	if r.trace = startTrace(ctx, a, o); r.trace != nil {
 		o.events = append(slices.Clip(o.events), r.trace.Event)
 	}

@@ -151,6 +151,11 @@ class Catalog:
         spec.update(ts._extra_spec(self.preparers.append))  # noqa: SLF001 - the catalogue reads a toolset's own spec fields
         return spec
 
+    def whole(self) -> Catalog:
+        """This catalogue with those of its agent tools (itself when it has
+        none): a resumed run may resume a child agent's run."""
+        return self.merged(Catalog()) if self.children else self
+
     def merged(self, other: Catalog) -> Catalog:
         out = Catalog()
         for c in (self, other):

@@ -230,7 +230,7 @@ class RunLauncher:
         """Answer the waiting run of ``session`` and continue it to its end."""
         resume = _resume_request(approvals, deferred_results)
         request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
-        return await self.drive(session, request, self.catalog, on_event, deps, steps)
+        return await self.drive(session, request, self.catalog.whole(), on_event, deps, steps)
 
     def stream(self, session: SessionRef, request: dict[str, Any], catalog: Catalog, deps: Any) -> AgentRun:
         """Start ``request`` in ``session`` as a live run."""
@@ -252,7 +252,7 @@ class RunLauncher:
         """Answer the waiting run of ``session`` and continue it as a live run."""
         resume = _resume_request(approvals, deferred_results)
         request = {"resume": resume, **_policy_request(grants, tool_error_policy)}
-        return self.stream(session, request, self.catalog, deps)
+        return self.stream(session, request, self.catalog.whole(), deps)
 
     async def run(
         self,
@@ -298,7 +298,7 @@ class RunLauncher:
         done item (``response`` or ``returns``), or its error raised."""
         from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
 
-        driver = self.start(session, request, self.catalog, None, deps)
+        driver = self.start(session, request, self.catalog.whole(), None, deps)
         try:
             done = await _bridge.finish(driver)
         finally:
@@ -313,4 +313,4 @@ class RunLauncher:
         """Continue the run a stopped worker left in ``session`` (see
         ``AgentSession.recover``)."""
         request = {"recover": True, "events": on_event is not None}
-        return await self.drive(session, request, self.catalog, on_event, deps)
+        return await self.drive(session, request, self.catalog.whole(), on_event, deps)

@@ -103,6 +103,11 @@ class _Pending:
     arguments: dict[str, Any]
     metadata: dict[str, Any]
     raw: dict[str, Any]
+    # The agents a child run's request came through (outermost first),
+    # and the call of this run that ran the child; empty for the run's
+    # own calls.
+    path: tuple[str, ...] = ()
+    parent_tool_call_id: str = ""
 
     _id_key = ""
 
@@ -117,6 +122,8 @@ class _Pending:
             arguments=_arguments(raw),
             metadata=dict(raw.get("metadata") or {}),
             raw=dict(raw),
+            path=tuple(str(a) for a in raw.get("path") or ()),
+            parent_tool_call_id=str(raw.get("parent_tool_call_id") or ""),
         )
 
 

@@ -157,12 +157,18 @@ class StreamEvent:
     #: Why the run failed or was cancelled (``run_failed``,
     #: ``run_cancelled``), with the reason given to ``interrupt``.
     error: str | None = None
+    #: The agent whose run made the event when it is a child agent's (an
+    #: agent tool's, ``Agent.as_tool``); None for the streamed run's own.
+    agent_name: str | None = None
+    #: For a child's event, the call of the streamed run that ran it.
+    parent_tool_call_id: str | None = None
 
     @property
     def is_terminal(self) -> bool:
-        """True for the last event of a run (``run_complete``,
-        ``run_cancelled``, ``run_failed``, ``suspended``)."""
-        return self.kind in TERMINAL_KINDS
+        """True for the last event of the streamed run (``run_complete``,
+        ``run_cancelled``, ``run_failed``, ``suspended``); a child agent's
+        end is not the run's."""
+        return self.kind in TERMINAL_KINDS and self.agent_name is None
 
     @classmethod
     def from_event(cls, event: Mapping[str, Any], *, kind: str | None = None, reason: str | None = None) -> StreamEvent:
@@ -191,13 +197,15 @@ class StreamEvent:
             custom=_dict(event.get("custom")),
             output=event.get("output") if kind == "run_complete" else None,
             error=str(error) if error is not None else None,
+            agent_name=str(event["agent_name"]) if event.get("agent_name") else None,
+            parent_tool_call_id=str(event["parent_tool_call_id"]) if event.get("parent_tool_call_id") else None,
         )
 
 
 def _merged(older: StreamEvent, newer: StreamEvent) -> StreamEvent | None:
     """``newer`` merged into ``older`` when both are pieces of the same part
     that concatenate (text, or one call's argument text); else None."""
-    if older.kind != newer.kind or older.delta is None or newer.delta is None:
+    if older.kind != newer.kind or older.delta is None or newer.delta is None or older.run_id != newer.run_id:
         return None
     a, b = older.delta, newer.delta
     if a.get("index") != b.get("index") or a.get("kind") != b.get("kind"):
@@ -332,7 +340,8 @@ class AgentRun:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = str(event.get("kind", ""))
-        if kind in ("run_waiting", "suspended"):
+        child = bool(event.get("agent_name"))
+        if kind in ("run_waiting", "suspended") and not child:
             if self._suspended:
                 return  # a runtime sending both gives one suspended event
             self._suspended = True
@@ -340,7 +349,8 @@ class AgentRun:
         ev = StreamEvent.from_event(event, kind=kind, reason=self._reason)
         self._received += 1
         self._last_sequence = max(self._last_sequence, ev.sequence)
-        self._run_id = self._run_id or ev.run_id
+        if not child:
+            self._run_id = self._run_id or ev.run_id
         if self._receiver_closed:
             return
         self._buffer.push(ev)

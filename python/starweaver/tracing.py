@@ -71,7 +71,14 @@ class RunTrace:
     """The spans of one run. Events arrive in order on the event loop, so
     it keeps no lock."""
 
-    def __init__(self, tracer: Tracer, agent_name: str | None, model_name: str | None, content: bool) -> None:
+    def __init__(
+        self,
+        tracer: Tracer,
+        agent_name: str | None,
+        model_name: str | None,
+        content: bool,
+        parent: Context | None = None,
+    ) -> None:
         from opentelemetry import trace
 
         self._tracer = tracer
@@ -83,11 +90,14 @@ class RunTrace:
         if model_name:
             attrs["gen_ai.request.model"] = model_name
         name = f"invoke_agent {agent_name}" if agent_name else "invoke_agent"
-        self._run: Span | None = tracer.start_span(name, kind=trace.SpanKind.INTERNAL, attributes=attrs)
+        self._run: Span | None = tracer.start_span(name, parent, kind=trace.SpanKind.INTERNAL, attributes=attrs)
         self._ctx: Context = trace.set_span_in_context(self._run)
         self._chat: Span | None = None
         self._tools: dict[str, Span] = {}
         self._run_id = False
+        # The runs of agent tools' child agents, by run id: their events
+        # arrive tagged with agent_name among the run's own.
+        self._children: dict[str, RunTrace] = {}
 
     def wrap(self, on_event: EventCallback | None) -> EventCallback:
         """Return a callback that records each event, then hands it to
@@ -107,6 +117,12 @@ class RunTrace:
             self.close(f"tracing failed: {exc!r}", "tracing_error")
 
     def _record(self, event: Mapping[str, Any]) -> None:
+        if event.get("agent_name"):
+            self._child(event)._record_own(event)  # noqa: SLF001 - a trace records its child's events
+        else:
+            self._record_own(event)
+
+    def _record_own(self, event: Mapping[str, Any]) -> None:
         kind = event.get("kind")
         if not self._run_id and self._run is not None:
             # From the first event: a resumed run has no run_start.
@@ -136,6 +152,24 @@ class RunTrace:
                 self._run.set_attributes(_usage(event.get("usage")))
             failed = kind in ("run_failed", "run_cancelled")
             self.close(str(event.get("error", "")) if failed else None, str(kind))
+
+    def _child(self, event: Mapping[str, Any]) -> RunTrace:
+        """The trace of the child run that made ``event``, nested under the
+        call of this run that ran it (for a grandchild too: events name
+        only this run's call)."""
+        from opentelemetry import trace
+
+        run_id = str(event.get("run_id", ""))
+        child = self._children.get(run_id)
+        if child is None:
+            call = self._tools.get(str(event.get("parent_tool_call_id", "")))
+            parent = trace.set_span_in_context(call, self._ctx) if call is not None else self._ctx
+            child = RunTrace(self._tracer, str(event["agent_name"]), None, self._content, parent)
+            self._children[run_id] = child
+        if event.get("kind") in _TERMINAL:
+            # Its last event: it closes itself while recording it.
+            del self._children[run_id]
+        return child
 
     def _start_chat(self) -> Span:
         from opentelemetry import trace
@@ -248,6 +282,9 @@ class RunTrace:
         """End every open span; ``error`` marks the open ones failed, the
         run's with ``error_type``. A run that never reported its end (the
         host failed) is closed this way too. Closing twice does nothing."""
+        for child in self._children.values():
+            child.close(error, error_type)
+        self._children.clear()
         self._end_chat(error)
         for span in self._tools.values():
             if error is not None:

@@ -154,3 +154,34 @@ def test_an_agent_tool_given_to_one_run() -> None:
     assert seen == ["x"]
     (ret,) = tool_returns(parent_model.captured_messages(), "scribe")
     assert ret["content"] == "kept"
+
+
+def test_a_streamed_parent_streams_its_children_tagged() -> None:
+    child = create_agent(model=TestModel.responses(["from the child"]), name="helper")
+    parent_model = TestModel.responses(
+        [TestModel.tool_call_response([{"id": "c1", "name": "helper", "arguments": {"prompt": "x"}}]), "done"]
+    )
+    parent = create_agent(model=parent_model, tools=[child.as_tool()])
+
+    async def main() -> None:
+        own: list[str] = []
+        helper: list[str] = []
+        ends: list[tuple[str, str | None]] = []
+        async with parent.run_stream("go") as stream:
+            async for ev in stream:
+                if ev.text_delta is not None:
+                    (helper if ev.agent_name == "helper" else own).append(ev.text_delta)
+                if ev.kind in ("run_complete", "run_start"):
+                    ends.append((ev.kind, ev.agent_name))
+            result = await stream.result()
+        assert "".join(helper) == "from the child" and "".join(own) == "done"
+        # The child's end did not end the stream: the parent's came last.
+        assert ends == [
+            ("run_start", None),
+            ("run_start", "helper"),
+            ("run_complete", "helper"),
+            ("run_complete", None),
+        ]
+        assert result.output == "done"
+
+    run(main())

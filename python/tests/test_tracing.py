@@ -478,3 +478,25 @@ def test_a_call_started_while_the_response_streams_runs_inside_its_span(exporter
     attrs = dict(call_a.attributes or {})
     assert attrs["gen_ai.tool.call.id"] == "call_a" and attrs["gen_ai.tool.call.arguments"] == '{"n":1}'
     assert dict(first_chat.attributes or {})["gen_ai.response.finish_reasons"] == ("tool_calls",)
+
+
+def test_an_agent_tools_child_run_nests_under_its_call(exporter: InMemorySpanExporter) -> None:
+    child = create_agent(model=TestModel.responses(["4"]), name="maths")
+    parent_model = TestModel.responses(
+        [TestModel.tool_call_response([{"id": "c1", "name": "maths", "arguments": {"prompt": "2+2"}}]), "four"]
+    )
+    parent = create_agent(model=parent_model, name="front", tools=[child.as_tool()])
+    assert run(parent.run("go")).output == "four"
+
+    spans = by_name(exporter.get_finished_spans())
+    (root,) = spans["invoke_agent front"]
+    (call,) = spans["execute_tool maths"]
+    (child_run,) = spans["invoke_agent maths"]
+    assert parent_id(call) == span_id(root)
+    assert parent_id(child_run) == span_id(call)
+    chats = spans["chat test"]
+    assert len(chats) == 3
+    assert sorted(parent_id(c) == span_id(child_run) for c in chats) == [False, False, True]
+    # The child's end does not end its parent's spans.
+    assert (root.end_time or 0) >= (call.end_time or 0) >= (child_run.end_time or 0)
+    assert root.status.status_code != StatusCode.ERROR

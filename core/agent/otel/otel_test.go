@@ -255,3 +255,33 @@ func TestTracingUserSpansNestUnderTheirCallAndRequest(t *testing.T) {
 		t.Fatalf("spans %v", names(sr.Ended()))
 	}
 }
+
+// An agent tool's child run is traced with its parent's tracer, its
+// invoke_agent span nested under the parent's execute_tool span.
+func TestTracingAgentToolNestsTheChildRun(t *testing.T) {
+	sr, tp := recorder()
+	child := agent.NewBuilder(model.NewTestModel(text("4"))).Name("maths").MustBuild()
+	at, err := agent.AsTool(child, agent.AsToolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := agent.NewBuilder(model.NewTestModel(
+		calls(model.ToolCall{ID: "c1", Name: "maths", Arguments: json.RawMessage(`{"prompt":"2+2"}`)}), text("four"))).
+		Name("front").Tool(at).MustBuild()
+	mustRun(t, parent, "go", otel.WithTracer(tp))
+
+	byName := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range sr.Ended() {
+		if byName[s.Name()] != nil && s.Name() != "chat test" {
+			t.Fatalf("two %q spans: the parent traced the child's events too (%v)", s.Name(), names(sr.Ended()))
+		}
+		byName[s.Name()] = s
+	}
+	call, childRun, parentRun := byName["execute_tool maths"], byName["invoke_agent maths"], byName["invoke_agent front"]
+	if call == nil || childRun == nil || parentRun == nil {
+		t.Fatalf("spans: %v", names(sr.Ended()))
+	}
+	if childRun.Parent().SpanID() != call.SpanContext().SpanID() || call.Parent().SpanID() != parentRun.SpanContext().SpanID() {
+		t.Fatal("the child's run is not nested under the parent's call")
+	}
+}
