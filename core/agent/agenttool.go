@@ -174,7 +174,11 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 		res, err = sess.Run(ctx, in.Prompt, opts...)
 	}
 	if res != nil && parent != nil {
-		parent.addChildUsage(usageSince(res.Usage, before))
+		var earlier map[string]model.Usage
+		if resume != nil {
+			earlier = resume.wait.ByAgent
+		}
+		parent.addChildUsage(usageSince(res.Usage, before), byAgentSince(t.label, res, earlier))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
@@ -248,7 +252,11 @@ func (t *agentTool) wait(parent *runner, callID string, sess *Session, res *RunR
 		return tool.Result{}, tool.UserError("agent %q stopped to wait for %s, and its state could not be kept: %s",
 			t.label, pendingKinds(res.Pending), err.Error())
 	}
-	parent.park(callID, &childWait{Agent: t.label, State: state, Usage: res.Usage, asked: res.Pending})
+	byAgent := res.UsageByAgent
+	if len(byAgent) == 0 {
+		byAgent = map[string]model.Usage{t.label: res.Usage}
+	}
+	parent.park(callID, &childWait{Agent: t.label, State: state, Usage: res.Usage, ByAgent: byAgent, asked: res.Pending})
 	return tool.Result{}, tool.CallDeferred(fmt.Sprintf("agent %q waits for %s", t.label, pendingKinds(res.Pending)),
 		map[string]any{"agent": t.label})
 }
@@ -282,13 +290,60 @@ func parentRun(ctx context.Context) *runner {
 	return r
 }
 
-// addChildUsage records what a child run consumed; the loop adds it to
-// the run's usage when the batch is accounted (tools run on other
-// goroutines than the loop's).
-func (r *runner) addChildUsage(u model.Usage) {
+// addChildUsage records what a child run consumed, in all and per agent;
+// the loop adds it to the run's usage when the batch is accounted (tools
+// run on other goroutines than the loop's).
+func (r *runner) addChildUsage(u model.Usage, byAgent map[string]model.Usage) {
 	r.childMu.Lock()
 	r.childUsage.Add(u)
+	if r.childByAgent == nil {
+		r.childByAgent = map[string]model.Usage{}
+	}
+	for name, v := range byAgent {
+		sum := r.childByAgent[name]
+		sum.Add(v)
+		r.childByAgent[name] = sum
+	}
 	r.childMu.Unlock()
+}
+
+// byAgentSince is what a child run (labelled label) consumed per agent:
+// its own and its children's (res.UsageByAgent), or all of it under label
+// when it had none; less earlier, what it had consumed when it waited.
+func byAgentSince(label string, res *RunResult, earlier map[string]model.Usage) map[string]model.Usage {
+	out := map[string]model.Usage{}
+	if len(res.UsageByAgent) > 0 {
+		for name, u := range res.UsageByAgent {
+			out[name] = u
+		}
+	} else {
+		out[label] = res.Usage
+	}
+	for name, u := range earlier {
+		out[name] = usageSince(out[name], u)
+	}
+	return out
+}
+
+// usageByAgent is what the run consumed per agent when agent tools ran
+// (nil when none did): the children's, and the rest under the run's own
+// agent's name.
+func (r *runner) usageByAgent() map[string]model.Usage {
+	r.childMu.Lock()
+	defer r.childMu.Unlock()
+	if len(r.childByAgent) == 0 {
+		return nil
+	}
+	out := make(map[string]model.Usage, len(r.childByAgent)+1)
+	own := r.usage
+	for name, u := range r.childByAgent {
+		out[name] = u
+		own = usageSince(own, u)
+	}
+	sum := out[r.a.name]
+	sum.Add(own)
+	out[r.a.name] = sum
+	return out
 }
 
 // childLimits are the limits of a child run with own limits: for each

@@ -119,6 +119,11 @@ func TestAgentToolChildApprovalPausesParent(t *testing.T) {
 	if res.Usage.Requests != 4 || res.Usage.InputTokens != 10 {
 		t.Fatalf("usage %+v", res.Usage)
 	}
+	// Per agent, across the wait.
+	front, cash := res.UsageByAgent["front"], res.UsageByAgent["cashier"]
+	if len(res.UsageByAgent) != 2 || front.Requests != 2 || front.InputTokens != 4 || cash.Requests != 2 || cash.InputTokens != 6 {
+		t.Fatalf("usage by agent %+v", res.UsageByAgent)
+	}
 }
 
 // A denied child request reaches the child's model as a denial; the child
@@ -168,6 +173,12 @@ func TestAgentToolGrandchildDeferred(t *testing.T) {
 	}})
 	if err != nil || res.Status != agent.StatusCompleted || res.Output != "relayed: relayed: leaf: 42" {
 		t.Fatalf("resume: %+v %v", res, err)
+	}
+	// Each of the three agents made two requests: the grandchild's are
+	// its own, not its parent's.
+	by := res.UsageByAgent
+	if len(by) != 3 || by[""].Requests != 2 || by["mid"].Requests != 2 || by["leaf"].Requests != 2 || res.Usage.Requests != 6 {
+		t.Fatalf("usage by agent %+v (all %+v)", by, res.Usage)
 	}
 }
 

@@ -24,6 +24,8 @@ type childWait struct {
 	// Usage is the child run's usage when it waited: the parent has
 	// counted it already, and the resumed child counts on from it.
 	Usage model.Usage `json:"usage"`
+	// ByAgent is Usage per agent (the child's RunResult.UsageByAgent).
+	ByAgent map[string]model.Usage `json:"by_agent,omitempty"`
 	// asked is what the child waits for, in its own terms.
 	asked []Pending
 }

@@ -115,6 +115,7 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 		r.retries = map[string]int{}
 	}
 	r.usage, r.usageBase = w.Usage, w.Usage
+	r.childByAgent = maps.Clone(w.ChildUsage)
 	r.publishUsage()
 	out, err := r.resume(ctx, w, plan)
 	return s.persist(ctx, out, err)

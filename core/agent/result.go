@@ -37,6 +37,10 @@ type RunResult struct {
 	// NewMessages are the messages this run added (a tail of Messages).
 	NewMessages []model.Message `json:"new_messages"`
 	Usage       model.Usage     `json:"usage"`
+	// UsageByAgent splits Usage by agent when agents ran as tools of the
+	// run (nil otherwise): each child agent's (and its children's) under
+	// its name, the rest under the run's agent's name.
+	UsageByAgent map[string]model.Usage `json:"usage_by_agent,omitempty"`
 	// Pending lists what a waiting run waits for.
 	Pending []Pending `json:"pending,omitempty"`
 	// Batch holds, for a waiting run, the returns of the paused batch in

@@ -29,6 +29,9 @@ type waitState struct {
 	// Children are the waiting child runs of the batch's agent-tool
 	// calls, by call id (see childWait).
 	Children map[string]*childWait `json:"children,omitempty"`
+	// ChildUsage is what the run's child runs consumed per agent (see
+	// RunResult.UsageByAgent).
+	ChildUsage map[string]model.Usage `json:"child_usage,omitempty"`
 }
 
 type runner struct {
@@ -74,6 +77,9 @@ type runner struct {
 	// loop last folded it into usage (agenttool.go); childMu guards it.
 	childMu    sync.Mutex
 	childUsage model.Usage
+	// childByAgent is what the child runs consumed per agent in this run
+	// (a resumed run's included), guarded by childMu.
+	childByAgent map[string]model.Usage
 	// published is usage as the loop last published it (publishUsage),
 	// guarded by childMu: tools read it while the loop may write usage.
 	published model.Usage
@@ -604,11 +610,12 @@ func (r *runner) result(status Status) *RunResult {
 	r.s.addUsage(r.usage, r.usageBase)
 	r.usageBase = r.usage
 	return &RunResult{
-		RunID:       r.runID,
-		Status:      status,
-		Messages:    msgs,
-		NewMessages: msgs[r.start:],
-		Usage:       r.usage,
+		RunID:        r.runID,
+		Status:       status,
+		Messages:     msgs,
+		NewMessages:  msgs[r.start:],
+		Usage:        r.usage,
+		UsageByAgent: r.usageByAgent(),
 	}
 }
 
@@ -626,7 +633,7 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 	res.Pending = pending
 	res.Batch = append([]tool.Return(nil), returns...)
 	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
-		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage, Children: r.waiting})
+		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage, Children: r.waiting, ChildUsage: maps.Clone(r.childByAgent)})
 	r.waiting = nil
 	for _, p := range pending {
 		if p.Kind == PendingDeferred {

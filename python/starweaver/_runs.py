@@ -95,6 +95,13 @@ class RunResult(Generic[OutputT]):
         self._messages: list[ModelMessage] | None = as_typed_messages(raw["messages"]) if "messages" in raw else None
         self._new_start = int(raw.get("new_messages_start", 0))
         self.usage: RunUsage = usage_dict(raw.get("usage"))
+        #: ``usage`` per agent when agents ran as tools of the run (empty
+        #: otherwise): each child agent's (its own children's included)
+        #: under its name, the rest under this run's agent's name ("" when
+        #: it has none).
+        self.usage_by_agent: dict[str, RunUsage] = {
+            str(name): usage_dict(u) for name, u in (raw.get("usage_by_agent") or {}).items()
+        }
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None
 

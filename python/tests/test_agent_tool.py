@@ -47,6 +47,10 @@ def test_output_reaches_the_parent_and_usage_is_summed() -> None:
     assert result.usage.requests == 3
     assert result.usage.input_tokens == 227
     assert result.usage.output_tokens == 18
+    by_agent = result.usage_by_agent
+    assert sorted(by_agent) == ["", "maths"]
+    assert (by_agent["maths"].requests, by_agent["maths"].input_tokens) == (1, 7)
+    assert (by_agent[""].requests, by_agent[""].input_tokens, by_agent[""].output_tokens) == (2, 220, 15)
 
 
 def test_typed_output_is_the_structured_value() -> None:
