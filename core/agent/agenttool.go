@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
+	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
@@ -92,6 +95,11 @@ func AsTool(child *Agent, opts AsToolOptions) (tool.Tool, error) {
 	}
 	at := &agentTool{child: child, label: label, grants: opts.Grants}
 	f := tool.New(name, opts.Description, agentToolSchema(), at.call)
+	if at.durable() {
+		// The child's session, found again by the call's key, makes a
+		// call run again an idempotent one (see reenter).
+		f.WithEffect(effect.ClassIdempotentWrite)
+	}
 	if opts.MaxRetries != nil {
 		n := *opts.MaxRetries
 		f.ToolConfig().MaxRetries = &n
@@ -161,7 +169,8 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 		res  *RunResult
 		err  error
 	)
-	if resume != nil {
+	switch {
+	case resume != nil:
 		// The parent's state, verified when it was restored, covers the
 		// child's; a child with a key checks its signature again.
 		sess, err = t.child.SessionFromState(resume.wait.State, AllowUnsigned())
@@ -169,7 +178,9 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 			return tool.Result{}, tool.UserError("agent %q could not be resumed: %s", t.label, err.Error())
 		}
 		res, err = sess.Resume(ctx, resume.res, opts...)
-	} else {
+	case t.durable() && tc != nil && (tc.ConversationID != "" || tc.RunID != ""):
+		sess, res, err = t.reenter(ctx, childSessionID(tc.IdempotencyKey()), in.Prompt, opts)
+	default:
 		sess = t.child.NewSession()
 		res, err = sess.Run(ctx, in.Prompt, opts...)
 	}
@@ -197,6 +208,89 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 		return tool.JSON(res.OutputValue), nil
 	}
 	return tool.Text(res.Output), nil
+}
+
+// durable reports whether the child's runs are kept in a session store:
+// a call then runs the child in a session of its own key (reenter).
+func (t *agentTool) durable() bool { return t.child.sessions != nil }
+
+// childSessionID is the id of the child session of the call with
+// idempotency key key: the same for the same call run again, after a
+// crash included.
+func childSessionID(key string) string {
+	sum := sha256.Sum256([]byte("agent tool child\x00" + key))
+	return "conv_child_" + hex.EncodeToString(sum[:12])
+}
+
+// reenter runs the child of a call in the child's session id, kept in the
+// child's session store: a new session runs prompt; one the call started
+// before (the parent's run is recovered after a crash) goes on from where
+// it stopped. Its run in flight is recovered (the child's effect journal
+// runs each of its effects at most once), a wait is waited for again, and
+// a run that ended gives its outcome without running again.
+func (t *agentTool) reenter(ctx context.Context, id, prompt string, opts []RunOption) (*Session, *RunResult, error) {
+	sess, err := t.child.OpenSession(ctx, id)
+	switch {
+	case errors.Is(err, ErrSessionNotFound):
+		if sess, err = t.child.SessionWithID(id, nil); err != nil {
+			return nil, nil, err
+		}
+		res, err := sess.Run(ctx, prompt, opts...)
+		return sess, res, err
+	case err != nil:
+		return nil, nil, err
+	}
+	if _, ok := sess.InFlight(); ok {
+		res, err := sess.Recover(ctx, opts...)
+		return sess, res, err
+	}
+	if p := sess.Pending(); len(p) > 0 {
+		return sess, &RunResult{Status: StatusWaiting, Pending: p}, nil
+	}
+	res, err := t.endedRun(sess)
+	return sess, res, err
+}
+
+// endedRun is the outcome of the child run that ended in sess before the
+// parent recorded it (the parent stopped in between): the answer of the
+// session's last response, which a completed run ends with.
+func (t *agentTool) endedRun(sess *Session) (*RunResult, error) {
+	msgs := sess.Messages()
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Kind == model.KindResponse {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil, fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
+	}
+	resp := msgs[last]
+	res := &RunResult{RunID: resp.RunID, Status: StatusCompleted, Messages: msgs}
+	o := t.child.output
+	if o == nil {
+		// A text answer ends the history; a run that failed after its
+		// last response does not.
+		if last != len(msgs)-1 || len(resp.ToolCalls()) > 0 {
+			return nil, fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
+		}
+		res.Output = resp.Text()
+		return res, nil
+	}
+	name := o.spec.ToolName()
+	for _, c := range resp.ToolCalls() {
+		if c.Name == name {
+			res.OutputValue = append(json.RawMessage(nil), c.Arguments...)
+			res.Output = string(res.OutputValue)
+			return res, nil
+		}
+	}
+	if text := strings.TrimSpace(resp.Text()); o.spec.Mode == model.OutputNative && json.Valid([]byte(text)) {
+		res.OutputValue, res.Output = json.RawMessage(text), text
+		return res, nil
+	}
+	return nil, fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
 }
 
 // options are the child run's options under parent (nil when the tool

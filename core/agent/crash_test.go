@@ -117,11 +117,12 @@ func TestCrashWorker(t *testing.T) {
 	t.Fatalf("the worker was not killed (run ended with %v)", err)
 }
 
-// crashChild starts a crash worker in mode over dir's files and returns
-// the session id it reports once ready, then kills it with SIGKILL.
-func crashChild(t *testing.T, mode, dbPath, effects string) string {
+// crashChild starts the crash worker test worker in mode over dir's files
+// and returns the session id it reports once ready, then kills it with
+// SIGKILL.
+func crashChild(t *testing.T, worker, mode, dbPath, effects string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashWorker$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+worker+"$", "-test.count=1")
 	cmd.Env = append(os.Environ(), crashEnvMode+"="+mode, crashEnvDB+"="+dbPath, crashEnvEffects+"="+effects)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -215,7 +216,7 @@ func recoverCrashed(t *testing.T, dbPath, effects, id string) (*agent.RunResult,
 func TestCrashAfterToolRecovers(t *testing.T) {
 	dir := t.TempDir()
 	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
-	id := crashChild(t, "after_tool", dbPath, effects)
+	id := crashChild(t, "TestCrashWorker", "after_tool", dbPath, effects)
 	if lines := effectLines(t, effects); len(lines) != 1 {
 		t.Fatalf("before recovery: %q", lines)
 	}
@@ -233,7 +234,7 @@ func TestCrashAfterToolRecovers(t *testing.T) {
 func TestCrashInToolIsAmbiguous(t *testing.T) {
 	dir := t.TempDir()
 	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
-	id := crashChild(t, "in_tool", dbPath, effects)
+	id := crashChild(t, "TestCrashWorker", "in_tool", dbPath, effects)
 	res, runs := recoverCrashed(t, dbPath, effects, id)
 	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 {
 		t.Fatalf("after recovery the effect file holds %q (send ran %d times here)", lines, runs)

@@ -1,0 +1,177 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/effect"
+	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/store/sqlite"
+	"github.com/starweaver-go/starweaver/core/tool"
+)
+
+// Crash tests of durable children: the parent and its child agent keep
+// their sessions and effect journals in one SQLite file; a worker process
+// (TestAgentToolCrashWorker) is killed with SIGKILL inside the child's
+// run or after it, and this process recovers the parent.
+
+// courierAgents are the parent ("front", calling the child as the tool
+// "courier") and the child ("courier", whose send appends to a file).
+func courierAgents(t testing.TB, db *sqlite.DB, parentModel, childModel model.Model, send tool.Tool, policy effect.RecoveryPolicy) *agent.Agent {
+	t.Helper()
+	durable := func(b *agent.Builder) *agent.Builder {
+		return b.StateKey(storeKey).SessionStore(sqlite.NewSessionStore(db)).
+			EffectJournal(sqlite.NewEffectStore(db), agent.JournalRecovery(policy))
+	}
+	child, err := durable(agent.NewBuilder(childModel).Name("courier").Tool(send)).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := agent.AsTool(child, agent.AsToolOptions{Description: "Delivers messages."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := durable(agent.NewBuilder(parentModel).Name("front").Tool(at)).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parent
+}
+
+// The worker: the parent calls courier once; the child calls send once,
+// then answers "sent". It prints "ready <parent session id>" and waits to
+// be killed in the child's second request (child_after_tool: send ran,
+// the child's run is in flight) or in the parent's second request
+// (parent_after_child: the child's run ended).
+func TestAgentToolCrashWorker(t *testing.T) {
+	mode := os.Getenv(crashEnvMode)
+	if mode == "" {
+		t.Skip("a child process of the agent tool crash tests")
+	}
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, os.Getenv(crashEnvDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	ready := func() {
+		fmt.Printf("ready %s\n", id)
+		time.Sleep(crashWait) // killed long before; the bound keeps no orphan
+	}
+	var parentAsked, childAsked atomic.Int32
+	parentModel := model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {
+		if parentAsked.Add(1) == 1 {
+			return calls(model.Call("call_courier", "courier", map[string]string{"prompt": "tell ada"})), nil
+		}
+		if mode == "parent_after_child" {
+			ready()
+		}
+		return model.Message{}, fmt.Errorf("the worker was not killed")
+	})
+	childModel := model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {
+		if childAsked.Add(1) == 1 {
+			return calls(model.Call("call_send", "send", map[string]string{"to": "ada"})), nil
+		}
+		if mode == "child_after_tool" {
+			ready()
+		}
+		return text("sent"), nil
+	})
+	var runs atomic.Int32
+	parent := courierAgents(t, db, parentModel, childModel, crashSend(os.Getenv(crashEnvEffects), &runs, nil), effect.RecoveryRetrySafe)
+	s := parent.NewSession()
+	id = s.ID()
+	_, err = s.Run(ctx, "greet ada")
+	t.Fatalf("the worker was not killed (run ended with %v)", err)
+}
+
+// recoverCourier recovers the parent session id from dbPath under policy;
+// it returns the result, how often send ran here, and how often the
+// child's model was asked here.
+func recoverCourier(t *testing.T, dbPath, effects, id string, policy effect.RecoveryPolicy) (*agent.RunResult, int32, int32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), crashWait)
+	defer cancel()
+	db, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var runs, childAsked atomic.Int32
+	// As the worker's child: a fresh run would call send again, so a child
+	// run again from its start shows as a second effect.
+	childModel := model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
+		childAsked.Add(1)
+		if len(msgs[len(msgs)-1].Returns()) == 0 {
+			return calls(model.Call("call_send", "send", map[string]string{"to": "ada"})), nil
+		}
+		return text("sent"), nil
+	})
+	parent := courierAgents(t, db, model.NewTestModel(text("ada was greeted")), childModel, crashSend(effects, &runs, nil), policy)
+	s, err := parent.OpenSession(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := s.InFlight(); !ok || len(f.Calls) != 1 || f.Calls[0].ID != "call_courier" {
+		t.Fatalf("the killed worker left no parent run in flight: %+v %v", f, ok)
+	}
+	res, err := s.Recover(ctx)
+	if err != nil || res.Status != agent.StatusCompleted || res.Output != "ada was greeted" {
+		t.Fatalf("Recover: %+v %v", res, err)
+	}
+	return res, runs.Load(), childAsked.Load()
+}
+
+// Killed inside the child's run, after its effect: the recovered parent
+// runs the call again, which finds the child's session and recovers it;
+// the child's journal replays send, so the effect happened once, and the
+// child finishes with its model's answer.
+func TestAgentToolCrashMidChildRecoversTheChild(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
+	id := crashChild(t, "TestAgentToolCrashWorker", "child_after_tool", dbPath, effects)
+	res, runs, asked := recoverCourier(t, dbPath, effects, id, effect.RecoveryRetrySafe)
+	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || asked != 1 {
+		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, asked)
+	}
+	if ret := lastReturn(t, res.Messages, "call_courier"); ret.IsError || returnText(ret.Content) != "sent" {
+		t.Fatalf("the courier call returned %+v", ret)
+	}
+}
+
+// Under the journal's default policy a call interrupted mid-child is
+// ambiguous, as any other: it is not run again, and nothing ran twice.
+func TestAgentToolCrashMidChildIsAmbiguousByDefault(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
+	id := crashChild(t, "TestAgentToolCrashWorker", "child_after_tool", dbPath, effects)
+	res, runs, asked := recoverCourier(t, dbPath, effects, id, effect.RecoveryRejectAmbiguous)
+	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || asked != 0 {
+		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, asked)
+	}
+	if ret := lastReturn(t, res.Messages, "call_courier"); !ret.IsError || ret.Metadata[tool.MetaAmbiguous] != true {
+		t.Fatalf("the courier call returned %+v", ret)
+	}
+}
+
+// Killed after the child's run ended: the recovered parent finds the
+// child's outcome in its journal instead of running the child again.
+func TestAgentToolCrashAfterChildReplaysItsOutcome(t *testing.T) {
+	dir := t.TempDir()
+	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
+	id := crashChild(t, "TestAgentToolCrashWorker", "parent_after_child", dbPath, effects)
+	res, runs, asked := recoverCourier(t, dbPath, effects, id, effect.RecoveryRetrySafe)
+	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || asked != 0 {
+		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, asked)
+	}
+	ret := lastReturn(t, res.Messages, "call_courier")
+	if ret.IsError || returnText(ret.Content) != "sent" || ret.Metadata[tool.MetaReplayed] != true {
+		t.Fatalf("the courier call returned %+v", ret)
+	}
+}
