@@ -98,6 +98,8 @@ type Agent struct {
 	managed []bool
 	// batchTool adds the native batch tool (see Builder.BatchTool).
 	batchTool bool
+	// routes are the names of the subagents spawn_agent starts.
+	routes []string
 }
 
 // Builder assembles an Agent one setting at a time: each method sets a

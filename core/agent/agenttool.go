@@ -100,6 +100,7 @@ func AsTool(child *Agent, opts AsToolOptions) (tool.Tool, error) {
 		// call run again an idempotent one (see reenter).
 		f.WithEffect(effect.ClassIdempotentWrite)
 	}
+	f.ToolConfig().Resource = ownResource(name)
 	if opts.MaxRetries != nil {
 		n := *opts.MaxRetries
 		f.ToolConfig().MaxRetries = &n

@@ -64,11 +64,17 @@ func cashier(ran *atomic.Int32) *agent.Agent {
 // relayModel calls tool name with a prompt, then answers with the return
 // it got.
 func relayModel(id, name string) model.Model {
+	return relayModelFor(id, name, map[string]string{"prompt": "pay 5"})
+}
+
+// relayModelFor calls tool name with args, then answers with the return
+// it got.
+func relayModelFor(id, name string, args any) model.Model {
 	return model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
 		for _, r := range msgs[len(msgs)-1].Returns() {
 			return usedBy(text("relayed: "+returnText(r.Content)), 2, 1), nil
 		}
-		return usedBy(calls(model.Call(id, name, map[string]string{"prompt": "pay 5"})), 2, 1), nil
+		return usedBy(calls(model.Call(id, name, args)), 2, 1), nil
 	})
 }
 

@@ -41,6 +41,10 @@ type Options struct {
 	// ToolCapabilityGrants grants tools, by name, authority in every
 	// session (see Builder.GrantToolCapabilities).
 	ToolCapabilityGrants map[string]agentctx.Grant `json:"tool_capability_grants"`
+	// Subagents are child-agent routes, started with the spawn_agent tool
+	// (see Builder.Subagents); SpawnConcurrency caps its calls at once.
+	Subagents        []Subagent `json:"-"`
+	SpawnConcurrency int        `json:"spawn_concurrency"`
 	// Toolsets are registered in order after the tools and registries.
 	Toolsets []toolset.Toolset `json:"-"`
 	// Registries contribute every tool they hold, with their toolset
@@ -166,6 +170,14 @@ func New(m model.Model, o Options) (*Agent, error) {
 		environment:       o.Environment,
 		batchTool:         o.BatchTool,
 	}
+	if len(o.Subagents) > 0 {
+		spawn, routes, err := newSpawnTool(o.Subagents, o.SpawnConcurrency)
+		if err != nil {
+			return nil, err
+		}
+		a.tools = append(a.tools, spawn)
+		a.routes = routes
+	}
 	if o.MaxRetries != nil {
 		a.maxRetries = new(*o.MaxRetries)
 	}
@@ -273,6 +285,9 @@ func (a *Agent) build() error {
 	// Managed toolsets are entered and read in runs only.
 	reg, _, _, err := a.registry(&tool.RunContext{Metadata: a.metadata, Deps: a.deps}, nil)
 	if err != nil {
+		return err
+	}
+	if err := a.checkRoutes(reg); err != nil {
 		return err
 	}
 	if _, taken := reg.Tool(ReadArtifactToolName); taken && a.spills() {
