@@ -135,7 +135,7 @@ func (a *Agent) SessionWithID(id string, history []model.Message) (*Session, err
 // artifact references: the worker reads the artifacts (RequestModel), so
 // their bytes never travel with the request, and the run reads no store.
 func (r *runner) askExecutor(ctx context.Context, step int, params model.Params) (model.Message, error) {
-	msgs := r.history.forModel()
+	msgs := r.modelMessages()
 	resp, err := r.o.executor.RequestModel(ctx, ModelRequest{RunID: r.runID, Step: step, Messages: msgs, Params: params})
 	if err == nil && r.o.deltas {
 		r.emitWhole(step, resp)

@@ -26,6 +26,9 @@ type waitState struct {
 	Pending []Pending      `json:"pending"`
 	Retries map[string]int `json:"retries"`
 	Usage   model.Usage    `json:"usage"`
+	// Agent names the agent answering when the run was handed off (see
+	// Handoff); "" for the session's agent.
+	Agent string `json:"agent,omitempty"`
 }
 
 type runner struct {
@@ -74,6 +77,12 @@ type runner struct {
 	// published is usage as the loop last published it (publishUsage),
 	// guarded by childMu: tools read it while the loop may write usage.
 	published model.Usage
+	// view is what the model reads after a handoff with an input filter;
+	// nil while it reads the whole history (handoff.go).
+	view *handoffView
+	// handedOff is set once the run handed off: the request after a
+	// handoff may be empty, and events name the answering agent.
+	handedOff bool
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -83,7 +92,27 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		runID = newID("run")
 	}
 	r := &runner{s: s, a: a, o: o, runID: runID, history: history, start: len(history.full),
-		limits: a.limits.over(o.limits), retries: map[string]int{}, settings: a.settings.Merge(o.settings)}
+		limits: a.limits.over(o.limits), retries: map[string]int{}}
+	r.rc.Ctx = ctx
+	if err := r.enter(a); err != nil {
+		return nil, err
+	}
+	if r.trace = startTrace(ctx, a, o); r.trace != nil {
+		o.events = append(slices.Clip(o.events), r.trace.Event)
+	}
+	if s.actx != nil {
+		r.detachContext = s.actx.Attach(r.contextEvent)
+	}
+	return r, nil
+}
+
+// enter makes a the agent answering the run: its settings, tool context,
+// registry and instructions (newRunner, and each handoff).
+func (r *runner) enter(a *Agent) error {
+	o, s, ctx, history := r.o, r.s, r.rc.Ctx, r.history
+	r.a = a
+	r.settings = a.settings.Merge(o.settings)
+	r.ts, r.spilled, r.instructions = nil, nil, ""
 	md := maps.Clone(a.metadata)
 	if len(o.metadata) > 0 {
 		if md == nil {
@@ -105,10 +134,10 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 	if len(o.activeTags) > 0 {
 		tags = append(slices.Clip(tags), o.activeTags...)
 	}
-	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx, Agent: s.actx}
+	r.rc = tool.RunContext{RunStep: r.rc.RunStep, RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx, Agent: s.actx}
 	reg, managed, at, err := a.registry(&r.rc, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	instr := append(append([]string(nil), a.instructions...), o.instructions...)
 	sets, _ := a.runToolsets(o)
@@ -120,19 +149,19 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		// prepareToolsets), once the managed toolsets are read.
 		if o.toolErrorPolicy != nil {
 			if err := o.toolErrorPolicy.check(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		r.ts = newManagedSets(reg, instr, sets, managed, at, &r.rc)
 		r.reg = reg
 	} else {
 		if reg, err = o.restrict(reg); err != nil {
-			return nil, err
+			return err
 		}
 		r.reg = reg
 		if a.spills() {
 			if err := reg.Add(r.readArtifactTool()); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+				return fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 		}
 		if rendered := toolset.RenderInstructions(toolset.CollectInstructions(&r.rc, sets...)); rendered != "" {
@@ -140,13 +169,7 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		}
 		r.instructions = strings.Join(instr, "\n\n")
 	}
-	if r.trace = startTrace(ctx, a, o); r.trace != nil {
-		o.events = append(slices.Clip(o.events), r.trace.Event)
-	}
-	if s.actx != nil {
-		r.detachContext = s.actx.Attach(r.contextEvent)
-	}
-	return r, nil
+	return nil
 }
 
 // contextEvent delivers a context event of the session (see package
@@ -180,6 +203,9 @@ func (r *runner) emit(ev Event) {
 	r.seq++
 	ev.Sequence = r.seq
 	ev.RunID = r.runID
+	if r.handedOff && ev.AgentName == "" {
+		ev.AgentName = r.a.Name()
+	}
 	for _, h := range r.o.events {
 		h(ev)
 	}
@@ -199,19 +225,19 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			if step > 0 {
 				// req carries the returns of the batch that just ran: they
 				// are what happened, not calls that never ran.
-				r.history.append(r.request(req))
+				r.appendRequest(req)
 			}
 			return r.fail(step, err)
 		}
 		if err := ctx.Err(); err != nil {
-			r.history.append(r.request(req))
+			r.appendRequest(req)
 			return r.cancel(step, err)
 		}
 		r.rc.RunStep = step
 		if r.ts != nil {
 			if err := r.prepareToolsets(ctx, step); err != nil {
 				if step > 0 {
-					r.history.append(r.request(req))
+					r.appendRequest(req)
 				}
 				return r.failOrCancel(ctx, step, err)
 			}
@@ -227,7 +253,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		}
 		// Texts steered so far go with this request, after its returns.
 		req.Parts = append(req.Parts, r.o.steering.take()...)
-		r.history.append(r.request(req))
+		r.appendRequest(req)
 		r.requested = step + 1
 		r.emit(Event{Kind: EventModelRequest, Step: step})
 		prepared := r.prepared(avail)
@@ -324,12 +350,19 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
 		}
 		returns := r.execute(ctx, prepared, base, sent.restore(calls), early)
+		h, at := r.pickHandoff(calls, returns)
 		next, res, err := r.settle(ctx, step, calls, returns, nil)
 		if res != nil {
 			return res, err
 		}
 		next.Parts = append(next.Parts, retry...)
 		req = next
+		if h != nil {
+			if err := r.handOff(ctx, step, h, calls[at], next); err != nil {
+				return r.failOrCancel(ctx, step, err)
+			}
+			req = model.Request()
+		}
 	}
 }
 
@@ -585,11 +618,13 @@ func (r *runner) result(status Status) *RunResult {
 	r.s.addUsage(r.usage, r.usageBase)
 	r.usageBase = r.usage
 	return &RunResult{
-		RunID:       r.runID,
-		Status:      status,
-		Messages:    msgs,
-		NewMessages: msgs[r.start:],
-		Usage:       r.usage,
+		RunID:         r.runID,
+		Status:        status,
+		Messages:      msgs,
+		NewMessages:   msgs[r.start:],
+		Usage:         r.usage,
+		LastAgent:     r.a,
+		LastAgentName: r.a.Name(),
 	}
 }
 
@@ -607,7 +642,7 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 	res.Pending = pending
 	res.Batch = append([]tool.Return(nil), returns...)
 	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
-		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage})
+		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage, Agent: r.answering()})
 	for _, p := range pending {
 		if p.Kind == PendingDeferred {
 			r.emit(Event{Kind: EventDeferredRequested, Step: step, Custom: &CustomEvent{Kind: EventDeferredRequested, Payload: map[string]any{
