@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
     from starweaver.dynamic import AbstractToolset, ToolsetFactory
     from starweaver.environment import Environment
+    from starweaver.handoffs import Handoff
     from starweaver.intents import ScopeKind, ToolIntents
     from starweaver.shell import LocalShell
     from starweaver.stores import EffectRecovery, SessionStore, Store
@@ -169,6 +170,7 @@ class AgentOptions(TypedDict, total=False):
     environment: Environment | None
     batch_tool: bool
     intent_journal: Store | None
+    handoffs: Iterable[Agent[Any, Any] | Handoff] | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -198,7 +200,7 @@ _ARTIFACT_OPTIONS = (
 # Options the agent itself reads: they need its catalogue or output, or
 # they are not spec fields.
 _HOST_OPTIONS = frozenset(
-    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", *_ARTIFACT_OPTIONS}
+    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", "handoffs", *_ARTIFACT_OPTIONS}
 )
 
 
@@ -322,6 +324,12 @@ class Agent(Generic[DepsT, OutputT]):
         hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
         if hooks:
             spec["hooks"] = hooks
+        self._handoffs: list[Handoff] = []
+        if given["handoffs"]:
+            from starweaver.handoffs import as_handoff  # noqa: PLC0415 - see the imports above
+
+            self._handoffs = [as_handoff(h) for h in given["handoffs"]]
+            spec["handoffs"] = [self._handoff_spec(h) for h in self._handoffs]
         # What the agent's sessions and live runs start their runs through.
         self._launcher = RunLauncher(
             name=given["name"],
@@ -333,9 +341,53 @@ class Agent(Generic[DepsT, OutputT]):
             artifacts=self._artifacts,
             trace_content=bool(given["trace_content"]),
         )
+        # The run's result names the agent that answered last (handoffs).
+        self._launcher.owner = weakref.ref(self)
         self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
+
+    def _handoff_spec(self, h: Handoff) -> dict[str, Any]:
+        """The spec's entry for h: the receiving agent by its handle (read
+        now: tools it gains later are not seen), its catalogue joined to
+        this agent's, and the callbacks as host tools."""
+        from starweaver.handoffs import input_filter_host, on_handoff_host  # noqa: PLC0415 - see the imports above
+
+        self._catalog.children.append(h.agent._catalog)  # noqa: SLF001 - an agent reads another agent's catalogue
+        entry: dict[str, Any] = {"agent": h.agent._native_handle()}
+        if h.tool_name_override is not None:
+            entry["tool_name"] = h.tool_name_override
+        if h.tool_description_override is not None:
+            entry["description"] = h.tool_description_override
+        if h.on_handoff is not None:
+            tid = next_id()
+            self._catalog.tools[tid] = Tool(on_handoff_host(h.on_handoff), name="on_handoff")
+            entry["on_handoff"] = tid
+        if h.input_filter is not None:
+            tid = next_id()
+            self._catalog.tools[tid] = Tool(input_filter_host(h.input_filter), name="input_filter")
+            entry["input_filter"] = tid
+        return entry
+
+    def _reachable_named(self, name: str | None) -> Agent[Any, Any] | None:
+        """The agent named name among this one and those its handoffs reach,
+        breadth first (this one first), as the runtime finds it."""
+        seen: set[int] = {id(self)}
+        queue: list[Agent[Any, Any]] = [self]
+        while queue:
+            agent = queue.pop(0)
+            if (agent.name or None) == (name or None):
+                return agent
+            for h in agent._handoffs:  # noqa: SLF001 - an agent reads another agent's handoffs
+                if id(h.agent) not in seen:
+                    seen.add(id(h.agent))
+                    queue.append(h.agent)
+        return None
+
+    @property
+    def handoffs(self) -> list[Handoff]:
+        """The agent's handoffs (``handoffs=``), each as a ``Handoff``."""
+        return list(self._handoffs)
 
     @property
     def model(self) -> TestModel | FunctionModel | ProviderModel:
