@@ -252,3 +252,30 @@ func TestHandoffNextRunStartsWithTheSessionAgent(t *testing.T) {
 		t.Fatalf("second run read %d messages, want 5", n)
 	}
 }
+
+// A run that waits for an approval after a handoff resumes with the
+// agent that was answering: its tools and its model.
+func TestHandoffResumeContinuesWithTheAnsweringAgent(t *testing.T) {
+	ran := 0
+	deploy := tool.New("deploy", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		ran++
+		return tool.Text("deployed"), nil
+	})
+	opsModel := model.NewTestModel(calls(model.Call("d1", "deploy", map[string]any{})), text("ops done"))
+	ops := agent.NewBuilder(opsModel).Name("ops").Tool(deploy).ApprovalRequiredTools("deploy").MustBuild()
+	startModel := model.NewTestModel(calls(model.Call("h1", "transfer_to_ops", map[string]any{})))
+	start := agent.NewBuilder(startModel).Name("start").Handoffs(agent.HandoffTo(ops)).MustBuild()
+	s := start.NewSession()
+	res, err := s.Run(context.Background(), "deploy it")
+	if err != nil || res.Status != agent.StatusWaiting || res.LastAgent != ops {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	p := s.Pending()[0]
+	res, err = s.Resume(context.Background(), agent.Resolution{Approvals: []agent.ApprovalDecision{{ID: p.ID, Approved: true}}})
+	if err != nil || res.Output != "ops done" || res.LastAgent != ops || ran != 1 {
+		t.Fatalf("resume: %+v %v (deploy ran %d)", res, err, ran)
+	}
+	if len(startModel.Requests()) != 1 || len(opsModel.Requests()) != 2 {
+		t.Fatalf("requests: start %d, ops %d", len(startModel.Requests()), len(opsModel.Requests()))
+	}
+}
