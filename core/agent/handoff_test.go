@@ -279,3 +279,37 @@ func TestHandoffResumeContinuesWithTheAnsweringAgent(t *testing.T) {
 		t.Fatalf("requests: start %d, ops %d", len(startModel.Requests()), len(opsModel.Requests()))
 	}
 }
+
+// A run with an executor (a durable engine) names the answering agent in
+// its model requests and batches, so the worker asks that agent's model
+// and runs that agent's tools.
+func TestHandoffThroughAnExecutor(t *testing.T) {
+	ran := 0
+	lookup := tool.New("lookup", "", map[string]any{"type": "object"}, func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		ran++
+		return tool.Text("found"), nil
+	})
+	billingModel := model.NewTestModel(calls(model.Call("l1", "lookup", map[string]any{})), text("billing answers"))
+	billing := agent.NewBuilder(billingModel).Name("billing").Tool(lookup).MustBuild()
+	triageModel := model.NewTestModel(calls(model.Call("h1", "transfer_to_billing", map[string]any{})))
+	triage := agent.NewBuilder(triageModel).Name("triage").Handoffs(agent.HandoffTo(billing)).MustBuild()
+	x := &wireExecutor{worker: triage}
+	res, err := triage.Run(context.Background(), "go", agent.WithExecutor(x))
+	if err != nil || res.Output != "billing answers" || res.LastAgent != billing || ran != 1 {
+		t.Fatalf("run: %+v %v (lookup ran %d)", res, err, ran)
+	}
+	if len(triageModel.Requests()) != 1 || len(billingModel.Requests()) != 2 {
+		t.Fatalf("requests: triage %d, billing %d", len(triageModel.Requests()), len(billingModel.Requests()))
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	named := 0
+	for _, l := range x.log {
+		if strings.Contains(l, `"agent":"billing"`) {
+			named++
+		}
+	}
+	if named != 3 { // two model requests and one batch
+		t.Fatalf("log naming billing: %d of %q", named, x.log)
+	}
+}
