@@ -247,7 +247,15 @@ class RunLauncher:
         """Answer the waiting run of ``session`` and continue it to its end."""
         resume = _resume_request(approvals, deferred_results)
         request = {"resume": resume, "events": on_event is not None, **_policy_request(grants, tool_error_policy)}
-        return await self.drive(session, request, self.catalog, on_event, deps, steps)
+        return await self.drive(session, request, self.whole_catalog(), on_event, deps, steps)
+
+    def whole_catalog(self) -> Catalog:
+        """The agent's catalogue with those of the agents it calls as tools
+        or hands off to: a resumed, recovered or stepped run may reach their
+        host tools (a run started with a prompt merges them in ``request``)."""
+        if not self.catalog.children:
+            return self.catalog
+        return self.catalog.merged(Catalog())
 
     def stream(self, session: SessionRef, request: dict[str, Any], catalog: Catalog, deps: Any) -> AgentRun:
         """Start ``request`` in ``session`` as a live run."""
@@ -269,7 +277,7 @@ class RunLauncher:
         """Answer the waiting run of ``session`` and continue it as a live run."""
         resume = _resume_request(approvals, deferred_results)
         request = {"resume": resume, **_policy_request(grants, tool_error_policy)}
-        return self.stream(session, request, self.catalog, deps)
+        return self.stream(session, request, self.whole_catalog(), deps)
 
     async def run(
         self,
@@ -315,7 +323,7 @@ class RunLauncher:
         done item (``response`` or ``returns``), or its error raised."""
         from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
 
-        driver = self.start(session, request, self.catalog, None, deps)
+        driver = self.start(session, request, self.whole_catalog(), None, deps)
         try:
             done = await _bridge.finish(driver)
         finally:
@@ -330,4 +338,4 @@ class RunLauncher:
         """Continue the run a stopped worker left in ``session`` (see
         ``AgentSession.recover``)."""
         request = {"recover": True, "events": on_event is not None}
-        return await self.drive(session, request, self.catalog, on_event, deps)
+        return await self.drive(session, request, self.whole_catalog(), on_event, deps)

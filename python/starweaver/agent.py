@@ -936,6 +936,14 @@ def create_agent(
     repeated names and tools needing approval wait for the whole response.
     ``False`` waits for every response to end first.
 
+    ``handoffs`` are agents the model may transfer the run to, each an
+    ``Agent`` or ``handoff(agent, ...)`` (``starweaver.handoffs``): the model
+    sees a ``transfer_to_<agent name>`` tool per handoff, and a call hands the
+    run to that agent, which answers from then on over the conversation so
+    far (``input_filter`` decides what it reads); ``result.last_agent`` is the
+    agent that answered last. A transfer tool named like another tool, or
+    two of one name, raise ``AgentError``. See docs/agents.md.
+
     Runs are traced with OpenTelemetry when a global tracer provider is set
     (see ``starweaver.tracing``); ``trace_content=True`` adds tool arguments
     and results to the ``execute_tool`` spans.

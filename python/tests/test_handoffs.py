@@ -210,3 +210,29 @@ def test_the_next_run_of_a_session_starts_with_the_agent_itself() -> None:
     first, second = run(both())
     assert first.last_agent is other
     assert second.last_agent is triage and second.output == "triage again"
+
+
+def test_a_run_waiting_after_a_handoff_resumes_with_the_receiving_agent() -> None:
+    from starweaver import ApprovalRequired
+
+    @tool
+    def deploy(ctx: ToolContext[Any]) -> str:
+        """Deploy."""
+        if ctx.approval is None:
+            raise ApprovalRequired("deploy production")
+        return "deployed"
+
+    ops_model = TestModel.responses([TestModel.tool_call_response([call("deploy", "d1")]), "ops done"])
+    ops = create_agent(model=ops_model, name="ops", tools=[deploy])
+    triage = create_agent(model=TestModel.responses([transfer("transfer_to_ops")]), name="triage", handoffs=[ops])
+
+    async def flow() -> tuple[Any, Any]:
+        async with triage.session() as session:
+            waiting = await session.run("deploy it")
+            decision = waiting.hitl.approvals[0].approve(decided_by="ui")
+            return waiting, await session.hitl.resume(approvals=[decision])
+
+    waiting, result = run(flow())
+    assert waiting.status == "waiting" and waiting.last_agent is ops
+    assert result.output == "ops done" and result.last_agent is ops
+    assert tool_returns(ops_model.captured_messages(), "deploy")[0]["content"] == "deployed"
