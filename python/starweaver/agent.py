@@ -325,11 +325,15 @@ class Agent(Generic[DepsT, OutputT]):
         if hooks:
             spec["hooks"] = hooks
         self._handoffs: list[Handoff] = []
+        # The spec entries of the handoffs, without the receiving agents'
+        # handles (see _handoff_specs).
+        self._handoff_entries: list[dict[str, Any]] = []
         if given["handoffs"]:
             from starweaver.handoffs import as_handoff  # noqa: PLC0415 - see the imports above
 
             self._handoffs = [as_handoff(h) for h in given["handoffs"]]
-            spec["handoffs"] = [self._handoff_spec(h) for h in self._handoffs]
+            self._handoff_entries = [self._handoff_entry(h) for h in self._handoffs]
+            spec["handoffs"] = self._handoff_specs()
         # What the agent's sessions and live runs start their runs through.
         self._launcher = RunLauncher(
             name=given["name"],
@@ -347,14 +351,14 @@ class Agent(Generic[DepsT, OutputT]):
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
 
-    def _handoff_spec(self, h: Handoff) -> dict[str, Any]:
-        """The spec's entry for h: the receiving agent by its handle (read
-        now: tools it gains later are not seen), its catalogue joined to
-        this agent's, and the callbacks as host tools."""
+    def _handoff_entry(self, h: Handoff) -> dict[str, Any]:
+        """The spec's entry for h but the receiving agent's handle: its
+        catalogue is joined to this agent's, and the callbacks are host
+        tools."""
         from starweaver.handoffs import input_filter_host, on_handoff_host  # noqa: PLC0415 - see the imports above
 
         self._catalog.children.append(h.agent._catalog)  # noqa: SLF001 - an agent reads another agent's catalogue
-        entry: dict[str, Any] = {"agent": h.agent._native_handle()}
+        entry: dict[str, Any] = {}
         if h.tool_name_override is not None:
             entry["tool_name"] = h.tool_name_override
         if h.tool_description_override is not None:
@@ -368,6 +372,25 @@ class Agent(Generic[DepsT, OutputT]):
             self._catalog.tools[tid] = Tool(input_filter_host(h.input_filter), name="input_filter")
             entry["input_filter"] = tid
         return entry
+
+    def _handoff_specs(self) -> list[dict[str, Any]]:
+        """The spec's handoffs, each naming its agent by its current handle
+        (the native agent of a receiving agent that gained tools or
+        handoffs since is a new one)."""
+        return [
+            {"agent": h.agent._native_handle(), **entry}  # noqa: SLF001 - an agent reads another agent's handle
+            for h, entry in zip(self._handoffs, self._handoff_entries, strict=True)
+        ]
+
+    def _refresh_handoffs(self) -> None:
+        """Rebuild the native agent when a receiving agent changed since it
+        was built (it gained a tool, say), so runs hand off to the agent as
+        it is now."""
+        if not self._handoffs:
+            return
+        specs = self._handoff_specs()
+        if specs != self._spec.get("handoffs"):
+            self._respec({**self._spec, "handoffs": specs})
 
     def _reachable_named(self, name: str | None) -> Agent[Any, Any] | None:
         """The agent named name among this one and those its handoffs reach,
@@ -418,6 +441,7 @@ class Agent(Generic[DepsT, OutputT]):
         self._launcher.deps = deps
 
     def _native_handle(self) -> int:
+        self._refresh_handoffs()
         return int(self._handle)
 
     def toolset(self, func: Any = None, /, **options: Any) -> Any:
@@ -785,6 +809,7 @@ class Agent(Generic[DepsT, OutputT]):
         return func
 
     def _new_session(self, message_history: MessageHistory | None, session_id: str | None = None) -> SessionRef:
+        self._refresh_handoffs()
         if message_history is None and session_id is None:
             return SessionRef(_capi.session_new(self._handle))
         from starweaver.messages import messages_to_json  # noqa: PLC0415 - see the imports above

@@ -236,3 +236,17 @@ def test_a_run_waiting_after_a_handoff_resumes_with_the_receiving_agent() -> Non
     assert waiting.status == "waiting" and waiting.last_agent is ops
     assert result.output == "ops done" and result.last_agent is ops
     assert tool_returns(ops_model.captured_messages(), "deploy")[0]["content"] == "deployed"
+
+
+def test_tools_the_receiving_agent_gains_later_are_offered() -> None:
+    billing_model = TestModel.responses([TestModel.tool_call_response([call("late", "l1")]), "done"])
+    billing = create_agent(model=billing_model, name="billing")
+    triage = create_agent(model=TestModel.responses([transfer("transfer_to_billing")]), handoffs=[billing])
+
+    @billing.tool_plain
+    def late() -> str:
+        """Added after the triage agent was made."""
+        return "late tool ran"
+
+    assert run(triage.run("go")).output == "done"
+    assert tool_returns(billing_model.captured_messages(), "late")[0]["content"] == "late tool ran"
