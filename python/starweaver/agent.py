@@ -250,6 +250,22 @@ _SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 }
 
 
+def _as_handoff(value: Any) -> Handoff:
+    """A ``handoffs=`` entry as a Handoff (an Agent gets the defaults)."""
+    from starweaver.handoffs import Handoff, handoff  # noqa: PLC0415 - see the imports above
+
+    h = value if isinstance(value, Handoff) else handoff(value)
+    if not isinstance(h.agent, Agent):
+        raise TypeError(f"handoffs take agents and handoff(agent, ...), got {type(h.agent).__name__}")
+    return h
+
+
+def _receiving(h: Handoff) -> Agent[Any, Any]:
+    """The agent h hands off to (checked by _as_handoff)."""
+    assert isinstance(h.agent, Agent)
+    return h.agent
+
+
 class Agent(Generic[DepsT, OutputT]):
     """A model paired with tools and policies; reusable across runs.
 
@@ -329,9 +345,7 @@ class Agent(Generic[DepsT, OutputT]):
         # handles (see _handoff_specs).
         self._handoff_entries: list[dict[str, Any]] = []
         if given["handoffs"]:
-            from starweaver.handoffs import as_handoff  # noqa: PLC0415 - see the imports above
-
-            self._handoffs = [as_handoff(h) for h in given["handoffs"]]
+            self._handoffs = [_as_handoff(h) for h in given["handoffs"]]
             self._handoff_entries = [self._handoff_entry(h) for h in self._handoffs]
             spec["handoffs"] = self._handoff_specs()
         # What the agent's sessions and live runs start their runs through.
@@ -357,7 +371,7 @@ class Agent(Generic[DepsT, OutputT]):
         tools."""
         from starweaver.handoffs import input_filter_host, on_handoff_host  # noqa: PLC0415 - see the imports above
 
-        self._catalog.children.append(h.agent._catalog)  # noqa: SLF001 - an agent reads another agent's catalogue
+        self._catalog.children.append(_receiving(h)._catalog)  # noqa: SLF001 - an agent reads another agent's catalogue
         entry: dict[str, Any] = {}
         if h.tool_name_override is not None:
             entry["tool_name"] = h.tool_name_override
@@ -404,7 +418,7 @@ class Agent(Generic[DepsT, OutputT]):
             for h in agent._handoffs:  # noqa: SLF001 - an agent reads another agent's handoffs
                 if id(h.agent) not in seen:
                     seen.add(id(h.agent))
-                    queue.append(h.agent)
+                    queue.append(_receiving(h))
         return None
 
     @property

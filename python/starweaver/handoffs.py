@@ -23,7 +23,7 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from starweaver._pool import in_pool
 
@@ -31,10 +31,20 @@ from starweaver._pool import in_pool
 from starweaver.context import ToolContext
 
 if TYPE_CHECKING:
-    from starweaver.agent import Agent
     from starweaver.messages import ModelMessage
 
-__all__ = ("Handoff", "HandoffInputFilter", "OnHandoff", "handoff")
+__all__ = ("Handoff", "HandoffAgent", "HandoffInputFilter", "OnHandoff", "handoff")
+
+
+class HandoffAgent(Protocol):
+    """What a handoff names: an ``Agent`` (this module sits below
+    ``starweaver.agent``, which checks that it is one)."""
+
+    @property
+    def name(self) -> str | None: ...
+
+    def _native_handle(self) -> int: ...
+
 
 #: ``input_filter(messages) -> messages``, sync or async: receives the
 #: conversation so far as typed messages (``starweaver.messages``; the
@@ -54,7 +64,7 @@ class Handoff:
     """A handoff to ``agent`` (see ``handoff``); ``create_agent(handoffs=)``
     takes these and plain agents."""
 
-    agent: Agent[Any, Any]
+    agent: HandoffAgent
     tool_name_override: str | None = None
     tool_description_override: str | None = None
     input_filter: HandoffInputFilter | None = None
@@ -62,7 +72,7 @@ class Handoff:
 
 
 def handoff(
-    agent: Agent[Any, Any],
+    agent: HandoffAgent,
     *,
     tool_name_override: str | None = None,
     tool_description_override: str | None = None,
@@ -84,21 +94,12 @@ def handoff(
     Raises:
         TypeError: agent is not an Agent, or a callback is not callable.
     """
-    from starweaver.agent import Agent  # noqa: PLC0415 - agent.py imports this module
-
-    if not isinstance(agent, Agent):
+    if not callable(getattr(agent, "_native_handle", None)):
         raise TypeError(f"handoff needs an Agent, got {type(agent).__name__}")
     for label, func in (("input_filter", input_filter), ("on_handoff", on_handoff)):
         if func is not None and not callable(func):
             raise TypeError(f"{label} must be callable, got {type(func).__name__}")
     return Handoff(agent, tool_name_override, tool_description_override, input_filter, on_handoff)
-
-
-def as_handoff(value: Any) -> Handoff:
-    """A ``handoffs=`` entry as a Handoff (an Agent gets the defaults)."""
-    if isinstance(value, Handoff):
-        return value
-    return handoff(value)
 
 
 def _is_async(func: Callable[..., Any]) -> bool:
