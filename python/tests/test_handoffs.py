@@ -250,3 +250,25 @@ def test_tools_the_receiving_agent_gains_later_are_offered() -> None:
 
     assert run(triage.run("go")).output == "done"
     assert tool_returns(billing_model.captured_messages(), "late")[0]["content"] == "late tool ran"
+
+
+def test_cancelling_the_run_ends_a_hanging_on_handoff() -> None:
+    other = create_agent(model=TestModel.responses(["never"]), name="other")
+    started = asyncio.Event()
+
+    async def hang() -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    triage = create_agent(
+        model=TestModel.responses([transfer("transfer_to_other")]), handoffs=[handoff(other, on_handoff=hang)]
+    )
+
+    async def flow() -> None:
+        task = asyncio.create_task(triage.run("go"))
+        await asyncio.wait_for(started.wait(), timeout=30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, timeout=30)
+
+    run(flow())
