@@ -454,6 +454,21 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       "Invalid tool_calls[i].tool: expected non-empty string"). The
  *       return's metadata "batch_calls" lists [{"index", "tool",
  *       "tool_call_id", "error_kind"?}].
+ * Handoffs:
+ *   "handoffs": [{"agent": agent handle, "tool_name"?, "description"?,
+ *       "on_handoff"?: id, "input_filter"?: id}, ...]   agents the model
+ *       may transfer the run to, through a tool taking no arguments
+ *       ("transfer_to_" and the agent's name lowercased, characters
+ *       outside [a-z0-9_-] as "_", unless "tool_name"); a name another
+ *       tool uses is "config". The receiving agent continues the run (see
+ *       agent.Handoff); the run's result carries "last_agent", the name of
+ *       the agent that answered last. "on_handoff" and "input_filter" are
+ *       host ids called as host tools that read their context ("call"
+ *       items): "on_handoff" with {} (its failure fails the run with an
+ *       error of type "handoff"), "input_filter" with {"messages":
+ *       [message, ...]} (the conversation so far; its value is the list
+ *       the receiving agent's model reads; a failure or a value that is
+ *       not a list of messages fails the run with "handoff").
  * Environment:
  *   "environment": environment spec   every session's default environment
  *       provider, which first-party filesystem and shell tools reach as the

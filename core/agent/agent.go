@@ -100,6 +100,9 @@ type Agent struct {
 	batchTool bool
 	// routes are the names of the subagents spawn_agent starts.
 	routes []string
+	// handoffs are the agents the model may transfer the run to, with
+	// their transfer tools (handoff.go).
+	handoffs []*handoff
 }
 
 // Builder assembles an Agent one setting at a time: each method sets a
@@ -134,6 +137,7 @@ func NewBuilderFrom(m model.Model, o Options) *Builder {
 	o.ActiveTags = slices.Clone(o.ActiveTags)
 	o.ApprovalRequiredTools = slices.Clone(o.ApprovalRequiredTools)
 	o.StateKey = slices.Clone(o.StateKey)
+	o.Handoffs = slices.Clone(o.Handoffs)
 	b := &Builder{m: m, opts: o}
 	b.err = b.opts.check()
 	return b
@@ -277,6 +281,16 @@ func (b *Builder) UsageLimits(l UsageLimits) *Builder {
 	return b
 }
 
+// Handoffs adds agents the model may transfer the run to (see Handoff).
+func (b *Builder) Handoffs(h ...Handoff) *Builder {
+	b.opts.Handoffs = append(b.opts.Handoffs, h...)
+	return b
+}
+
+// HandoffTo is a Handoff to a with the defaults (tool
+// transfer_to_<a's name>, no filter, no callback).
+func HandoffTo(a *Agent) Handoff { return Handoff{Agent: a} }
+
 // Deps sets the dependencies tools receive.
 func (b *Builder) Deps(d *tool.Deps) *Builder { b.opts.Deps = d; return b }
 
@@ -384,6 +398,11 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 		}
 	}
 	if err := r.Add(tools...); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	// Transfer tools are never gated behind approval: they change nothing
+	// outside the run.
+	if err := r.Add(a.handoffTools()...); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return r, nil

@@ -46,6 +46,9 @@ type ModelRequest struct {
 	// Messages are the model-visible projection of the history.
 	Messages []model.Message `json:"messages"`
 	Params   model.Params    `json:"params"`
+	// Agent names the agent answering after a handoff (see Handoff); ""
+	// for the run's own agent.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Batch is a batch of calls of a run handed to an Executor.
@@ -65,6 +68,9 @@ type Batch struct {
 	// Spilled are the outputs the conversation spilled so far (see
 	// Options.Artifacts): the only artifacts read_artifact may read.
 	Spilled []artifact.Ref `json:"spilled,omitempty"`
+	// Agent names the agent answering after a handoff (see Handoff); ""
+	// for the run's own agent.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Call is one call of a Batch with what its executor needs to plan it.
@@ -135,8 +141,8 @@ func (a *Agent) SessionWithID(id string, history []model.Message) (*Session, err
 // artifact references: the worker reads the artifacts (RequestModel), so
 // their bytes never travel with the request, and the run reads no store.
 func (r *runner) askExecutor(ctx context.Context, step int, params model.Params) (model.Message, error) {
-	msgs := r.history.forModel()
-	resp, err := r.o.executor.RequestModel(ctx, ModelRequest{RunID: r.runID, Step: step, Messages: msgs, Params: params})
+	msgs := r.modelMessages()
+	resp, err := r.o.executor.RequestModel(ctx, ModelRequest{RunID: r.runID, Step: step, Messages: msgs, Params: params, Agent: r.answering()})
 	if err == nil && r.o.deltas {
 		r.emitWhole(step, resp)
 	}
@@ -151,7 +157,7 @@ func (r *runner) offload(ctx context.Context, reg *tool.Registry, base *tool.Con
 	out := make([]tool.Return, len(calls))
 	b := Batch{RunID: r.runID, ConversationID: r.s.id, Step: base.RunStep, Metadata: r.rc.Metadata,
 		Retries: maps.Clone(r.retries), MaxConcurrency: r.a.maxConcurrency,
-		Sequential: reg.SequentialReason(calls, r.a.sequential) != ""}
+		Sequential: reg.SequentialReason(calls, r.a.sequential) != "", Agent: r.answering()}
 	at := make([]int, 0, len(calls))
 	for i, c := range calls {
 		cb := base
@@ -198,6 +204,13 @@ func (r *runner) offload(ctx context.Context, reg *tool.Registry, base *tool.Con
 // executor asks its executor to do (see Executor). The artifacts the
 // messages refer to are read here, from the agent's store.
 func (a *Agent) RequestModel(ctx context.Context, req ModelRequest) (model.Message, error) {
+	if req.Agent != "" {
+		to := a.findAgent(req.Agent)
+		if to == nil {
+			return model.Message{}, fmt.Errorf("%w: the request is for agent %q, which this agent does not hand off to", ErrHandoff, req.Agent)
+		}
+		a = to
+	}
 	msgs, err := a.resolveArtifacts(ctx, req.Messages)
 	if err != nil {
 		return model.Message{}, err
@@ -230,6 +243,9 @@ func (a *Agent) RunBatch(ctx context.Context, b Batch, deps *tool.Deps) ([]tool.
 		return nil, err
 	}
 	defer r.finish()
+	if err := r.reenter(b.Agent); err != nil {
+		return nil, err
+	}
 	r.rc.RunStep = b.Step
 	if r.ts != nil {
 		if err := r.prepareToolsets(ctx, b.Step); err != nil {

@@ -117,6 +117,9 @@ func (s *Session) Resume(ctx context.Context, res Resolution, opts ...RunOption)
 	r.usage, r.usageBase = w.Usage, w.Usage
 	r.childByAgent = maps.Clone(w.ChildUsage)
 	r.publishUsage()
+	if err := r.reenter(w.Agent); err != nil {
+		return nil, err
+	}
 	out, err := r.resume(ctx, w, plan)
 	return s.persist(ctx, out, err)
 }

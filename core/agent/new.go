@@ -126,6 +126,10 @@ type Options struct {
 	Environment env.Provider `json:"-"`
 	// BatchTool offers the native batch tool (see Builder.BatchTool).
 	BatchTool bool `json:"batch_tool"`
+	// Handoffs are the agents the model may transfer the run to, each
+	// through its transfer tool (see Handoff). A transfer tool named like
+	// another tool of the agent is ErrConfig.
+	Handoffs []Handoff `json:"-"`
 }
 
 // New checks o (a model is set, every setting is in range, tool names are
@@ -203,6 +207,11 @@ func New(m model.Model, o Options) (*Agent, error) {
 		}
 		a.artifacts = arts
 	}
+	hs, err := compileHandoffs(o.Handoffs)
+	if err != nil {
+		return nil, err
+	}
+	a.handoffs = hs
 	if err := a.build(); err != nil {
 		return nil, err
 	}

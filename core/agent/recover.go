@@ -60,6 +60,9 @@ type inFlight struct {
 	OutputRetries int `json:"output_retries,omitempty"`
 	// Recoveries counts the recoveries claimed so far.
 	Recoveries int `json:"recoveries,omitempty"`
+	// Agent names the agent answering when the run was handed off (see
+	// Handoff); "" for the session's agent.
+	Agent string `json:"agent,omitempty"`
 }
 
 // InFlightRun describes a run a stopped worker left in flight (see
@@ -183,11 +186,11 @@ func checkInFlight(f *inFlight, history []model.Message) error {
 // step run (see the comment at the top of this file). Agents without a
 // session store keep no checkpoints.
 func (r *runner) checkpoint(ctx context.Context, step int, calls []tool.Call, retry []model.Part) error {
-	if r.a.sessions == nil || len(calls) == 0 {
+	if r.s.agent.sessions == nil || len(calls) == 0 {
 		return nil
 	}
 	f := &inFlight{RunID: r.runID, Step: step, Calls: calls, Retry: retry, Start: r.start, Usage: r.usage,
-		Tries: maps.Clone(r.retries), OutputRetries: r.outputRetries}
+		Tries: maps.Clone(r.retries), OutputRetries: r.outputRetries, Agent: r.answering()}
 	st := sessionState{ConversationID: r.s.id, Messages: r.history.full, InFlight: f, Context: r.s.contextState(), Environment: r.s.environmentState()}
 	return r.s.put(ctx, st, fmt.Sprintf("checkpointing step %d of run %s of session", step, r.runID))
 }
@@ -276,6 +279,9 @@ func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, e
 		r.retries = cloneRetries(w.Retries)
 		r.usage, r.usageBase = w.Usage, w.Usage
 		r.publishUsage()
+		if err := r.reenter(w.Agent); err != nil {
+			return nil, err
+		}
 		res, err := r.resume(ctx, w, plan)
 		return s.persist(ctx, res, err)
 	}
@@ -285,6 +291,9 @@ func (s *Session) Recover(ctx context.Context, opts ...RunOption) (*RunResult, e
 	r.publishUsage()
 	r.outputRetries = f.OutputRetries
 	r.start = min(f.Start, len(history.full))
+	if err := r.reenter(f.Agent); err != nil {
+		return nil, err
+	}
 	res, err := r.recoverInFlight(ctx, f)
 	return s.persist(ctx, res, err)
 }

@@ -49,6 +49,11 @@ type RunResult struct {
 	Batch []tool.Return `json:"batch,omitempty"`
 	// Error describes a failed or cancelled run.
 	Error string `json:"error,omitempty"`
+	// LastAgent is the agent that answered last: the session's agent, or
+	// the agent the run was handed off to last (see Handoff).
+	// LastAgentName is its name.
+	LastAgent     *Agent `json:"-"`
+	LastAgentName string `json:"last_agent,omitempty"`
 }
 
 // Returns collects the tool returns of the run's new messages, in order.

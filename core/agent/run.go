@@ -32,6 +32,9 @@ type waitState struct {
 	// ChildUsage is what the run's child runs consumed per agent (see
 	// RunResult.UsageByAgent).
 	ChildUsage map[string]model.Usage `json:"child_usage,omitempty"`
+	// Agent names the agent answering when the run was handed off (see
+	// Handoff); "" for the session's agent.
+	Agent string `json:"agent,omitempty"`
 }
 
 type runner struct {
@@ -90,6 +93,12 @@ type runner struct {
 	waiting map[string]*childWait
 	// callerEvents are the run's event handlers without its trace's.
 	callerEvents []EventHandler
+	// view is what the model reads after a handoff with an input filter;
+	// nil while it reads the whole history (handoff.go).
+	view *handoffView
+	// handedOff is set once the run handed off: the request after a
+	// handoff may be empty, and events name the answering agent.
+	handedOff bool
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -99,7 +108,30 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		runID = newID("run")
 	}
 	r := &runner{s: s, a: a, o: o, runID: runID, history: history, start: len(history.full),
-		limits: a.limits.over(o.limits), retries: map[string]int{}, settings: a.settings.Merge(o.settings)}
+		limits: a.limits.over(o.limits), retries: map[string]int{}}
+	r.rc.Ctx = ctx
+	if err := r.enter(a); err != nil {
+		return nil, err
+	}
+	// A child run's events are forwarded to the caller's handlers only:
+	// the child traces itself.
+	r.callerEvents = o.events
+	if r.trace = startTrace(ctx, a, o); r.trace != nil {
+		o.events = append(slices.Clip(o.events), r.trace.Event)
+	}
+	if s.actx != nil {
+		r.detachContext = s.actx.Attach(r.contextEvent)
+	}
+	return r, nil
+}
+
+// enter makes a the agent answering the run: its settings, tool context,
+// registry and instructions (newRunner, and each handoff).
+func (r *runner) enter(a *Agent) error {
+	o, s, ctx, history := r.o, r.s, r.rc.Ctx, r.history
+	r.a = a
+	r.settings = a.settings.Merge(o.settings)
+	r.ts, r.spilled, r.instructions = nil, nil, ""
 	md := maps.Clone(a.metadata)
 	if len(o.metadata) > 0 {
 		if md == nil {
@@ -121,10 +153,10 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 	if len(o.activeTags) > 0 {
 		tags = append(slices.Clip(tags), o.activeTags...)
 	}
-	r.rc = tool.RunContext{RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx, Agent: s.actx}
+	r.rc = tool.RunContext{RunStep: r.rc.RunStep, RunID: r.runID, ConversationID: s.id, Metadata: md, ActiveTags: tags, Deps: deps, Ctx: ctx, Agent: s.actx}
 	reg, managed, at, err := a.registry(&r.rc, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	instr := append(append([]string(nil), a.instructions...), o.instructions...)
 	sets, _ := a.runToolsets(o)
@@ -136,19 +168,19 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		// prepareToolsets), once the managed toolsets are read.
 		if o.toolErrorPolicy != nil {
 			if err := o.toolErrorPolicy.check(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		r.ts = newManagedSets(reg, instr, sets, managed, at, &r.rc)
 		r.reg = reg
 	} else {
 		if reg, err = o.restrict(reg); err != nil {
-			return nil, err
+			return err
 		}
 		r.reg = reg
 		if a.spills() {
 			if err := reg.Add(r.readArtifactTool()); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+				return fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 		}
 		if rendered := toolset.RenderInstructions(toolset.CollectInstructions(&r.rc, sets...)); rendered != "" {
@@ -156,16 +188,7 @@ func newRunner(ctx context.Context, s *Session, o *runOptions, history transcrip
 		}
 		r.instructions = strings.Join(instr, "\n\n")
 	}
-	// A child run's events are forwarded to the caller's handlers only:
-	// the child traces itself.
-	r.callerEvents = o.events
-	if r.trace = startTrace(ctx, a, o); r.trace != nil {
-		o.events = append(slices.Clip(o.events), r.trace.Event)
-	}
-	if s.actx != nil {
-		r.detachContext = s.actx.Attach(r.contextEvent)
-	}
-	return r, nil
+	return nil
 }
 
 // contextEvent delivers a context event of the session (see package
@@ -199,6 +222,9 @@ func (r *runner) emit(ev Event) {
 	r.seq++
 	ev.Sequence = r.seq
 	ev.RunID = r.runID
+	if r.handedOff && ev.AgentName == "" {
+		ev.AgentName = r.a.Name()
+	}
 	for _, h := range r.o.events {
 		h(ev)
 	}
@@ -218,19 +244,19 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			if step > 0 {
 				// req carries the returns of the batch that just ran: they
 				// are what happened, not calls that never ran.
-				r.history.append(r.request(req))
+				r.appendRequest(req)
 			}
 			return r.fail(step, err)
 		}
 		if err := ctx.Err(); err != nil {
-			r.history.append(r.request(req))
+			r.appendRequest(req)
 			return r.cancel(step, err)
 		}
 		r.rc.RunStep = step
 		if r.ts != nil {
 			if err := r.prepareToolsets(ctx, step); err != nil {
 				if step > 0 {
-					r.history.append(r.request(req))
+					r.appendRequest(req)
 				}
 				return r.failOrCancel(ctx, step, err)
 			}
@@ -246,7 +272,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		}
 		// Texts steered so far go with this request, after its returns.
 		req.Parts = append(req.Parts, r.o.steering.take()...)
-		r.history.append(r.request(req))
+		r.appendRequest(req)
 		r.requested = step + 1
 		r.emit(Event{Kind: EventModelRequest, Step: step})
 		prepared := r.prepared(avail)
@@ -343,12 +369,19 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 			r.emit(Event{Kind: EventToolCall, Step: step, ToolCall: &c})
 		}
 		returns := r.execute(ctx, prepared, base, sent.restore(calls), early)
+		h, at := r.pickHandoff(calls, returns)
 		next, res, err := r.settle(ctx, step, calls, returns, nil)
 		if res != nil {
 			return res, err
 		}
 		next.Parts = append(next.Parts, retry...)
 		req = next
+		if h != nil {
+			if err := r.handOff(ctx, step, h, calls[at], next); err != nil {
+				return r.failOrCancel(ctx, step, err)
+			}
+			req = model.Request()
+		}
 	}
 }
 
@@ -610,12 +643,14 @@ func (r *runner) result(status Status) *RunResult {
 	r.s.addUsage(r.usage, r.usageBase)
 	r.usageBase = r.usage
 	return &RunResult{
-		RunID:        r.runID,
-		Status:       status,
-		Messages:     msgs,
-		NewMessages:  msgs[r.start:],
-		Usage:        r.usage,
-		UsageByAgent: r.usageByAgent(),
+		RunID:         r.runID,
+		Status:        status,
+		Messages:      msgs,
+		NewMessages:   msgs[r.start:],
+		Usage:         r.usage,
+		UsageByAgent:  r.usageByAgent(),
+		LastAgent:     r.a,
+		LastAgentName: r.a.Name(),
 	}
 }
 
@@ -633,7 +668,8 @@ func (r *runner) wait(step int, calls []tool.Call, returns []tool.Return, pendin
 	res.Pending = pending
 	res.Batch = append([]tool.Return(nil), returns...)
 	r.s.commit(r.history, &waitState{RunID: r.runID, Step: step, Calls: calls, Returns: returns,
-		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage, Children: r.waiting, ChildUsage: maps.Clone(r.childByAgent)})
+		Pending: pending, Retries: maps.Clone(r.retries), Usage: r.usage, Agent: r.answering(),
+		Children: r.waiting, ChildUsage: maps.Clone(r.childByAgent)})
 	r.waiting = nil
 	for _, p := range pending {
 		if p.Kind == PendingDeferred {

@@ -18,7 +18,7 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 		resp, err = r.askExecutor(ctx, step, params)
 		return resp, nil, err
 	}
-	msgs, err := r.resolve(ctx, r.history.forModel())
+	msgs, err := r.resolve(ctx, r.modelMessages())
 	if err != nil {
 		return model.Message{}, nil, err
 	}
@@ -66,7 +66,7 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 // other calls never run, a checkpoint that must precede every call: see
 // Builder.SessionStore and recover.go) rule it out.
 func (r *runner) eagerAllowed() bool {
-	if r.o.executor != nil || r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.a.sessions != nil {
+	if r.o.executor != nil || r.a.noEager || r.a.sequential || r.a.maxConcurrency > 0 || r.s.agent.sessions != nil {
 		return false
 	}
 	return r.a.output == nil || r.a.output.spec.Mode != model.OutputTool

@@ -23,6 +23,8 @@ _EXPORTS: dict[str, str] = {
     # Agents and runs
     "create_agent": "agent",
     "Agent": "agent",
+    "handoff": "handoffs",
+    "Handoff": "handoffs",
     "AgentSession": "session",
     "RunResult": "session",
     "AgentRun": "streaming",
@@ -292,6 +294,12 @@ if _TYPE_CHECKING:
     )
     from starweaver.errors import (
         UserError as UserError,
+    )
+    from starweaver.handoffs import (
+        Handoff as Handoff,
+    )
+    from starweaver.handoffs import (
+        handoff as handoff,
     )
     from starweaver.hooks import (
         Hook as Hook,

@@ -89,6 +89,9 @@ class RunLauncher:
         self._traces: weakref.WeakKeyDictionary[_bridge.RunDriver, tracing.RunTrace] = weakref.WeakKeyDictionary()
         #: Runs started and not yet finished, for ``async with agent``.
         self.runs: weakref.WeakSet[_bridge.RunDriver] = weakref.WeakSet()
+        #: The agent owning this launcher (set by the agent), whose handoff
+        #: graph names a result's last agent.
+        self.owner: weakref.ref[Any] | None = None
 
     def request(
         self,
@@ -214,7 +217,21 @@ class RunLauncher:
             if isinstance(exc, StarweaverError) and failed.get("messages") is not None:
                 exc.messages = as_typed_messages(failed["messages"])
             raise exc
-        return RunResult(done.get("result") or {}, session, self.output)
+        raw = done.get("result") or {}
+        last, output = self.last_agent(raw.get("last_agent"))
+        return RunResult(raw, session, output, last_agent=last)
+
+    def last_agent(self, name: str | None) -> tuple[Any, Output | None]:
+        """The agent that answered last, named name by the runtime, and the
+        output type its answer has: the owner when it made no handoff, else
+        the agent of that name it reaches (its name when none is)."""
+        owner = self.owner() if self.owner is not None else None
+        if owner is None or not owner._handoffs:  # noqa: SLF001 - the launcher reads its own agent
+            return owner, self.output
+        found = owner._reachable_named(name)  # noqa: SLF001 - the launcher reads its own agent
+        if found is None:
+            return name, self.output
+        return found, found._output  # noqa: SLF001 - the launcher reads its own agent
 
     async def resume(
         self,

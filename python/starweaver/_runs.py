@@ -77,7 +77,14 @@ class RunResult(Generic[OutputT]):
     and successful tool calls.
     """
 
-    def __init__(self, raw: Mapping[str, Any], session: SessionRef | None = None, output: Output | None = None) -> None:
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        session: SessionRef | None = None,
+        output: Output | None = None,
+        *,
+        last_agent: Any = None,
+    ) -> None:
         self.raw: dict[str, Any] = dict(raw)
         self.run_id: str = str(raw.get("run_id", ""))
         self.status: str = str(raw.get("status", ""))
@@ -104,6 +111,10 @@ class RunResult(Generic[OutputT]):
         }
         self.pending: list[dict[str, Any]] = list(raw.get("pending") or [])
         self.error: str | None = raw.get("error") or None
+        #: The agent that answered last: the agent run, or the one it handed
+        #: the run off to last (see ``handoffs=``); its name (a str) when it
+        #: is not among the agents the run's agent reaches, None when unknown.
+        self.last_agent: Any = last_agent
 
     @property
     def messages(self) -> list[ModelMessage]:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
     from starweaver.dynamic import AbstractToolset, ToolsetFactory
     from starweaver.environment import Environment
+    from starweaver.handoffs import Handoff
     from starweaver.intents import ScopeKind, ToolIntents
     from starweaver.shell import LocalShell
     from starweaver.stores import EffectRecovery, SessionStore, Store
@@ -169,6 +170,7 @@ class AgentOptions(TypedDict, total=False):
     environment: Environment | None
     batch_tool: bool
     intent_journal: Store | None
+    handoffs: Iterable[Agent[Any, Any] | Handoff] | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -198,7 +200,7 @@ _ARTIFACT_OPTIONS = (
 # Options the agent itself reads: they need its catalogue or output, or
 # they are not spec fields.
 _HOST_OPTIONS = frozenset(
-    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", *_ARTIFACT_OPTIONS}
+    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", "handoffs", *_ARTIFACT_OPTIONS}
 )
 
 
@@ -246,6 +248,22 @@ _SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "shell": ("shell", _shell_spec),
     "environment": ("environment", environment_spec_of),
 }
+
+
+def _as_handoff(value: Any) -> Handoff:
+    """A ``handoffs=`` entry as a Handoff (an Agent gets the defaults)."""
+    from starweaver.handoffs import Handoff, handoff  # noqa: PLC0415 - see the imports above
+
+    h = value if isinstance(value, Handoff) else handoff(value)
+    if not isinstance(h.agent, Agent):
+        raise TypeError(f"handoffs take agents and handoff(agent, ...), got {type(h.agent).__name__}")
+    return h
+
+
+def _receiving(h: Handoff) -> Agent[Any, Any]:
+    """The agent h hands off to (checked by _as_handoff)."""
+    assert isinstance(h.agent, Agent)
+    return h.agent
 
 
 class Agent(Generic[DepsT, OutputT]):
@@ -322,6 +340,14 @@ class Agent(Generic[DepsT, OutputT]):
         hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
         if hooks:
             spec["hooks"] = hooks
+        self._handoffs: list[Handoff] = []
+        # The spec entries of the handoffs, without the receiving agents'
+        # handles (see _handoff_specs).
+        self._handoff_entries: list[dict[str, Any]] = []
+        if given["handoffs"]:
+            self._handoffs = [_as_handoff(h) for h in given["handoffs"]]
+            self._handoff_entries = [self._handoff_entry(h) for h in self._handoffs]
+            spec["handoffs"] = self._handoff_specs()
         # What the agent's sessions and live runs start their runs through.
         self._launcher = RunLauncher(
             name=given["name"],
@@ -333,9 +359,72 @@ class Agent(Generic[DepsT, OutputT]):
             artifacts=self._artifacts,
             trace_content=bool(given["trace_content"]),
         )
+        # The run's result names the agent that answered last (handoffs).
+        self._launcher.owner = weakref.ref(self)
         self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
+
+    def _handoff_entry(self, h: Handoff) -> dict[str, Any]:
+        """The spec's entry for h but the receiving agent's handle: its
+        catalogue is joined to this agent's, and the callbacks are host
+        tools."""
+        from starweaver.handoffs import input_filter_host, on_handoff_host  # noqa: PLC0415 - see the imports above
+
+        self._catalog.children.append(_receiving(h)._catalog)  # noqa: SLF001 - an agent reads another agent's catalogue
+        entry: dict[str, Any] = {}
+        if h.tool_name_override is not None:
+            entry["tool_name"] = h.tool_name_override
+        if h.tool_description_override is not None:
+            entry["description"] = h.tool_description_override
+        if h.on_handoff is not None:
+            tid = next_id()
+            self._catalog.tools[tid] = Tool(on_handoff_host(h.on_handoff), name="on_handoff")
+            entry["on_handoff"] = tid
+        if h.input_filter is not None:
+            tid = next_id()
+            self._catalog.tools[tid] = Tool(input_filter_host(h.input_filter), name="input_filter")
+            entry["input_filter"] = tid
+        return entry
+
+    def _handoff_specs(self) -> list[dict[str, Any]]:
+        """The spec's handoffs, each naming its agent by its current handle
+        (the native agent of a receiving agent that gained tools or
+        handoffs since is a new one)."""
+        return [
+            {"agent": h.agent._native_handle(), **entry}  # noqa: SLF001 - an agent reads another agent's handle
+            for h, entry in zip(self._handoffs, self._handoff_entries, strict=True)
+        ]
+
+    def _refresh_handoffs(self) -> None:
+        """Rebuild the native agent when a receiving agent changed since it
+        was built (it gained a tool, say), so runs hand off to the agent as
+        it is now."""
+        if not self._handoffs:
+            return
+        specs = self._handoff_specs()
+        if specs != self._spec.get("handoffs"):
+            self._respec({**self._spec, "handoffs": specs})
+
+    def _reachable_named(self, name: str | None) -> Agent[Any, Any] | None:
+        """The agent named name among this one and those its handoffs reach,
+        breadth first (this one first), as the runtime finds it."""
+        seen: set[int] = {id(self)}
+        queue: list[Agent[Any, Any]] = [self]
+        while queue:
+            agent = queue.pop(0)
+            if (agent.name or None) == (name or None):
+                return agent
+            for h in agent._handoffs:  # noqa: SLF001 - an agent reads another agent's handoffs
+                if id(h.agent) not in seen:
+                    seen.add(id(h.agent))
+                    queue.append(_receiving(h))
+        return None
+
+    @property
+    def handoffs(self) -> list[Handoff]:
+        """The agent's handoffs (``handoffs=``), each as a ``Handoff``."""
+        return list(self._handoffs)
 
     @property
     def model(self) -> TestModel | FunctionModel | ProviderModel:
@@ -366,6 +455,7 @@ class Agent(Generic[DepsT, OutputT]):
         self._launcher.deps = deps
 
     def _native_handle(self) -> int:
+        self._refresh_handoffs()
         return int(self._handle)
 
     def toolset(self, func: Any = None, /, **options: Any) -> Any:
@@ -733,6 +823,7 @@ class Agent(Generic[DepsT, OutputT]):
         return func
 
     def _new_session(self, message_history: MessageHistory | None, session_id: str | None = None) -> SessionRef:
+        self._refresh_handoffs()
         if message_history is None and session_id is None:
             return SessionRef(_capi.session_new(self._handle))
         from starweaver.messages import messages_to_json  # noqa: PLC0415 - see the imports above
@@ -883,6 +974,14 @@ def create_agent(
     returns still reach history in model order, and sequential tools,
     repeated names and tools needing approval wait for the whole response.
     ``False`` waits for every response to end first.
+
+    ``handoffs`` are agents the model may transfer the run to, each an
+    ``Agent`` or ``handoff(agent, ...)`` (``starweaver.handoffs``): the model
+    sees a ``transfer_to_<agent name>`` tool per handoff, and a call hands the
+    run to that agent, which answers from then on over the conversation so
+    far (``input_filter`` decides what it reads); ``result.last_agent`` is the
+    agent that answered last. A transfer tool named like another tool, or
+    two of one name, raise ``AgentError``. See docs/agents.md.
 
     Runs are traced with OpenTelemetry when a global tracer provider is set
     (see ``starweaver.tracing``); ``trace_content=True`` adds tool arguments

@@ -41,6 +41,7 @@ __all__ = (
     "Cancelled",
     "Execution",
     "Feedback",
+    "HandoffError",
     "InvalidArguments",
     "ModelError",
     "ModelRetry",
@@ -137,6 +138,13 @@ class ToolOutputNotVisible(AgentError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), (str(self),), {"tool": self.tool, "tool_call_id": self.tool_call_id}))
+
+
+class HandoffError(AgentError):
+    """A handoff could not take place: its ``on_handoff`` or
+    ``input_filter`` raised (or the filter returned something other than a
+    list of messages), and the run failed. The message names the transfer
+    tool and carries the callback's error."""
 
 
 class ToolFailed(AgentError):

@@ -20,7 +20,7 @@ var abiErrorTypes = []string{
 	"internal", "invalid_argument", "invalid_spec", "bad_handle", "state", "invalid_decision", "invalid_result", "busy", "config",
 	"unavailable_tools", "cancelled", "output", "model", "retry_limit", "usage_limit_exceeded",
 	"bridge", "unsupported", "forked", "session_not_found", "store_unavailable",
-	"tool_output_not_visible", "tool_failed",
+	"tool_output_not_visible", "tool_failed", "handoff",
 	"artifact_invalid", "artifact_not_found", "artifact_conflict", "artifact_integrity", "artifact_expired",
 }
 
@@ -98,6 +98,8 @@ func toABIError(err error) *abiError {
 		e.Type = "invalid_spec"
 	case errors.Is(err, agent.ErrOutput):
 		e.Type = "output"
+	case errors.Is(err, agent.ErrHandoff):
+		e.Type = "handoff"
 	case errors.Is(err, agent.ErrSessionBusy):
 		e.Type = "busy"
 	case errors.Is(err, agent.ErrInvalidDecision):

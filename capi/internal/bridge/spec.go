@@ -176,6 +176,9 @@ type agentSpec struct {
 	// Environment is every session's default environment provider
 	// (environment.go).
 	Environment *environmentSpec `json:"environment"`
+	// Handoffs are the agents the model may transfer the run to
+	// (handoff.go).
+	Handoffs []handoffSpec `json:"handoffs"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -498,6 +501,11 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b.Tool(tools...).Toolset(sets...)
+	handoffs, err := buildHandoffs(s.Handoffs)
+	if err != nil {
+		return nil, err
+	}
+	b.Handoffs(handoffs...)
 	if s.EagerDispatch != nil {
 		b.EagerDispatch(*s.EagerDispatch)
 	}
