@@ -257,6 +257,9 @@ func (o *Options) check() error {
 	if err := checkIntents(o.Intents); err != nil {
 		return err
 	}
+	if err := checkSpawnConcurrency(o.SpawnConcurrency); err != nil {
+		return err
+	}
 	if o.ArtifactResolveLimit != 0 {
 		if err := checkResolveLimit(o.ArtifactResolveLimit); err != nil {
 			return err

@@ -49,12 +49,20 @@ func (b *Builder) Subagents(s ...Subagent) *Builder {
 // SpawnConcurrency caps how many spawn_agent calls run at once, across
 // the agent's runs; 0 (the default) sets no cap.
 func (b *Builder) SpawnConcurrency(n int) *Builder {
-	if err := tool.CheckMaxConcurrency(n); err != nil && n != 0 {
-		b.fail(fmt.Errorf("%w: spawn concurrency: %w", ErrConfig, err))
+	if err := checkSpawnConcurrency(n); err != nil {
+		b.fail(err)
 		return b
 	}
 	b.opts.SpawnConcurrency = n
 	return b
+}
+
+// checkSpawnConcurrency refuses a negative cap (0 sets none).
+func checkSpawnConcurrency(n int) error {
+	if n < 0 {
+		return fmt.Errorf("%w: spawn concurrency must not be negative, got %d", ErrConfig, n)
+	}
+	return nil
 }
 
 // spawnTool is the spawn_agent tool of routes: one agent tool per route,
@@ -88,7 +96,12 @@ func newSpawnTool(subs []Subagent, concurrency int) (tool.Tool, []string, error)
 				return nil, nil, fmt.Errorf("%w: subagent %q: %w", ErrConfig, name, err)
 			}
 		}
-		st.routes[name] = &agentTool{child: s.Agent, label: name, grants: s.Grants}
+		// Events, usage and paths name the agent, as an agent tool's do.
+		label := s.Agent.Name()
+		if label == "" {
+			label = name
+		}
+		st.routes[name] = &agentTool{child: s.Agent, label: label, grants: s.Grants}
 		st.names = append(st.names, name)
 		line := "- " + name
 		if s.Description != "" {

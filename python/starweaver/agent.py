@@ -171,6 +171,8 @@ class AgentOptions(TypedDict, total=False):
     batch_tool: bool
     intent_journal: Store | None
     handoffs: Iterable[Agent[Any, Any] | Handoff] | None
+    subagents: Iterable[Agent[Any, Any] | AgentTool] | None
+    spawn_concurrency: int | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -200,7 +202,17 @@ _ARTIFACT_OPTIONS = (
 # Options the agent itself reads: they need its catalogue or output, or
 # they are not spec fields.
 _HOST_OPTIONS = frozenset(
-    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", "handoffs", *_ARTIFACT_OPTIONS}
+    {
+        "tools",
+        "toolsets",
+        "instructions",
+        "hooks",
+        "output_mode",
+        "trace_content",
+        "handoffs",
+        "subagents",
+        *_ARTIFACT_OPTIONS,
+    }
 )
 
 
@@ -348,6 +360,8 @@ class Agent(Generic[DepsT, OutputT]):
             self._handoffs = [_as_handoff(h) for h in given["handoffs"]]
             self._handoff_entries = [self._handoff_entry(h) for h in self._handoffs]
             spec["handoffs"] = self._handoff_specs()
+        if given["subagents"]:
+            spec["subagents"] = [self._subagent_spec(s) for s in given["subagents"]]
         # What the agent's sessions and live runs start their runs through.
         self._launcher = RunLauncher(
             name=given["name"],
@@ -364,6 +378,18 @@ class Agent(Generic[DepsT, OutputT]):
         self._spec = spec
         self._handle = _capi.agent_new(spec)
         self._release = weakref.finalize(self, _capi.release, self._handle)
+
+    def _subagent_spec(self, value: Any) -> dict[str, Any]:
+        """The spec of a ``subagents=`` entry: an agent (its name routes to
+        it) or ``agent.as_tool(...)`` (its name, description and grants)."""
+        route = value.as_tool() if isinstance(value, Agent) else value
+        if not isinstance(route, AgentTool):
+            raise TypeError(f"subagents take agents and agent.as_tool(...), got {type(value).__name__}")
+        self._catalog.children.append(route.catalog)
+        spec: dict[str, Any] = {"agent": route.handle(), "name": route.name, "description": route.description}
+        if route.grants is not None:
+            spec["grants"] = route.grants
+        return spec
 
     def _handoff_entry(self, h: Handoff) -> dict[str, Any]:
         """The spec's entry for h but the receiving agent's handle: its
@@ -488,10 +514,19 @@ class Agent(Generic[DepsT, OutputT]):
         ``ValueError`` when the other agent is made). The run's usage is
         added to the caller's ``result.usage`` (and it runs within what the
         caller has left of its ``usage_limits``); its events reach the
-        caller's ``on_event`` with ``"agent_name"`` set. A failed run gives
-        the caller's model an error return naming the agent; an agent that
-        stops to wait for approvals or deferred calls is not supported as a
-        tool yet (the call returns an error too).
+        caller's ``on_event`` with ``"agent_name"`` set, and
+        ``result.usage_by_agent`` splits the usage per agent. A failed run
+        gives the caller's model an error return naming the agent. A run
+        that stops to wait for approvals, deferred results or answers makes
+        the caller's run wait: its ``approvals`` and ``deferred`` list them
+        with their ``path`` of agents, and resuming the caller resumes this
+        agent's run where it stopped (with a session store, in another
+        process too). With a ``session_store`` of its own, each call's run
+        is kept under the call's idempotency key, so a caller recovered
+        after a crash continues it instead of running it again.
+
+        The same tool, passed in another agent's ``subagents=[...]``, is a
+        child-agent route that agent's ``spawn_agent`` tool starts.
         """
         tool_name = name if name is not None else self.name
         if not tool_name:

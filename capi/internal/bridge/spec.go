@@ -179,6 +179,9 @@ type agentSpec struct {
 	// Handoffs are the agents the model may transfer the run to
 	// (handoff.go).
 	Handoffs []handoffSpec `json:"handoffs"`
+	// Subagents are the child-agent routes spawn_agent starts
+	// (subagent.go); Options.SpawnConcurrency caps its calls.
+	Subagents []subagentSpec `json:"subagents"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -506,6 +509,11 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b.Handoffs(handoffs...)
+	subagents, err := buildSubagents(s.Subagents)
+	if err != nil {
+		return nil, err
+	}
+	b.Subagents(subagents...)
 	if s.EagerDispatch != nil {
 		b.EagerDispatch(*s.EagerDispatch)
 	}
