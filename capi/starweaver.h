@@ -55,10 +55,12 @@
  *       {"kind": "prepare", "token": n, "callback": id, "context": {"run_id",
  *        "conversation_id", "run_step", "metadata", "active_tags"},
  *        "definitions": [...]}
- *         asks a host callback (a tool spec's "prepare", a toolset layer
- *         {"kind": "prepared", "callback": id}) to prepare definitions: the
- *         outcome is {"ok": true, "definitions": [...] | null} (null keeps
- *         them; fewer hides tools; a tool's check answers one or none) or
+ *         asks a host callback (a tool spec's "prepare" or "available", a
+ *         toolset layer {"kind": "prepared", "callback": id}) to prepare
+ *         definitions: the outcome is {"ok": true, "definitions": [...] |
+ *         null} (null keeps them; fewer hides tools; a tool's prepare answers
+ *         one or none; its "available" check is sent no definitions and
+ *         answers null when the tool is available, [] when not) or
  *         {"ok": false, "message": "..."}, which ends the run with an error
  *         of type "config" carrying the message.
  *       {"kind": "instructions", "token": n, "callback": id, "context": {...}}
@@ -862,7 +864,16 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * X is not granted to this run" before anything of the tool runs (no item
  * reaches the host). A name the run does not register ends the run with
  * an error of type "config" before the model is asked. A resume's grants
- * apply to the approved calls it runs. */
+ * apply to the approved calls it runs.
+ * {"availability": true} with a run's options (tools, toolsets,
+ * instructions, metadata, active_tags, grants) and no prompt previews the
+ * run's first model request instead of running it: its toolsets are
+ * prepared (host callbacks are asked through the pipe as in a run), no
+ * model is asked and no tool runs, and the done item carries
+ * "availability": {"definitions": [...], "available": [name, ...],
+ * "unavailable": [name, ...], "reasons": {name: reason}, "instructions":
+ * text}; a reason is "unavailable", "hidden_by_tags", "prepare_hidden",
+ * "not_loaded" (tool search has not loaded it) or "not_granted". */
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out, int *fd_in, char **err);
 
 /* sw_run_complete delivers the outcome of a call or model item.

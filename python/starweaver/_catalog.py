@@ -121,8 +121,12 @@ class Catalog:
             spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
         if t._validators:  # noqa: SLF001 - the catalogue reads a tool's spec
             spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]  # noqa: SLF001 - the catalogue reads a tool's spec
-        if t.available is not None or t.prepare is not None:
-            preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
+        if t.available is not None:
+            checker = _prepare.available_preparer(t.name, t.available)
+            self.preparers.append(checker)
+            spec["available"] = checker.id
+        if t.prepare is not None:
+            preparer = _prepare.tool_preparer(t.name, t.prepare)
             self.preparers.append(preparer)
             spec["prepare"] = preparer.id
         return spec
