@@ -32,7 +32,8 @@ func errorKindsJSON() []byte {
 		ErrorKinds    []tool.ErrorKind `json:"error_kinds"`
 		ErrorTypes    []string         `json:"error_types"`
 		EffectClasses []effect.Class   `json:"effect_classes"`
-	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes()}
+		ToolKinds     []tool.Kind      `json:"tool_kinds"`
+	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes(), tool.Kinds()}
 	b, _ := json.Marshal(v) // strings only: cannot fail
 	return b
 }
