@@ -161,7 +161,7 @@ int sw_version(char **out, long long *out_len);
 
 /* sw_error_kinds writes the library's error vocabulary as JSON:
  * {"error_kinds": [...], "error_types": [...], "effect_classes": [...],
- * "tool_kinds": [...]}.
+ * "tool_kinds": [...], "core_bundles": [...]}.
  * error_kinds are the "kind" slugs of failed tool returns (and of host tool
  * outcomes); error_types are the "type" slugs of the error objects written
  * to *err; effect_classes are the effect classes a tool may declare (its
@@ -169,7 +169,9 @@ int sw_version(char **out, long long *out_len);
  * maps against the first two and may refuse an unknown effect class where
  * the tool is declared, checking their list against the third.
  * tool_kinds are the values of the "starweaver_tool_kind" definition
- * metadata.
+ * metadata; core_bundles the toolset bundles (a toolset spec's "bundle")
+ * of the standard first-party toolsets, in order ("user_input" is opt-in,
+ * never among them).
  * Returns: 0 (-1 in a forked child). */
 int sw_error_kinds(char **out, long long *out_len);
 

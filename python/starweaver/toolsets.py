@@ -10,6 +10,7 @@ from typing import Any, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar
 
+from starweaver import _capi
 from starweaver._prepare import (
     InstructionsFunc,
     Preparer,
@@ -22,7 +23,16 @@ from starweaver._prepare import (
 from starweaver._schema import validate_parameters_schema
 from starweaver.tools import BaseTool, Tool, _optional_int, ensure_tool
 
-__all__ = ["ClientTool", "CombinedToolset", "FunctionToolset", "Toolset", "ToolsetContext"]
+__all__ = [
+    "ClientTool",
+    "CombinedToolset",
+    "FunctionToolset",
+    "Toolset",
+    "ToolsetContext",
+    "core_toolsets",
+    "filesystem_toolset",
+    "user_input_tools",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -451,3 +461,15 @@ def filesystem_toolset() -> Toolset:
     dependency ``starweaver.environment``); without one, a call fails with a
     user error."""
     return _NativeToolset("filesystem", "filesystem")
+
+
+def core_toolsets() -> list[Toolset]:
+    """The standard first-party toolsets, new ones each call, in the
+    runtime's order: ``filesystem`` (as ``filesystem_toolset()``) and
+    ``shell`` (as ``shell_toolset()``, the shell's own policy only). Their
+    tools work on the run's environment and shell.
+
+    ``ask_user_question`` is not among them: add ``user_input_tools()`` only
+    when the host can answer the approvals its questions wait on.
+    """
+    return [_NativeToolset(name, name) for name in _capi.error_kinds()["core_bundles"]]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/bundles"
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/store"
@@ -33,7 +34,8 @@ func errorKindsJSON() []byte {
 		ErrorTypes    []string         `json:"error_types"`
 		EffectClasses []effect.Class   `json:"effect_classes"`
 		ToolKinds     []tool.Kind      `json:"tool_kinds"`
-	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes(), tool.Kinds()}
+		CoreBundles   []string         `json:"core_bundles"`
+	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes(), tool.Kinds(), bundles.CoreNames()}
 	b, _ := json.Marshal(v) // strings only: cannot fail
 	return b
 }
