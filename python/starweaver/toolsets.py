@@ -27,6 +27,7 @@ __all__ = [
     "ClientTool",
     "CombinedToolset",
     "FunctionToolset",
+    "PrefixedToolset",
     "Toolset",
     "ToolsetContext",
     "core_toolsets",
@@ -221,6 +222,22 @@ class Toolset:
 
     def __repr__(self) -> str:
         return f"Toolset({self.name!r}, tools={[t.name for t in self.tools]!r})"
+
+
+def PrefixedToolset(prefix: str, toolset: Toolset) -> Toolset:  # noqa: N802 - the public SDK's name
+    """``toolset.prefixed(prefix)``: tools named ``{prefix}_{name}``, the
+    toolset's name, id and instruction group prefixed likewise. Around a
+    ``ToolProxyToolset`` it gives the proxy a distinct surface
+    (``{prefix}_search_tools``, ``{prefix}_call_tool``) whose call tool
+    still reaches its own tools, so several proxies coexist in one agent.
+
+    Raises:
+        TypeError: ``toolset`` is not a ``Toolset``.
+        ValueError: ``prefix`` is empty.
+    """
+    if not isinstance(toolset, Toolset):
+        raise TypeError(f"PrefixedToolset wraps a Toolset, got {type(toolset).__name__}")
+    return toolset.prefixed(prefix)
 
 
 class CombinedToolset(Toolset):
