@@ -258,6 +258,12 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       asks the host (a "resource_keys" item). Access defaults to "write";
  *       an unknown access, or both or neither of key and host, is
  *       "invalid_spec".
+ * Instructions: a toolset spec's "instructions": [text, ...] are one
+ *   instruction of the toolset's group (its name), "instruction_groups":
+ *   [{"group", "content"}, ...] instructions of their own groups (a blank
+ *   group is the toolset's name), added after them. Across a run's
+ *   toolsets one instruction per group is kept, the first, and they are
+ *   rendered ordered by group.
  * Tool catalogues (a toolset spec whose "catalog" is set; its "combined"
  * toolset specs are the members, with their ids as namespaces):
  *   "catalog": {"kind": "tool_search", "max_results"?: n}

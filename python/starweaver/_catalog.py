@@ -140,6 +140,8 @@ class Catalog:
             spec["id"] = ts.id
         if ts.instructions:
             spec["instructions"] = list(ts.instructions)
+        if getattr(ts, "instruction_groups", None):
+            spec["instruction_groups"] = [i.to_dict() for i in ts.instruction_groups]
         if ts.max_retries is not None:
             spec["max_retries"] = ts.max_retries
         if ts.timeout_ms is not None:

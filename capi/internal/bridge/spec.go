@@ -95,8 +95,13 @@ type toolsetSpec struct {
 	ID           string     `json:"id"`
 	Tools        []toolSpec `json:"tools"`
 	Instructions []string   `json:"instructions"`
-	MaxRetries   *int       `json:"max_retries"`
-	TimeoutMS    *int64     `json:"timeout_ms"`
+	// InstructionGroups are instructions with their own group (a blank
+	// group is the toolset's name), added after Instructions; across the
+	// run's toolsets one instruction per group is kept, the first
+	// (toolset.RenderInstructions).
+	InstructionGroups []toolset.Instruction `json:"instruction_groups"`
+	MaxRetries        *int                  `json:"max_retries"`
+	TimeoutMS         *int64                `json:"timeout_ms"`
 	// MaxConcurrency caps the calls of each of its tools on its own.
 	MaxConcurrency *int `json:"max_concurrency"`
 	// ApprovalRequired and Deferred wrap the toolset with those policies
@@ -453,6 +458,9 @@ func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 		ts = ts.WithID(s.ID)
 	}
 	ts = ts.WithInstructions(s.Instructions...)
+	for _, in := range s.InstructionGroups {
+		ts = ts.WithInstruction(in.Group, in.Content)
+	}
 	if s.MaxRetries != nil {
 		ts = ts.WithMaxRetries(*s.MaxRetries)
 	}
