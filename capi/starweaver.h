@@ -30,9 +30,15 @@
  *     line; the host reads it without calling into the library. Items:
  *       [token, tool, arguments]   (a call of a tool that reads no context)
  *       [token, tool, run_id, conversation_id, tool_call_id, tool_name,
- *        run_step, retry, max_retries, idempotency_key, arguments]
+ *        run_step, retry, max_retries, idempotency_key, runtime, arguments]
  *                                  (a plain call otherwise; the key is the
- *                                  call's, stable across re-runs and crashes)
+ *                                  call's, stable across re-runs and crashes;
+ *                                  runtime is the call's read-only snapshot
+ *                                  {"limits": {"request_limit", ...},
+ *                                  "max_retries", "timeout_ms"?,
+ *                                  "shell_environment"?}, the shell values
+ *                                  for Legacy calls only; the object form's
+ *                                  context has it as "runtime")
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *         (the context has "authority": {"profile", "host_capabilities",
  *         "context_capabilities", "shell_environment": {...} | null} when

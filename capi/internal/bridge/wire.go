@@ -51,6 +51,11 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 		b = append(b, ',')
 		b = appendString(b, tc.IdempotencyKey())
 		b = append(b, ',')
+		var err error
+		if b, err = appendValue(b, tc.Runtime, false); err != nil {
+			return nil, err
+		}
+		b = append(b, ',')
 		b = append(b, args...)
 		return append(b, ']'), nil
 	}
@@ -88,6 +93,10 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 		if b, err = appendValue(b, authority, false); err != nil {
 			return nil, err
 		}
+	}
+	b = append(b, `,"runtime":`...)
+	if b, err = appendValue(b, tc.Runtime, false); err != nil {
+		return nil, err
 	}
 	b = append(b, `},"arguments":`...)
 	b = append(b, args...)
