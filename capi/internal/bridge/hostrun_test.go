@@ -402,6 +402,26 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// The runtime snapshot is written by hand; it must read as encoding/json
+// writes it.
+func TestAppendRuntimeMatchesEncodingJSON(t *testing.T) {
+	for _, rs := range []tool.RuntimeSnapshot{
+		{},
+		{Limits: tool.RunLimits{RequestLimit: 50}, MaxRetries: 3},
+		{Limits: tool.RunLimits{ToolCallsLimit: 2, InputTokensLimit: 3, OutputTokensLimit: 4, TotalTokensLimit: 5}, TimeoutMS: 1500,
+			ShellEnvironment: map[string]string{"A": "b\n<é>", "Z": ""}},
+	} {
+		got, err := appendRuntime(nil, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(rs)
+		if string(got) != string(want) {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
 func TestDecodeOutcomeFastPath(t *testing.T) {
 	for _, tc := range []struct{ in, content string }{
 		{`{"ok":true,"content":{"total":5}}`, `{"total":5}`},
