@@ -30,9 +30,15 @@
  *     line; the host reads it without calling into the library. Items:
  *       [token, tool, arguments]   (a call of a tool that reads no context)
  *       [token, tool, run_id, conversation_id, tool_call_id, tool_name,
- *        run_step, retry, max_retries, idempotency_key, arguments]
+ *        run_step, retry, max_retries, idempotency_key, runtime, arguments]
  *                                  (a plain call otherwise; the key is the
- *                                  call's, stable across re-runs and crashes)
+ *                                  call's, stable across re-runs and crashes;
+ *                                  runtime is the call's read-only snapshot
+ *                                  {"limits": {"request_limit", ...},
+ *                                  "max_retries", "timeout_ms"?,
+ *                                  "shell_environment"?}, the shell values
+ *                                  for Legacy calls only; the object form's
+ *                                  context has it as "runtime")
  *       {"kind": "call", "token": n, "tool": id, "context": {...}, "arguments": {...}}
  *         (the context has "authority": {"profile", "host_capabilities",
  *         "context_capabilities", "shell_environment": {...} | null} when
@@ -55,10 +61,12 @@
  *       {"kind": "prepare", "token": n, "callback": id, "context": {"run_id",
  *        "conversation_id", "run_step", "metadata", "active_tags"},
  *        "definitions": [...]}
- *         asks a host callback (a tool spec's "prepare", a toolset layer
- *         {"kind": "prepared", "callback": id}) to prepare definitions: the
- *         outcome is {"ok": true, "definitions": [...] | null} (null keeps
- *         them; fewer hides tools; a tool's check answers one or none) or
+ *         asks a host callback (a tool spec's "prepare" or "available", a
+ *         toolset layer {"kind": "prepared", "callback": id}) to prepare
+ *         definitions: the outcome is {"ok": true, "definitions": [...] |
+ *         null} (null keeps them; fewer hides tools; a tool's prepare answers
+ *         one or none; its "available" check is sent no definitions and
+ *         answers null when the tool is available, [] when not) or
  *         {"ok": false, "message": "..."}, which ends the run with an error
  *         of type "config" carrying the message.
  *       {"kind": "instructions", "token": n, "callback": id, "context": {...}}
@@ -158,13 +166,18 @@ void sw_free(void *p);
 int sw_version(char **out, long long *out_len);
 
 /* sw_error_kinds writes the library's error vocabulary as JSON:
- * {"error_kinds": [...], "error_types": [...], "effect_classes": [...]}.
+ * {"error_kinds": [...], "error_types": [...], "effect_classes": [...],
+ * "tool_kinds": [...], "core_bundles": [...]}.
  * error_kinds are the "kind" slugs of failed tool returns (and of host tool
  * outcomes); error_types are the "type" slugs of the error objects written
  * to *err; effect_classes are the effect classes a tool may declare (its
  * "effect"; anything else fails sw_agent_new). Hosts check their exception
  * maps against the first two and may refuse an unknown effect class where
  * the tool is declared, checking their list against the third.
+ * tool_kinds are the values of the "starweaver_tool_kind" definition
+ * metadata; core_bundles the toolset bundles (a toolset spec's "bundle")
+ * of the standard first-party toolsets, in order ("user_input" is opt-in,
+ * never among them).
  * Returns: 0 (-1 in a forked child). */
 int sw_error_kinds(char **out, long long *out_len);
 
@@ -251,6 +264,12 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       asks the host (a "resource_keys" item). Access defaults to "write";
  *       an unknown access, or both or neither of key and host, is
  *       "invalid_spec".
+ * Instructions: a toolset spec's "instructions": [text, ...] are one
+ *   instruction of the toolset's group (its name), "instruction_groups":
+ *   [{"group", "content"}, ...] instructions of their own groups (a blank
+ *   group is the toolset's name), added after them. Across a run's
+ *   toolsets one instruction per group is kept, the first, and they are
+ *   rendered ordered by group.
  * Tool catalogues (a toolset spec whose "catalog" is set; its "combined"
  * toolset specs are the members, with their ids as namespaces):
  *   "catalog": {"kind": "tool_search", "max_results"?: n}
@@ -877,7 +896,16 @@ int sw_session_from_messages(sw_handle agent, const char *msgs, long long msgs_l
  * X is not granted to this run" before anything of the tool runs (no item
  * reaches the host). A name the run does not register ends the run with
  * an error of type "config" before the model is asked. A resume's grants
- * apply to the approved calls it runs. */
+ * apply to the approved calls it runs.
+ * {"availability": true} with a run's options (tools, toolsets,
+ * instructions, metadata, active_tags, grants) and no prompt previews the
+ * run's first model request instead of running it: its toolsets are
+ * prepared (host callbacks are asked through the pipe as in a run), no
+ * model is asked and no tool runs, and the done item carries
+ * "availability": {"definitions": [...], "available": [name, ...],
+ * "unavailable": [name, ...], "reasons": {name: reason}, "instructions":
+ * text}; a reason is "unavailable", "hidden_by_tags", "prepare_hidden",
+ * "not_loaded" (tool search has not loaded it) or "not_granted". */
 int sw_run_start(sw_handle session, const char *req, long long req_len, sw_handle *run, int *fd_out, int *fd_in, char **err);
 
 /* sw_run_complete delivers the outcome of a call or model item.

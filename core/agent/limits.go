@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/tool"
 )
 
 // DefaultRequestLimit bounds the model requests of a run whose agent and
@@ -86,6 +87,14 @@ func (l UsageLimits) over(o UsageLimits) UsageLimits {
 		}
 	}
 	return l
+}
+
+// forTools is l as the runtime snapshot of a run's calls holds it
+// (tool.RuntimeSnapshot.Limits), with the effective request limit
+// (DefaultRequestLimit when unset).
+func (l UsageLimits) forTools() tool.RunLimits {
+	return tool.RunLimits{RequestLimit: l.requests(), ToolCallsLimit: l.ToolCallsLimit,
+		InputTokensLimit: l.InputTokensLimit, OutputTokensLimit: l.OutputTokensLimit, TotalTokensLimit: l.TotalTokensLimit}
 }
 
 // UnmarshalJSON reads limits written by a host, where a limit left out is

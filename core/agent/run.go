@@ -210,7 +210,7 @@ func (r *runner) finish() {
 // step; the registry narrows it per call (tool.Registry.CallContext).
 func (r *runner) baseContext(step int) *tool.Context {
 	return &tool.Context{RunID: r.runID, ConversationID: r.s.id, RunStep: step, Metadata: r.rc.Metadata, Deps: r.rc.Deps,
-		Artifacts: r.a.artifacts, Agent: r.s.actx}
+		Artifacts: r.a.artifacts, Agent: r.s.actx, Runtime: tool.RuntimeSnapshot{Limits: r.limits.forTools()}}
 }
 
 func (r *runner) emit(ev Event) {

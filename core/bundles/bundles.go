@@ -34,6 +34,39 @@ func Names() []string {
 	return []string{filesystem.ToolsetName, shell.ToolsetName, userinput.ToolsetName}
 }
 
+// CoreNames returns the names of the core bundles, in the order Core
+// gives them: the environment bundles ("filesystem", "shell"). The
+// "user_input" bundle is not among them (see UserInput).
+func CoreNames() []string {
+	return []string{filesystem.ToolsetName, shell.ToolsetName}
+}
+
+// Core returns new toolsets of the core bundles (CoreNames), each with
+// its defaults: the standard first-party toolsets of an agent that works
+// in an environment. Their tools resolve the environment (and the shell)
+// from the run, so the same toolsets serve virtual, local and sandboxed
+// environments.
+//
+// ask_user_question is deliberately not included: a host opts in with
+// UserInput only when it can resolve the approvals its questions wait on.
+func Core() []toolset.Toolset {
+	names := CoreNames()
+	out := make([]toolset.Toolset, 0, len(names))
+	for _, n := range names {
+		ts, err := New(n, Options{})
+		if err != nil {
+			panic("bundles: core bundle " + n + ": " + err.Error()) // CoreNames names New's own cases
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+// UserInput returns a new "user_input" toolset (ask_user_question), the
+// opt-in bundle Core leaves out: its questions pause the run as approvals,
+// so only a host that resolves them should install it.
+func UserInput() *toolset.Static { return userinput.Tools() }
+
 // New returns a new toolset of the bundle name (each call a new one). An
 // unknown name, or a ShellPolicy for a bundle other than "shell", fails
 // with an error matching [ErrInvalid].

@@ -15,3 +15,14 @@ func ExampleNew() {
 	// user_input <nil>
 	// unknown toolset bundle "browser"
 }
+
+func ExampleCore() {
+	for _, ts := range bundles.Core() {
+		fmt.Println(ts.Name())
+	}
+	fmt.Println(bundles.UserInput().Name())
+	// Output:
+	// filesystem
+	// shell
+	// user_input
+}

@@ -34,9 +34,16 @@ type Proxy struct {
 	*catalogue
 	callName string
 	group    string
+	// hidden prefixes the registered names of the tools the proxy hides
+	// ("" when not prefixed; see WithPrefix). The model still names them
+	// by their own names.
+	hidden string
 }
 
-var _ toolset.Toolset = (*Proxy)(nil)
+var (
+	_ toolset.Toolset      = (*Proxy)(nil)
+	_ toolset.SelfPrefixer = (*Proxy)(nil)
+)
 
 // NewProxy returns a tool proxy over members, configured by o (the zero
 // Options for the defaults). prefix scopes the surface (see ErrPrefix);
@@ -70,7 +77,28 @@ func normalisePrefix(prefix string) (string, error) {
 	return p, nil
 }
 
-// Name returns "tool_proxy".
+// WithPrefix returns a new proxy over the same members whose every name
+// takes "{prefix}_": the toolset's name and id, its instruction group, its
+// two surface tools ("{prefix}_search_tools" and "{prefix}_call_tool" for
+// the default names) and the registered names of the tools it hides, so
+// that proxies whose members share tool names coexist in one run. The
+// model keeps naming the hidden tools by their own names (as the search
+// returns them); the call tool dispatches to the prefixed registration.
+// It is what [toolset.Prefixed] returns for a proxy; prefix must be a
+// name (Prefixed's CheckPrefix refuses the empty one).
+func (p *Proxy) WithPrefix(prefix string) toolset.Toolset {
+	pp := prefix + "_"
+	id := p.id
+	if id != "" {
+		id = pp + id
+	}
+	search, call := pp+p.searchName, pp+p.callName
+	c := &catalogue{name: pp + p.name, id: id, searchName: search, surface: []string{search, call},
+		maxResults: p.maxResults, members: p.members, descriptions: p.descriptions}
+	return &Proxy{catalogue: c, callName: call, group: pp + p.group, hidden: pp + p.hidden}
+}
+
+// Name returns "tool_proxy" ("{prefix}_tool_proxy" from WithPrefix).
 func (p *Proxy) Name() string { return p.name }
 
 // ID returns the stable id ("tool_proxy" unless Options.ID).
@@ -110,9 +138,20 @@ func (p *Proxy) Tools(rc *tool.RunContext) ([]tool.Tool, error) {
 	out := make([]tool.Tool, 0, len(inv.items)+2)
 	out = append(out, p.searchTool(), p.callTool())
 	for _, it := range inv.items {
-		out = append(out, tool.Unlisted(it.tool))
+		out = append(out, tool.Unlisted(p.hide(it)))
 	}
 	return out, nil
+}
+
+// hide returns the tool of it as the proxy registers it: under its own
+// name, or under the proxy's hidden prefix.
+func (p *Proxy) hide(it item) tool.Tool {
+	if p.hidden == "" {
+		return it.tool
+	}
+	m := &member{inner: it.tool, def: it.tool.Definition(), cfg: *tool.ConfigOf(it.tool)}
+	m.def.Name = p.hidden + m.def.Name
+	return m
 }
 
 // proxyDeps are both surface tools' requirements: the tool-search handle
@@ -186,7 +225,7 @@ func (p *Proxy) call(ctx context.Context, tc *tool.Context, args json.RawMessage
 	}
 	dc := *tc
 	dc.Approval = innerApproval(tc.Approval, name)
-	ret := dc.Dispatch(ctx, tool.Call{ID: tc.ToolCallID, Name: name, Arguments: innerArguments(in.Arguments), Index: tc.CallIndex})
+	ret := dc.Dispatch(ctx, tool.Call{ID: tc.ToolCallID, Name: p.hidden + name, Arguments: innerArguments(in.Arguments), Index: tc.CallIndex})
 	switch k := ret.ErrorKind(); k {
 	case "":
 		if h := tc.Handles.ToolSearch; h != nil {

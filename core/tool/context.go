@@ -73,6 +73,11 @@ type Context struct {
 	// profile allows it: Legacy always, Filtered when the tool asks for it,
 	// Strict when it asks and was granted it.
 	ShellEnv map[string]string
+	// Runtime is the call's read-only snapshot of the run's limits and,
+	// for Legacy calls, the shell configuration (see RuntimeSnapshot). On
+	// a run's base context only Runtime.Limits is read: the registry
+	// derives the rest for each call.
+	Runtime RuntimeSnapshot
 	// Profile is the call's effective dependency profile ("" before the
 	// registry derived the call's context).
 	Profile Profile

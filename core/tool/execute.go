@@ -85,6 +85,7 @@ func (r *Registry) CallContext(base *Context, call Call) *Context {
 	}
 	tc.ToolCallID, tc.ToolName, tc.CallIndex = call.ID, call.Name, call.Index
 	tc.Agent, tc.ShellEnv = nil, nil
+	tc.Runtime.ShellEnvironment = nil
 	tc.Deps = tc.Deps.only(nil)
 	return tc
 }
@@ -133,6 +134,11 @@ func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) 
 		tc.ContextCapabilities = known(e.contextCaps())
 		tc.ShellEnv = agent.ShellEnvironment()
 	}
+	var limits RunLimits
+	if base != nil {
+		limits = base.Runtime.Limits
+	}
+	tc.Runtime = r.runtimeSnapshot(e, limits, tc.MaxRetries, tc.ShellEnv, e.deps.Profile != ProfileStrict && e.deps.Profile != ProfileFiltered)
 	if len(tc.ContextCapabilities) > 0 {
 		tc.Handles = agent.HandlesFor(tc.ContextCapabilities)
 	}

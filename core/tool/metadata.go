@@ -1,6 +1,9 @@
 package tool
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Reserved metadata keys: every key the runtime gives a meaning to, in
 // tool definitions (Definition.Metadata) and in tool returns (the
@@ -104,12 +107,17 @@ const (
 	KindDeferred   Kind = "deferred"
 )
 
+// Kinds returns every tool kind, in a fixed order: the values MetadataKind
+// accepts (hosts check their own list against it).
+func Kinds() []Kind {
+	return []Kind{KindFunction, KindOutput, KindExternal, KindUnapproved, KindDeferred}
+}
+
 // MetadataKind reads the tool kind from definition metadata. It reports false
 // when the key is absent or holds an unknown value.
 func MetadataKind(md map[string]any) (Kind, bool) {
 	s, _ := md[MetaKind].(string)
-	switch k := Kind(s); k {
-	case KindFunction, KindOutput, KindExternal, KindUnapproved, KindDeferred:
+	if k := Kind(s); slices.Contains(Kinds(), k) {
 		return k, true
 	}
 	return "", false

@@ -87,7 +87,7 @@ func TestHiddenByActiveTags(t *testing.T) {
 }
 
 func TestMetadataKind(t *testing.T) {
-	for _, k := range []tool.Kind{tool.KindFunction, tool.KindOutput, tool.KindExternal, tool.KindUnapproved, tool.KindDeferred} {
+	for _, k := range tool.Kinds() {
 		f := tool.New("t", "", nil, okHandler).WithKind(k)
 		got, ok := tool.MetadataKind(f.Definition().Metadata)
 		if !ok || got != k {

@@ -277,7 +277,17 @@ type Availability struct {
 // DefinitionsFor prepares the definitions for a run context: a tool is
 // unavailable when its availability check fails, an active tag hides it, or
 // its prepare function hides it; prepare may also rewrite the definition.
+// A tool that is not listed (tool search has not loaded it) is left out
+// without being unavailable. AvailabilityReport gives the same outcome with
+// the reason each tool is left out.
 func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
+	return r.definitionsFor(rc, nil)
+}
+
+// definitionsFor is DefinitionsFor; hidden, when not nil, learns each tool
+// left out and why (the runner's per-step path passes nil and pays
+// nothing for reasons).
+func (r *Registry) definitionsFor(rc *RunContext, hidden func(name string, why Reason)) Availability {
 	a := Availability{Definitions: make([]Definition, 0, len(r.names)), Available: make([]string, 0, len(r.names))}
 	if rc == nil {
 		rc = &RunContext{}
@@ -285,20 +295,28 @@ func (r *Registry) DefinitionsFor(rc *RunContext) Availability {
 	for _, n := range r.names {
 		e := r.entries[n]
 		if e.cfg.Listed != nil && !e.cfg.Listed(rc) {
+			if hidden != nil {
+				hidden(n, ReasonNotLoaded)
+			}
 			continue
 		}
-		def, ok := e.def, true
+		def, ok, why := e.def, true, Reason("")
 		if e.cfg.Available != nil && !e.cfg.Available(rc) {
-			ok = false
+			ok, why = false, ReasonUnavailable
 		}
 		if ok && HiddenByActiveTags(def.Metadata, rc.ActiveTags) {
-			ok = false
+			ok, why = false, ReasonHiddenByTags
 		}
 		if ok && e.cfg.Prepare != nil {
-			def, ok = e.cfg.Prepare(rc, def.Clone())
+			if def, ok = e.cfg.Prepare(rc, def.Clone()); !ok {
+				why = ReasonPrepareHidden
+			}
 		}
 		if !ok {
 			a.Unavailable = append(a.Unavailable, n)
+			if hidden != nil {
+				hidden(n, why)
+			}
 			continue
 		}
 		if e.cfg.Prepare == nil {

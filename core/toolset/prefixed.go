@@ -18,13 +18,29 @@ func CheckPrefix(toolset, prefix string) error {
 	return nil
 }
 
+// SelfPrefixer is implemented by a toolset whose tools refer to one
+// another by name, so that renaming them from outside would break them: a
+// tool proxy (core/catalog) dispatches to the tools it hides by their
+// registered names. Prefixed asks it for its prefixed form instead.
+type SelfPrefixer interface {
+	// WithPrefix returns the toolset as Prefixed describes it: the tools
+	// the model sees named "{prefix}_{name}", the toolset's name, id and
+	// instruction groups prefixed likewise. prefix is not empty.
+	WithPrefix(prefix string) Toolset
+}
+
 // Prefixed namespaces a toolset: every tool is named "{prefix}_{name}",
 // the toolset's name and id become "{prefix}_{name}" and "{prefix}_{id}"
 // (no id stays no id), and every instruction group becomes
 // "{prefix}_{group}". The tools keep their configuration and behaviour.
-// An empty prefix makes Tools fail. Prefixed panics if ts is nil.
+// A toolset that is a [SelfPrefixer] prefixes itself (two prefixed tool
+// proxies then live in one agent, each calling its own tools). An empty
+// prefix makes Tools fail. Prefixed panics if ts is nil.
 func Prefixed(prefix string, ts Toolset) Toolset {
 	mustToolset(ts, "Prefixed")
+	if sp, ok := ts.(SelfPrefixer); ok && prefix != "" {
+		return sp.WithPrefix(prefix)
+	}
 	p := prefix + "_"
 	id := ts.ID()
 	if id != "" {

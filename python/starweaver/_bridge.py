@@ -512,11 +512,11 @@ class RunDriver:
         """A call in its compact form: [token, tool, arguments] for a tool
         that reads no context, else [token, tool, run_id, conversation_id,
         tool_call_id, tool_name, run_step, retry, max_retries,
-        idempotency_key, arguments]."""
+        idempotency_key, runtime, arguments]."""
         if len(item) == 3:
             token, tool_id, args = item
         else:
-            token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, key, args = item
+            token, tool_id, run_id, conversation_id, call_id, name, step, retry, max_retries, key, runtime, args = item
         tool = self._tools.get(tool_id)
         if tool is None:
             self._complete(token, {"ok": False, "kind": "user_error", "message": f"unknown host tool id {tool_id}"})
@@ -542,6 +542,7 @@ class RunDriver:
                 deps=self._deps,
                 artifacts=self._artifacts,
                 session=self._session,
+                runtime=runtime,
             )
         self._dispatch(token, tool, ctx, args, (call_id, name))
 

@@ -121,8 +121,12 @@ class Catalog:
             spec["hooks"] = [self.hook_spec(h) for h in t.hooks]
         if t._validators:  # noqa: SLF001 - the catalogue reads a tool's spec
             spec["validators"] = [self.hook_spec(Hook(before_call=v))["id"] for v in t._validators]  # noqa: SLF001 - the catalogue reads a tool's spec
-        if t.available is not None or t.prepare is not None:
-            preparer = _prepare.tool_preparer(t.name, t.available, t.prepare)
+        if t.available is not None:
+            checker = _prepare.available_preparer(t.name, t.available)
+            self.preparers.append(checker)
+            spec["available"] = checker.id
+        if t.prepare is not None:
+            preparer = _prepare.tool_preparer(t.name, t.prepare)
             self.preparers.append(preparer)
             spec["prepare"] = preparer.id
         return spec
@@ -136,6 +140,8 @@ class Catalog:
             spec["id"] = ts.id
         if ts.instructions:
             spec["instructions"] = list(ts.instructions)
+        if getattr(ts, "instruction_groups", None):
+            spec["instruction_groups"] = [i.to_dict() for i in ts.instruction_groups]
         if ts.max_retries is not None:
             spec["max_retries"] = ts.max_retries
         if ts.timeout_ms is not None:

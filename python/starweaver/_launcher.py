@@ -147,7 +147,7 @@ class RunLauncher:
         # A stepped run's loop is workflow code, replayed: its spans would be
         # made again on each replay. A step's spans are the engine's
         # activity's (starweaver.temporal).
-        stepping = steps is not None or "model_request" in request or "run_batch" in request
+        stepping = steps is not None or any(k in request for k in ("model_request", "run_batch", "availability"))
         trace = None if stepping else tracing.start_run(self.name, self.model, self.trace_content)
         if trace is not None:
             # Spans are made from the events, so a traced run asks for them,
@@ -309,13 +309,17 @@ class RunLauncher:
             request["run_id"] = run_id
         return await self.drive(session, request, catalog, on_event, deps, steps)
 
-    async def step(self, session: SessionRef, request: dict[str, Any], deps: Any = None) -> dict[str, Any]:
+    async def step(
+        self, session: SessionRef, request: dict[str, Any], deps: Any = None, catalog: Catalog | None = None
+    ) -> dict[str, Any]:
         """Carry out one step another run handed its executor: a
-        ``{"model_request": ...}`` or ``{"run_batch": ...}`` request; the
-        done item (``response`` or ``returns``), or its error raised."""
+        ``{"model_request": ...}`` or ``{"run_batch": ...}`` request, or
+        preview a run (``{"availability": true, ...}``, with the run's
+        ``catalog``); the done item (``response``, ``returns`` or
+        ``availability``), or its error raised."""
         from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
 
-        driver = self.start(session, request, self.catalog.whole(), None, deps)
+        driver = self.start(session, request, self.catalog.whole() if catalog is None else catalog, None, deps)
         try:
             done = await _bridge.finish(driver)
         finally:

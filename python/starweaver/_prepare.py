@@ -249,24 +249,32 @@ def lookup(callback_id: int) -> Preparer | None:
     return _registry.get(callback_id)
 
 
-def tool_preparer(name: str, available: AvailableFunc | None, prepare: PrepareFunc | None) -> Preparer:
-    """A tool's availability check and preparation as one host callback."""
+def tool_preparer(name: str, prepare: PrepareFunc) -> Preparer:
+    """A tool's preparation as a host callback: its one definition, rewritten,
+    or none to hide the tool."""
+    label = f"the prepare callback of tool {name!r}"
 
     async def run(ctx: ToolsetContext, definitions: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-        if available is not None:
-            ok = await _call(available, ctx)
-            if not isinstance(ok, bool):
-                raise TypeError(f"available must return a bool, got {type(ok).__name__}")
-            if not ok:
-                return []
-        if prepare is None:
-            return None
         value = await _call(prepare, ctx, definitions[0])
         if value is None:
             return []
-        return [_definition(value, f"the prepare callback of tool {name!r}")]
+        return [_definition(value, label)]
 
-    return Preparer(f"the {'available' if prepare is None else 'prepare'} callback of tool {name!r}", run)
+    return Preparer(label, run)
+
+
+def available_preparer(name: str, available: AvailableFunc) -> Preparer:
+    """A tool's availability check as a host callback: null (keep the tool)
+    or none (unavailable). It is separate from the preparation so that the
+    runtime can say which of the two hid the tool."""
+
+    async def run(ctx: ToolsetContext, definitions: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        ok = await _call(available, ctx)
+        if not isinstance(ok, bool):
+            raise TypeError(f"available must return a bool, got {type(ok).__name__}")
+        return None if ok else []
+
+    return Preparer(f"the available callback of tool {name!r}", run)
 
 
 def toolset_preparer(name: str, prepare: ToolsetPrepareFunc) -> Preparer:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypedDict, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar, Unpack
@@ -44,7 +45,7 @@ from starweaver.usage import UsageLimits, usage_limits_spec
 if TYPE_CHECKING:
     from starweaver._bridge import EventCallback
     from starweaver._testmodels import FunctionModel, TestModel
-    from starweaver.agent_context import ToolCapabilityGrant
+    from starweaver.agent_context import AgentContext, ToolCapabilityGrant
     from starweaver.artifacts import ArtifactStore, OutputBudget, ToolArtifacts
     from starweaver.dynamic import AbstractToolset, ToolsetFactory
     from starweaver.environment import Environment
@@ -58,6 +59,7 @@ __all__ = [
     "AGENT_OPTIONS",
     "Agent",
     "AgentOptions",
+    "AvailabilityReport",
     "AgentSession",
     "Model",
     "RunOptions",
@@ -276,6 +278,45 @@ def _receiving(h: Handoff) -> Agent[Any, Any]:
     """The agent h hands off to (checked by _as_handoff)."""
     assert isinstance(h.agent, Agent)
     return h.agent
+
+
+@dataclasses.dataclass(frozen=True)
+class AvailabilityReport:
+    """What the first model request of a run would offer, and why each
+    other tool is not offered (``agent.availability_report()``).
+
+    Attributes:
+        definitions: The tool definitions the model would receive (after
+            ``prepare=`` callbacks), sorted by name.
+        available: The names of those tools.
+        unavailable: The tools a run reports in its ``tools_unavailable``
+            event (and refuses under ``unavailable_tools="fail"``): hidden by
+            ``available=``, by an active tag in their ``hidden_by_tags`` or
+            by ``prepare=`` returning None.
+        reasons: For every tool not offered, why: ``"unavailable"``,
+            ``"hidden_by_tags"``, ``"prepare_hidden"``, ``"not_loaded"``
+            (tool search has not loaded it; not in ``unavailable``) or
+            ``"not_granted"`` (the run's ``grants`` leave it out; not in
+            ``unavailable``).
+        instructions: The instructions the request would carry.
+    """
+
+    definitions: tuple[Mapping[str, Any], ...]
+    available: tuple[str, ...]
+    unavailable: tuple[str, ...]
+    reasons: Mapping[str, str]
+    instructions: str
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AvailabilityReport:
+        """The report from the runtime's JSON."""
+        return cls(
+            definitions=tuple(data.get("definitions") or ()),
+            available=tuple(data.get("available") or ()),
+            unavailable=tuple(data.get("unavailable") or ()),
+            reasons=MappingProxyType(dict(data.get("reasons") or {})),
+            instructions=str(data.get("instructions") or ""),
+        )
 
 
 class Agent(Generic[DepsT, OutputT]):
@@ -838,6 +879,80 @@ class Agent(Generic[DepsT, OutputT]):
             tool_error_policy,
         )
         return self._launcher.stream(session, request, catalog, deps)
+
+    async def availability_report(
+        self,
+        *,
+        context: AgentContext | None = None,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
+        instructions: str | Iterable[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        deps: Any = None,
+        active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+    ) -> AvailabilityReport:
+        """Preview what the model would be offered by a run with these
+        options (as ``run`` takes them), without running it: the runtime
+        prepares the run's tools and toolsets as it does before a run's
+        first request (``available=`` and ``prepare=`` callbacks and
+        toolset preparations are asked with the run's context) and reports
+        the definitions it would send and why each other tool is hidden.
+        No model is asked and no tool runs. ``context`` is a session's
+        ``session.context``: the preview reads that session (its metadata,
+        named dependencies, capability grants and tool-search loaded
+        state); without it, a fresh session's.
+
+        Raises:
+            AgentError: ``grants`` name a tool the run does not register,
+                or a toolset could not be prepared.
+            StateError: the session of ``context`` is running or waits
+                for a resume.
+            TypeError: ``context`` is not a session's ``AgentContext``.
+        """
+        if context is None:
+            session = self._new_session(None)
+        else:
+            owner = getattr(context, "_owner", None)
+            if not isinstance(owner, SessionRef):
+                raise TypeError("context must be a session's AgentContext (session.context)")
+            session = owner
+        request, catalog = self._launcher.request(
+            "", tools, toolsets, instructions, metadata, False, None, None, active_tags, grants, None
+        )
+        request["availability"] = True
+        done = await self._launcher.step(session, request, deps, catalog)
+        return AvailabilityReport.from_dict(done.get("availability") or {})
+
+    async def definitions_for_context(
+        self,
+        *,
+        context: AgentContext | None = None,
+        tools: Iterable[ToolLike] | None = None,
+        toolsets: Iterable[Toolset | AbstractToolset] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        deps: Any = None,
+        active_tags: Iterable[str] | None = None,
+        grants: Iterable[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The tool definitions the model would be offered by a run with
+        these options: ``availability_report(...).definitions``.
+
+        Raises:
+            AgentError: as ``availability_report``.
+            StateError: as ``availability_report``.
+            TypeError: as ``availability_report``.
+        """
+        report = await self.availability_report(
+            context=context,
+            tools=tools,
+            toolsets=toolsets,
+            metadata=metadata,
+            deps=deps,
+            active_tags=active_tags,
+            grants=grants,
+        )
+        return [dict(d) for d in report.definitions]
 
     def output_validator(self, func: Any) -> Any:
         """Register a function that checks (and may change) each structured

@@ -107,11 +107,14 @@ class AgentContext:
     """A session's agent context (``session.context``). Each read asks the
     runtime, so it sees changes tools made during runs."""
 
-    __slots__ = ("_named", "_session")
+    __slots__ = ("_named", "_owner", "_session")
 
-    def __init__(self, session: int, named: dict[str, Any] | None = None) -> None:
+    def __init__(self, session: int, named: dict[str, Any] | None = None, owner: object = None) -> None:
         self._session = session
         self._named = named
+        # What keeps the session handle alive (its SessionRef), for
+        # ``agent.availability_report(context=...)``.
+        self._owner = owner
 
     def _op(self, op: str, **fields: Any) -> dict[str, Any]:
         return _capi.session_context(self._session, {"op": op, **fields})

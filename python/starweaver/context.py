@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -19,13 +20,50 @@ if TYPE_CHECKING:
     from .agent_context import AgentContext, ContextHandle
     from .artifacts import ToolArtifacts
 
-__all__ = ("ToolContext",)
+__all__ = ("ToolContext", "ToolRuntimeSnapshot")
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of a run's ``deps=`` object as a tool sees it (``ToolContext[MyDeps]``)."""
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _MISSING: Any = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolRuntimeSnapshot:
+    """The read-only view of the runtime a call receives
+    (``ctx.runtime``), copied when the call starts: what a tool gets
+    instead of the whole agent context.
+
+    Attributes:
+        limits: The run's usage limits (``request_limit``,
+            ``tool_calls_limit``, ``input_tokens_limit``,
+            ``output_tokens_limit``, ``total_tokens_limit``; a limit not set
+            is absent, except the request limit, always the effective one).
+        max_retries: The tool's effective retry budget.
+        timeout_ms: The tool's effective timeout, or None for none.
+        shell_environment: The configured shell environment for a Legacy
+            tool; None for Filtered and Strict tools, whose snapshot never
+            holds shell values (they read ``ctx.shell_environment`` when
+            they declare it), and when none is configured.
+    """
+
+    limits: Mapping[str, int]
+    max_retries: int
+    timeout_ms: int | None
+    shell_environment: Mapping[str, str] | None
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any] | None) -> ToolRuntimeSnapshot:
+        """The snapshot from the runtime's JSON (empty for none)."""
+        data = data or {}
+        env = data.get("shell_environment")
+        return cls(
+            limits=MappingProxyType({str(k): int(v) for k, v in (data.get("limits") or {}).items()}),
+            max_retries=int(data.get("max_retries") or 0),
+            timeout_ms=int(data["timeout_ms"]) if data.get("timeout_ms") else None,
+            shell_environment=MappingProxyType(dict(env)) if env is not None else None,
+        )
 
 
 def _resolve(fut: asyncio.Future[bool]) -> None:
@@ -83,6 +121,7 @@ class ToolContext(Generic[DepsT]):
         "_retry",
         "_run_id",
         "_run_step",
+        "_runtime",
         "_tool_call_id",
         "_tool_name",
         "_waiters",
@@ -105,9 +144,12 @@ class ToolContext(Generic[DepsT]):
         artifacts: ToolArtifacts | None = None,
         authority: Mapping[str, Any] | None = None,
         session: int | None = None,
+        runtime: Mapping[str, Any] | None = None,
     ) -> None:
         self._run_id = run_id
         self._authority = authority
+        # The runtime's JSON; ``runtime`` builds the snapshot when read.
+        self._runtime = runtime
         self._session = session
         deps = narrow(deps, authority)
         self._artifacts = artifacts
@@ -171,6 +213,13 @@ class ToolContext(Generic[DepsT]):
         from .agent_context import AgentContext
 
         return AgentContext(self._session)
+
+    @property
+    def runtime(self) -> ToolRuntimeSnapshot:
+        """The call's read-only snapshot of the run's limits, its budgets
+        and, for a Legacy tool, the shell configuration (see
+        ``ToolRuntimeSnapshot``)."""
+        return ToolRuntimeSnapshot.from_wire(self._runtime)
 
     @property
     def run_id(self) -> str:
@@ -339,4 +388,5 @@ def tool_context_from_wire(
         artifacts=artifacts,
         authority=data.get("authority"),
         session=session,
+        runtime=data.get("runtime"),
     )

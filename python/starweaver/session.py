@@ -278,7 +278,7 @@ class AgentSession(Generic[DepsT, OutputT]):
         ``starweaver.agent_context``); part of ``export_state()``."""
         from starweaver.agent_context import AgentContext  # noqa: PLC0415 - see the imports above
 
-        return AgentContext(self._handle, self._ref.named_deps)
+        return AgentContext(self._handle, self._ref.named_deps, self._ref)
 
     @property
     def id(self) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import inspect
 import json
 import re
@@ -39,7 +40,19 @@ from .dependencies import METADATA_KEY, ToolDependencies
 from .errors import InvalidArguments, UserError
 from .hooks import AfterCallHook, ArgumentValidator, BeforeCallHook, Hook
 
-__all__ = ("BaseTool", "DefinitionOptions", "Tool", "ToolOptions", "ensure_tool", "tool")
+__all__ = (
+    "TOOL_KIND_KEY",
+    "BaseTool",
+    "DefinitionOptions",
+    "Tool",
+    "ToolKind",
+    "ToolOptions",
+    "ensure_tool",
+    "tool",
+    "tool_metadata_hidden_by_tags",
+    "tool_metadata_kind",
+    "tool_metadata_tags",
+)
 
 # Defaults let a bare ``Tool`` annotation mean ``Tool[..., Any]``.
 P = ParamSpec("P", default=...)
@@ -85,6 +98,76 @@ ResourceKey = str | Callable[[dict[str, Any]], Any]
 of the arguments (asked once per tool per batch); see ``Tool``'s ``resource_key``."""
 
 
+class ToolKind(str, enum.Enum):
+    """What sort of tool a definition describes, for hosts and UIs; stored
+    in the definition metadata under ``starweaver_tool_kind`` (read it back
+    with :func:`tool_metadata_kind`). The values are the runtime's (a test
+    checks them against the library's ``tool_kinds``)."""
+
+    FUNCTION = "function"
+    OUTPUT = "output"
+    EXTERNAL = "external"
+    UNAPPROVED = "unapproved"
+    DEFERRED = "deferred"
+
+
+TOOL_KIND_KEY = "starweaver_tool_kind"
+"""The reserved definition metadata key holding a tool's kind."""
+
+
+def _tool_kind(value: object, where: str) -> ToolKind | None:
+    """value as a ToolKind (a ToolKind or its string value), or None.
+
+    Raises:
+        TypeError: value is neither a str nor None.
+        ValueError: value is no tool kind.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: kind must be a ToolKind, got {type(value).__name__}")
+    try:
+        return ToolKind(value)
+    except ValueError:
+        known = ", ".join(k.value for k in ToolKind)
+        raise ValueError(f"{where}: unknown tool kind {value!r} (want one of {known})") from None
+
+
+def tool_metadata_kind(metadata: Mapping[str, Any] | None) -> ToolKind | None:
+    """The tool kind a definition's metadata holds (``definition()["metadata"]``),
+    or None when it holds none or an unknown value (as the runtime reads it)."""
+    value = (metadata or {}).get(TOOL_KIND_KEY)
+    if not isinstance(value, str):
+        return None
+    try:
+        return ToolKind(value)
+    except ValueError:
+        return None
+
+
+def _metadata_tags(metadata: Mapping[str, Any] | None, key: str) -> list[str]:
+    value = (metadata or {}).get(key)
+    if not isinstance(value, (list, tuple)):
+        return []
+    out: list[str] = []
+    for t in value:
+        if isinstance(t, str) and (t := t.strip()) and t not in out:
+            out.append(t)
+    return out
+
+
+def tool_metadata_tags(metadata: Mapping[str, Any] | None) -> list[str]:
+    """The capability tags of a definition's metadata (``tags``), normalised
+    as the runtime reads them: trimmed, no blanks or non-strings, no repeats."""
+    return _metadata_tags(metadata, "tags")
+
+
+def tool_metadata_hidden_by_tags(metadata: Mapping[str, Any] | None) -> list[str]:
+    """The tags that hide a definition's tool when active (``hidden_by_tags``),
+    normalised as :func:`tool_metadata_tags` does."""
+    return _metadata_tags(metadata, "hidden_by_tags")
+
+
 class DefinitionOptions(TypedDict, total=False):
     """The options that shape a tool's definition and execution budget: the
     keywords of ``BaseTool`` and the first part of ``ToolOptions``."""
@@ -102,6 +185,7 @@ class DefinitionOptions(TypedDict, total=False):
     max_concurrency: int | None
     resource_key: ResourceKey | None
     access: Access | None
+    kind: ToolKind | str | None
 
 
 class ToolOptions(DefinitionOptions, total=False):
@@ -255,6 +339,8 @@ class Tool(Generic[P, R]):
             key. Keys order the calls of one batch.
         access: ``"read"`` or ``"write"`` (the default): how the tool's calls
             use their key.
+        kind: What sort of tool this is for hosts and UIs (``ToolKind`` or
+            its value), stored as the ``starweaver_tool_kind`` metadata.
         hooks: Execution hooks of this tool only (``starweaver.Hook``).
         dependencies: The tool's dependency profile
             (``ToolDependencies.filtered("db")``), stored as the reserved
@@ -311,6 +397,7 @@ class Tool(Generic[P, R]):
         max_concurrency: int | None = None,
         resource_key: ResourceKey | None = None,
         access: Access | None = None,
+        kind: ToolKind | str | None = None,
         dependencies: ToolDependencies | None = None,
         tags: Iterable[str] | None = None,
         hidden_by_tags: Iterable[str] | None = None,
@@ -360,6 +447,7 @@ class Tool(Generic[P, R]):
         self._access = access
         self._tags = _tag_list(tags, "tags")
         self._hidden_by_tags = _tag_list(hidden_by_tags, "hidden_by_tags")
+        self._kind = _tool_kind(kind, f"tool {name!r}")
         for option, cb in (("available", available), ("prepare", prepare)):
             if cb is not None and not callable(cb):
                 raise TypeError(f"{option} must be callable, got {type(cb).__name__}")
@@ -464,6 +552,11 @@ class Tool(Generic[P, R]):
         return self._tags
 
     @property
+    def kind(self) -> ToolKind | None:
+        """The tool's kind (``kind=``, else the one its metadata holds)."""
+        return self._kind if self._kind is not None else tool_metadata_kind(self._metadata)
+
+    @property
     def hidden_by_tags(self) -> tuple[str, ...]:
         return self._hidden_by_tags
 
@@ -509,8 +602,10 @@ class Tool(Generic[P, R]):
             d["strict"] = self._strict
         if self._sequential:
             d["sequential"] = True
-        if self._tags or self._hidden_by_tags:
+        if self._tags or self._hidden_by_tags or self._kind is not None:
             metadata = json.loads(json.dumps(self._metadata)) if self._metadata else {}
+            if self._kind is not None:
+                metadata[TOOL_KIND_KEY] = self._kind.value
             if self._tags:
                 metadata["tags"] = list(self._tags)
             if self._hidden_by_tags:
@@ -641,6 +736,7 @@ class Tool(Generic[P, R]):
             "max_concurrency": self._max_concurrency,
             "resource_key": self._resource_key,
             "access": self._access,
+            "kind": self._kind,
             "tags": self._tags,
             "hidden_by_tags": self._hidden_by_tags,
             "available": self._available,
@@ -846,6 +942,8 @@ class BaseTool:
     max_concurrency: int | None = None
     resource_key: ResourceKey | None = None
     access: Access | None = None
+    #: What sort of tool this is (``ToolKind``); see ``Tool``'s ``kind``.
+    kind: ToolKind | str | None = None
     #: Execution hooks of this tool only (``starweaver.Hook``).
     hooks: tuple[Hook, ...] = ()
     #: The tool's dependency profile (``ToolDependencies``); Legacy when None.
@@ -906,6 +1004,7 @@ class BaseTool:
             # A function stored as a class attribute would be bound.
             resource_key=self.__dict__.get("resource_key", type(self).__dict__.get("resource_key")),
             access=self.access,
+            kind=self.kind,
             hooks=self.hooks,
             dependencies=self.dependencies,
         )

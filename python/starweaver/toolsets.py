@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -10,6 +11,7 @@ from typing import Any, Union, overload
 
 from typing_extensions import ParamSpec, TypeVar
 
+from starweaver import _capi
 from starweaver._prepare import (
     InstructionsFunc,
     Preparer,
@@ -22,13 +24,59 @@ from starweaver._prepare import (
 from starweaver._schema import validate_parameters_schema
 from starweaver.tools import BaseTool, Tool, _optional_int, ensure_tool
 
-__all__ = ["ClientTool", "CombinedToolset", "FunctionToolset", "Toolset", "ToolsetContext"]
+__all__ = [
+    "ClientTool",
+    "CombinedToolset",
+    "FunctionToolset",
+    "PrefixedToolset",
+    "Toolset",
+    "ToolInstruction",
+    "ToolsetContext",
+    "core_toolsets",
+    "filesystem_toolset",
+    "user_input_tools",
+]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 DefinitionPredicate = Callable[[dict[str, Any]], Union[bool, Awaitable[bool]]]
 """``predicate(definition) -> bool`` (sync or async) for ``Toolset.filtered``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolInstruction:
+    """An instruction with its own group, for a toolset's ``instructions``.
+
+    Instructions are grouped: across the toolsets of a run, one instruction
+    per group is sent, the first (toolset order), and the instructions are
+    ordered by group. A toolset's plain strings form one instruction of its
+    own group (its name); a ``ToolInstruction`` names another group, so that
+    toolsets sharing guidance (``ToolInstruction("files", "Read before
+    you edit.")`` in two toolsets) send it once. A blank group is the
+    toolset's name.
+    """
+
+    group: str
+    content: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.group, str) or not isinstance(self.content, str):
+            raise TypeError("ToolInstruction takes a group and a content, both str")
+
+    def to_dict(self) -> dict[str, str]:
+        return {"group": self.group, "content": self.content}
+
+
+def _split_instructions(
+    instructions: Iterable[Any] | str | ToolInstruction | None,
+) -> tuple[list[str], list[ToolInstruction], list[Any]]:
+    """A toolset's ``instructions`` as (plain strings, grouped ones, others)."""
+    items = [instructions] if isinstance(instructions, (str, ToolInstruction)) else list(instructions or [])
+    plain = [i for i in items if isinstance(i, str) and i.strip()]
+    grouped = [i for i in items if isinstance(i, ToolInstruction) and i.content.strip()]
+    others = [i for i in items if not isinstance(i, (str, ToolInstruction))]
+    return plain, grouped, others
 
 
 class ClientTool:
@@ -60,7 +108,9 @@ class ClientTool:
 class Toolset:
     """A named group of tools with shared instructions and defaults.
 
-    ``instructions`` are sent once per request, as one block for the toolset.
+    ``instructions`` are sent once per request, as one block for the toolset
+    (its group is the toolset's name); a ``ToolInstruction`` among them has
+    a group of its own, sent once whichever toolsets give it.
     ``max_retries`` and ``timeout_ms`` apply to its tools that set none.
     Duplicate tool names are rejected when an agent is built.
     """
@@ -70,7 +120,7 @@ class Toolset:
         name: str,
         *,
         tools: Iterable[Tool[..., Any] | BaseTool | ClientTool | Any] | None = None,
-        instructions: Iterable[str] | str | None = None,
+        instructions: Iterable[str | ToolInstruction] | str | ToolInstruction | None = None,
         id: str | None = None,
         max_retries: int | None = None,
         timeout_ms: int | None = None,
@@ -82,9 +132,12 @@ class Toolset:
         self.tools: list[Tool[..., Any] | ClientTool] = [
             t if isinstance(t, ClientTool) else ensure_tool(t) for t in (tools or [])
         ]
-        if isinstance(instructions, str):
-            instructions = [instructions]
-        self.instructions: list[str] = [i for i in (instructions or []) if i.strip()]
+        plain, grouped, others = _split_instructions(instructions)
+        if others:
+            raise TypeError(f"instructions must be strings or ToolInstruction, got {type(others[0]).__name__}")
+        self.instructions: list[str] = plain
+        #: Instructions of their own groups (``ToolInstruction``).
+        self.instruction_groups: list[ToolInstruction] = grouped
         # Types are checked here; ranges by the runtime when an agent is built.
         self.max_retries = _optional_int(max_retries, "max_retries")
         self.timeout_ms = _optional_int(timeout_ms, "timeout_ms")
@@ -99,6 +152,7 @@ class Toolset:
         clone: Toolset = copy.copy(self)
         clone.tools = list(self.tools)
         clone._layers = list(self._layers)
+        clone.instruction_groups = list(self.instruction_groups)
         for key, value in changes.items():
             setattr(clone, key, value)
         return clone
@@ -213,6 +267,22 @@ class Toolset:
         return f"Toolset({self.name!r}, tools={[t.name for t in self.tools]!r})"
 
 
+def PrefixedToolset(prefix: str, toolset: Toolset) -> Toolset:  # noqa: N802 - the public SDK's name
+    """``toolset.prefixed(prefix)``: tools named ``{prefix}_{name}``, the
+    toolset's name, id and instruction group prefixed likewise. Around a
+    ``ToolProxyToolset`` it gives the proxy a distinct surface
+    (``{prefix}_search_tools``, ``{prefix}_call_tool``) whose call tool
+    still reaches its own tools, so several proxies coexist in one agent.
+
+    Raises:
+        TypeError: ``toolset`` is not a ``Toolset``.
+        ValueError: ``prefix`` is empty.
+    """
+    if not isinstance(toolset, Toolset):
+        raise TypeError(f"PrefixedToolset wraps a Toolset, got {type(toolset).__name__}")
+    return toolset.prefixed(prefix)
+
+
 class CombinedToolset(Toolset):
     """Several toolsets as one, under one name: their tools member by
     member, their instructions in the same order. A tool name two members
@@ -274,7 +344,7 @@ class FunctionToolset(Toolset):
         *,
         id: str | None = None,  # noqa: A002 - the public SDK's name
         tools: Iterable[Tool[..., Any] | BaseTool | Callable[..., Any]] | None = None,
-        instructions: str | Iterable[str | InstructionsFunc] | None = None,
+        instructions: str | ToolInstruction | Iterable[str | ToolInstruction | InstructionsFunc] | None = None,
         max_retries: int | None = None,
         timeout_ms: int | None = None,
         strict: bool | None = None,
@@ -293,17 +363,15 @@ class FunctionToolset(Toolset):
         self.strict = strict
         self.sequential = sequential
         self.metadata: dict[str, Any] = _json_copy(dict(metadata or {}))
-        static: list[str] = []
+        static, grouped, others = _split_instructions(instructions)
         self._dynamic: list[InstructionsFunc] = []
-        for item in [instructions] if isinstance(instructions, str) else list(instructions or []):
-            if isinstance(item, str):
-                if item.strip():
-                    static.append(item)
-            elif callable(item):
-                self._dynamic.append(item)
-            else:
-                raise TypeError(f"instructions must be strings or callables, got {type(item).__name__}")
+        for item in others:
+            if not callable(item):
+                kind = type(item).__name__
+                raise TypeError(f"instructions must be strings, ToolInstruction or callables, got {kind}")
+            self._dynamic.append(item)
         self.instructions: _Instructions = _Instructions(static, self._dynamic)
+        self.instruction_groups = grouped
         self._origins: dict[str, str] = {}
         for t in tools or []:
             self.add_tool(t)
@@ -451,3 +519,15 @@ def filesystem_toolset() -> Toolset:
     dependency ``starweaver.environment``); without one, a call fails with a
     user error."""
     return _NativeToolset("filesystem", "filesystem")
+
+
+def core_toolsets() -> list[Toolset]:
+    """The standard first-party toolsets, new ones each call, in the
+    runtime's order: ``filesystem`` (as ``filesystem_toolset()``) and
+    ``shell`` (as ``shell_toolset()``, the shell's own policy only). Their
+    tools work on the run's environment and shell.
+
+    ``ask_user_question`` is not among them: add ``user_input_tools()`` only
+    when the host can answer the approvals its questions wait on.
+    """
+    return [_NativeToolset(name, name) for name in _capi.error_kinds()["core_bundles"]]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/agent"
+	"github.com/starweaver-go/starweaver/core/bundles"
 	"github.com/starweaver-go/starweaver/core/effect"
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/store"
@@ -32,7 +33,9 @@ func errorKindsJSON() []byte {
 		ErrorKinds    []tool.ErrorKind `json:"error_kinds"`
 		ErrorTypes    []string         `json:"error_types"`
 		EffectClasses []effect.Class   `json:"effect_classes"`
-	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes()}
+		ToolKinds     []tool.Kind      `json:"tool_kinds"`
+		CoreBundles   []string         `json:"core_bundles"`
+	}{tool.ErrorKinds(), abiErrorTypes, effect.Classes(), tool.Kinds(), bundles.CoreNames()}
 	b, _ := json.Marshal(v) // strings only: cannot fail
 	return b
 }

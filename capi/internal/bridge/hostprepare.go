@@ -100,6 +100,15 @@ func hostToolPrepare(callback int64) func(rc *tool.RunContext, d tool.Definition
 	}
 }
 
+// hostToolAvailable is a tool's Available asking the host: the host is
+// sent no definitions and answers null (available) or none (unavailable).
+func hostToolAvailable(callback int64) func(rc *tool.RunContext) bool {
+	return func(rc *tool.RunContext) bool {
+		out := hostPrepare(rc, callback, []tool.Definition{})
+		return out == nil || len(out) > 0
+	}
+}
+
 // hostToolsetPrepare wraps set so that the host's callback prepares its
 // definitions (see toolset.Prepared for what the answer may be).
 func hostToolsetPrepare(set toolset.Toolset, callback int64) toolset.Toolset {

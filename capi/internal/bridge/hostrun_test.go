@@ -77,7 +77,7 @@ func decodeHostItem(raw json.RawMessage) (hostItem, error) {
 	var it hostItem
 	if len(raw) > 0 && raw[0] == '[' {
 		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil || (len(arr) != 11 && len(arr) != 3) {
+		if err := json.Unmarshal(raw, &arr); err != nil || (len(arr) != 12 && len(arr) != 3) {
 			return it, fmt.Errorf("bad compact item %s: %v", raw, err)
 		}
 		it.Kind, it.Arguments = "call", arr[len(arr)-1]
@@ -370,7 +370,7 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var arr []any
-	if err := json.Unmarshal(compact, &arr); err != nil || len(arr) != 11 || arr[2] != "r\"1" || arr[4] != "é" || arr[8] != float64(3) || arr[9] != "session/c/run/r%221/turn/2/call/0" {
+	if err := json.Unmarshal(compact, &arr); err != nil || len(arr) != 12 || arr[2] != "r\"1" || arr[4] != "é" || arr[8] != float64(3) || arr[9] != "session/c/run/r%221/turn/2/call/0" {
 		t.Fatalf("compact item %s: %v", compact, err)
 	}
 	for _, tc := range []*tool.Context{
@@ -380,6 +380,8 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 		{RunID: "run_2", Profile: tool.ProfileStrict, HostCapabilities: []string{"db"}},
 		{RunID: "run_3", Profile: tool.ProfileFiltered, ContextCapabilities: []string{"starweaver.context.tasks"}, ShellEnv: map[string]string{"A": "b"}},
 		{RunID: "run_4", Profile: tool.ProfileLegacy, ShellEnv: map[string]string{}},
+		{RunID: "run_5", Metadata: map[string]any{"k": 1}, Runtime: tool.RuntimeSnapshot{Limits: tool.RunLimits{RequestLimit: 3}, MaxRetries: 2, TimeoutMS: 50,
+			ShellEnvironment: map[string]string{"A": "b"}}},
 	} {
 		args := json.RawMessage(`{"a": [1, 2]}`)
 		got, err := appendCallItem(nil, 7, 9, tc, args, true)
@@ -396,6 +398,26 @@ func TestAppendCallItemMatchesEncodingJSON(t *testing.T) {
 		wb, _ := json.Marshal(w)
 		if string(gb) != string(wb) {
 			t.Fatalf("got  %s\nwant %s", gb, wb)
+		}
+	}
+}
+
+// The runtime snapshot is written by hand; it must read as encoding/json
+// writes it.
+func TestAppendRuntimeMatchesEncodingJSON(t *testing.T) {
+	for _, rs := range []tool.RuntimeSnapshot{
+		{},
+		{Limits: tool.RunLimits{RequestLimit: 50}, MaxRetries: 3},
+		{Limits: tool.RunLimits{ToolCallsLimit: 2, InputTokensLimit: 3, OutputTokensLimit: 4, TotalTokensLimit: 5}, TimeoutMS: 1500,
+			ShellEnvironment: map[string]string{"A": "b\n<é>", "Z": ""}},
+	} {
+		got, err := appendRuntime(nil, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(rs)
+		if string(got) != string(want) {
+			t.Fatalf("got  %s\nwant %s", got, want)
 		}
 	}
 }
@@ -423,7 +445,7 @@ func TestCallItemsStayOnOneLine(t *testing.T) {
 		t.Fatalf("%q %v", item, err)
 	}
 	var arr []any
-	if err := json.Unmarshal(item, &arr); err != nil || fmt.Sprint(arr[10]) != "map[a:[1 2]]" {
+	if err := json.Unmarshal(item, &arr); err != nil || fmt.Sprint(arr[11]) != "map[a:[1 2]]" {
 		t.Fatalf("%s: %v", item, err)
 	}
 }

@@ -80,6 +80,9 @@ type wireContext struct {
 	// when core narrowed it (see authorityOf); absent for a Legacy call
 	// with no context capabilities and no shell environment.
 	Authority *wireAuthority `json:"authority,omitempty"`
+	// Runtime is the call's read-only runtime snapshot: the run's limits,
+	// its budgets and, for a Legacy call, the shell values.
+	Runtime tool.RuntimeSnapshot `json:"runtime"`
 }
 
 // wireAuthority is the authority core gave a call (tool.Context's
@@ -184,7 +187,7 @@ func wireContextOf(tc *tool.Context) wireContext {
 	return wireContext{
 		RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
 		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, IdempotencyKey: tc.IdempotencyKey(),
-		Approval: tc.Approval, Metadata: tc.Metadata, Authority: authorityOf(tc),
+		Approval: tc.Approval, Metadata: tc.Metadata, Authority: authorityOf(tc), Runtime: tc.Runtime,
 	}
 }
 

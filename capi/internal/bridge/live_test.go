@@ -168,7 +168,7 @@ func TestTraceSpecKeySendsCallContext(t *testing.T) {
 		}
 		want := 3
 		if traced {
-			want = 11
+			want = 12
 		}
 		if len(call) != want {
 			t.Fatalf("trace=%v: call item has %d fields, want %d", traced, len(call), want)

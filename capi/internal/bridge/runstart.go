@@ -19,6 +19,8 @@ type doneItem struct {
 	// run (see runSpec).
 	Response *model.Message `json:"response,omitempty"`
 	Returns  []tool.Return  `json:"returns,omitempty"`
+	// Availability is the outcome of an availability run.
+	Availability *agent.AvailabilityReport `json:"availability,omitempty"`
 }
 
 // wireResult sends a run result without repeating the new messages: they
@@ -72,6 +74,9 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 		(spec.Recover || spec.Resume != nil || spec.Prompt != "" || spec.Executor || spec.ModelRequest != nil && spec.RunBatch != nil) {
 		return 0, nil, specError(`"model_request" and "run_batch" run one step of another run: each alone, without "prompt", "resume", "recover" or "executor"`)
 	}
+	if spec.Availability && (spec.Recover || spec.Resume != nil || spec.Prompt != "" || spec.Executor || spec.ModelRequest != nil || spec.RunBatch != nil) {
+		return 0, nil, specError(`"availability" previews a run: it takes no "prompt", "resume", "recover", "executor", "model_request" or "run_batch"`)
+	}
 	opts, err := spec.options()
 	if err != nil {
 		return 0, nil, err
@@ -119,6 +124,8 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 			}
 		case spec.RunBatch != nil:
 			step.Returns, err = sess.Agent().RunBatch(runCtx, *spec.RunBatch, nil)
+		case spec.Availability:
+			step.Availability, err = sess.AvailabilityReport(runCtx, opts...)
 		case spec.Recover:
 			res, err = sess.Recover(runCtx, opts...)
 		case spec.Resume != nil:
@@ -127,7 +134,7 @@ func startRun(sess *agent.Session, spec runSpec) (int64, *hostRun, error) {
 			res, err = sess.Run(runCtx, spec.Prompt, opts...)
 		}
 		endScope()
-		item := doneItem{Kind: "done", Result: toWire(res), Response: step.Response, Returns: step.Returns}
+		item := doneItem{Kind: "done", Result: toWire(res), Response: step.Response, Returns: step.Returns, Availability: step.Availability}
 		if err != nil {
 			item.Error = toABIError(err)
 		}

@@ -54,8 +54,11 @@ type toolSpec struct {
 	Hooks      []hookSpec `json:"hooks"`
 	Validators []int64    `json:"validators"`
 	// Prepare, when not 0, is the host callback that decides the tool's
-	// availability and definition for each run step (see hostprepare.go).
-	Prepare int64 `json:"prepare"`
+	// definition for each run step, and Available the one that decides
+	// whether it is available (see hostprepare.go); the two are separate so
+	// that core tells an unavailable tool from one its preparation hid.
+	Prepare   int64 `json:"prepare"`
+	Available int64 `json:"available"`
 	// MaxConcurrency caps the tool's calls in flight (tool.Limiter).
 	MaxConcurrency *int `json:"max_concurrency"`
 	// Resource orders the tool's calls by resource key (resourcekeys.go).
@@ -92,8 +95,13 @@ type toolsetSpec struct {
 	ID           string     `json:"id"`
 	Tools        []toolSpec `json:"tools"`
 	Instructions []string   `json:"instructions"`
-	MaxRetries   *int       `json:"max_retries"`
-	TimeoutMS    *int64     `json:"timeout_ms"`
+	// InstructionGroups are instructions with their own group (a blank
+	// group is the toolset's name), added after Instructions; across the
+	// run's toolsets one instruction per group is kept, the first
+	// (toolset.RenderInstructions).
+	InstructionGroups []toolset.Instruction `json:"instruction_groups"`
+	MaxRetries        *int                  `json:"max_retries"`
+	TimeoutMS         *int64                `json:"timeout_ms"`
 	// MaxConcurrency caps the calls of each of its tools on its own.
 	MaxConcurrency *int `json:"max_concurrency"`
 	// ApprovalRequired and Deferred wrap the toolset with those policies
@@ -258,6 +266,11 @@ type runSpec struct {
 	// steps, and its done item carries the response or the returns.
 	ModelRequest *agent.ModelRequest `json:"model_request"`
 	RunBatch     *agent.Batch        `json:"run_batch"`
+	// Availability runs no loop either: the "run" previews the first
+	// request of a run with the request's options
+	// (agent.Session.AvailabilityReport), and its done item carries the
+	// report.
+	Availability bool `json:"availability"`
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -311,6 +324,9 @@ func (s toolSpec) build() (tool.Tool, error) {
 	}
 	if s.Prepare != 0 {
 		t.cfg.Prepare = hostToolPrepare(s.Prepare)
+	}
+	if s.Available != 0 {
+		t.cfg.Available = hostToolAvailable(s.Available)
 	}
 	if t.def.Metadata == nil {
 		t.def.Metadata = map[string]any{}
@@ -448,6 +464,9 @@ func buildToolset(s toolsetSpec) (toolset.Toolset, error) {
 		ts = ts.WithID(s.ID)
 	}
 	ts = ts.WithInstructions(s.Instructions...)
+	for _, in := range s.InstructionGroups {
+		ts = ts.WithInstruction(in.Group, in.Content)
+	}
 	if s.MaxRetries != nil {
 		ts = ts.WithMaxRetries(*s.MaxRetries)
 	}

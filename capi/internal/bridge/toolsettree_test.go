@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/toolset"
 )
 
 func toolNames(t *testing.T, spec string) ([]string, error) {
@@ -71,5 +72,24 @@ func TestToolsetMetadataLayer(t *testing.T) {
 	}
 	if md := tools[0].Definition().Metadata; md["x"] != float64(2) || md["bundle"] != "b" {
 		t.Fatalf("metadata %v", md)
+	}
+}
+
+// A toolset spec's instruction_groups reach core as instructions of their
+// own groups (a blank group is the toolset's), after its plain ones.
+func TestToolsetInstructionGroups(t *testing.T) {
+	var specs []toolsetSpec
+	spec := `[{"name":"fs","instructions":["Plain."],"instruction_groups":[{"group":"files","content":"Shared."},{"group":"","content":"Own."}]}]`
+	if err := decodeStrict([]byte(spec), &specs); err != nil {
+		t.Fatal(err)
+	}
+	sets, err := buildToolsets(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolset.CollectInstructions(&tool.RunContext{}, sets...)
+	want := []toolset.Instruction{{Group: "files", Content: "Shared."}, {Group: "fs", Content: "Plain."}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("instructions %v, want %v (one per group, the first, ordered by group)", got, want)
 	}
 }

@@ -51,6 +51,11 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 		b = append(b, ',')
 		b = appendString(b, tc.IdempotencyKey())
 		b = append(b, ',')
+		var err error
+		if b, err = appendRuntime(b, &tc.Runtime); err != nil {
+			return nil, err
+		}
+		b = append(b, ',')
 		b = append(b, args...)
 		return append(b, ']'), nil
 	}
@@ -89,8 +94,52 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 			return nil, err
 		}
 	}
+	b = append(b, `,"runtime":`...)
+	if b, err = appendRuntime(b, &tc.Runtime); err != nil {
+		return nil, err
+	}
 	b = append(b, `},"arguments":`...)
 	b = append(b, args...)
+	return append(b, '}'), nil
+}
+
+// appendRuntime appends a call's runtime snapshot as encoding/json writes
+// it, without reflection: it travels with every call that reads its
+// context.
+func appendRuntime(b []byte, rs *tool.RuntimeSnapshot) ([]byte, error) {
+	b = append(b, `{"limits":{`...)
+	l := &rs.Limits
+	first := true
+	for _, f := range [...]struct {
+		key string
+		v   int
+	}{{"request_limit", l.RequestLimit}, {"tool_calls_limit", l.ToolCallsLimit}, {"input_tokens_limit", l.InputTokensLimit},
+		{"output_tokens_limit", l.OutputTokensLimit}, {"total_tokens_limit", l.TotalTokensLimit}} {
+		if f.v == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, f.key...)
+		b = append(b, `":`...)
+		b = strconv.AppendInt(b, int64(f.v), 10)
+	}
+	b = append(b, `},"max_retries":`...)
+	b = strconv.AppendInt(b, int64(rs.MaxRetries), 10)
+	if rs.TimeoutMS != 0 {
+		b = append(b, `,"timeout_ms":`...)
+		b = strconv.AppendInt(b, rs.TimeoutMS, 10)
+	}
+	if len(rs.ShellEnvironment) > 0 {
+		b = append(b, `,"shell_environment":`...)
+		var err error
+		if b, err = appendValue(b, rs.ShellEnvironment, false); err != nil {
+			return nil, err
+		}
+	}
 	return append(b, '}'), nil
 }
 
