@@ -64,3 +64,45 @@ func (s *scripted) Request(_ context.Context, _ []model.Message, _ model.Params)
 	s.next++
 	return m, nil
 }
+
+// BenchmarkAgentToolCall compares a run whose model calls an agent tool
+// once (the child answers with text at once) with the same run calling a
+// plain tool: the difference is what running a child agent costs.
+func BenchmarkAgentToolCall(b *testing.B) {
+	parentScript := []model.Message{
+		model.CallsResponse(model.Call("c1", "helper", map[string]string{"prompt": "go"})),
+		model.Response(model.TextPart("done")),
+	}
+	plain := tool.New("helper", "", agentToolBenchSchema(), func(context.Context, *tool.Context, json.RawMessage) (tool.Result, error) {
+		return tool.Text("ok"), nil
+	})
+	childModel := newScripted([]model.Message{model.Response(model.TextPart("ok"))})
+	child := agent.NewBuilder(childModel).Name("helper").MustBuild()
+	asTool, err := agent.AsTool(child, agent.AsToolOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		t    tool.Tool
+	}{{"plain", plain}, {"agent_tool", asTool}} {
+		b.Run(c.name, func(b *testing.B) {
+			fm := newScripted(parentScript)
+			a := agent.NewBuilder(fm).Tool(c.t).MustBuild()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				fm.reset()
+				childModel.reset()
+				if _, err := a.Run(ctx, "go"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func agentToolBenchSchema() map[string]any {
+	return map[string]any{"type": "object", "properties": map[string]any{"prompt": map[string]any{"type": "string"}}}
+}
