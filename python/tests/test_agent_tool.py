@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from helpers import call, tool_returns
 from pydantic import BaseModel
-from starweaver import tool
+from starweaver import ToolContext, tool
 from starweaver.agent import create_agent
 from starweaver.testing import FunctionModel, TestModel
 
@@ -187,5 +187,54 @@ def test_a_streamed_parent_streams_its_children_tagged() -> None:
             ("run_complete", None),
         ]
         assert result.output == "done"
+
+    run(main())
+
+
+def test_interrupting_the_parent_cancels_its_children() -> None:
+    both_started = asyncio.Event()
+    started: list[str] = []
+    cancelled: list[str] = []
+
+    @tool
+    async def dig(ctx: ToolContext) -> str:
+        """Dig until cancelled (bounded)."""
+        started.append(ctx.tool_call_id)
+        if len(started) == 2:
+            both_started.set()
+        try:
+            await asyncio.wait_for(asyncio.Event().wait(), 30)
+        except asyncio.CancelledError:
+            cancelled.append(ctx.tool_call_id)
+            raise
+        return "never"
+
+    def child_calls(call_id: str) -> Any:
+        return TestModel.responses([TestModel.tool_call_response([{"id": call_id, "name": "dig", "arguments": {}}])])
+
+    left = create_agent(model=child_calls("d1"), name="left", tools=[dig])
+    right = create_agent(model=child_calls("d2"), name="right", tools=[dig])
+    parent = create_agent(
+        model=TestModel.responses(
+            [
+                TestModel.tool_call_response(
+                    [
+                        {"id": "a", "name": "left", "arguments": {"prompt": "dig"}},
+                        {"id": "b", "name": "right", "arguments": {"prompt": "dig"}},
+                    ]
+                ),
+                "unused",
+            ]
+        ),
+        tools=[left.as_tool(), right.as_tool()],
+    )
+
+    async def main() -> None:
+        async with parent.run_stream("go") as stream:
+            await asyncio.wait_for(both_started.wait(), 30)
+            stream.interrupt("stop everything")
+            result = await asyncio.wait_for(stream.result(), 30)
+        assert result.status == "cancelled" and "stop everything" in (result.error or "")
+        assert sorted(cancelled) == ["d1", "d2"]
 
     run(main())
