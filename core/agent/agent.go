@@ -98,6 +98,12 @@ type Agent struct {
 	managed []bool
 	// batchTool adds the native batch tool (see Builder.BatchTool).
 	batchTool bool
+	// plugins are installed after the agent's toolsets (plugin.go).
+	plugins []PluginFactory
+	// destructive and decider are the policy of destructive calls (see
+	// Builder.DestructivePolicy).
+	destructive tool.DestructivePolicy
+	decider     tool.DestructiveDecider
 }
 
 // Builder assembles an Agent one setting at a time: each method sets a
@@ -132,6 +138,7 @@ func NewBuilderFrom(m model.Model, o Options) *Builder {
 	o.ActiveTags = slices.Clone(o.ActiveTags)
 	o.ApprovalRequiredTools = slices.Clone(o.ApprovalRequiredTools)
 	o.StateKey = slices.Clone(o.StateKey)
+	o.Plugins = slices.Clone(o.Plugins)
 	b := &Builder{m: m, opts: o}
 	b.err = b.opts.check()
 	return b
@@ -218,6 +225,32 @@ func (b *Builder) DefaultEffect(c effect.Class) *Builder {
 	}
 	b.opts.DefaultEffect = c
 	return b
+}
+
+// DestructivePolicy says what calls of destructive tools (effect class
+// "destructive", declared with the tool or through DefaultEffect) do
+// before they run: tool.DestructiveApprove (the default) pauses each for a
+// person's approval, as ApprovalRequiredTools does, and runs it once
+// approved; tool.DestructiveAllow runs them; tool.DestructiveDeny never
+// runs them and gives the model an approval_denied return. decider, when
+// not nil, decides per call (returning "" applies p). The policy applies
+// to batch children and to runs of restored sessions alike. An unknown
+// policy makes Build report ErrConfig.
+func (b *Builder) DestructivePolicy(p tool.DestructivePolicy, decider tool.DestructiveDecider) *Builder {
+	if err := tool.CheckDestructivePolicy(p); err != nil {
+		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+		return b
+	}
+	b.opts.DestructivePolicy, b.opts.DestructiveDecider = p, decider
+	return b
+}
+
+// destructivePolicy is the agent's destructive policy, defaulted.
+func (a *Agent) destructivePolicy() tool.DestructivePolicy {
+	if a.destructive == "" {
+		return tool.DestructiveApprove
+	}
+	return a.destructive
 }
 
 // fail keeps the first building error.
@@ -365,7 +398,8 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 		r.SetMaxRetries(*a.maxRetries)
 	}
 	r.SetTimeout(a.timeout)
-	_ = r.SetDefaultEffect(a.defaultEffect) // checked by the Builder
+	_ = r.SetDefaultEffect(a.defaultEffect)                      // checked by the Builder
+	_ = r.SetDestructivePolicy(a.destructivePolicy(), a.decider) // checked by New
 	r.SetMaxOutputBytes(a.maxOutput)
 	if a.journal != nil {
 		r.SetJournal(a.journal)

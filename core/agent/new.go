@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
@@ -120,8 +121,19 @@ type Options struct {
 	// Environment is every session's default environment provider (nil:
 	// none; see Builder.Environment).
 	Environment env.Provider `json:"-"`
-	// BatchTool offers the native batch tool (see Builder.BatchTool).
+	// BatchTool offers the native batch tool (see Builder.BatchTool): the
+	// shorthand of installing StandardBatchPlugin.
 	BatchTool bool `json:"batch_tool"`
+	// Plugins are installed in order (see Builder.Plugin).
+	Plugins []PluginFactory `json:"-"`
+	// DestructivePolicy says what calls of destructive tools do (effect
+	// class "destructive"): "" and tool.DestructiveApprove pause them for
+	// a person's approval, tool.DestructiveAllow runs them, and
+	// tool.DestructiveDeny refuses them (see Builder.DestructivePolicy).
+	DestructivePolicy tool.DestructivePolicy `json:"destructive_policy"`
+	// DestructiveDecider, when set, decides per call, before
+	// DestructivePolicy applies (see tool.DestructiveDecider).
+	DestructiveDecider tool.DestructiveDecider `json:"-"`
 }
 
 // New checks o (a model is set, every setting is in range, tool names are
@@ -165,6 +177,9 @@ func New(m model.Model, o Options) (*Agent, error) {
 		toolErrorPolicy:   o.ToolErrorPolicy,
 		environment:       o.Environment,
 		batchTool:         o.BatchTool,
+		plugins:           slices.Clone(o.Plugins),
+		destructive:       o.DestructivePolicy,
+		decider:           o.DestructiveDecider,
 	}
 	if o.MaxRetries != nil {
 		a.maxRetries = new(*o.MaxRetries)
@@ -212,6 +227,12 @@ func (o *Options) check() error {
 	if err := checkDefaultEffect(o.DefaultEffect); err != nil {
 		return err
 	}
+	if err := checkPlugins(o.Plugins); err != nil {
+		return err
+	}
+	if err := tool.CheckDestructivePolicy(o.DestructivePolicy); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if err := o.UsageLimits.check(); err != nil {
 		return err
 	}
@@ -255,7 +276,7 @@ func (o *Options) check() error {
 // build compiles a checked agent: its batch tool, base registry, output
 // tool and managed toolsets, then checks the registry a run would see.
 func (a *Agent) build() error {
-	a.toolsets = a.withBatchTool(a.toolsets)
+	a.toolsets = a.withPlugins(a.toolsets)
 	a.schemas = &tool.SchemaCache{}
 	if len(a.approvalSelectors) == 0 {
 		base, err := a.baseRegistry(a.tools)

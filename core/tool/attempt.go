@@ -243,6 +243,9 @@ func (c *callRun) prepareHead(base *Context) (err error) {
 		return UserError("tool %q is not loaded in this run step; discover it first (tool search)", call.Name)
 	}
 	r.callContext(&c.tc, e, base, call)
+	if err := c.checkDestructive(); err != nil {
+		return err
+	}
 	c.timeout = r.timeoutOf(e)
 	c.baseRetry = c.tc.Retry
 	c.afterHooks = len(r.hooks) > 0 || len(e.cfg.Hooks) > 0

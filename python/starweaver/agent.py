@@ -33,7 +33,7 @@ from starweaver.models import ProviderModel, infer_model, is_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.session import AgentSession, SessionHITL, environment_spec_of
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.tools import Effect, Tool, ToolOptions
+from starweaver.tools import DestructivePolicy, Effect, Tool, ToolOptions
 from starweaver.toolsets import Toolset
 from starweaver.usage import UsageLimits, usage_limits_spec
 
@@ -169,6 +169,7 @@ class AgentOptions(TypedDict, total=False):
     environment: Environment | None
     batch_tool: bool
     intent_journal: Store | None
+    destructive_policy: DestructivePolicy | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -213,6 +214,12 @@ def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int 
     return handle
 
 
+def _destructive_policy(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"destructive_policy must be a str, got {type(value).__name__}")
+    return value
+
+
 def _effect_recovery(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"effect_recovery must be a str, got {type(value).__name__}")
@@ -231,6 +238,7 @@ _SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     ),
     "effect_journal": ("effect_journal", _store_handle("effect_journal", "Store", "SqliteStore, PostgresStore")),
     "effect_recovery": ("effect_recovery", _effect_recovery),
+    "destructive_policy": ("destructive_policy", _destructive_policy),
     "intent_journal": ("intent_journal", _store_handle("intent_journal", "Store", "SqliteStore, PostgresStore")),
     "sequential": ("sequential", bool),
     "eager_dispatch": ("eager_dispatch", lambda on: None if on else False),
@@ -962,6 +970,12 @@ def create_agent(
     returns ``{"results": [{"index", "tool", "success", "duration_ms",
     "result"?, "error"?}]}`` in index order. Call ``i`` of the batch call
     ``P`` has ``ctx.tool_call_id == f"{P}:{i:02}"``. See docs/batch.md.
+
+    ``destructive_policy`` says what a call of a tool declared
+    ``effect="destructive"`` does before it runs: ``"approve"`` (the
+    default) pauses it for a person's approval like ``ApprovalRequired``,
+    ``"allow"`` runs it, ``"deny"`` never runs it and gives the model an
+    ``approval_denied`` return. See docs/hitl.md.
 
     Raises:
         TypeError: ``session_store`` or ``effect_journal`` is not a store,

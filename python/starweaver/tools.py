@@ -55,6 +55,11 @@ UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 Effect = Literal["pure", "read_only", "idempotent_write", "non_idempotent_write", "destructive", "unknown"]
 """What a tool's calls do to the world (see ``Tool``'s ``effect``)."""
 
+DestructivePolicy = Literal["approve", "allow", "deny"]
+"""What an agent does with a call of a ``destructive`` tool (``create_agent``'s
+``destructive_policy``): ask a person's approval first (``"approve"``, the
+default), run it (``"allow"``) or refuse it (``"deny"``)."""
+
 EFFECTS: tuple[str, ...] = get_args(Effect)
 """The effect classes, in the runtime's order (a test checks them against
 the library's ``effect_classes``)."""
