@@ -104,14 +104,20 @@ func StandardBatchPlugin() PluginFactory {
 	return NewStaticPluginFactory(StandardBatchPluginID, NewPluginSpec().WithOrchestratingTool(StandardBatchOrchestratingTool()))
 }
 
-// BuiltinPlugin returns the built-in plugin named id (the names a wire
-// spec's "plugins" may list): StandardBatchPluginID.
-func BuiltinPlugin(id string) (PluginFactory, bool) {
-	switch id {
-	case StandardBatchPluginID:
-		return StandardBatchPlugin(), true
+// BuiltinPlugins returns the built-in plugins named by ids, in order (the
+// names a host spec's "plugins" lists; today only StandardBatchPluginID).
+// An unknown id is ErrConfig.
+func BuiltinPlugins(ids []string) ([]PluginFactory, error) {
+	out := make([]PluginFactory, 0, len(ids))
+	for _, id := range ids {
+		switch id {
+		case StandardBatchPluginID:
+			out = append(out, StandardBatchPlugin())
+		default:
+			return nil, fmt.Errorf("%w: unknown plugin %q (built-in plugins: %s)", ErrConfig, id, StandardBatchPluginID)
+		}
 	}
-	return nil, false
+	return out, nil
 }
 
 // Plugin installs f: its orchestrating tools join the agent's toolsets,

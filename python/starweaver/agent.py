@@ -170,6 +170,7 @@ class AgentOptions(TypedDict, total=False):
     batch_tool: bool
     intent_journal: Store | None
     destructive_policy: DestructivePolicy | None
+    plugins: Iterable[str] | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -214,6 +215,12 @@ def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int 
     return handle
 
 
+def _plugin_ids(ids: Any) -> list[str]:
+    if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+        raise TypeError("plugins must be an iterable of plugin ids (str)")
+    return list(ids)
+
+
 def _destructive_policy(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"destructive_policy must be a str, got {type(value).__name__}")
@@ -239,6 +246,7 @@ _SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "effect_journal": ("effect_journal", _store_handle("effect_journal", "Store", "SqliteStore, PostgresStore")),
     "effect_recovery": ("effect_recovery", _effect_recovery),
     "destructive_policy": ("destructive_policy", _destructive_policy),
+    "plugins": ("plugins", lambda ids: None if ids is None else _plugin_ids(ids)),
     "intent_journal": ("intent_journal", _store_handle("intent_journal", "Store", "SqliteStore, PostgresStore")),
     "sequential": ("sequential", bool),
     "eager_dispatch": ("eager_dispatch", lambda on: None if on else False),
@@ -970,6 +978,8 @@ def create_agent(
     returns ``{"results": [{"index", "tool", "success", "duration_ms",
     "result"?, "error"?}]}`` in index order. Call ``i`` of the batch call
     ``P`` has ``ctx.tool_call_id == f"{P}:{i:02}"``. See docs/batch.md.
+    It is the shorthand of ``plugins=["starweaver.batch"]``: ``plugins``
+    installs built-in plugins by id, in order (an unknown id is refused).
 
     ``destructive_policy`` says what a call of a tool declared
     ``effect="destructive"`` does before it runs: ``"approve"`` (the

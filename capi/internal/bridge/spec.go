@@ -176,6 +176,9 @@ type agentSpec struct {
 	// Environment is every session's default environment provider
 	// (environment.go).
 	Environment *environmentSpec `json:"environment"`
+	// Plugins names built-in plugins to install, in order (core's
+	// agent.BuiltinPlugins decodes and checks them).
+	Plugins []string `json:"plugins"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -489,6 +492,13 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b := agent.NewBuilderFrom(m.m, s.Options)
+	plugins, err := agent.BuiltinPlugins(s.Plugins)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range plugins {
+		b.Plugin(p)
+	}
 	tools, err := buildTools(s.Tools)
 	if err != nil {
 		return nil, err
