@@ -100,6 +100,8 @@ type Agent struct {
 	batchTool bool
 	// plugins are installed after the agent's toolsets (plugin.go).
 	plugins []PluginFactory
+	// projection materialises projected argument values (nil: none).
+	projection tool.ProjectionResolver
 	// destructive and decider are the policy of destructive calls (see
 	// Builder.DestructivePolicy).
 	destructive tool.DestructivePolicy
@@ -242,6 +244,17 @@ func (b *Builder) DestructivePolicy(p tool.DestructivePolicy, decider tool.Destr
 		return b
 	}
 	b.opts.DestructivePolicy, b.opts.DestructiveDecider = p, decider
+	return b
+}
+
+// ProjectionResolver makes the agent's calls normalise projected values
+// ({"__projection_ref__": ref} objects a host wrote into what the model
+// sees) through x before their hooks and schema validation: each tool's
+// ArgumentProjectionPolicy says which are materialised (all of them, by
+// default) and which keep their wrappers (tool.PreserveProjectedRefsInField).
+// nil leaves arguments as the model wrote them.
+func (b *Builder) ProjectionResolver(x tool.ProjectionResolver) *Builder {
+	b.opts.ProjectionResolver = x
 	return b
 }
 
@@ -400,6 +413,7 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	r.SetTimeout(a.timeout)
 	_ = r.SetDefaultEffect(a.defaultEffect)                      // checked by the Builder
 	_ = r.SetDestructivePolicy(a.destructivePolicy(), a.decider) // checked by New
+	r.SetProjectionResolver(a.projection)
 	r.SetMaxOutputBytes(a.maxOutput)
 	if a.journal != nil {
 		r.SetJournal(a.journal)

@@ -126,6 +126,10 @@ type Options struct {
 	BatchTool bool `json:"batch_tool"`
 	// Plugins are installed in order (see Builder.Plugin).
 	Plugins []PluginFactory `json:"-"`
+	// ProjectionResolver materialises the projected values of calls'
+	// arguments (nil: arguments are the model's; see
+	// Builder.ProjectionResolver).
+	ProjectionResolver tool.ProjectionResolver `json:"-"`
 	// DestructivePolicy says what calls of destructive tools do (effect
 	// class "destructive"): "" and tool.DestructiveApprove pause them for
 	// a person's approval, tool.DestructiveAllow runs them, and
@@ -178,6 +182,7 @@ func New(m model.Model, o Options) (*Agent, error) {
 		environment:       o.Environment,
 		batchTool:         o.BatchTool,
 		plugins:           slices.Clone(o.Plugins),
+		projection:        o.ProjectionResolver,
 		destructive:       o.DestructivePolicy,
 		decider:           o.DestructiveDecider,
 	}

@@ -246,6 +246,9 @@ func (c *callRun) prepareHead(base *Context) (err error) {
 	if err := c.checkDestructive(); err != nil {
 		return err
 	}
+	if raw, err = c.project(raw); err != nil {
+		return err
+	}
 	c.timeout = r.timeoutOf(e)
 	c.baseRetry = c.tc.Retry
 	c.afterHooks = len(r.hooks) > 0 || len(e.cfg.Hooks) > 0

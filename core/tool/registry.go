@@ -70,6 +70,9 @@ type Registry struct {
 	// destructive, when set, is the policy of destructive calls
 	// (destructive.go).
 	destructive *destructiveRule
+	// projection, when set, materialises projected argument values
+	// (projection.go).
+	projection ProjectionResolver
 }
 
 // NewRegistry returns a registry holding tools.
@@ -337,6 +340,7 @@ func (r *Registry) Clone() *Registry {
 		unlisted:   maps.Clone(r.unlisted),
 
 		destructive: r.destructive,
+		projection:  r.projection,
 	}
 }
 
@@ -349,7 +353,7 @@ func (r *Registry) Select(names []string) *Registry {
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
 		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal,
 		intents:  r.intents,
-		unlisted: maps.Clone(r.unlisted), destructive: r.destructive}
+		unlisted: maps.Clone(r.unlisted), destructive: r.destructive, projection: r.projection}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

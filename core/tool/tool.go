@@ -93,6 +93,9 @@ type Config struct {
 	// Resource, when set, orders the tool's calls by what they touch (see
 	// ResourceKey) instead of by the tool's name.
 	Resource *ResourceKey
+	// ArgumentProjection says which projected values the tool receives
+	// materialised (all of them by default; see ArgumentProjectionPolicy).
+	ArgumentProjection ArgumentProjectionPolicy
 }
 
 // Configured is implemented by tools that carry a Config.

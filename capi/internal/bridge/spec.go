@@ -63,6 +63,10 @@ type toolSpec struct {
 	// AgentTool, when set, makes the tool of another agent (agent.AsTool);
 	// the other fields are then unused.
 	AgentTool *agentToolSpec `json:"agent_tool"`
+	// PreserveProjectedRefsInField, when set, is the one argument whose
+	// projected values keep their wrappers
+	// (tool.PreserveProjectedRefsInField).
+	PreserveProjectedRefsInField string `json:"preserve_projected_refs_in_field"`
 }
 
 // agentToolSpec names an agent, by its handle, to call as a tool.
@@ -179,6 +183,9 @@ type agentSpec struct {
 	// Plugins names built-in plugins to install, in order (core's
 	// agent.BuiltinPlugins decodes and checks them).
 	Plugins []string `json:"plugins"`
+	// ProjectionResolverID, when not 0, is the host function that
+	// materialises projected argument values (projection.go).
+	ProjectionResolverID int64 `json:"projection_resolver"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -329,6 +336,9 @@ func (s toolSpec) build() (tool.Tool, error) {
 		if err := t.cfg.SetMaxConcurrency(t.def.Metadata, *s.MaxConcurrency); err != nil {
 			return nil, specError("tool %q: %v", s.Definition.Name, err)
 		}
+	}
+	if s.PreserveProjectedRefsInField != "" {
+		t.cfg.ArgumentProjection = tool.PreserveProjectedRefsInField(s.PreserveProjectedRefsInField)
 	}
 	if s.Resource != nil {
 		rk, err := s.Resource.build(t.id)
@@ -498,6 +508,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	for _, p := range plugins {
 		b.Plugin(p)
+	}
+	if s.ProjectionResolverID != 0 {
+		b.ProjectionResolver(hostProjectionResolver(s.ProjectionResolverID))
 	}
 	tools, err := buildTools(s.Tools)
 	if err != nil {
