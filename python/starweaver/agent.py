@@ -171,6 +171,7 @@ class AgentOptions(TypedDict, total=False):
     intent_journal: Store | None
     destructive_policy: DestructivePolicy | None
     plugins: Iterable[str] | None
+    projection_resolver: Callable[[Any], Any] | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -200,7 +201,16 @@ _ARTIFACT_OPTIONS = (
 # Options the agent itself reads: they need its catalogue or output, or
 # they are not spec fields.
 _HOST_OPTIONS = frozenset(
-    {"tools", "toolsets", "instructions", "hooks", "output_mode", "trace_content", *_ARTIFACT_OPTIONS}
+    {
+        "tools",
+        "toolsets",
+        "instructions",
+        "hooks",
+        "output_mode",
+        "trace_content",
+        "projection_resolver",
+        *_ARTIFACT_OPTIONS,
+    }
 )
 
 
@@ -213,6 +223,16 @@ def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int 
         return int(store._native_handle())
 
     return handle
+
+
+def _projection_tool(resolver: Callable[[Any], Any]) -> Tool[..., Any]:
+    """The host function Go calls to materialise a projected value: its
+    arguments are ``{"ref": reference}``, its return the value."""
+
+    def materialize(ref: Any) -> Any:
+        return resolver(ref)
+
+    return Tool(materialize, name="projection_resolver")
 
 
 def _plugin_ids(ids: Any) -> list[str]:
@@ -335,6 +355,13 @@ class Agent(Generic[DepsT, OutputT]):
                 spec[_SPEC_FIELDS[key][0]] = value
         if output_spec is not None:
             spec["output"] = output_spec
+        resolver = given["projection_resolver"]
+        if resolver is not None:
+            if not callable(resolver):
+                raise TypeError(f"projection_resolver must be callable, got {type(resolver).__name__}")
+            resolver_id = next_id()
+            self._catalog.tools[resolver_id] = _projection_tool(resolver)
+            spec["projection_resolver"] = resolver_id
         hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
         if hooks:
             spec["hooks"] = hooks
@@ -980,6 +1007,13 @@ def create_agent(
     ``P`` has ``ctx.tool_call_id == f"{P}:{i:02}"``. See docs/batch.md.
     It is the shorthand of ``plugins=["starweaver.batch"]``: ``plugins``
     installs built-in plugins by id, in order (an unknown id is refused).
+
+    ``projection_resolver`` (``resolver(ref) -> value``)
+    materialises projected values: an argument object
+    ``{"__projection_ref__": ref}`` a host wrote into what the model sees is
+    replaced by ``resolver(ref)`` before the call's hooks and validation,
+    except in a tool's ``preserve_projected_refs_in_field`` argument; an
+    exception from it is an ``invalid_arguments`` return. See docs/toolsets.md.
 
     ``destructive_policy`` says what a call of a tool declared
     ``effect="destructive"`` does before it runs: ``"approve"`` (the
