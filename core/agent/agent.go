@@ -414,6 +414,7 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 	_ = r.SetDefaultEffect(a.defaultEffect)                      // checked by the Builder
 	_ = r.SetDestructivePolicy(a.destructivePolicy(), a.decider) // checked by New
 	r.SetProjectionResolver(a.projection)
+	r.SetCompletionKeys(completionKey)
 	r.SetMaxOutputBytes(a.maxOutput)
 	if a.journal != nil {
 		r.SetJournal(a.journal)

@@ -72,4 +72,8 @@ type Pending struct {
 	Arguments  json.RawMessage `json:"arguments"`
 	// Metadata is the request metadata the tool gave (reason included).
 	Metadata map[string]any `json:"metadata"`
+	// CompletionKey, on a deferral of a tool that may defer (tool.Pending),
+	// is the completion key reserved for the call: a resume may answer
+	// the item by it as by its id.
+	CompletionKey string `json:"completion_key,omitempty"`
 }

@@ -348,6 +348,7 @@ func (c *callRun) conclude(res Result, err error) (again bool) {
 		c.out, c.view = Outcome{}, Outcome{}
 	}
 	res, err = c.checkIntents(res, err)
+	err = c.checkPending(err)
 	if isNil(err) {
 		c.finish(c.r.successReturn(c.call, res))
 		return false

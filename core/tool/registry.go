@@ -73,6 +73,9 @@ type Registry struct {
 	// projection, when set, materialises projected argument values
 	// (projection.go).
 	projection ProjectionResolver
+	// completionKeys, when set, reserves the completion keys of the
+	// calls of tools that may defer (pending.go).
+	completionKeys CompletionKeyFunc
 }
 
 // NewRegistry returns a registry holding tools.
@@ -341,6 +344,8 @@ func (r *Registry) Clone() *Registry {
 
 		destructive: r.destructive,
 		projection:  r.projection,
+
+		completionKeys: r.completionKeys,
 	}
 }
 
@@ -353,7 +358,7 @@ func (r *Registry) Select(names []string) *Registry {
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
 		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal,
 		intents:  r.intents,
-		unlisted: maps.Clone(r.unlisted), destructive: r.destructive, projection: r.projection}
+		unlisted: maps.Clone(r.unlisted), destructive: r.destructive, projection: r.projection, completionKeys: r.completionKeys}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

@@ -96,6 +96,9 @@ type Config struct {
 	// ArgumentProjection says which projected values the tool receives
 	// materialised (all of them by default; see ArgumentProjectionPolicy).
 	ArgumentProjection ArgumentProjectionPolicy
+	// AttemptMayDefer declares that the tool's attempts may end Pending:
+	// only such a tool gets a completion key (see Pending).
+	AttemptMayDefer bool
 }
 
 // Configured is implemented by tools that carry a Config.

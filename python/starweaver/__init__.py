@@ -122,6 +122,7 @@ _MOVED: dict[str, str] = {
     "MemoryArtifactStore": "starweaver.artifacts",
     "OutputBudget": "starweaver.artifacts",
     "ParentEndOutcome": "starweaver.intents",
+    "Pending": "starweaver.intents",
     "PendingApproval": "starweaver.hitl",
     "PendingDeferred": "starweaver.hitl",
     "PostgresArtifactStore": "starweaver.artifacts",

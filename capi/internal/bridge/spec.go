@@ -67,6 +67,9 @@ type toolSpec struct {
 	// projected values keep their wrappers
 	// (tool.PreserveProjectedRefsInField).
 	PreserveProjectedRefsInField string `json:"preserve_projected_refs_in_field"`
+	// AttemptMayDefer says the tool may return Pending (tool.Pending): its
+	// calls get a completion key.
+	AttemptMayDefer bool `json:"attempt_may_defer"`
 }
 
 // agentToolSpec names an agent, by its handle, to call as a tool.
@@ -337,6 +340,7 @@ func (s toolSpec) build() (tool.Tool, error) {
 			return nil, specError("tool %q: %v", s.Definition.Name, err)
 		}
 	}
+	t.cfg.AttemptMayDefer = s.AttemptMayDefer
 	if s.PreserveProjectedRefsInField != "" {
 		t.cfg.ArgumentProjection = tool.PreserveProjectedRefsInField(s.PreserveProjectedRefsInField)
 	}
