@@ -27,13 +27,14 @@ from starweaver._deprecated import forwarding
 from starweaver._launcher import RunLauncher
 from starweaver._policy import ToolErrorPolicy, policy_spec
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult, SessionRef, settle_runs
+from starweaver.context import ToolContext
 from starweaver.errors import AgentError, instance_of_loaded
 from starweaver.hooks import Hook
 from starweaver.models import ProviderModel, infer_model, is_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.session import AgentSession, SessionHITL, environment_spec_of
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.tools import DestructivePolicy, Effect, Tool, ToolOptions
+from starweaver.tools import DestructiveDecider, DestructivePolicy, Effect, Tool, ToolOptions
 from starweaver.toolsets import Toolset
 from starweaver.usage import UsageLimits, usage_limits_spec
 
@@ -169,7 +170,7 @@ class AgentOptions(TypedDict, total=False):
     environment: Environment | None
     batch_tool: bool
     intent_journal: Store | None
-    destructive_policy: DestructivePolicy | None
+    destructive_policy: DestructivePolicy | DestructiveDecider | None
     plugins: Iterable[str] | None
     projection_resolver: Callable[[Any], Any] | None
 
@@ -242,9 +243,23 @@ def _plugin_ids(ids: Any) -> list[str]:
 
 
 def _destructive_policy(value: Any) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"destructive_policy must be a str, got {type(value).__name__}")
+    # A callable is the agent's to register (a host function), not a field.
+    if value is None or callable(value):
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"destructive_policy must be a str or a callable, got {type(value).__name__}")
     return value
+
+
+def _destructive_tool(decide: DestructiveDecider) -> Tool[..., Any]:
+    """The host function Go calls to decide a destructive call: its
+    arguments are ``{"arguments": the call's arguments}``, its return the
+    policy."""
+
+    def destructive_policy(ctx: ToolContext, arguments: Any) -> Any:
+        return decide(ctx, arguments)
+
+    return Tool(destructive_policy, name="destructive_policy")
 
 
 def _effect_recovery(value: Any) -> str | None:
@@ -355,6 +370,10 @@ class Agent(Generic[DepsT, OutputT]):
                 spec[_SPEC_FIELDS[key][0]] = value
         if output_spec is not None:
             spec["output"] = output_spec
+        if callable(given["destructive_policy"]):
+            decider_id = next_id()
+            self._catalog.tools[decider_id] = _destructive_tool(given["destructive_policy"])
+            spec["destructive_decider"] = decider_id
         resolver = given["projection_resolver"]
         if resolver is not None:
             if not callable(resolver):
@@ -1019,7 +1038,9 @@ def create_agent(
     ``effect="destructive"`` does before it runs: ``"approve"`` (the
     default) pauses it for a person's approval like ``ApprovalRequired``,
     ``"allow"`` runs it, ``"deny"`` never runs it and gives the model an
-    ``approval_denied`` return. See docs/hitl.md.
+    ``approval_denied`` return. A callable ``(ctx, arguments) -> policy``
+    decides each destructive call instead (``ctx.tool_name`` names the
+    tool); if it raises, the call waits for approval. See docs/hitl.md.
 
     Raises:
         TypeError: ``session_store`` or ``effect_journal`` is not a store,

@@ -60,6 +60,11 @@ DestructivePolicy = Literal["approve", "allow", "deny"]
 ``destructive_policy``): ask a person's approval first (``"approve"``, the
 default), run it (``"allow"``) or refuse it (``"deny"``)."""
 
+DestructiveDecider = Callable[[ToolContext, Any], DestructivePolicy]
+"""``(ctx, arguments) -> "approve" | "allow" | "deny"``: decides one
+destructive call (``ctx.tool_name`` names the tool); given as
+``create_agent(destructive_policy=...)``."""
+
 EFFECTS: tuple[str, ...] = get_args(Effect)
 """The effect classes, in the runtime's order (a test checks them against
 the library's ``effect_classes``)."""

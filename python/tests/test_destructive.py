@@ -9,8 +9,9 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import pytest
-from starweaver import create_agent, tool
+from starweaver import ToolContext, create_agent, tool
 from starweaver.testing import TestModel
+from starweaver.tools import DestructivePolicy
 
 T = TypeVar("T")
 
@@ -94,7 +95,43 @@ def test_other_tools_are_untouched() -> None:
 
 
 def test_policy_values_are_checked() -> None:
-    with pytest.raises(TypeError, match="destructive_policy must be a str"):
+    with pytest.raises(TypeError, match="destructive_policy must be a str or a callable"):
         create_agent(model=dropping(), destructive_policy=1)  # type: ignore[call-overload]
     with pytest.raises(ValueError, match='unknown destructive policy "sometimes"'):
         create_agent(model=dropping(), destructive_policy="sometimes")  # type: ignore[call-overload]
+
+
+def test_a_callable_decides_each_call() -> None:
+    dropped: list[str] = []
+    asked: list[tuple[str, Any]] = []
+
+    def policy(ctx: ToolContext, arguments: Any) -> DestructivePolicy:
+        asked.append((ctx.tool_name, arguments))
+        return "allow" if arguments["name"] == "scratch" else "deny"
+
+    model = TestModel.responses(
+        [
+            TestModel.tool_call_response(
+                [
+                    {"id": "d1", "name": "drop_table", "arguments": {"name": "scratch"}},
+                    {"id": "d2", "name": "drop_table", "arguments": {"name": "users"}},
+                ]
+            ),
+            "done",
+        ]
+    )
+    result = run(create_agent(model=model, tools=[make_tool(dropped)], destructive_policy=policy).run("go"))
+    allowed, denied = returns(result)
+    assert dropped == ["scratch"] and sorted(a[1]["name"] for a in asked) == ["scratch", "users"]
+    assert asked[0][0] == "drop_table"
+    assert allowed.content == "dropped scratch" and denied.content["kind"] == "approval_denied"
+
+
+def test_a_callable_that_raises_asks_for_approval() -> None:
+    dropped: list[str] = []
+
+    def policy(ctx: ToolContext, arguments: Any) -> DestructivePolicy:
+        raise RuntimeError("policy service down")
+
+    waiting = run(create_agent(model=dropping(), tools=[make_tool(dropped)], destructive_policy=policy).run("go"))
+    assert waiting.status == "waiting" and dropped == []

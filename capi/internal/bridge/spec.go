@@ -189,6 +189,9 @@ type agentSpec struct {
 	// ProjectionResolverID, when not 0, is the host function that
 	// materialises projected argument values (projection.go).
 	ProjectionResolverID int64 `json:"projection_resolver"`
+	// DestructiveDeciderID, when not 0, is the host function that decides
+	// the destructive policy of each destructive call (destructive.go).
+	DestructiveDeciderID int64 `json:"destructive_decider"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -515,6 +518,9 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 	}
 	if s.ProjectionResolverID != 0 {
 		b.ProjectionResolver(hostProjectionResolver(s.ProjectionResolverID))
+	}
+	if s.DestructiveDeciderID != 0 {
+		b.DestructivePolicy(s.DestructivePolicy, hostDestructiveDecider(s.DestructiveDeciderID))
 	}
 	tools, err := buildTools(s.Tools)
 	if err != nil {
