@@ -132,7 +132,14 @@
  *     A host meeting an unknown item kind or hook phase fails that item.
  *   - A call's outcome is {"ok": true, "content": v, "metadata"?, "app_value"?,
  *     "model_content"?, "user_content"?, "private_metadata"?, "is_error"?}
- *     or {"ok": false, "kind": slug, "message", ...}. A rich output (a
+ *     or {"ok": false, "kind": slug, "message", ...}. {"ok": false, "kind":
+ *     "call_deferred", "message", "pending": {"deadline_ms"?, "on_timeout"?:
+ *     "error_as_result" | "fail_turn", "on_cancel"?: "ignore" |
+ *     "cancel_external_work"}} is a pending attempt: allowed only from a
+ *     tool spec with "attempt_may_defer": true (else the call fails with
+ *     "user_error"), whose calls' context has "completion_key" (the key
+ *     the run's deferred item names as "completion_key" and a resume may
+ *     answer it by). A rich output (a
  *     ToolOutput) adds "parts": [part, ...] (what the model reads, in
  *     order), "structured_content": v and "host_only": true (never shown
  *     to a model: the run fails with "tool_output_not_visible"). A part is
@@ -246,6 +253,19 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       one pure or read-only tool run in parallel in a batch.
  *   "default_effect": class   the class of tools that declare none.
  *   An unknown class is "invalid_spec".
+ *   "destructive_policy": "approve" | "allow" | "deny"   what a call of a
+ *       destructive tool does before it runs: "approve" (the default)
+ *       waits for an approval (metadata "destructive_policy": "approve"),
+ *       "allow" runs it, "deny" gives the model an approval_denied return.
+ *       Another value is "invalid_spec".
+ * Projected arguments:
+ *   "projection_resolver": id   a host function called like a host tool
+ *       that reads its context, with the arguments {"ref": reference}, for
+ *       every {"__projection_ref__": reference} object in a call's
+ *       arguments, before its hooks and schema check: its value replaces
+ *       the object, a failure makes the call "invalid_arguments". A tool
+ *       spec's "preserve_projected_refs_in_field": name keeps the objects
+ *       of that one argument.
  * Scheduling:
  *   a tool spec's "max_concurrency": n (n >= 1) caps how many of its calls
  *       run at once, across batches and the concurrent runs of the agent,
@@ -450,6 +470,10 @@ int sw_model_messages(sw_handle model, const char *req, long long req_len, char 
  *       own, see sw_session_context, replace them per tool). A Strict tool
  *       receives only what it declares intersected with its grant.
  * The native batch tool:
+ *   "plugins": ["starweaver.batch", ...]   installs built-in plugins by
+ *       id, in order; "starweaver.batch" installs the batch tool, of which
+ *       "batch_tool": true is the shorthand. An unknown or repeated id
+ *       fails sw_agent_new.
  *   "batch_tool": true   offers the tool "batch" (toolset "batch"; false
  *       or absent: not offered). Its arguments are {"tool_calls": [{"tool":
  *       name, "parameters"?: {...}}, ...]}; its content is {"results":

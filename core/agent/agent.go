@@ -103,6 +103,14 @@ type Agent struct {
 	// handoffs are the agents the model may transfer the run to, with
 	// their transfer tools (handoff.go).
 	handoffs []*handoff
+	// plugins are installed after the agent's toolsets (plugin.go).
+	plugins []PluginFactory
+	// projection materialises projected argument values (nil: none).
+	projection tool.ProjectionResolver
+	// destructive and decider are the policy of destructive calls (see
+	// Builder.DestructivePolicy).
+	destructive tool.DestructivePolicy
+	decider     tool.DestructiveDecider
 }
 
 // Builder assembles an Agent one setting at a time: each method sets a
@@ -138,6 +146,7 @@ func NewBuilderFrom(m model.Model, o Options) *Builder {
 	o.ApprovalRequiredTools = slices.Clone(o.ApprovalRequiredTools)
 	o.StateKey = slices.Clone(o.StateKey)
 	o.Handoffs = slices.Clone(o.Handoffs)
+	o.Plugins = slices.Clone(o.Plugins)
 	b := &Builder{m: m, opts: o}
 	b.err = b.opts.check()
 	return b
@@ -224,6 +233,43 @@ func (b *Builder) DefaultEffect(c effect.Class) *Builder {
 	}
 	b.opts.DefaultEffect = c
 	return b
+}
+
+// DestructivePolicy says what calls of destructive tools (effect class
+// "destructive", declared with the tool or through DefaultEffect) do
+// before they run: tool.DestructiveApprove (the default) pauses each for a
+// person's approval, as ApprovalRequiredTools does, and runs it once
+// approved; tool.DestructiveAllow runs them; tool.DestructiveDeny never
+// runs them and gives the model an approval_denied return. decider, when
+// not nil, decides per call (returning "" applies p). The policy applies
+// to batch children and to runs of restored sessions alike. An unknown
+// policy makes Build report ErrConfig.
+func (b *Builder) DestructivePolicy(p tool.DestructivePolicy, decider tool.DestructiveDecider) *Builder {
+	if err := tool.CheckDestructivePolicy(p); err != nil {
+		b.fail(fmt.Errorf("%w: %w", ErrConfig, err))
+		return b
+	}
+	b.opts.DestructivePolicy, b.opts.DestructiveDecider = p, decider
+	return b
+}
+
+// ProjectionResolver makes the agent's calls normalise projected values
+// ({"__projection_ref__": ref} objects a host wrote into what the model
+// sees) through x before their hooks and schema validation: each tool's
+// ArgumentProjectionPolicy says which are materialised (all of them, by
+// default) and which keep their wrappers (tool.PreserveProjectedRefsInField).
+// nil leaves arguments as the model wrote them.
+func (b *Builder) ProjectionResolver(x tool.ProjectionResolver) *Builder {
+	b.opts.ProjectionResolver = x
+	return b
+}
+
+// destructivePolicy is the agent's destructive policy, defaulted.
+func (a *Agent) destructivePolicy() tool.DestructivePolicy {
+	if a.destructive == "" {
+		return tool.DestructiveApprove
+	}
+	return a.destructive
 }
 
 // fail keeps the first building error.
@@ -381,7 +427,10 @@ func (a *Agent) baseRegistry(tools []tool.Tool) (*tool.Registry, error) {
 		r.SetMaxRetries(*a.maxRetries)
 	}
 	r.SetTimeout(a.timeout)
-	_ = r.SetDefaultEffect(a.defaultEffect) // checked by the Builder
+	_ = r.SetDefaultEffect(a.defaultEffect)                      // checked by the Builder
+	_ = r.SetDestructivePolicy(a.destructivePolicy(), a.decider) // checked by New
+	r.SetProjectionResolver(a.projection)
+	r.SetCompletionKeys(completionKey)
 	r.SetMaxOutputBytes(a.maxOutput)
 	if a.journal != nil {
 		r.SetJournal(a.journal)

@@ -34,7 +34,8 @@ const (
 
 // DeferredResult answers a pending deferred call.
 type DeferredResult struct {
-	// ID is the deferred id or the tool call id.
+	// ID is the deferred id, the tool call id or, for a pending attempt
+	// (tool.Pending), its completion key.
 	ID       string          `json:"id"`
 	Status   string          `json:"status"`
 	Response json.RawMessage `json:"response,omitempty"`
@@ -145,6 +146,9 @@ func planResolution(w *waitState, res Resolution) ([]resolved, error) {
 	}
 	for i, p := range w.Pending {
 		byID[p.ID] = i
+		if p.CompletionKey != "" {
+			byID[p.CompletionKey] = i
+		}
 	}
 	answers := make([]*resolved, len(w.Pending))
 	take := func(id, kind string) (int, error) {

@@ -123,10 +123,16 @@ func (x callIntents) RealiseCall(ctx context.Context, tc *tool.Context, call too
 		if o, ok, err := x.r.Final(ctx, ic); err != nil {
 			return intentFailure(call, "the intent journal could not be read, so the call did not run", err)
 		} else if ok {
+			if p, pending := o.(intent.Pending); pending {
+				return replayPending(tc, call, p)
+			}
 			return x.realise(ctx, call, ic, o)
 		}
 	}
 	ret := run(ctx)
+	if c, ok := pendingCompletion(ret); ok && ic.Session != "" && ic.CallID != "" {
+		return x.commitPending(ctx, call, ic, ret, c)
+	}
 	in, err := declared(ret)
 	if err != nil {
 		return intentFailure(call, "the call's declared intents cannot be read, so they were not realised", err)

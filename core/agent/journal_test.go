@@ -327,7 +327,10 @@ func TestRecoverClaimedResume(t *testing.T) {
 	st, j := newTape(nil), effect.NewMemoryStore()
 	d := &deployTool{}
 	build := func(m model.Model) *agent.Agent {
-		return agent.NewBuilder(m).Tool(d.tool().WithEffect(effect.ClassDestructive)).StateKey(storeKey).SessionStore(st).EffectJournal(j).MustBuild()
+		// The tool asks for its approval itself: the destructive policy
+		// lets it, so that the approval it asks for is the one resumed.
+		return agent.NewBuilder(m).Tool(d.tool().WithEffect(effect.ClassDestructive)).DestructivePolicy(tool.DestructiveAllow, nil).
+			StateKey(storeKey).SessionStore(st).EffectJournal(j).MustBuild()
 	}
 	first := build(model.NewTestModel(calls(model.Call("call_deploy", "deploy", map[string]string{"env": "prod"})), text("deployed")))
 	s := first.NewSession()

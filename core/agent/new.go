@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/agentctx"
@@ -124,12 +125,27 @@ type Options struct {
 	// Environment is every session's default environment provider (nil:
 	// none; see Builder.Environment).
 	Environment env.Provider `json:"-"`
-	// BatchTool offers the native batch tool (see Builder.BatchTool).
+	// BatchTool offers the native batch tool (see Builder.BatchTool): the
+	// shorthand of installing StandardBatchPlugin.
 	BatchTool bool `json:"batch_tool"`
 	// Handoffs are the agents the model may transfer the run to, each
 	// through its transfer tool (see Handoff). A transfer tool named like
 	// another tool of the agent is ErrConfig.
 	Handoffs []Handoff `json:"-"`
+	// Plugins are installed in order (see Builder.Plugin).
+	Plugins []PluginFactory `json:"-"`
+	// ProjectionResolver materialises the projected values of calls'
+	// arguments (nil: arguments are the model's; see
+	// Builder.ProjectionResolver).
+	ProjectionResolver tool.ProjectionResolver `json:"-"`
+	// DestructivePolicy says what calls of destructive tools do (effect
+	// class "destructive"): "" and tool.DestructiveApprove pause them for
+	// a person's approval, tool.DestructiveAllow runs them, and
+	// tool.DestructiveDeny refuses them (see Builder.DestructivePolicy).
+	DestructivePolicy tool.DestructivePolicy `json:"destructive_policy"`
+	// DestructiveDecider, when set, decides per call, before
+	// DestructivePolicy applies (see tool.DestructiveDecider).
+	DestructiveDecider tool.DestructiveDecider `json:"-"`
 }
 
 // New checks o (a model is set, every setting is in range, tool names are
@@ -173,6 +189,10 @@ func New(m model.Model, o Options) (*Agent, error) {
 		toolErrorPolicy:   o.ToolErrorPolicy,
 		environment:       o.Environment,
 		batchTool:         o.BatchTool,
+		plugins:           slices.Clone(o.Plugins),
+		projection:        o.ProjectionResolver,
+		destructive:       o.DestructivePolicy,
+		decider:           o.DestructiveDecider,
 	}
 	if len(o.Subagents) > 0 {
 		spawn, routes, err := newSpawnTool(o.Subagents, o.SpawnConcurrency)
@@ -233,6 +253,12 @@ func (o *Options) check() error {
 	if err := checkDefaultEffect(o.DefaultEffect); err != nil {
 		return err
 	}
+	if err := checkPlugins(o.Plugins); err != nil {
+		return err
+	}
+	if err := tool.CheckDestructivePolicy(o.DestructivePolicy); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if err := o.UsageLimits.check(); err != nil {
 		return err
 	}
@@ -279,7 +305,7 @@ func (o *Options) check() error {
 // build compiles a checked agent: its batch tool, base registry, output
 // tool and managed toolsets, then checks the registry a run would see.
 func (a *Agent) build() error {
-	a.toolsets = a.withBatchTool(a.toolsets)
+	a.toolsets = a.withPlugins(a.toolsets)
 	a.schemas = &tool.SchemaCache{}
 	if len(a.approvalSelectors) == 0 {
 		base, err := a.baseRegistry(a.tools)

@@ -88,4 +88,8 @@ type Pending struct {
 	// ParentToolCallID is, for a child's request, the call of this run
 	// that ran the child.
 	ParentToolCallID string `json:"parent_tool_call_id,omitempty"`
+	// CompletionKey, on a deferral of a tool that may defer (tool.Pending),
+	// is the completion key reserved for the call: a resume may answer
+	// the item by it as by its id.
+	CompletionKey string `json:"completion_key,omitempty"`
 }

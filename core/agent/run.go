@@ -604,7 +604,8 @@ func (r *runner) account(step int, calls []tool.Call, returns []tool.Return, onl
 				break
 			}
 			pending = append(pending, Pending{Kind: PendingDeferred, ID: "deferred_" + r.runID + "_" + ret.ToolCallID,
-				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request})
+				ToolCallID: ret.ToolCallID, ToolName: ret.Name, Arguments: calls[i].Arguments, Metadata: rt.Request,
+				CompletionKey: completionKeyOf(rt.Request)})
 		}
 		r.emit(Event{Kind: EventToolReturn, Step: step, Return: ret})
 		if spent && r.o.deltas {

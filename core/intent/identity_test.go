@@ -3,6 +3,7 @@ package intent_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/intent"
@@ -55,5 +56,21 @@ func TestIdentityErrors(t *testing.T) {
 	}
 	if id, err := intent.DeriveIdentity("s", "turn-7", "c", math.MaxUint32); err != nil || id.IntentIndex != math.MaxUint32 {
 		t.Fatalf("the largest index: %+v, %v", id, err)
+	}
+}
+
+func TestDeriveCompletionKey(t *testing.T) {
+	a, err := intent.DeriveCompletionKey("s", "turn-1", "call-1")
+	if err != nil || !strings.HasPrefix(a, intent.CompletionKeyPrefix) || len(a) != len(intent.CompletionKeyPrefix)+64 {
+		t.Fatalf("key %q %v", a, err)
+	}
+	again, _ := intent.DeriveCompletionKey("s", "turn-1", "call-1")
+	other, _ := intent.DeriveCompletionKey("s", "turn-1", "call-2")
+	id, _ := intent.DeriveIdentity("s", "turn-1", "call-1", 0)
+	if a != again || a == other || strings.TrimPrefix(a, intent.CompletionKeyPrefix) == strings.TrimPrefix(id.ReplayKey, intent.ReplayKeyPrefix) {
+		t.Fatalf("keys %q %q %q %q", a, again, other, id.ReplayKey)
+	}
+	if _, err := intent.DeriveCompletionKey("s", "turn-1", ""); !errors.Is(err, intent.ErrMissingToolCallID) {
+		t.Fatalf("err %v", err)
 	}
 }

@@ -172,7 +172,7 @@ func (w *answers) find(id, kind string) (int, error) {
 		return 0, fmt.Errorf("%w: the run is not waiting for answers", agent.ErrState)
 	}
 	for i, p := range w.pending {
-		if p.ID != id && p.ToolCallID != id {
+		if p.ID != id && p.ToolCallID != id && (p.CompletionKey == "" || p.CompletionKey != id) {
 			continue
 		}
 		if p.Kind != kind {

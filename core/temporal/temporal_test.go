@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -453,6 +454,42 @@ func TestReadyMadeWorkflowCompletesADeferredCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Output != `add=3; ticket="T-42"` {
+		t.Fatalf("output %q", res.Output)
+	}
+}
+
+// A tool that may defer returns Pending under the completion key it saw;
+// the host completes the workflow's call by that key.
+func TestReadyMadeWorkflowCompletesAPendingCallByKey(t *testing.T) {
+	c := dial(t)
+	queue := uniqueQueue("pending")
+	var seen atomic.Value
+	render := tool.New("ticket", "Open a ticket a worker answers", map[string]any{"type": "object"},
+		func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+			seen.Store(tc.CompletionKey())
+			return tool.Result{}, tool.Pending("queued", tool.PendingCompletion{})
+		}).WithAttemptMayDefer(true)
+	ta := testAgent(t, "support", render)
+	startWorker(t, c, queue, ta, nil)
+	ctx := bounded(t, 60*time.Second)
+	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "add ticket"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(t, c, run)
+	if len(pending) != 1 || pending[0].CompletionKey == "" || pending[0].CompletionKey != seen.Load() {
+		t.Fatalf("pending: %+v, tool saw %v", pending, seen.Load())
+	}
+	_, err = sendUpdate(ctx, c, run, temporal.UpdateComplete, agent.DeferredResult{ID: pending[0].CompletionKey,
+		Status: agent.DeferredCompleted, Response: json.RawMessage(`"T-43"`)})
+	var res temporal.Result
+	if err == nil {
+		err = run.Get(ctx, &res)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != `add=3; ticket="T-43"` {
 		t.Fatalf("output %q", res.Output)
 	}
 }

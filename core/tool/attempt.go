@@ -243,11 +243,19 @@ func (c *callRun) prepareHead(base *Context) (err error) {
 		return UserError("tool %q is not loaded in this run step; discover it first (tool search)", call.Name)
 	}
 	r.callContext(&c.tc, e, base, call)
+	// Projected values are materialised first, so that the destructive
+	// policy's decider sees the arguments the tool would.
+	if raw, err = c.project(raw); err != nil {
+		return err
+	}
+	c.call.Arguments = raw
+	if err := c.checkDestructive(); err != nil {
+		return err
+	}
 	c.timeout = r.timeoutOf(e)
 	c.baseRetry = c.tc.Retry
 	c.afterHooks = len(r.hooks) > 0 || len(e.cfg.Hooks) > 0
 	c.started = r.startable(e)
-	c.call.Arguments = raw
 	if r.hooked(e) {
 		// Hooks and validators work on decoded arguments; the tool and the
 		// schema then see them re-encoded (validate). Without any, the
@@ -342,6 +350,7 @@ func (c *callRun) conclude(res Result, err error) (again bool) {
 		c.out, c.view = Outcome{}, Outcome{}
 	}
 	res, err = c.checkIntents(res, err)
+	err = c.checkPending(err)
 	if isNil(err) {
 		c.finish(c.r.successReturn(c.call, res))
 		return false

@@ -98,6 +98,9 @@ type Context struct {
 	// keyPrefix, set on the children of a DispatchBatch, is their parent's
 	// idempotency key plus "/child/": a child's key is it plus its index.
 	keyPrefix string
+	// completionKey is the key reserved for a call of a tool that may
+	// defer (pending.go).
+	completionKey string
 }
 
 // IdempotencyKey is the call's stable key, derived from the conversation,

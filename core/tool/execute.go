@@ -109,6 +109,10 @@ func (r *Registry) callContext(tc *Context, e *entry, base *Context, call Call) 
 	tc.CallIndex = call.Index
 	tc.MaxRetries = r.maxRetriesOf(e)
 	tc.reg, tc.base = r, base
+	tc.completionKey = ""
+	if e.cfg.AttemptMayDefer && r.completionKeys != nil {
+		tc.completionKey = r.completionKeys(tc)
+	}
 	agent := tc.Agent
 	tc.Profile = e.deps.Profile
 	tc.ShellEnv, tc.HostCapabilities, tc.ContextCapabilities, tc.Handles = nil, nil, nil, agentctx.Handles{}

@@ -58,6 +58,14 @@ const (
 	MetaDeferredArguments = "starweaver.deferred_tool_arguments"
 )
 
+// Reserved keys of a pending attempt's deferral request (see Pending):
+// MetaPending holds its PendingCompletion, MetaCompletionKey the
+// completion key reserved for the call (Context.CompletionKey).
+const (
+	MetaPending       = "starweaver_pending"
+	MetaCompletionKey = "starweaver_completion_key"
+)
+
 // Reserved keys of return metadata written when a call's intents are
 // realised (see IntentRealiser).
 const (

@@ -67,6 +67,15 @@ type Registry struct {
 	// apart from entries, so that no listing or lookup of a model's call
 	// ever sees them.
 	unlisted map[string]*entry
+	// destructive, when set, is the policy of destructive calls
+	// (destructive.go).
+	destructive *destructiveRule
+	// projection, when set, materialises projected argument values
+	// (projection.go).
+	projection ProjectionResolver
+	// completionKeys, when set, reserves the completion keys of the
+	// calls of tools that may defer (pending.go).
+	completionKeys CompletionKeyFunc
 }
 
 // NewRegistry returns a registry holding tools.
@@ -350,6 +359,11 @@ func (r *Registry) Clone() *Registry {
 		journal:    r.journal,
 		intents:    r.intents,
 		unlisted:   maps.Clone(r.unlisted),
+
+		destructive: r.destructive,
+		projection:  r.projection,
+
+		completionKeys: r.completionKeys,
 	}
 }
 
@@ -362,7 +376,7 @@ func (r *Registry) Select(names []string) *Registry {
 	out := &Registry{maxRetries: r.maxRetries, timeout: r.timeout, effect: r.effect, hooks: slices.Clip(r.hooks), cache: r.cache,
 		entries: map[string]*entry{}, maxOutput: r.maxOutput, refused: r.cloneRefused(), journal: r.journal,
 		intents:  r.intents,
-		unlisted: maps.Clone(r.unlisted)}
+		unlisted: maps.Clone(r.unlisted), destructive: r.destructive, projection: r.projection, completionKeys: r.completionKeys}
 	for _, n := range names {
 		if e, ok := r.entries[n]; ok {
 			if _, dup := out.entries[n]; !dup {

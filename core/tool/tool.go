@@ -93,6 +93,12 @@ type Config struct {
 	// Resource, when set, orders the tool's calls by what they touch (see
 	// ResourceKey) instead of by the tool's name.
 	Resource *ResourceKey
+	// ArgumentProjection says which projected values the tool receives
+	// materialised (all of them by default; see ArgumentProjectionPolicy).
+	ArgumentProjection ArgumentProjectionPolicy
+	// AttemptMayDefer declares that the tool's attempts may end Pending:
+	// only such a tool gets a completion key (see Pending).
+	AttemptMayDefer bool
 }
 
 // Configured is implemented by tools that carry a Config.

@@ -124,6 +124,7 @@ _MOVED: dict[str, str] = {
     "MemoryArtifactStore": "starweaver.artifacts",
     "OutputBudget": "starweaver.artifacts",
     "ParentEndOutcome": "starweaver.intents",
+    "Pending": "starweaver.intents",
     "PendingApproval": "starweaver.hitl",
     "PendingDeferred": "starweaver.hitl",
     "PostgresArtifactStore": "starweaver.artifacts",

@@ -92,6 +92,11 @@ def encode_outcome(value: Any) -> dict[str, Any]:
         # A Done (starweaver.intents, a layer above) encodes itself.
         out: dict[str, Any] = done._outcome(encode_outcome)  # noqa: SLF001
         return out
+    if instance_of_loaded(value, "starweaver.intents", "Pending"):
+        pending: Any = value
+        # A Pending (starweaver.intents, a layer above) encodes itself.
+        encoded: dict[str, Any] = pending._outcome()  # noqa: SLF001
+        return encoded
     try:
         return result_to_outcome(value)
     except (TypeError, ValueError, RecursionError) as exc:

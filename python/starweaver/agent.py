@@ -28,13 +28,14 @@ from starweaver._deprecated import forwarding
 from starweaver._launcher import RunLauncher
 from starweaver._policy import ToolErrorPolicy, policy_spec
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult, SessionRef, settle_runs
+from starweaver.context import ToolContext
 from starweaver.errors import AgentError, instance_of_loaded
 from starweaver.hooks import Hook
 from starweaver.models import ProviderModel, infer_model, is_model
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.session import AgentSession, SessionHITL, environment_spec_of
 from starweaver.settings import ModelSettings, settings_spec
-from starweaver.tools import Effect, Tool, ToolOptions
+from starweaver.tools import DestructiveDecider, DestructivePolicy, Effect, Tool, ToolOptions
 from starweaver.toolsets import Toolset
 from starweaver.usage import UsageLimits, usage_limits_spec
 
@@ -175,6 +176,9 @@ class AgentOptions(TypedDict, total=False):
     handoffs: Iterable[Agent[Any, Any] | Handoff] | None
     subagents: Iterable[Agent[Any, Any] | AgentTool] | None
     spawn_concurrency: int | None
+    destructive_policy: DestructivePolicy | DestructiveDecider | None
+    plugins: Iterable[str] | None
+    projection_resolver: Callable[[Any], Any] | None
 
 
 #: The names of every agent option (the keys of ``AgentOptions``).
@@ -213,6 +217,7 @@ _HOST_OPTIONS = frozenset(
         "trace_content",
         "handoffs",
         "subagents",
+        "projection_resolver",
         *_ARTIFACT_OPTIONS,
     }
 )
@@ -227,6 +232,42 @@ def _store_handle(option: str, kind: str, examples: str) -> Callable[[Any], int 
         return int(store._native_handle())
 
     return handle
+
+
+def _projection_tool(resolver: Callable[[Any], Any]) -> Tool[..., Any]:
+    """The host function Go calls to materialise a projected value: its
+    arguments are ``{"ref": reference}``, its return the value."""
+
+    def materialize(ref: Any) -> Any:
+        return resolver(ref)
+
+    return Tool(materialize, name="projection_resolver")
+
+
+def _plugin_ids(ids: Any) -> list[str]:
+    if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+        raise TypeError("plugins must be an iterable of plugin ids (str)")
+    return list(ids)
+
+
+def _destructive_policy(value: Any) -> str | None:
+    # A callable is the agent's to register (a host function), not a field.
+    if value is None or callable(value):
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"destructive_policy must be a str or a callable, got {type(value).__name__}")
+    return value
+
+
+def _destructive_tool(decide: DestructiveDecider) -> Tool[..., Any]:
+    """The host function Go calls to decide a destructive call: its
+    arguments are ``{"arguments": the call's arguments}``, its return the
+    policy."""
+
+    def destructive_policy(ctx: ToolContext, arguments: Any) -> Any:
+        return decide(ctx, arguments)
+
+    return Tool(destructive_policy, name="destructive_policy")
 
 
 def _effect_recovery(value: Any) -> str | None:
@@ -247,6 +288,8 @@ _SPEC_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     ),
     "effect_journal": ("effect_journal", _store_handle("effect_journal", "Store", "SqliteStore, PostgresStore")),
     "effect_recovery": ("effect_recovery", _effect_recovery),
+    "destructive_policy": ("destructive_policy", _destructive_policy),
+    "plugins": ("plugins", lambda ids: None if ids is None else _plugin_ids(ids)),
     "intent_journal": ("intent_journal", _store_handle("intent_journal", "Store", "SqliteStore, PostgresStore")),
     "sequential": ("sequential", bool),
     "eager_dispatch": ("eager_dispatch", lambda on: None if on else False),
@@ -390,6 +433,17 @@ class Agent(Generic[DepsT, OutputT]):
                 spec[_SPEC_FIELDS[key][0]] = value
         if output_spec is not None:
             spec["output"] = output_spec
+        if callable(given["destructive_policy"]):
+            decider_id = next_id()
+            self._catalog.tools[decider_id] = _destructive_tool(given["destructive_policy"])
+            spec["destructive_decider"] = decider_id
+        resolver = given["projection_resolver"]
+        if resolver is not None:
+            if not callable(resolver):
+                raise TypeError(f"projection_resolver must be callable, got {type(resolver).__name__}")
+            resolver_id = next_id()
+            self._catalog.tools[resolver_id] = _projection_tool(resolver)
+            spec["projection_resolver"] = resolver_id
         hooks = [self._catalog.hook_spec(h) for h in given["hooks"]]
         if hooks:
             spec["hooks"] = hooks
@@ -1211,6 +1265,23 @@ def create_agent(
     returns ``{"results": [{"index", "tool", "success", "duration_ms",
     "result"?, "error"?}]}`` in index order. Call ``i`` of the batch call
     ``P`` has ``ctx.tool_call_id == f"{P}:{i:02}"``. See docs/batch.md.
+    It is the shorthand of ``plugins=["starweaver.batch"]``: ``plugins``
+    installs built-in plugins by id, in order (an unknown id is refused).
+
+    ``projection_resolver`` (``resolver(ref) -> value``)
+    materialises projected values: an argument object
+    ``{"__projection_ref__": ref}`` a host wrote into what the model sees is
+    replaced by ``resolver(ref)`` before the call's hooks and validation,
+    except in a tool's ``preserve_projected_refs_in_field`` argument; an
+    exception from it is an ``invalid_arguments`` return. See docs/toolsets.md.
+
+    ``destructive_policy`` says what a call of a tool declared
+    ``effect="destructive"`` does before it runs: ``"approve"`` (the
+    default) pauses it for a person's approval like ``ApprovalRequired``,
+    ``"allow"`` runs it, ``"deny"`` never runs it and gives the model an
+    ``approval_denied`` return. A callable ``(ctx, arguments) -> policy``
+    decides each destructive call instead (``ctx.tool_name`` names the
+    tool); if it raises, the call waits for approval. See docs/hitl.md.
 
     Raises:
         TypeError: ``session_store`` or ``effect_journal`` is not a store,

@@ -112,6 +112,7 @@ class ToolContext(Generic[DepsT]):
         "_session",
         "_cancel_event",
         "_cancelled",
+        "_completion_key",
         "_conversation_id",
         "_deps",
         "_idempotency_key",
@@ -138,6 +139,7 @@ class ToolContext(Generic[DepsT]):
         retry: int = 0,
         max_retries: int = 0,
         idempotency_key: str = "",
+        completion_key: str | None = None,
         approval: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         deps: Any = None,
@@ -160,6 +162,7 @@ class ToolContext(Generic[DepsT]):
         self._retry = retry
         self._max_retries = max_retries
         self._idempotency_key = idempotency_key
+        self._completion_key = completion_key or None
         self._approval = dict(approval) if approval is not None else None
         self._metadata = dict(metadata or {})
         if deps is None:
@@ -233,6 +236,15 @@ class ToolContext(Generic[DepsT]):
         write goes to (an ``effect="idempotent_write"`` tool is one whose
         service deduplicates by it)."""
         return self._idempotency_key
+
+    @property
+    def completion_key(self) -> str | None:
+        """The completion key the runtime reserved for this call, for a tool
+        declared ``@tool(attempt_may_defer=True)`` (None for any other):
+        hand it to whatever produces the result later; the host completes
+        the call's ``Pending`` with it. It is the same in every attempt,
+        replay and recovery of the call."""
+        return self._completion_key
 
     @property
     def conversation_id(self) -> str:
@@ -382,6 +394,7 @@ def tool_context_from_wire(
         retry=int(data.get("retry") or 0),
         max_retries=int(data.get("max_retries") or 0),
         idempotency_key=str(data.get("idempotency_key") or ""),
+        completion_key=data.get("completion_key") or None,
         approval=approval if isinstance(approval, Mapping) else None,
         metadata=data.get("metadata") or {},
         deps=deps,

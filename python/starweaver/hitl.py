@@ -170,6 +170,14 @@ class PendingDeferred(_Pending):
 
     _id_key = "deferred_id"
 
+    @property
+    def completion_key(self) -> str | None:
+        """The completion key of a pending attempt (a tool's
+        ``starweaver.intents.Pending``): a resume may answer the call by it
+        as by its id. None for other deferrals."""
+        key = self.raw.get("completion_key")
+        return str(key) if key else None
+
     def complete(
         self, value: Any, *, metadata: Mapping[str, Any] | None = None, **extra_metadata: Any
     ) -> DeferredResult:

@@ -25,6 +25,7 @@ from . import _capi, _declaring
 
 __all__ = [
     "Admitted",
+    "CancelHint",
     "CancelProcess",
     "Done",
     "EmitProcessEvent",
@@ -32,9 +33,11 @@ __all__ = [
     "Intent",
     "IntentKey",
     "ParentEndOutcome",
+    "Pending",
     "ProcessParentEndPolicy",
     "SignalProcess",
     "StartProcess",
+    "TimeoutBehavior",
     "ToolIntents",
 ]
 
@@ -202,6 +205,73 @@ class Done:
             return out
         wire = [it._wire("") for it in self.intents]  # noqa: SLF001 - the intent types are this module's: their wire form
         return {**out, "intents": {"protocol_version": PROTOCOL_VERSION, "intents": wire}}
+
+
+TimeoutBehavior = Literal["error_as_result", "fail_turn"]
+"""What a pending result's missed deadline does."""
+
+CancelHint = Literal["ignore", "cancel_external_work"]
+"""What cancelling a pending call asks of the external work."""
+
+
+class Pending:
+    """An attempt whose result arrives later: ``return Pending(...)`` from a
+    tool declared ``@tool(attempt_may_defer=True)``.
+
+    The run pauses with the call among ``result.hitl.deferred``; its
+    ``completion_key`` (the tool's ``ctx.completion_key``) is reserved for
+    the call, stable across replay and recovery, and the host completes it
+    with that key (or the call id) in ``session.hitl.resume(deferred_results=...)``.
+    A ``Pending`` has no intents (there is no place for them: intents are
+    realised only with a final result), and a tool that did not declare
+    ``attempt_may_defer`` returning one fails with a ``UserError``.
+
+    Arguments:
+        reason: Why the result is not there yet (the request's reason).
+        deadline_ms: Unix time in milliseconds by which the result must arrive.
+        on_timeout: What a missed deadline does (the runtime's default:
+            ``"error_as_result"``).
+        on_cancel: What cancelling the call asks of the external work (the
+            runtime's default: ``"ignore"``).
+    """
+
+    __slots__ = ("deadline_ms", "on_cancel", "on_timeout", "reason")
+
+    def __init__(
+        self,
+        reason: str | None = None,
+        *,
+        deadline_ms: int | None = None,
+        on_timeout: TimeoutBehavior | None = None,
+        on_cancel: CancelHint | None = None,
+    ) -> None:
+        for option, value in (("reason", reason), ("on_timeout", on_timeout), ("on_cancel", on_cancel)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"Pending {option} must be a str, got {type(value).__name__}")
+        if deadline_ms is not None and (not isinstance(deadline_ms, int) or isinstance(deadline_ms, bool)):
+            raise TypeError(f"Pending deadline_ms must be an int, got {type(deadline_ms).__name__}")
+        self.reason = reason
+        self.deadline_ms = deadline_ms
+        self.on_timeout = on_timeout
+        self.on_cancel = on_cancel
+
+    def __repr__(self) -> str:
+        return (
+            f"Pending({self.reason!r}, deadline_ms={self.deadline_ms!r}, "
+            f"on_timeout={self.on_timeout!r}, on_cancel={self.on_cancel!r})"
+        )
+
+    def _outcome(self) -> dict[str, Any]:
+        """The outcome Go receives: a deferral with its completion (the
+        runtime checks it and keeps the defaults)."""
+        completion: dict[str, Any] = {}
+        if self.deadline_ms is not None:
+            completion["deadline_ms"] = self.deadline_ms
+        if self.on_timeout is not None:
+            completion["on_timeout"] = self.on_timeout
+        if self.on_cancel is not None:
+            completion["on_cancel"] = self.on_cancel
+        return {"ok": False, "kind": "call_deferred", "message": self.reason or "", "pending": completion}
 
 
 # -- host ingress -------------------------------------------------------

@@ -68,6 +68,16 @@ UserInputPreprocessor = Callable[[ToolContext, Any], Any]
 Effect = Literal["pure", "read_only", "idempotent_write", "non_idempotent_write", "destructive", "unknown"]
 """What a tool's calls do to the world (see ``Tool``'s ``effect``)."""
 
+DestructivePolicy = Literal["approve", "allow", "deny"]
+"""What an agent does with a call of a ``destructive`` tool (``create_agent``'s
+``destructive_policy``): ask a person's approval first (``"approve"``, the
+default), run it (``"allow"``) or refuse it (``"deny"``)."""
+
+DestructiveDecider = Callable[[ToolContext, Any], DestructivePolicy]
+"""``(ctx, arguments) -> "approve" | "allow" | "deny"``: decides one
+destructive call (``ctx.tool_name`` names the tool); given as
+``create_agent(destructive_policy=...)``."""
+
 EFFECTS: tuple[str, ...] = get_args(Effect)
 """The effect classes, in the runtime's order (a test checks them against
 the library's ``effect_classes``)."""
@@ -200,6 +210,8 @@ class ToolOptions(DefinitionOptions, total=False):
     hidden_by_tags: Iterable[str] | None
     available: AvailableFunc | None
     prepare: PrepareFunc | None
+    attempt_may_defer: bool
+    preserve_projected_refs_in_field: str | None
 
 
 _OPTIONS = frozenset(ToolOptions.__annotations__)
@@ -353,6 +365,15 @@ class Tool(Generic[P, R]):
         prepare: ``prepare(ctx, definition) -> definition | None`` (sync or
             async), asked before each model request: the definition to send
             (the name stays), or None to hide the tool for that step.
+        attempt_may_defer: The tool may return
+            ``starweaver.intents.Pending`` (its result arrives later): only
+            such a tool gets ``ctx.completion_key``, and a ``Pending`` from
+            any other fails the call. Declare it only when the tool can
+            actually return ``Pending``.
+        preserve_projected_refs_in_field: The one argument whose projected
+            values (``{"__projection_ref__": ...}``, see
+            ``create_agent(projection_resolver=)``) keep their wrappers; the
+            others are materialised before validation.
 
     Raises:
         ValueError: the signature cannot be used (every problem listed), the
@@ -403,6 +424,8 @@ class Tool(Generic[P, R]):
         hidden_by_tags: Iterable[str] | None = None,
         available: AvailableFunc | None = None,
         prepare: PrepareFunc | None = None,
+        attempt_may_defer: bool = False,
+        preserve_projected_refs_in_field: str | None = None,
     ) -> None:
         """Validates and sets every option except the function and its schema."""
         if not isinstance(name, str):
@@ -453,6 +476,14 @@ class Tool(Generic[P, R]):
                 raise TypeError(f"{option} must be callable, got {type(cb).__name__}")
         self._available = available
         self._prepare = prepare
+        if not isinstance(attempt_may_defer, bool):
+            raise TypeError(f"attempt_may_defer must be a bool, got {type(attempt_may_defer).__name__}")
+        self._attempt_may_defer = attempt_may_defer
+        if preserve_projected_refs_in_field is not None and not isinstance(preserve_projected_refs_in_field, str):
+            raise TypeError(
+                f"preserve_projected_refs_in_field must be a str, got {type(preserve_projected_refs_in_field).__name__}"
+            )
+        self._preserve_projected = preserve_projected_refs_in_field or None
         self._user_input_preprocessor: UserInputPreprocessor | None = None
         # Async functions of plain keyword arguments and no context can be
         # called straight from the bridge (see _bridge.RunDriver._await_plain).
@@ -521,9 +552,24 @@ class Tool(Generic[P, R]):
     def access(self) -> Access | None:
         return self._access
 
+    @property
+    def attempt_may_defer(self) -> bool:
+        """Whether the tool may return ``starweaver.intents.Pending``."""
+        return self._attempt_may_defer
+
+    @property
+    def preserve_projected_refs_in_field(self) -> str | None:
+        """The one argument whose projected values keep their wrappers."""
+        return self._preserve_projected
+
     def _scheduling_spec(self) -> dict[str, Any]:
-        """The spec keys of max_concurrency and resource_key (none when unset)."""
+        """The spec keys of max_concurrency, resource_key, attempt_may_defer
+        and preserve_projected_refs_in_field (none when unset)."""
         spec: dict[str, Any] = {}
+        if self._attempt_may_defer:
+            spec["attempt_may_defer"] = True
+        if self._preserve_projected is not None:
+            spec["preserve_projected_refs_in_field"] = self._preserve_projected
         if self._max_concurrency is not None:
             spec["max_concurrency"] = self._max_concurrency
         if self._resource_key is not None:
@@ -741,6 +787,8 @@ class Tool(Generic[P, R]):
             "hidden_by_tags": self._hidden_by_tags,
             "available": self._available,
             "prepare": self._prepare,
+            "attempt_may_defer": self._attempt_may_defer,
+            "preserve_projected_refs_in_field": self._preserve_projected,
         }
         new: dict[str, Any] = dict(changes)
         if "dependencies" in new:

@@ -29,9 +29,10 @@ SPEC_FIELDS = set(
 )
 
 # Spec fields the agent writes from other options: the model handle, the
-# output spec (output_type, output_mode) and the artifacts spec
-# (artifact_store, artifact_scope, artifact_resolve_limit).
-WRITTEN_FIELDS = {"model", "output", "artifacts"}
+# output spec (output_type, output_mode), the artifacts spec
+# (artifact_store, artifact_scope, artifact_resolve_limit) and the host
+# function of a callable destructive_policy.
+WRITTEN_FIELDS = {"model", "output", "artifacts", "destructive_decider"}
 
 
 def plain_options() -> list[str]:

@@ -154,6 +154,8 @@ def test_base_tool_declares_its_effect() -> None:
 
     t = Delete(max_retries=3).to_tool()
     assert t.effect == "destructive"
-    result = run(create_agent(model=calling("delete"), tools=[t]).run("go"))
+    # A destructive call waits for approval by default (test_destructive.py);
+    # this one is allowed so that its failure shows.
+    result = run(create_agent(model=calling("delete"), tools=[t], destructive_policy="allow").run("go"))
     (ret,) = returns(result)
     assert ret.metadata.get("starweaver_ambiguous") is True

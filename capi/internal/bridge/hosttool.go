@@ -74,6 +74,7 @@ type wireContext struct {
 	Retry          int            `json:"retry"`
 	MaxRetries     int            `json:"max_retries"`
 	IdempotencyKey string         `json:"idempotency_key"`
+	CompletionKey  string         `json:"completion_key,omitempty"`
 	Approval       *tool.Approval `json:"approval"`
 	Metadata       map[string]any `json:"metadata"`
 	// Authority is what the call may receive beyond the run's fields,
@@ -131,6 +132,9 @@ type outcome struct {
 	Kind      string          `json:"kind"`
 	Message   string          `json:"message"`
 	TimeoutMS int64           `json:"timeout_ms"`
+	// Pending, when set, makes the outcome a pending attempt with this
+	// completion (tool.Pending); core checks it and the tool's declaration.
+	Pending *tool.PendingCompletion `json:"pending"`
 }
 
 func (t *hostTool) Call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
@@ -186,7 +190,7 @@ func (t *hostTool) preprocess(ctx context.Context, tc *tool.Context, input json.
 func wireContextOf(tc *tool.Context) wireContext {
 	return wireContext{
 		RunID: tc.RunID, ConversationID: tc.ConversationID, RunStep: tc.RunStep, ToolCallID: tc.ToolCallID,
-		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, IdempotencyKey: tc.IdempotencyKey(),
+		ToolName: tc.ToolName, Retry: tc.Retry, MaxRetries: tc.MaxRetries, IdempotencyKey: tc.IdempotencyKey(), CompletionKey: tc.CompletionKey(),
 		Approval: tc.Approval, Metadata: tc.Metadata, Authority: authorityOf(tc), Runtime: tc.Runtime,
 	}
 }
@@ -212,6 +216,11 @@ func decodeOutcome(data []byte) (tool.Result, error) {
 		if err := json.Unmarshal(o.Intents, &in); err != nil {
 			return tool.Result{}, tool.UserError("the tool declared malformed intents: %v", err)
 		}
+	}
+	if o.Pending != nil {
+		// Intents with a Pending: the registry refuses them, as with a
+		// pause (tool.Result.Intents).
+		return tool.Result{Intents: in}, tool.Pending(o.Message, *o.Pending)
 	}
 	if !o.OK {
 		kind, err := tool.ParseErrorKind(o.Kind)

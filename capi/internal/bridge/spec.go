@@ -66,6 +66,13 @@ type toolSpec struct {
 	// AgentTool, when set, makes the tool of another agent (agent.AsTool);
 	// the other fields are then unused.
 	AgentTool *agentToolSpec `json:"agent_tool"`
+	// PreserveProjectedRefsInField, when set, is the one argument whose
+	// projected values keep their wrappers
+	// (tool.PreserveProjectedRefsInField).
+	PreserveProjectedRefsInField string `json:"preserve_projected_refs_in_field"`
+	// AttemptMayDefer says the tool may return Pending (tool.Pending): its
+	// calls get a completion key.
+	AttemptMayDefer bool `json:"attempt_may_defer"`
 }
 
 // agentToolSpec names an agent, by its handle, to call as a tool.
@@ -190,6 +197,15 @@ type agentSpec struct {
 	// Subagents are the child-agent routes spawn_agent starts
 	// (subagent.go); Options.SpawnConcurrency caps its calls.
 	Subagents []subagentSpec `json:"subagents"`
+	// Plugins names built-in plugins to install, in order (core's
+	// agent.BuiltinPlugins decodes and checks them).
+	Plugins []string `json:"plugins"`
+	// ProjectionResolverID, when not 0, is the host function that
+	// materialises projected argument values (projection.go).
+	ProjectionResolverID int64 `json:"projection_resolver"`
+	// DestructiveDeciderID, when not 0, is the host function that decides
+	// the destructive policy of each destructive call (destructive.go).
+	DestructiveDeciderID int64 `json:"destructive_decider"`
 }
 
 // outputSpec is agent.OutputSpec as a host gives it. Validator, when not
@@ -348,6 +364,10 @@ func (s toolSpec) build() (tool.Tool, error) {
 		if err := t.cfg.SetMaxConcurrency(t.def.Metadata, *s.MaxConcurrency); err != nil {
 			return nil, specError("tool %q: %v", s.Definition.Name, err)
 		}
+	}
+	t.cfg.AttemptMayDefer = s.AttemptMayDefer
+	if s.PreserveProjectedRefsInField != "" {
+		t.cfg.ArgumentProjection = tool.PreserveProjectedRefsInField(s.PreserveProjectedRefsInField)
 	}
 	if s.Resource != nil {
 		rk, err := s.Resource.build(t.id)
@@ -514,6 +534,19 @@ func buildAgent(s agentSpec) (*agent.Agent, error) {
 		return nil, err
 	}
 	b := agent.NewBuilderFrom(m.m, s.Options)
+	plugins, err := agent.BuiltinPlugins(s.Plugins)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range plugins {
+		b.Plugin(p)
+	}
+	if s.ProjectionResolverID != 0 {
+		b.ProjectionResolver(hostProjectionResolver(s.ProjectionResolverID))
+	}
+	if s.DestructiveDeciderID != 0 {
+		b.DestructivePolicy(s.DestructivePolicy, hostDestructiveDecider(s.DestructiveDeciderID))
+	}
 	tools, err := buildTools(s.Tools)
 	if err != nil {
 		return nil, err

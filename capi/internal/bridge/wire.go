@@ -17,7 +17,8 @@ import (
 // array, which the host also decodes faster than an object:
 // [token, tool, arguments] when the tool does not read its context, else
 // [token, tool, run_id, conversation_id, tool_call_id, tool_name, run_step,
-// retry, max_retries, idempotency_key, arguments].
+// retry, max_retries, idempotency_key, arguments]. A call with a
+// completion key (a tool that may defer) is sent as an object.
 func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.RawMessage, withContext bool) ([]byte, error) {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
@@ -30,7 +31,7 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 		args = c.Bytes()
 	}
 	authority := authorityOf(tc)
-	if tc.Approval == nil && len(tc.Metadata) == 0 && (authority == nil || !withContext) {
+	if tc.Approval == nil && len(tc.Metadata) == 0 && (authority == nil || !withContext) && (tc.CompletionKey() == "" || !withContext) {
 		b = append(b, '[')
 		b = strconv.AppendInt(b, token, 10)
 		b = append(b, ',')
@@ -79,6 +80,10 @@ func appendCallItem(b []byte, token, toolID int64, tc *tool.Context, args json.R
 	b = strconv.AppendInt(b, int64(tc.MaxRetries), 10)
 	b = append(b, `,"idempotency_key":`...)
 	b = appendString(b, tc.IdempotencyKey())
+	if k := tc.CompletionKey(); k != "" {
+		b = append(b, `,"completion_key":`...)
+		b = appendString(b, k)
+	}
 	var err error
 	b = append(b, `,"approval":`...)
 	if b, err = appendValue(b, tc.Approval, tc.Approval == nil); err != nil {
