@@ -22,7 +22,7 @@ from starweaver._runs import RunResult
 from starweaver.hitl import ApprovalDecision, DeferredResult, HITLSnapshot
 from starweaver.temporal._result import AgentRunOutcome, AgentWorkflowInput
 
-__all__ = ["RunsInWorkflow", "agent_workflow"]
+__all__ = ["RunsChildInWorkflow", "RunsInWorkflow", "agent_workflow", "child_workflow"]
 
 
 class RunsInWorkflow(Protocol):
@@ -171,6 +171,37 @@ def agent_workflow(ta: RunsInWorkflow) -> type:
     run.__qualname__ = f"{name}.run"
     cls = type(name, (_AgentWorkflow,), {"run": workflow.run(run), "_ta": ta, "__module__": __name__})
     return workflow.defn(name=f"{ta.name}.run", sandboxed=False)(cls)
+
+
+class RunsChildInWorkflow(Protocol):
+    """What the child workflow needs of its ``TemporalAgent``."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def run_child(self, request: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+class _ChildWorkflow:
+    """What every agent's child workflow does: one run for a parent's call
+    of an agent tool or of ``spawn_agent``."""
+
+    _ta: RunsChildInWorkflow
+
+    async def run_child(self, request: dict[str, Any]) -> dict[str, Any]:
+        return await self._ta.run_child(request)
+
+
+def child_workflow(ta: RunsChildInWorkflow) -> type:
+    """The workflow class ``"<name>.child"`` for ``ta``."""
+    name = f"AgentChildWorkflow_{_ident(ta.name)}"
+
+    async def run(self, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        return await cast(_ChildWorkflow, self).run_child(request)
+
+    run.__qualname__ = f"{name}.run"
+    cls = type(name, (_ChildWorkflow,), {"run": workflow.run(run), "_ta": ta, "__module__": __name__})
+    return workflow.defn(name=f"{ta.name}.child", sandboxed=False)(cls)
 
 
 def _ident(name: str) -> str:
