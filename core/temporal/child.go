@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,6 +23,9 @@ type ChildInput struct {
 	// Limits are the run's usage limits (the parent's remaining budget
 	// included).
 	Limits agent.UsageLimits `json:"limits"`
+	// CallID is the parent's call that runs the child: the pending items
+	// the parent lists for the child name it (ParentToolCallID).
+	CallID string `json:"call_id,omitempty"`
 }
 
 // ChildWorkflowName is the name Register gives ChildWorkflow:
@@ -32,18 +36,43 @@ func (t *Agent) ChildWorkflowName() string { return t.o.Name + ".child" }
 // workflow starts it for each call of an agent tool (agent.AsTool) or
 // of spawn_agent, named by the child agent's label, with an id made of
 // the parent run's name (its workflow id and recorded suffix), the step
-// and the call id. It runs the agent once, its model requests and calls
-// as activities like any run here, and returns the Result whatever the
+// and the call id. It runs the agent, its model requests and calls as
+// activities like any run here, and returns the Result whatever the
 // run's status: the parent turns it into the call's return
-// (agent.ChildReturn), a failed run into an error return. A child that
-// would wait for people returns its waiting Result (without its state):
-// the parent's call gets an error return, as outside a workflow.
+// (agent.ChildReturn), a failed run into an error return.
+//
+// While the run waits for people, the child workflow waits as the
+// ready-made workflow does, for the same updates and query, and tells its
+// parent workflow what it waits for: the parent's pending query lists the
+// child's items (Path starting with the child's label, ParentToolCallID
+// the parent's call), and an answer sent to the parent's ready-made
+// workflow (or to a child workflow on the way) reaches the child, however
+// deep.
 func (t *Agent) ChildWorkflow(ctx workflow.Context, in ChildInput) (*Result, error) {
+	w := &answers{label: t.o.Name, callID: in.CallID}
+	if err := w.register(ctx); err != nil {
+		return nil, err
+	}
 	opts := []RunOption{WithUsageLimits(in.Limits)}
 	if in.Grants != nil {
 		opts = append(opts, withGrants(in.Grants))
 	}
 	res, err := t.Run(ctx, in.Prompt, opts...)
+	for err == nil && res.Status == agent.StatusWaiting {
+		w.wait(res.Pending)
+		w.publish(ctx)
+		if err := workflow.Await(ctx, w.complete); err != nil {
+			return nil, err
+		}
+		next, rerr := t.Resume(ctx, res, w.resolution(), opts...)
+		if next == nil && errors.Is(rerr, agent.ErrState) {
+			workflow.GetLogger(ctx).Warn("starweaver: the answers were refused; waiting for new ones", "error", rerr)
+			continue
+		}
+		w.wait(nil)
+		w.publish(ctx)
+		res, err = next, rerr
+	}
 	if res == nil {
 		return nil, err
 	}
@@ -65,7 +94,7 @@ func (x *executor) startChild(b agent.Batch, c agent.Call) workflow.Future {
 		WorkflowID:    childWorkflowID(b, c),
 		StaticSummary: fmt.Sprintf("agent %s, call %s", c.Child.Agent, c.ID),
 	})
-	in := ChildInput{Prompt: c.Child.Prompt, Grants: c.Child.Grants, Limits: c.Child.Limits}
+	in := ChildInput{Prompt: c.Child.Prompt, Grants: c.Child.Grants, Limits: c.Child.Limits, CallID: c.ID}
 	return workflow.ExecuteChildWorkflow(ctx, c.Child.Agent+".child", in)
 }
 
