@@ -139,56 +139,80 @@ func TestAgentToolRunsAsAChildWorkflow(t *testing.T) {
 	}
 }
 
+// relayModel calls the agent tool name with prompt, then answers with
+// the return.
+func relayModel(name, prompt string) model.Model {
+	return model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
+		if rets := msgs[len(msgs)-1].Returns(); len(rets) > 0 {
+			return text(describe(rets[0])), nil
+		}
+		return model.CallsResponse(model.Call("c1", name, map[string]string{"prompt": prompt})), nil
+	})
+}
+
 func TestAChildsApprovalReachesItThroughTheParent(t *testing.T) {
-	c := dial(t)
-	queue := uniqueQueue("childwait")
-	// The parent's model calls the agent tool "ops" (the agent "deployer",
-	// whose deploy asks for approval), then lists the returns.
+	// The agent "deployer" deploys, which asks for approval; the lead
+	// calls it as the agent tool "ops", directly or through the agent
+	// "middle" (its tool "deep").
 	deployer := agent.NewBuilder(scriptModel()).Name("deployer").Tool(deployTool()).MustBuild()
 	ops, err := agent.AsTool(deployer, agent.AsToolOptions{Name: "ops"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := model.NewFunctionModel(func(_ context.Context, msgs []model.Message, _ model.Params) (model.Message, error) {
-		if rets := msgs[len(msgs)-1].Returns(); len(rets) > 0 {
-			return text(describe(rets[0])), nil
-		}
-		return model.CallsResponse(model.Call("c1", "ops", map[string]string{"prompt": "deploy"})), nil
-	})
-	ta, err := temporal.New(agent.NewBuilder(m).Name("lead").Tool(ops).MustBuild(), temporal.Options{HeartbeatTimeout: 5 * time.Second})
+	middle := agent.NewBuilder(relayModel("ops", "deploy")).Name("middle").Tool(ops).MustBuild()
+	deep, err := agent.AsTool(middle, agent.AsToolOptions{Name: "deep"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	startWorker(t, c, queue, ta, nil)
-	ctx := bounded(t, 60*time.Second)
-	run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "go"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The parent lists the child's request, with the child's path.
-	pending := waitPending(t, c, run)
-	if len(pending) != 1 || pending[0].ToolName != "deploy" || strings.Join(pending[0].Path, "/") != "deployer" ||
-		pending[0].ParentToolCallID != "c1" {
-		t.Fatalf("pending: %+v", pending)
-	}
-	if _, err := sendUpdate(ctx, c, run, temporal.UpdateApprove, agent.ApprovalDecision{ID: "nope"}); err == nil {
-		t.Fatal("an unknown id was accepted")
-	}
-	open, err := sendUpdate(ctx, c, run, temporal.UpdateApprove, agent.ApprovalDecision{ID: pending[0].ID, DecidedBy: "ops"})
-	if err != nil || len(open) != 0 {
-		t.Fatalf("approve: %v, still open %+v", err, open)
-	}
-	var res temporal.Result
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != agent.StatusCompleted || res.Output != `ops="deploy=\"deployed by ops\""` {
-		t.Fatalf("result: status %s, output %s, error %q", res.Status, res.Output, res.Error)
-	}
-	// The same code replays the parent's history.
-	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(ta.Workflow, workflow.RegisterOptions{Name: ta.WorkflowName()})
-	if err := r.ReplayWorkflowHistory(silentLogger(), history(t, c, run)); err != nil {
-		t.Fatalf("replay with the same code: %v", err)
+	for _, tc := range []struct {
+		name, path, output string
+		lead               *agent.Agent
+	}{
+		{"child", "deployer", `ops="deploy=\"deployed by ops\""`,
+			agent.NewBuilder(relayModel("ops", "deploy")).Name("lead").Tool(ops).MustBuild()},
+		{"grandchild", "middle/deployer", `deep="ops=\"deploy=\\\"deployed by ops\\\"\""`,
+			agent.NewBuilder(relayModel("deep", "go")).Name("lead").Tool(deep).MustBuild()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dial(t)
+			queue := uniqueQueue("childwait")
+			ta, err := temporal.New(tc.lead, temporal.Options{HeartbeatTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			startWorker(t, c, queue, ta, nil)
+			ctx := bounded(t, 60*time.Second)
+			run, err := c.ExecuteWorkflow(ctx, startOptions(queue), ta.WorkflowName(), temporal.WorkflowInput{Prompt: "go"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The lead lists the request of the agent that asked, with
+			// the path of agents it came through.
+			pending := waitPending(t, c, run)
+			if len(pending) != 1 || pending[0].ToolName != "deploy" || strings.Join(pending[0].Path, "/") != tc.path ||
+				pending[0].ParentToolCallID != "c1" {
+				t.Fatalf("pending: %+v", pending)
+			}
+			if _, err := sendUpdate(ctx, c, run, temporal.UpdateApprove, agent.ApprovalDecision{ID: "nope"}); err == nil {
+				t.Fatal("an unknown id was accepted")
+			}
+			open, err := sendUpdate(ctx, c, run, temporal.UpdateApprove, agent.ApprovalDecision{ID: pending[0].ID, DecidedBy: "ops"})
+			if err != nil || len(open) != 0 {
+				t.Fatalf("approve: %v, still open %+v", err, open)
+			}
+			var res temporal.Result
+			if err := run.Get(ctx, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != agent.StatusCompleted || res.Output != tc.output {
+				t.Fatalf("result: status %s, output %s, error %q", res.Status, res.Output, res.Error)
+			}
+			// The same code replays the lead's history.
+			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflowWithOptions(ta.Workflow, workflow.RegisterOptions{Name: ta.WorkflowName()})
+			if err := r.ReplayWorkflowHistory(silentLogger(), history(t, c, run)); err != nil {
+				t.Fatalf("replay with the same code: %v", err)
+			}
+		})
 	}
 }
