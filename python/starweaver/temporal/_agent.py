@@ -25,7 +25,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflow
 from starweaver import _remote
 from starweaver._bridge import CHILD_OUTCOME
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult
-from starweaver.errors import ModelError, StarweaverError
+from starweaver.errors import ModelError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.temporal._tracing import activity_span
 from starweaver.temporal._workflow import agent_workflow, child_workflow
@@ -180,32 +180,29 @@ class TemporalAgent(Generic[DepsT, OutputT]):
 
     # -- inside a workflow -------------------------------------------------
 
-    async def run_child(self, request: Mapping[str, Any]) -> dict[str, Any]:
+    async def run_child(self, request: Mapping[str, Any]) -> RunResult[OutputT]:
         """The child workflow's run (``child_workflow``): ``request`` is a
-        parent call's ``"child"`` (Go's ``agent.ChildRun``); the answer is
-        ``{"result": <the run's result JSON>}``, or ``{"error": ...}`` when
-        the run failed, which the parent's runtime turns into the call's
-        return as a local agent tool would."""
+        parent call's ``"child"`` (Go's ``agent.ChildRun``): its prompt,
+        grants and usage limits (the parent's remaining ones included).
+
+        Raises:
+            RuntimeError: called outside workflow code.
+        """
         _in_workflow("run_child")
         limits = request.get("limits") or {}
         known = {f.name for f in dataclasses.fields(UsageLimits)}
         usage_limits = UsageLimits(**{k: int(v) for k, v in limits.items() if k in known and v})
         conversation_id, run_id = self._ids()
         grants = request.get("grants")
-        try:
-            result = await _remote.run_stepped(
-                self.agent,
-                str(request.get("prompt", "")),
-                conversation_id=conversation_id,
-                run_id=run_id,
-                handlers=_Handlers(self, None),
-                usage_limits=usage_limits,
-                grants=None if grants is None else [str(g) for g in grants],
-            )
-        except StarweaverError as exc:
-            return {"error": str(exc)}
-        raw = {k: v for k, v in result.raw.items() if k != "state"}
-        return {"result": raw}
+        return await _remote.run_stepped(
+            self.agent,
+            str(request.get("prompt", "")),
+            conversation_id=conversation_id,
+            run_id=run_id,
+            handlers=_Handlers(self, None),
+            usage_limits=usage_limits,
+            grants=None if grants is None else [str(g) for g in grants],
+        )
 
     async def run(
         self,
@@ -422,7 +419,7 @@ class _Handlers:
         try:
             outcome: dict[str, Any] = await workflow.execute_child_workflow(
                 f"{child['agent']}.child",
-                dict(child),
+                {**child, "call_id": call.get("id")},
                 id=f"{shared.get('conversation_id')}/{shared.get('step')}/{call.get('id')}",
                 result_type=dict,
                 static_summary=f"agent {child['agent']}, call {call.get('id')}",

@@ -17,7 +17,7 @@ import pytest
 if os.environ.get("STARWEAVER_REQUIRE_TEMPORAL") != "1":
     pytest.importorskip("temporalio")
 
-from starweaver import create_agent
+from starweaver import ApprovalRequired, ToolContext, create_agent, tool
 from starweaver.messages import ModelMessage, ModelRequest, ToolReturnPart
 from starweaver.temporal import AgentPlugin, AgentRunOutcome, AgentWorkflowInput, StarweaverPlugin, TemporalAgent
 from starweaver.testing import FunctionModel
@@ -54,6 +54,33 @@ boss_agent = create_agent(
     name="boss",
 )
 boss = TemporalAgent(boss_agent, name="boss")
+
+
+@tool
+def deploy(ctx: ToolContext) -> str:
+    if ctx.approval is None:
+        raise ApprovalRequired("deploy production")
+    return "deployed"
+
+
+def _relay(tool_name: str, prompt: str) -> Any:
+    """A model that calls tool_name with prompt, then answers with the
+    return."""
+
+    def respond(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
+        returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+        if returns:
+            return f"{returns[-1].name}={returns[-1].content}"
+        return {"tool_calls": [{"id": "c1", "name": tool_name, "arguments": {"prompt": prompt} if prompt else {}}]}
+
+    return FunctionModel(respond)
+
+
+deployer = create_agent(model=_relay("deploy", ""), tools=[deploy], name="deployer")
+middle = create_agent(model=_relay("ops", "deploy"), tools=[deployer.as_tool(name="ops")], name="middle")
+lead = TemporalAgent(
+    create_agent(model=_relay("deep", "go"), tools=[middle.as_tool(name="deep")], name="lead"), name="lead"
+)
 
 
 def test_the_plugin_finds_the_children() -> None:
@@ -120,5 +147,39 @@ def test_an_agent_tool_runs_as_a_child_workflow() -> None:
 
     async def replay() -> None:
         await Replayer(workflows=[], plugins=[StarweaverPlugin(), AgentPlugin(boss)]).replay_workflow(history)
+
+    asyncio.run(replay())
+
+
+def test_a_grandchilds_approval_reaches_it_through_the_parent() -> None:
+    async def main() -> tuple[list[dict[str, Any]], AgentRunOutcome, WorkflowHistory]:
+        client = await Client.connect(ADDRESS, plugins=[StarweaverPlugin()])
+        tq = queue()
+        async with Worker(client, task_queue=tq, plugins=[AgentPlugin(lead)]):
+            h = await client.start_workflow(
+                "lead.run",
+                AgentWorkflowInput("go"),
+                id=f"lead-{uuid.uuid4()}",
+                task_queue=tq,
+                result_type=AgentRunOutcome,
+                execution_timeout=timedelta(minutes=2),
+            )
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 30
+            while not (pending := await h.query("pending")):
+                assert loop.time() < deadline, "the grandchild's approval never reached the lead"
+                await asyncio.sleep(0.05)
+            assert await h.execute_update("approve", pending[0]["id"]) == 0
+            out = await asyncio.wait_for(h.result(), 60)
+            return pending, out, await h.fetch_history()
+
+    pending, out, history = asyncio.run(main())
+    (item,) = pending
+    assert item["tool_name"] == "deploy" and item["path"] == ["middle", "deployer"], item
+    assert item["parent_tool_call_id"] == "c1", item
+    assert out.status == "completed" and out.output == "deep=ops=deploy=deployed", out.output
+
+    async def replay() -> None:
+        await Replayer(workflows=[], plugins=[StarweaverPlugin(), AgentPlugin(lead)]).replay_workflow(history)
 
     asyncio.run(replay())
