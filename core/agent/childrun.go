@@ -177,8 +177,8 @@ func (f *spawnToolFunc) childOf(args json.RawMessage) (*agentTool, string, bool)
 // executor, or returns nil: for a call of another tool, one whose
 // arguments the tool would refuse (it runs as any call does, and the
 // tool says why), one wrapped by something that must run around it
-// (hooks, an approval rule), or when the run has nothing left of a
-// limit (the tool refuses that call itself).
+// (hooks, an approval rule, a concurrency cap across runs), or when the
+// run has nothing left of a limit (the tool refuses that call itself).
 func (r *runner) childRunOf(reg *tool.Registry, c tool.Call) *ChildRun {
 	if len(r.a.hooks) > 0 {
 		return nil
@@ -189,6 +189,11 @@ func (r *runner) childRunOf(reg *tool.Registry, c tool.Call) *ChildRun {
 	}
 	cr, ok := t.(childRunner)
 	if !ok {
+		return nil
+	}
+	if cfg, ok := t.(interface{ ToolConfig() *tool.Config }); ok && cfg.ToolConfig().Concurrency != nil {
+		// A cap across the agent's runs (SpawnConcurrency) holds only
+		// where the calls run on this process's registry.
 		return nil
 	}
 	at, prompt, ok := cr.childOf(c.Arguments)

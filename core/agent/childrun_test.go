@@ -140,3 +140,22 @@ func TestChildReturnOfAFailedOrWaitingChild(t *testing.T) {
 		t.Fatalf("failed child: %q", m)
 	}
 }
+
+func TestCappedSpawnCallsRunAsAnyCall(t *testing.T) {
+	for _, capped := range []bool{false, true} {
+		worker := agent.NewBuilder(model.NewTestModel(text("ok"))).Name("worker").MustBuild()
+		m := model.NewTestModel(calls(model.Call("c1", agent.SpawnToolName, map[string]string{"agent": "worker", "prompt": "go"})), text("done"))
+		b := agent.NewBuilder(m).Name("boss").Subagents(agent.Subagent{Agent: worker})
+		if capped {
+			b.SpawnConcurrency(1)
+		}
+		parent := b.MustBuild()
+		x := &childExecutor{worker: parent, children: map[string]*agent.Agent{"worker": worker}}
+		if _, err := parent.Run(context.Background(), "go", agent.WithExecutor(x)); err != nil {
+			t.Fatal(err)
+		}
+		if handed := len(x.seen) == 1; handed == capped {
+			t.Fatalf("capped %v: child runs handed over %+v", capped, x.seen)
+		}
+	}
+}

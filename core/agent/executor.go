@@ -93,8 +93,9 @@ type Call struct {
 	Approval *tool.Approval `json:"approval,omitempty"`
 	// Child is set on a call of an agent tool or of spawn_agent that an
 	// engine may run as a child run of its own (see ChildRun): nothing
-	// the call's tool has around it (hooks, an approval rule) would run
-	// otherwise. An executor that does not run agents ignores it.
+	// the call's tool has around it (hooks, an approval rule, a
+	// concurrency cap across runs) would run otherwise. An executor that
+	// does not run agents ignores it.
 	Child *ChildRun `json:"child,omitempty"`
 }
 
