@@ -108,7 +108,7 @@ func AsTool(child *Agent, opts AsToolOptions) (tool.Tool, error) {
 	if err := f.Err(); err != nil {
 		return nil, fmt.Errorf("agent tool %q: %w", name, err)
 	}
-	return f, nil
+	return &agentToolFunc{Function: f, at: at}, nil
 }
 
 // checkGrants reports the grants that name none of the agent's own tools.
@@ -192,23 +192,7 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 		}
 		parent.addChildUsage(usageSince(res.Usage, before), byAgentSince(t.label, res, earlier))
 	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return tool.Result{}, tool.Cancelled(fmt.Sprintf("agent %q was cancelled", t.label))
-		}
-		return tool.Result{}, tool.UserError("agent %q failed: %s", t.label, err.Error())
-	}
-	switch res.Status {
-	case StatusCompleted:
-	case StatusWaiting:
-		return t.wait(parent, callID, sess, res)
-	default:
-		return tool.Result{}, tool.UserError("agent %q ended %s: %s", t.label, res.Status, res.Error)
-	}
-	if len(res.OutputValue) > 0 {
-		return tool.JSON(res.OutputValue), nil
-	}
-	return tool.Text(res.Output), nil
+	return t.outcome(ctx, parent, callID, sess, res, err)
 }
 
 // durable reports whether the child's runs are kept in a session store:

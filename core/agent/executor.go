@@ -91,6 +91,12 @@ type Call struct {
 	Key string `json:"key"`
 	// Approval is set on an approved call that runs again.
 	Approval *tool.Approval `json:"approval,omitempty"`
+	// Child is set on a call of an agent tool or of spawn_agent that an
+	// engine may run as a child run of its own (see ChildRun): nothing
+	// the call's tool has around it (hooks, an approval rule, a
+	// concurrency cap across runs) would run otherwise. An executor that
+	// does not run agents ignores it.
+	Child *ChildRun `json:"child,omitempty"`
 }
 
 // AttemptBound is how long all attempts of c may take together: its
@@ -170,7 +176,8 @@ func (r *runner) offload(ctx context.Context, reg *tool.Registry, base *tool.Con
 		}
 		cls := reg.EffectOf(c.Name)
 		b.Calls = append(b.Calls, Call{Call: c, Effect: cls, Timeout: reg.TimeoutFor(c.Name), MaxRetries: reg.MaxRetriesFor(c.Name),
-			RetrySafe: effectclass.RetrySafe(cls, true), Key: effectclass.Key(r.s.id, r.runID, cb.RunStep, c.Index), Approval: cb.Approval})
+			RetrySafe: effectclass.RetrySafe(cls, true), Key: effectclass.Key(r.s.id, r.runID, cb.RunStep, c.Index), Approval: cb.Approval,
+			Child: r.childRunOf(reg, c)})
 		at = append(at, i)
 	}
 	if len(b.Calls) == 0 {
@@ -179,7 +186,8 @@ func (r *runner) offload(ctx context.Context, reg *tool.Registry, base *tool.Con
 	if r.spilled != nil {
 		b.Spilled = r.spilled.list()
 	}
-	rets, err := r.o.executor.RunBatch(ctx, b)
+	// The executor reaches the run through ctx (ChildReturn).
+	rets, err := r.o.executor.RunBatch(withRunner(ctx, r), b)
 	if err == nil && len(rets) != len(b.Calls) {
 		err = fmt.Errorf("%w: the executor answered %d returns for %d calls", ErrState, len(rets), len(b.Calls))
 	}

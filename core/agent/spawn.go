@@ -136,7 +136,7 @@ func newSpawnTool(subs []Subagent, concurrency int) (tool.Tool, []string, error)
 	if err := f.Err(); err != nil {
 		return nil, nil, fmt.Errorf("spawn_agent: %w", err)
 	}
-	return f, st.names, nil
+	return &spawnToolFunc{Function: f, st: st}, st.names, nil
 }
 
 // durable reports whether every route keeps its runs in a session store,

@@ -67,6 +67,18 @@
 // ready-made workflow [Agent.Workflow] does this with its updates
 // "approve", "deny" and "complete" and its query "pending".
 //
+// # Agents calling agents
+//
+// A call of an agent tool (agent.AsTool) or of spawn_agent runs the child
+// agent as a child workflow ([Agent.ChildWorkflow], "<label>.child"),
+// made of the child's own activities; its result is the call's return and
+// its usage the parent's, as locally ([agent.ChildReturn]). A child that
+// waits for people waits in its workflow, and the parent's ready-made
+// workflow lists its items and relays the answers to it. [Agent.Register]
+// registers every child agent reachable from the agent. Runs that called
+// agent tools before this behaviour (in the tool activity) replay only
+// with the code that recorded them.
+//
 // # What must hold for replay
 //
 // Calls and model requests run on the workers, but the loop itself runs

@@ -33,12 +33,13 @@ func (x *executor) RequestModel(_ context.Context, req agent.ModelRequest) (mode
 	return resp, nil
 }
 
-// RunBatch schedules one activity per call, in model order: all at once,
+// RunBatch schedules one activity per call (a child workflow for a
+// call that runs a child agent, see ChildWorkflow), in model order: all at once,
 // at most MaxConcurrency at once (the next starts when the oldest in
 // flight ends, which keeps the order of commands fixed), or one after
 // another for a sequential batch. A failed activity gives its call
 // agent.LostReturn.
-func (x *executor) RunBatch(_ context.Context, b agent.Batch) ([]tool.Return, error) {
+func (x *executor) RunBatch(rctx context.Context, b agent.Batch) ([]tool.Return, error) {
 	n := len(b.Calls)
 	window := n
 	switch {
@@ -49,6 +50,10 @@ func (x *executor) RunBatch(_ context.Context, b agent.Batch) ([]tool.Return, er
 	}
 	futures := make([]workflow.Future, n)
 	start := func(i int) {
+		if b.Calls[i].Child != nil {
+			futures[i] = x.startChild(b, b.Calls[i])
+			return
+		}
 		one := b
 		one.Calls = []agent.Call{b.Calls[i]}
 		ctx := workflow.WithActivityOptions(x.ctx, x.t.callOptions(b.Calls[i]))
@@ -59,7 +64,9 @@ func (x *executor) RunBatch(_ context.Context, b agent.Batch) ([]tool.Return, er
 	}
 	out := make([]tool.Return, n)
 	for i, c := range b.Calls {
-		if err := futures[i].Get(x.ctx, &out[i]); err != nil {
+		if c.Child != nil {
+			out[i] = x.childReturn(rctx, futures[i], c)
+		} else if err := futures[i].Get(x.ctx, &out[i]); err != nil {
 			workflow.GetLogger(x.ctx).Warn("starweaver: a tool call's activity failed; the model gets the lost-call return",
 				"tool", c.Name, "call", c.ID, "error", err)
 			out[i] = agent.LostReturn(c.Call)

@@ -90,6 +90,7 @@ type runConfig struct {
 	history  []model.Message
 	metadata map[string]any
 	limits   *agent.UsageLimits
+	grants   []string
 }
 
 // WithMessageHistory continues the conversation msgs (the Messages of an
@@ -107,6 +108,12 @@ func WithMetadata(md map[string]any) RunOption {
 // WithUsageLimits bounds the run (agent.WithUsageLimits).
 func WithUsageLimits(l agent.UsageLimits) RunOption {
 	return func(c *runConfig) { c.limits = &l }
+}
+
+// withGrants narrows the run's tools to grants (agent.WithGrants): the
+// grants of a child run.
+func withGrants(grants []string) RunOption {
+	return func(c *runConfig) { c.grants = grants }
 }
 
 func collect(opts []RunOption) runConfig {
@@ -127,6 +134,9 @@ func (c runConfig) agentOptions() []agent.RunOption {
 	}
 	if c.limits != nil {
 		out = append(out, agent.WithUsageLimits(*c.limits))
+	}
+	if c.grants != nil {
+		out = append(out, agent.WithGrants(c.grants...))
 	}
 	return out
 }

@@ -49,14 +49,20 @@ func (t *Agent) ModelActivityName() string { return t.o.Name + ".model" }
 // ToolActivityName is the activity type of tool calls: "<name>.tool".
 func (t *Agent) ToolActivityName() string { return t.o.Name + ".tool" }
 
-// Register registers the model and tool activities and the ready-made
-// workflow on w, under the names above. A worker that only runs user
-// workflows calling Run still needs the activities (here or on the
-// worker of Options.TaskQueue).
+// Register registers the model and tool activities, the ready-made
+// workflow and the child workflow on w, under the names above, and the
+// child workflow and activities of every agent a run may start as a
+// child (agent.Agent.ChildAgents: agent tools and subagent routes, all
+// the way down), each named by its label with t's other options. A
+// worker that only runs user workflows calling Run still needs the
+// activities (here or on the worker of Options.TaskQueue).
+//
+// Names must be unique on a worker: an agent and a child of another
+// agent with the same name (label) are taken for the same agent, and the
+// last registration wins.
 func (t *Agent) Register(w worker.Registry) {
 	w.RegisterWorkflowWithOptions(t.Workflow, workflow.RegisterOptions{Name: t.WorkflowName()})
-	w.RegisterActivityWithOptions(t.requestModel, activity.RegisterOptions{Name: t.ModelActivityName()})
-	w.RegisterActivityWithOptions(t.runCall, activity.RegisterOptions{Name: t.ToolActivityName()})
+	t.registerTree(w)
 }
 
 // Error types of the activities' application errors.

@@ -49,6 +49,7 @@ __all__ = [
     "SYNC_WORKERS",
     "HostModel",
     "RunDriver",
+    "CHILD_OUTCOME",
     "StepHandlers",
     "SteppedDriver",
     "drive",
@@ -143,6 +144,11 @@ class CallScope(Protocol):
     def enter_model(self) -> None: ...
 
 
+#: The key of a batch entry that answers a call by its child run's outcome
+#: (see ``StepHandlers.batch``).
+CHILD_OUTCOME = "child_outcome"
+
+
 class StepHandlers(Protocol):
     """Where a run with an executor (``"executor": true``) sends its model
     requests and tool batches (Go's ``agent.Executor``): a durable engine
@@ -155,7 +161,13 @@ class StepHandlers(Protocol):
 
     async def batch(self, batch: dict[str, Any]) -> list[dict[str, Any] | None]:
         """Run an ``agent.Batch`` (its JSON): one return per call, in order,
-        ``None`` for a call lost with its worker."""
+        ``None`` for a call lost with its worker. A call with a ``"child"``
+        (an agent tool's or ``spawn_agent``'s, Go's ``agent.ChildRun``)
+        that the handler ran as a child run of its own may be answered by
+        ``{CHILD_OUTCOME: {"result": <the child's RunResult JSON>}}`` or
+        ``{CHILD_OUTCOME: {"error": <why it gave none>}}``: the runtime
+        makes the return of it (as the agent tool would) and adds the
+        child's usage to the run's."""
         ...
 
 
@@ -947,7 +959,12 @@ class SteppedDriver(RunDriver):
 
         async def batch(spec: dict[str, Any]) -> dict[str, Any]:
             try:
-                return {"ok": True, "returns": await steps.batch(spec)}
+                entries = await steps.batch(spec)
+                children = [e.get(CHILD_OUTCOME) if e is not None else None for e in entries]
+                returns = [None if c is not None else e for e, c in zip(entries, children, strict=True)]
+                if any(c is not None for c in children):
+                    return {"ok": True, "returns": returns, "children": children}
+                return {"ok": True, "returns": returns}
             except Exception as exc:  # every call of the batch is then lost
                 return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
 

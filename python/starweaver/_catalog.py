@@ -42,8 +42,12 @@ class AgentTool:
         name: str,
         description: str,
         grants: list[str] | None,
+        agent: Any = None,
     ) -> None:
         self.handle = handle
+        #: The agent the tool runs (a ``starweaver.Agent``), for engines that
+        #: run it themselves (``starweaver.temporal``).
+        self.agent = agent
         self.catalog = catalog
         self.name = name
         self.description = description
@@ -87,6 +91,8 @@ class Catalog:
         # The catalogues of the agents this one calls as tools, read when
         # the catalogue is merged for a run (they may gain tools later).
         self.children: list[Catalog] = []
+        #: The agent tools and subagent routes given to the agent, in order.
+        self.agent_tools: list[AgentTool] = []
 
     def hook_spec(self, h: Hook) -> dict[str, Any]:
         if not isinstance(h, Hook):
@@ -98,6 +104,7 @@ class Catalog:
     def tool_spec(self, t: Tool[..., Any] | ClientTool | AgentTool) -> dict[str, Any]:
         if isinstance(t, AgentTool):
             self.children.append(t.catalog)
+            self.agent_tools.append(t)
             agent_tool: dict[str, Any] = {"agent": t.handle(), "name": t.name, "description": t.description}
             if t.grants is not None:
                 agent_tool["grants"] = list(t.grants)

@@ -16,7 +16,7 @@ timeouts, retries as in a local run).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from starweaver import _capi
@@ -54,10 +54,12 @@ async def run_stepped(
     metadata: Mapping[str, Any] | None = None,
     model_settings: ModelSettings | None = None,
     on_event: EventCallback | None = None,
+    grants: Sequence[str] | None = None,
 ) -> RunResult[Any]:
     """Run ``prompt`` in a new session with the id ``conversation_id``, as
     the run ``run_id``, handing its steps to ``handlers``; a waiting
-    result's ``raw["state"]`` resumes it (``resume_stepped``)."""
+    result's ``raw["state"]`` resumes it (``resume_stepped``). ``grants``,
+    when given, are the only tools the run may call."""
     session = agent._new_session(message_history, conversation_id)  # noqa: SLF001 - a stepped run is one of the agent's runs
     result = await agent._launcher.run(  # noqa: SLF001 - as above
         session,
@@ -70,6 +72,7 @@ async def run_stepped(
         usage_limits=usage_limits,
         model_settings=model_settings,
         deps=deps,
+        grants=grants,
         steps=handlers,
         run_id=run_id,
     )

@@ -481,6 +481,7 @@ class Agent(Generic[DepsT, OutputT]):
         if not isinstance(route, AgentTool):
             raise TypeError(f"subagents take agents and agent.as_tool(...), got {type(value).__name__}")
         self._catalog.children.append(route.catalog)
+        self._catalog.agent_tools.append(route)
         spec: dict[str, Any] = {"agent": route.handle(), "name": route.name, "description": route.description}
         if route.grants is not None:
             spec["grants"] = route.grants
@@ -632,6 +633,7 @@ class Agent(Generic[DepsT, OutputT]):
             name=tool_name,
             description=description,
             grants=None if grants is None else [str(g) for g in grants],
+            agent=self,
         )
 
     def __repr__(self) -> str:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/starweaver-go/starweaver/core/agent"
@@ -59,11 +60,21 @@ type stepBatchItem struct {
 }
 
 // batchOutcome answers a step_batch item: one return per call, null for a
-// call lost with its worker.
+// call lost with its worker. Children, when set, has one entry per call
+// too: a call the host ran as a child run (its Call.Child) is answered by
+// that run's outcome, which the agent turns into the return.
 type batchOutcome struct {
-	OK      bool           `json:"ok"`
-	Returns []*tool.Return `json:"returns"`
-	Message string         `json:"message"`
+	OK       bool            `json:"ok"`
+	Returns  []*tool.Return  `json:"returns"`
+	Children []*childOutcome `json:"children"`
+	Message  string          `json:"message"`
+}
+
+// childOutcome is how a child run the host ran ended: its result, or the
+// error that kept it from giving one.
+type childOutcome struct {
+	Result *agent.RunResult `json:"result"`
+	Error  string           `json:"error"`
 }
 
 func (hostExecutor) RequestModel(ctx context.Context, req agent.ModelRequest) (model.Message, error) {
@@ -108,8 +119,23 @@ func (hostExecutor) RunBatch(ctx context.Context, b agent.Batch) ([]tool.Return,
 	if len(o.Returns) != len(b.Calls) {
 		return nil, fmt.Errorf("%w: the host answered %d returns for %d calls", agent.ErrState, len(o.Returns), len(b.Calls))
 	}
+	if o.Children != nil && len(o.Children) != len(b.Calls) {
+		return nil, fmt.Errorf("%w: the host answered %d child outcomes for %d calls", agent.ErrState, len(o.Children), len(b.Calls))
+	}
 	out := make([]tool.Return, len(b.Calls))
 	for i, r := range o.Returns {
+		if c := b.Calls[i]; o.Children != nil && o.Children[i] != nil && c.Child != nil {
+			var err error
+			if ch := o.Children[i]; ch.Result == nil {
+				msg := ch.Error
+				if msg == "" {
+					msg = "the child run gave no result"
+				}
+				err = errors.New(msg)
+			}
+			out[i] = agent.ChildReturn(ctx, c.Call, c.Child.Agent, o.Children[i].Result, err)
+			continue
+		}
 		if r == nil {
 			out[i] = agent.LostReturn(b.Calls[i].Call)
 			continue

@@ -11,27 +11,29 @@ the same requests in the same order.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic
 
 from temporalio import activity, workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 from starweaver import _remote
+from starweaver._bridge import CHILD_OUTCOME
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult
 from starweaver.errors import ModelError
 from starweaver.hitl import ApprovalsInput, DeferredInput
 from starweaver.temporal._tracing import activity_span
-from starweaver.temporal._workflow import agent_workflow
+from starweaver.temporal._workflow import agent_workflow, child_workflow
+from starweaver.usage import UsageLimits
 
 if TYPE_CHECKING:
     from starweaver.agent import Agent
     from starweaver.settings import ModelSettings
-    from starweaver.usage import UsageLimits
 
 __all__ = ["TemporalAgent"]
 
@@ -115,6 +117,7 @@ class TemporalAgent(Generic[DepsT, OutputT]):
         # an evicted workflow is replayed by a new instance from zero.
         self._runs: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
         self._workflow: type | None = None
+        self._child_workflow: type | None = None
 
     @property
     def model_activity(self) -> str:
@@ -135,7 +138,71 @@ class TemporalAgent(Generic[DepsT, OutputT]):
             self._workflow = agent_workflow(self)
         return self._workflow
 
+    @property
+    def child_workflow(self) -> type:
+        """The workflow ``"<name>.child"`` a parent run in a workflow starts
+        for each call of an agent tool or of ``spawn_agent`` that runs this
+        agent (see ``children``)."""
+        if self._child_workflow is None:
+            self._child_workflow = child_workflow(self)
+        return self._child_workflow
+
+    def children(self) -> list[TemporalAgent[Any, Any]]:
+        """The agents a run of this one may start as child workflows, all
+        the way down: those of its ``as_tool`` tools and ``subagents``
+        routes, each named by its label (the child agent's name, else the
+        tool's) with this agent's options. One per label, the first found;
+        ``AgentPlugin`` registers them."""
+        out: list[TemporalAgent[Any, Any]] = []
+        seen = {self.name}
+        queue: list[TemporalAgent[Any, Any]] = [self]
+        while queue:
+            ta = queue.pop(0)
+            for route in ta.agent._catalog.agent_tools:  # noqa: SLF001 - the agent's agent tools, as given
+                child = route.agent
+                label = (child.name if child is not None else None) or route.name
+                if child is None or label in seen:
+                    continue
+                seen.add(label)
+                twin: TemporalAgent[Any, Any] = TemporalAgent(
+                    child,
+                    label,
+                    start_to_close_timeout=self.start_to_close_timeout,
+                    heartbeat_timeout=self.heartbeat_timeout,
+                    retry_policy=self.retry_policy,
+                    task_queue=self.task_queue,
+                    deps_type=self.deps_type,
+                    max_payload_bytes=self.max_payload_bytes,
+                )
+                out.append(twin)
+                queue.append(twin)
+        return out
+
     # -- inside a workflow -------------------------------------------------
+
+    async def run_child(self, request: Mapping[str, Any]) -> RunResult[OutputT]:
+        """The child workflow's run (``child_workflow``): ``request`` is a
+        parent call's ``"child"`` (Go's ``agent.ChildRun``): its prompt,
+        grants and usage limits (the parent's remaining ones included).
+
+        Raises:
+            RuntimeError: called outside workflow code.
+        """
+        _in_workflow("run_child")
+        limits = request.get("limits") or {}
+        known = {f.name for f in dataclasses.fields(UsageLimits)}
+        usage_limits = UsageLimits(**{k: int(v) for k, v in limits.items() if k in known and v})
+        conversation_id, run_id = self._ids()
+        grants = request.get("grants")
+        return await _remote.run_stepped(
+            self.agent,
+            str(request.get("prompt", "")),
+            conversation_id=conversation_id,
+            run_id=run_id,
+            handlers=_Handlers(self, None),
+            usage_limits=usage_limits,
+            grants=None if grants is None else [str(g) for g in grants],
+        )
 
     async def run(
         self,
@@ -321,24 +388,45 @@ class _Handlers:
         calls: Sequence[dict[str, Any]] = batch.get("calls") or []
         shared = {k: v for k, v in batch.items() if k != "calls"}
 
-        def start(call: dict[str, Any]) -> workflow.ActivityHandle[dict[str, Any]]:
-            return self._start(shared, call)
+        def start(call: dict[str, Any]) -> Awaitable[dict[str, Any] | None]:
+            if call.get("child"):
+                return self._child(shared, call)
+            return _settle(self._start(shared, call))
 
         if batch.get("sequential"):
-            return [await _settle(start(call)) for call in calls]
+            return [await start(call) for call in calls]
         limit = int(batch.get("max_concurrency") or 0)
         if limit <= 0 or limit >= len(calls):
-            # Every activity is scheduled now, in model order.
-            handles = [start(call) for call in calls]
-            return list(await asyncio.gather(*(_settle(h) for h in handles)))
+            # Every activity is scheduled now, in model order (a child
+            # workflow when its task first runs, in the same order).
+            pending = [start(call) for call in calls]
+            return list(await asyncio.gather(*pending))
         # At most limit at once; the semaphore admits in model order.
         gate = asyncio.Semaphore(limit)
 
         async def one(call: dict[str, Any]) -> dict[str, Any] | None:
             async with gate:
-                return await _settle(start(call))
+                return await start(call)
 
         return list(await asyncio.gather(*(one(call) for call in calls)))
+
+    async def _child(self, shared: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
+        """Run a call's child agent as the child workflow ``"<label>.child"``,
+        its id the parent run's conversation id (the workflow id and the
+        run's number), the step and the call id: the same on every replay.
+        The entry answers the call with the child's outcome."""
+        child = call["child"]
+        try:
+            outcome: dict[str, Any] = await workflow.execute_child_workflow(
+                f"{child['agent']}.child",
+                {**child, "call_id": call.get("id")},
+                id=f"{shared.get('conversation_id')}/{shared.get('step')}/{call.get('id')}",
+                result_type=dict,
+                static_summary=f"agent {child['agent']}, call {call.get('id')}",
+            )
+        except ChildWorkflowError as exc:
+            outcome = {"error": str(exc.cause or exc)}
+        return {CHILD_OUTCOME: outcome}
 
     def _start(self, shared: dict[str, Any], call: dict[str, Any]) -> workflow.ActivityHandle[dict[str, Any]]:
         ta = self._ta

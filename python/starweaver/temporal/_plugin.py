@@ -69,7 +69,10 @@ class StarweaverPlugin(SimplePlugin):
 class AgentPlugin(SimplePlugin):
     """For ``Worker(client, ..., plugins=[AgentPlugin(temporal_agent)])``:
     registers each agent's activities (``"<name>.model"``,
-    ``"<name>.tool"``) and ready-made workflow (``"<name>.run"``), passes
+    ``"<name>.tool"``), ready-made workflow (``"<name>.run"``) and child
+    workflow (``"<name>.child"``), and the activities and child workflows
+    of the agents their runs start as children (``TemporalAgent.children``:
+    ``as_tool`` tools and ``subagents``, all the way down), passes
     starweaver through the workflow sandbox (imported once, outside it),
     and lets a starweaver error raised in a workflow (a run that used up a
     budget or a limit) fail the workflow rather than retry its task.
@@ -81,8 +84,16 @@ class AgentPlugin(SimplePlugin):
         names = [a.name for a in agents]
         if len(set(names)) != len(names):
             raise ValueError(f"AgentPlugin: two agents share a name: {names}")
-        activities: list[Callable[..., Any]] = [fn for a in agents for fn in a.activities()]
-        flows: Sequence[type] | None = [a.workflow for a in agents] if workflows else None
+        # The agents their runs start as child workflows, one per name (a
+        # child named like an agent given here is that agent).
+        family: dict[str, TemporalAgent[Any, Any]] = {a.name: a for a in agents}
+        for a in agents:
+            for child in a.children():
+                family.setdefault(child.name, child)
+        activities: list[Callable[..., Any]] = [fn for a in family.values() for fn in a.activities()]
+        flows: Sequence[type] | None = None
+        if workflows:
+            flows = [a.workflow for a in agents] + [a.child_workflow for a in family.values()]
         super().__init__(
             "starweaver.AgentPlugin",
             activities=activities,

@@ -19,10 +19,17 @@ from typing import Any, Protocol, cast
 from temporalio import workflow
 
 from starweaver._runs import RunResult
+from starweaver.errors import StarweaverError
 from starweaver.hitl import ApprovalDecision, DeferredResult, HITLSnapshot
 from starweaver.temporal._result import AgentRunOutcome, AgentWorkflowInput
 
-__all__ = ["RunsInWorkflow", "agent_workflow"]
+__all__ = ["RunsChildInWorkflow", "RunsInWorkflow", "agent_workflow", "child_workflow"]
+
+
+#: The signals of the relay between a parent's and its children's
+#: workflows: what a child waits for, up; an answer to it, down.
+SIGNAL_CHILD_PENDING = "starweaver.child_pending"
+SIGNAL_ANSWER = "starweaver.answer"
 
 
 class RunsInWorkflow(Protocol):
@@ -65,6 +72,13 @@ class _AgentWorkflow:
         self._approvals: dict[str, ApprovalDecision] = {}
         self._results: dict[str, DeferredResult] = {}
         self._events: list[dict[str, Any]] = []
+        # What the run's waiting child workflows wait for, by workflow id
+        # (see child_workflow), as this run's own child requests read.
+        self._children: dict[str, list[dict[str, Any]]] = {}
+        # A child workflow's agent label and parent call (else empty): its
+        # parent hears of every change of what it waits for.
+        self._label = ""
+        self._call_id = ""
 
     async def run_agent(self, request: AgentWorkflowInput) -> AgentRunOutcome:
         ta = self._ta
@@ -97,11 +111,74 @@ class _AgentWorkflow:
 
     @workflow.query
     def pending(self) -> list[dict[str, Any]]:
-        """What the run waits for and nobody answered yet."""
+        """What the run waits for and nobody answered yet: its own items,
+        then its waiting children's (``path`` names the agents)."""
         snap = self._snapshot()
-        return [a.raw for a in snap.approvals if a.id not in self._approvals] + [
+        own = [a.raw for a in snap.approvals if a.id not in self._approvals] + [
             d.raw for d in snap.deferred if d.id not in self._results
         ]
+        return own + [p for items in self._children.values() for p in items]
+
+    # -- the relay between parent and child workflows ----------------------
+
+    def _child_of(self, item_id: str, kind: str) -> str | None:
+        """The child workflow that waits for the item ``item_id`` of
+        ``kind``, if one does."""
+        for wid, items in self._children.items():
+            if any(p.get("kind") == kind and item_id in (p.get("id"), p.get("tool_call_id")) for p in items):
+                return wid
+        return None
+
+    async def _relay(self, item_id: str, kind: str, answer: dict[str, Any]) -> bool:
+        """Send ``answer`` to the child workflow that waits for it; False
+        when none does (the answer is this run's)."""
+        wid = self._child_of(item_id, kind)
+        if wid is None:
+            return False
+        self._children[wid] = [p for p in self._children[wid] if item_id not in (p.get("id"), p.get("tool_call_id"))]
+        await self._publish()
+        await workflow.get_external_workflow_handle(wid).signal(SIGNAL_ANSWER, answer)
+        return True
+
+    async def _publish(self) -> None:
+        """Tell the parent workflow (of a child workflow) what this one
+        waits for now."""
+        parent = workflow.info().parent
+        if not self._label or parent is None:
+            return
+        message = {
+            "workflow_id": workflow.info().workflow_id,
+            "agent": self._label,
+            "call_id": self._call_id,
+            "pending": self.pending(),
+        }
+        await workflow.get_external_workflow_handle(parent.workflow_id).signal(SIGNAL_CHILD_PENDING, message)
+
+    @workflow.signal(name="starweaver.child_pending")
+    async def child_pending(self, message: dict[str, Any]) -> None:
+        """A child workflow tells what it waits for now."""
+        items = [
+            {**p, "path": [message["agent"], *(p.get("path") or [])], "parent_tool_call_id": message["call_id"]}
+            for p in message.get("pending") or []
+        ]
+        wid = str(message["workflow_id"])
+        if items:
+            self._children[wid] = items
+        else:
+            self._children.pop(wid, None)
+        await self._publish()
+
+    @workflow.signal(name="starweaver.answer")
+    async def relayed_answer(self, answer: dict[str, Any]) -> None:
+        """A parent relays an answer to something this run (or one of its
+        children) waits for."""
+        item_id, kind = str(answer["id"]), answer["kind"]
+        if kind == "complete":
+            self._complete(item_id, answer.get("value"), answer.get("status", "completed"))
+        elif not await self._relay(item_id, "approval", answer):
+            reason = answer.get("reason")
+            self._approvals[item_id] = ApprovalDecision(item_id, kind == "approve", answer.get("decided_by"), reason)
+        await self._publish()
 
     @workflow.query
     def events(self, since: int = 0) -> list[dict[str, Any]]:
@@ -110,9 +187,12 @@ class _AgentWorkflow:
         return self._events[since:]
 
     @workflow.update
-    def approve(self, approval_id: str, decided_by: str | None = None) -> int:
+    async def approve(self, approval_id: str, decided_by: str | None = None) -> int:
         """Approve a pending call; returns how many items still wait."""
-        self._approvals[approval_id] = ApprovalDecision(approval_id, True, decided_by)
+        answer = {"kind": "approve", "id": approval_id, "decided_by": decided_by}
+        if not await self._relay(approval_id, "approval", answer):
+            self._approvals[approval_id] = ApprovalDecision(approval_id, True, decided_by)
+            await self._publish()
         return len(self.pending())
 
     @approve.validator
@@ -120,10 +200,13 @@ class _AgentWorkflow:
         self._check(approval_id, "approval")
 
     @workflow.update
-    def deny(self, approval_id: str, reason: str, decided_by: str | None = None) -> int:
+    async def deny(self, approval_id: str, reason: str, decided_by: str | None = None) -> int:
         """Deny a pending call (the model reads ``reason``); returns how
         many items still wait."""
-        self._approvals[approval_id] = ApprovalDecision(approval_id, False, decided_by, reason)
+        answer = {"kind": "deny", "id": approval_id, "decided_by": decided_by, "reason": reason}
+        if not await self._relay(approval_id, "approval", answer):
+            self._approvals[approval_id] = ApprovalDecision(approval_id, False, decided_by, reason)
+            await self._publish()
         return len(self.pending())
 
     @deny.validator
@@ -131,13 +214,19 @@ class _AgentWorkflow:
         self._check(approval_id, "approval")
 
     @workflow.update
-    def complete(self, deferred_id: str, value: Any = None, status: str = "completed") -> int:
+    async def complete(self, deferred_id: str, value: Any = None, status: str = "completed") -> int:
         """Answer a deferred call: ``value`` becomes its return (``status``
         ``"failed"`` or ``"cancelled"`` gives the model an error return);
         returns how many items still wait."""
+        answer = {"kind": "complete", "id": deferred_id, "value": value, "status": status}
+        if not await self._relay(deferred_id, "deferred", answer):
+            self._complete(deferred_id, value, status)
+            await self._publish()
+        return len(self.pending())
+
+    def _complete(self, deferred_id: str, value: Any, status: str) -> None:
         response = value if status == "completed" else {"error": value}
         self._results[deferred_id] = DeferredResult(deferred_id, status, response)
-        return len(self.pending())
 
     @complete.validator
     def _check_complete(self, deferred_id: str, value: Any = None, status: str = "completed") -> None:
@@ -148,6 +237,8 @@ class _AgentWorkflow:
     def _check(self, item_id: str, kind: str) -> None:
         """Refuse an answer to nothing the run waits for (the update is
         rejected, and never enters the history)."""
+        if self._child_of(item_id, kind) is not None:
+            return
         snap = self._snapshot()
         items = snap.approvals if kind == "approval" else snap.deferred
         answered = self._approvals if kind == "approval" else self._results
@@ -171,6 +262,50 @@ def agent_workflow(ta: RunsInWorkflow) -> type:
     run.__qualname__ = f"{name}.run"
     cls = type(name, (_AgentWorkflow,), {"run": workflow.run(run), "_ta": ta, "__module__": __name__})
     return workflow.defn(name=f"{ta.name}.run", sandboxed=False)(cls)
+
+
+class RunsChildInWorkflow(RunsInWorkflow, Protocol):
+    """What the child workflow needs of its ``TemporalAgent``."""
+
+    async def run_child(self, request: Mapping[str, Any]) -> RunResult[Any]: ...
+
+
+class _ChildWorkflow(_AgentWorkflow):
+    """What every agent's child workflow does: one run for a parent's call
+    of an agent tool or of ``spawn_agent``; while it waits for people it
+    waits as the ready-made workflow does, and tells its parent."""
+
+    _ta: RunsChildInWorkflow
+
+    async def run_child(self, request: dict[str, Any]) -> dict[str, Any]:
+        ta = self._ta
+        self._label, self._call_id = ta.name, str(request.get("call_id") or "")
+        try:
+            result = await ta.run_child(request)
+            while result.status == "waiting":
+                self._pending = list(result.pending)
+                self._approvals, self._results = {}, {}
+                await self._publish()
+                await workflow.wait_condition(self._answered)
+                approvals, results = list(self._approvals.values()), list(self._results.values())
+                self._pending = []
+                await self._publish()
+                result = await ta.resume(result, approvals=approvals, deferred_results=results)
+        except StarweaverError as exc:
+            return {"error": str(exc)}
+        return {"result": {k: v for k, v in result.raw.items() if k != "state"}}
+
+
+def child_workflow(ta: RunsChildInWorkflow) -> type:
+    """The workflow class ``"<name>.child"`` for ``ta``."""
+    name = f"AgentChildWorkflow_{_ident(ta.name)}"
+
+    async def run(self, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        return await cast(_ChildWorkflow, self).run_child(request)
+
+    run.__qualname__ = f"{name}.run"
+    cls = type(name, (_ChildWorkflow,), {"run": workflow.run(run), "_ta": ta, "__module__": __name__})
+    return workflow.defn(name=f"{ta.name}.child", sandboxed=False)(cls)
 
 
 def _ident(name: str) -> str:
