@@ -24,6 +24,10 @@ type AsToolOptions struct {
 	// Grants, when not nil, are the only tools the child's runs may call
 	// (see WithGrants); nil lets the child call all of its tools.
 	Grants []string
+	// Deps names the parent run's named dependencies the child's runs
+	// receive besides the child agent's own; no other dependency of the
+	// parent reaches the child.
+	Deps []string
 	// MaxRetries, when set, overrides the tool's correction budget in the
 	// parent's run.
 	MaxRetries *int
@@ -93,7 +97,7 @@ func AsTool(child *Agent, opts AsToolOptions) (tool.Tool, error) {
 	if label == "" {
 		label = name
 	}
-	at := &agentTool{child: child, label: label, grants: opts.Grants}
+	at := &agentTool{child: child, label: label, grants: opts.Grants, deps: opts.Deps}
 	f := tool.New(name, opts.Description, agentToolSchema(), at.call)
 	if at.durable() {
 		// The child's session, found again by the call's key, makes a
@@ -142,6 +146,7 @@ type agentTool struct {
 	child  *Agent
 	label  string
 	grants []string
+	deps   []string
 }
 
 func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
@@ -193,6 +198,21 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 		parent.addChildUsage(usageSince(res.Usage, before), byAgentSince(t.label, res, earlier))
 	}
 	return t.outcome(ctx, parent, callID, sess, res, err)
+}
+
+// grantedDeps are the run's named dependencies that names grant to a
+// child run.
+func (r *runner) grantedDeps(names []string) map[string]any {
+	var out map[string]any
+	for _, n := range names {
+		if v, ok := r.rc.Deps.Named(n); ok {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[n] = v
+		}
+	}
+	return out
 }
 
 // durable reports whether the child's runs are kept in a session store:
@@ -295,6 +315,9 @@ func (t *agentTool) options(parent *runner, callID string, before model.Usage) (
 		return nil, spent
 	}
 	opts = append(opts, WithUsageLimits(limits))
+	if picked := parent.grantedDeps(t.deps); len(picked) > 0 {
+		opts = append(opts, WithDeps(t.child.deps.WithNamed(picked)))
+	}
 	if len(parent.callerEvents) > 0 {
 		opts = append(opts, WithEvents(func(ev Event) {
 			// An event of a grandchild keeps the name of the agent that

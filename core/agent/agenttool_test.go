@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -314,5 +315,45 @@ func TestAgentToolChildDeltasStreamTagged(t *testing.T) {
 	}
 	if childText.String() != "from the child" || parentText.String() != "done" {
 		t.Fatalf("child streamed %q, parent %q", childText.String(), parentText.String())
+	}
+}
+
+// A child's tools get the child agent's dependencies, plus the parent's
+// named ones the tool grants, and no other of the parent's.
+func TestAgentToolDepsOnlyNarrow(t *testing.T) {
+	seen := map[string][]string{}
+	var mu sync.Mutex
+	look := tool.New("look", "", nil, func(_ context.Context, tc *tool.Context, _ json.RawMessage) (tool.Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		names := tc.Deps.Names()
+		slices.Sort(names)
+		seen[tc.RunID] = names
+		return tool.Text("looked"), nil
+	})
+	child := func(name string) *agent.Agent {
+		own := &tool.Deps{}
+		own.SetNamed("own", name)
+		return agent.NewBuilder(model.NewTestModel(calls(model.Call("l", "look", nil)), text("ok"))).
+			Name(name).Tool(look).Deps(own).MustBuild()
+	}
+	parentDeps := &tool.Deps{}
+	parentDeps.SetNamed("db", "the database")
+	parentDeps.SetNamed("secret", "the key")
+	parent := agent.NewBuilder(model.NewTestModel(
+		calls(model.Call("a", "narrow", map[string]string{"prompt": "x"}), model.Call("b", "granted", map[string]string{"prompt": "x"})),
+		text("done"))).
+		Tool(mustAsTool(t, child("narrow"), agent.AsToolOptions{}), mustAsTool(t, child("granted"), agent.AsToolOptions{Deps: []string{"db"}})).
+		Deps(parentDeps).MustBuild()
+	if _, err := parent.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, names := range seen {
+		got = append(got, names)
+	}
+	slices.SortFunc(got, func(a, b []string) int { return len(a) - len(b) })
+	if len(got) != 2 || !slices.Equal(got[0], []string{"own"}) || !slices.Equal(got[1], []string{"db", "own"}) {
+		t.Fatalf("the children's tools saw %v", got)
 	}
 }

@@ -30,6 +30,9 @@ type Subagent struct {
 	// Grants, when not nil, are the only tools of Agent its runs may call:
 	// authority only narrows (see AsToolOptions.Grants).
 	Grants []string
+	// Deps names the parent run's named dependencies the route's runs
+	// receive besides the agent's own (see AsToolOptions.Deps).
+	Deps []string
 }
 
 // Subagents registers child-agent routes and the spawn_agent tool that
@@ -101,7 +104,7 @@ func newSpawnTool(subs []Subagent, concurrency int) (tool.Tool, []string, error)
 		if label == "" {
 			label = name
 		}
-		st.routes[name] = &agentTool{child: s.Agent, label: label, grants: s.Grants}
+		st.routes[name] = &agentTool{child: s.Agent, label: label, grants: s.Grants, deps: s.Deps}
 		st.names = append(st.names, name)
 		line := "- " + name
 		if s.Description != "" {

@@ -193,6 +193,7 @@ class RunDriver:
         scope: CallScope | None = None,
         artifacts: ToolArtifacts | None = None,
         session: int | None = None,
+        tool_deps: Mapping[int, Any] | None = None,
     ) -> None:
         self._loop = loop
         self._session = session  # the run's native session, for ctx.agent_context
@@ -208,6 +209,9 @@ class RunDriver:
         self._models = models
         # A mapping holds named dependencies; any other object is the typed one.
         self._deps: Any = MappingProxyType(dict(deps or {})) if deps is None or isinstance(deps, Mapping) else deps
+        # The dependencies of child agents' tools, by tool id (see
+        # Catalog.tool_deps); every other tool gets the run's.
+        self._tool_deps: Mapping[int, Any] = tool_deps or {}
         self._hooks = hooks or {}
         # Set once a dynamic toolset adds tools for this run (_adopt); the
         # catalogs it made stay alive with the run.
@@ -514,7 +518,9 @@ class RunDriver:
             )
             return None
         ctx = (
-            tool_context_from_wire(item["context"], self._deps, self._artifacts, self._session)
+            tool_context_from_wire(
+                item["context"], self._tool_deps.get(int(item["tool"]), self._deps), self._artifacts, self._session
+            )
             if context or tool.takes_ctx
             else None
         )
@@ -551,7 +557,7 @@ class RunDriver:
                 retry=retry,
                 max_retries=max_retries,
                 idempotency_key=key,
-                deps=self._deps,
+                deps=self._tool_deps.get(tool_id, self._deps),
                 artifacts=self._artifacts,
                 session=self._session,
                 runtime=runtime,
@@ -1089,12 +1095,15 @@ def start(
     scope: CallScope | None = None,
     artifacts: ToolArtifacts | None = None,
     steps: StepHandlers | None = None,
+    tool_deps: Mapping[int, Any] | None = None,
 ) -> RunDriver:
     """Start ``request`` on a native session and serve it on the running loop.
     With ``steps``, the run hands its model requests and tool batches to
     them (the request must set ``"executor": true``; see SteppedDriver).
     With a ``scope``, each call runs entered into it; the request should
     then ask for calls with their context (``"trace": true``).
+    ``tool_deps`` gives tools of child agents their own dependencies (see
+    ``Catalog.tool_deps``).
 
     Raises:
         RuntimeError: no event loop is running in this thread.
@@ -1107,9 +1116,24 @@ def start(
     _log.debug("run started (handle %d)", handle)
     if steps is not None:
         return SteppedDriver(
-            loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session, steps=steps
+            loop,
+            handle,
+            fd,
+            fd_in,
+            tools,
+            models,
+            deps,
+            on_event,
+            hooks,
+            scope,
+            artifacts,
+            session,
+            tool_deps,
+            steps=steps,
         )
-    return RunDriver(loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session)
+    return RunDriver(
+        loop, handle, fd, fd_in, tools, models, deps, on_event, hooks, scope, artifacts, session, tool_deps
+    )
 
 
 async def finish(driver: RunDriver) -> dict[str, Any]:

@@ -4,7 +4,8 @@ native runtime refers to by id, and the spec dicts it reads for them."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, Protocol, Union
 
 from starweaver import _prepare
@@ -43,8 +44,12 @@ class AgentTool:
         description: str,
         grants: list[str] | None,
         agent: Any = None,
+        deps: list[str] | None = None,
     ) -> None:
         self.handle = handle
+        #: The caller's named dependencies the agent's runs as a tool also
+        #: receive (``as_tool(deps=[...])``); its own agent's are always its.
+        self.deps = deps
         #: The agent the tool runs (a ``starweaver.Agent``), for engines that
         #: run it themselves (``starweaver.temporal``).
         self.agent = agent
@@ -93,6 +98,12 @@ class Catalog:
         self.children: list[Catalog] = []
         #: The agent tools and subagent routes given to the agent, in order.
         self.agent_tools: list[AgentTool] = []
+        #: The dependencies of the agent whose catalogue this is (its
+        #: ``create_agent(deps=...)``): what its tools receive when it runs
+        #: as another's tool. None for a run's own catalogue.
+        self.deps: Any = None
+        # The catalogues a merged catalogue was made of (see tool_deps).
+        self._sources: list[Catalog] = [self]
 
     def hook_spec(self, h: Hook) -> dict[str, Any]:
         if not isinstance(h, Hook):
@@ -108,6 +119,8 @@ class Catalog:
             agent_tool: dict[str, Any] = {"agent": t.handle(), "name": t.name, "description": t.description}
             if t.grants is not None:
                 agent_tool["grants"] = list(t.grants)
+            if t.deps:
+                agent_tool["deps"] = list(t.deps)
             return {"id": 0, "agent_tool": agent_tool}
         if isinstance(t, ClientTool):
             return {"id": 0, "definition": t.definition(), "client": True}
@@ -173,6 +186,35 @@ class Catalog:
         out = Catalog()
         for c in (self, other):
             c._fold_into(out, set())  # noqa: SLF001 - a catalogue reads its own kind
+        out._sources = [self, other]
+        return out
+
+    def tool_deps(self, run_deps: Any) -> dict[int, Any]:
+        """The dependencies of the tools of the agents this catalogue's
+        agents call as tools, by tool id, for a run whose own are
+        ``run_deps``: authority only narrows, so a child agent's tools get
+        their agent's dependencies plus the caller's named ones its
+        ``as_tool(deps=[...])`` grants, never the rest of the caller's.
+        The run's own tools (absent here) get ``run_deps``. A catalogue
+        reached twice keeps what the first way, breadth first, gave it."""
+        out: dict[int, Any] = {}
+        seen: set[int] = set()
+        queue: list[tuple[Catalog, Any]] = [(c, run_deps) for c in self._sources]
+        for c, _ in queue:
+            seen.add(id(c))
+        while queue:
+            catalog, deps = queue.pop(0)
+            routes = {id(at.catalog): at for at in catalog.agent_tools}
+            for child in catalog.children:
+                if id(child) in seen:
+                    continue
+                seen.add(id(child))
+                at = routes.get(id(child))
+                # An agent handed off to answers within the same run.
+                child_deps = deps if at is None else _narrowed(child.deps, deps, at.deps)
+                for tid in child.tools:
+                    out.setdefault(tid, child_deps)
+                queue.append((child, child_deps))
         return out
 
     def _fold_into(self, out: Catalog, seen: set[int]) -> None:
@@ -187,6 +229,15 @@ class Catalog:
         out.preparers.extend(self.preparers)
         for child in self.children:
             child._fold_into(out, seen)  # noqa: SLF001 - a catalogue reads its own kind
+
+
+def _narrowed(own: Any, caller: Any, granted: list[str] | None) -> Any:
+    """A child agent's dependencies: its own, with the caller's named ones
+    that ``granted`` names (a typed ``own`` object takes none)."""
+    if own is not None and not isinstance(own, Mapping):
+        return own
+    picked = {n: caller[n] for n in granted or () if isinstance(caller, Mapping) and n in caller}
+    return MappingProxyType({**(own or {}), **picked})
 
 
 def as_tool(value: Any) -> Tool[..., Any] | ClientTool | AgentTool:

@@ -157,18 +157,20 @@ class RunLauncher:
             on_event = trace.wrap(on_event)
         from starweaver import _bridge  # noqa: PLC0415 - loaded with the first run
 
+        run_deps = merge_deps(merge_deps(self.deps, session.named_deps or None), deps)
         try:
             driver = _bridge.start(
                 session.handle,
                 request,
                 catalog.tools,
                 catalog.models,
-                merge_deps(merge_deps(self.deps, session.named_deps or None), deps),
+                run_deps,
                 on_event,
                 hooks=catalog.hooks,
                 scope=trace,
                 artifacts=self.artifacts,
                 steps=steps,
+                tool_deps=catalog.tool_deps(run_deps),
             )
         except BaseException as exc:
             if trace is not None:

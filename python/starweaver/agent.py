@@ -395,6 +395,8 @@ class Agent(Generic[DepsT, OutputT]):
         # before the catalogue is built, as they were when each had a line.
         converted = {key: _SPEC_FIELDS[key][1](given[key]) for key in _SPEC_FIELDS}
         self._catalog = Catalog()
+        # What the agent's tools receive when it runs as another's tool.
+        self._catalog.deps = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
         handle = model._native_handle()
         self._catalog.models[handle] = model
         self._output: Output | None = None
@@ -485,6 +487,8 @@ class Agent(Generic[DepsT, OutputT]):
         spec: dict[str, Any] = {"agent": route.handle(), "name": route.name, "description": route.description}
         if route.grants is not None:
             spec["grants"] = route.grants
+        if route.deps:
+            spec["deps"] = route.deps
         return spec
 
     def _handoff_entry(self, h: Handoff) -> dict[str, Any]:
@@ -597,7 +601,12 @@ class Agent(Generic[DepsT, OutputT]):
         return decorate if func is None else decorate(func)
 
     def as_tool(
-        self, *, name: str | None = None, description: str = "", grants: Iterable[str] | None = None
+        self,
+        *,
+        name: str | None = None,
+        description: str = "",
+        grants: Iterable[str] | None = None,
+        deps: Iterable[str] | None = None,
     ) -> AgentTool:
         """This agent as a tool of another agent: pass the result in the
         other's ``tools=[...]``.
@@ -621,6 +630,11 @@ class Agent(Generic[DepsT, OutputT]):
         is kept under the call's idempotency key, so a caller recovered
         after a crash continues it instead of running it again.
 
+        Authority only narrows: this agent's tools receive this agent's own
+        ``deps``, plus those of the caller's named dependencies that
+        ``deps`` names (a caller's dependency it does not name never
+        reaches them; a typed ``deps`` object of this agent takes none).
+
         The same tool, passed in another agent's ``subagents=[...]``, is a
         child-agent route that agent's ``spawn_agent`` tool starts.
         """
@@ -634,6 +648,7 @@ class Agent(Generic[DepsT, OutputT]):
             description=description,
             grants=None if grants is None else [str(g) for g in grants],
             agent=self,
+            deps=None if deps is None else [str(d) for d in deps],
         )
 
     def __repr__(self) -> str:

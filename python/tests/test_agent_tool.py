@@ -238,3 +238,38 @@ def test_interrupting_the_parent_cancels_its_children() -> None:
         assert sorted(cancelled) == ["d1", "d2"]
 
     run(main())
+
+
+def test_a_childs_tools_get_its_own_deps_and_only_the_granted_ones_of_the_caller() -> None:
+    seen: list[dict[str, Any]] = []
+
+    @tool
+    def look(ctx: ToolContext) -> str:
+        """Look at the dependencies."""
+        seen.append(dict(ctx.deps))
+        return "looked"
+
+    def child(name: str) -> Any:
+        return create_agent(
+            model=TestModel.responses(
+                [TestModel.tool_call_response([{"id": "l", "name": "look", "arguments": {}}]), "ok"]
+            ),
+            name=name,
+            tools=[look],
+            deps={"own": name},
+        )
+
+    narrow, granted = child("narrow"), child("granted")
+    parent = create_agent(
+        model=TestModel.responses(
+            [
+                TestModel.tool_call_response([{"id": "a", "name": "narrow", "arguments": {"prompt": "x"}}]),
+                TestModel.tool_call_response([{"id": "b", "name": "granted", "arguments": {"prompt": "x"}}]),
+                "done",
+            ]
+        ),
+        tools=[narrow.as_tool(), granted.as_tool(deps=["db"])],
+        deps={"db": "the database", "secret": "the key"},
+    )
+    assert run(parent.run("go", deps={"secret": "the run's key"})).output == "done"
+    assert seen == [{"own": "narrow"}, {"own": "granted", "db": "the database"}]

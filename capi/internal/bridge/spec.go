@@ -81,7 +81,9 @@ type agentToolSpec struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Grants, when not null, are the only tools the agent's runs may call.
-	Grants     []string `json:"grants"`
+	Grants []string `json:"grants"`
+	// Deps names the caller's named dependencies the agent's runs receive.
+	Deps       []string `json:"deps"`
 	MaxRetries *int     `json:"max_retries"`
 }
 
@@ -90,7 +92,7 @@ func (s agentToolSpec) build() (tool.Tool, error) {
 	if err != nil {
 		return nil, specError("agent tool %q: %v", s.Name, err)
 	}
-	t, err := agent.AsTool(child, agent.AsToolOptions{Name: s.Name, Description: s.Description, Grants: s.Grants, MaxRetries: s.MaxRetries})
+	t, err := agent.AsTool(child, agent.AsToolOptions{Name: s.Name, Description: s.Description, Grants: s.Grants, Deps: s.Deps, MaxRetries: s.MaxRetries})
 	if err != nil {
 		return nil, specError("%v", err)
 	}

@@ -11,6 +11,7 @@ type subagentSpec struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
 	Grants      []string `json:"grants"`
+	Deps        []string `json:"deps"`
 }
 
 // buildSubagents builds the child-agent routes of an agent spec.
@@ -21,7 +22,7 @@ func buildSubagents(specs []subagentSpec) ([]agent.Subagent, error) {
 		if err != nil {
 			return nil, specError("subagent %q: %v", s.Name, err)
 		}
-		out = append(out, agent.Subagent{Name: s.Name, Agent: a, Description: s.Description, Grants: s.Grants})
+		out = append(out, agent.Subagent{Name: s.Name, Agent: a, Description: s.Description, Grants: s.Grants, Deps: s.Deps})
 	}
 	return out, nil
 }
