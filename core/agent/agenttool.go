@@ -402,6 +402,9 @@ func (r *runner) addChildUsage(u model.Usage, byAgent map[string]model.Usage) {
 		r.childByAgent = map[string]model.Usage{}
 	}
 	for name, v := range byAgent {
+		if v == (model.Usage{}) {
+			continue // an agent that consumed nothing is not listed
+		}
 		sum := r.childByAgent[name]
 		sum.Add(v)
 		r.childByAgent[name] = sum

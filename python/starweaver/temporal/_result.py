@@ -41,7 +41,8 @@ class AgentRunOutcome:
     ``model_dump``); ``usage`` the run's counts; ``messages`` the whole
     conversation as JSON (``typed_messages()`` gives them typed; pass them as
     ``message_history=`` to continue); ``pending`` what a waiting run waits
-    for (``hitl`` gives typed views).
+    for (``hitl`` gives typed views); ``usage_by_agent`` the counts per
+    agent when agents ran as tools (``RunResult.usage_by_agent``).
     """
 
     status: str
@@ -51,6 +52,7 @@ class AgentRunOutcome:
     pending: list[dict[str, Any]] = field(default_factory=list)
     run_id: str = ""
     error: str | None = None
+    usage_by_agent: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def from_result(cls, result: RunResult[Any]) -> AgentRunOutcome:
@@ -67,6 +69,7 @@ class AgentRunOutcome:
             pending=[dict(p) for p in result.pending],
             run_id=result.run_id,
             error=result.error,
+            usage_by_agent={name: dict(u) for name, u in result.usage_by_agent.items()},
         )
 
     def typed_messages(self) -> list[ModelMessage]:

@@ -131,6 +131,8 @@ def test_an_agent_tool_runs_as_a_child_workflow() -> None:
     # The children's usage is the parent's, as locally.
     assert out.usage == dict(local.usage), (out.usage, dict(local.usage))
     assert out.usage["requests"] >= 4, out.usage  # the boss's two and the researcher's two
+    by_agent = {name: dict(u) for name, u in local.usage_by_agent.items()}
+    assert out.usage_by_agent == by_agent and set(by_agent) >= {"boss", "researcher"}, out.usage_by_agent
     # The parent ran no tool activity; the researcher's call ran in its own.
     scheduled = [
         e.activity_task_scheduled_event_attributes.activity_type.name
