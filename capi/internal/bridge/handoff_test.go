@@ -16,45 +16,25 @@ import (
 // refuses (a name another tool uses is a configuration error).
 func TestHandoffSpec(t *testing.T) {
 	billing := agent.NewBuilder(model.NewTestModel(model.Response(model.TextPart("paid")))).Name("Billing").MustBuild()
-	bh := handles.add(billing)
-	t.Cleanup(func() { handles.remove(bh) })
-	mh, err := buildModel(modelSpec{Kind: "test", Responses: []model.Message{
-		model.CallsResponse(model.Call("h1", "transfer_to_billing", map[string]any{})),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := handles.add(mh)
-	t.Cleanup(func() { handles.remove(h) })
-	prefix := `{"model":` + strconv.FormatInt(h, 10) + `,"handoffs":[`
+	bh := testHandle(t, billing)
+	h := strconv.FormatInt(testModelHandle(t, model.CallsResponse(model.Call("h1", "transfer_to_billing", map[string]any{}))), 10)
+	prefix := `{"model":` + h + `,"handoffs":[`
 	for spec, want := range map[string]string{
-		prefix + `{"agent":` + strconv.FormatInt(h, 10) + `}]}`: "not a *agent.Agent",
-		prefix + `{"agent":999999}]}`:                           "unknown handle",
+		prefix + `{"agent":` + h + `}]}`: "not a *agent.Agent",
+		prefix + `{"agent":999999}]}`:    "unknown handle",
 	} {
-		var s agentSpec
-		err := decodeStrict([]byte(spec), &s)
-		if err == nil {
-			_, err = buildAgent(s)
-		}
+		_, err := agentFromJSON(t, spec)
 		if ae := toABIError(err); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, want) {
 			t.Errorf("%s: %+v", spec, ae)
 		}
 	}
-	var s agentSpec
-	clash := prefix + `{"agent":` + strconv.FormatInt(bh, 10) + `},{"agent":` + strconv.FormatInt(bh, 10) + `}]}`
-	if err := decodeStrict([]byte(clash), &s); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := buildAgent(s); err == nil || !strings.Contains(err.Error(), "transfer_to_billing") {
+	_, err := agentFromJSON(t, prefix+`{"agent":`+bh+`},{"agent":`+bh+`}]}`)
+	if err == nil || !strings.Contains(err.Error(), "transfer_to_billing") {
 		t.Fatalf("two handoffs of one name: %v", err)
 	} else if ae := toABIError(err); ae.Type != "config" && ae.Type != "invalid_spec" {
 		t.Fatalf("two handoffs of one name: %+v", ae)
 	}
-	s = agentSpec{}
-	if err := decodeStrict([]byte(prefix+`{"agent":`+strconv.FormatInt(bh, 10)+`,"description":"bills"}]}`), &s); err != nil {
-		t.Fatal(err)
-	}
-	a, err := buildAgent(s)
+	a, err := agentFromJSON(t, prefix+`{"agent":`+bh+`,"description":"bills"}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}

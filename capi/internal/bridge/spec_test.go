@@ -28,11 +28,7 @@ func TestUsageLimitSpecs(t *testing.T) {
 		prefix + `,"usage_limits":{"request_limit":0}}`:     "request_limit is 0",
 		prefix + `,"usage_limits":{"tool_calls_limit":-1}}`: "tool_calls_limit is -1",
 	} {
-		var s agentSpec
-		err := decodeStrict([]byte(spec), &s)
-		if err == nil {
-			_, err = buildAgent(s)
-		}
+		_, err := agentFromJSON(t, spec)
 		if ae := toABIError(err); ae.Type != "invalid_spec" || !strings.Contains(ae.Message, want) {
 			t.Errorf("%s: %+v", spec, ae)
 		}
@@ -201,11 +197,7 @@ func TestEmptyStateKeyIsRefused(t *testing.T) {
 	t.Cleanup(func() { handles.remove(h) })
 	prefix := `{"model":` + strconv.FormatInt(h, 10)
 	for spec, want := range map[string]string{prefix + `,"state_key":""}`: "config", prefix + `,"state_key":"k"}`: "", prefix + `}`: ""} {
-		var s agentSpec
-		err := decodeStrict([]byte(spec), &s)
-		if err == nil {
-			_, err = buildAgent(s)
-		}
+		_, err := agentFromJSON(t, spec)
 		if want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", spec, err)
