@@ -260,6 +260,7 @@ func (t *agentTool) reenter(ctx context.Context, id, prompt string, opts []RunOp
 // parent recorded it (the parent stopped in between): the answer of the
 // session's last response, which a completed run ends with.
 func (t *agentTool) endedRun(sess *Session) (*RunResult, error) {
+	noAnswer := fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
 	msgs := sess.Messages()
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -269,7 +270,7 @@ func (t *agentTool) endedRun(sess *Session) (*RunResult, error) {
 		}
 	}
 	if last < 0 {
-		return nil, fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
+		return nil, noAnswer
 	}
 	resp := msgs[last]
 	res := &RunResult{RunID: resp.RunID, Status: StatusCompleted, Messages: msgs}
@@ -278,7 +279,7 @@ func (t *agentTool) endedRun(sess *Session) (*RunResult, error) {
 		// A text answer ends the history; a run that failed after its
 		// last response does not.
 		if last != len(msgs)-1 || len(resp.ToolCalls()) > 0 {
-			return nil, fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
+			return nil, noAnswer
 		}
 		res.Output = resp.Text()
 		return res, nil
@@ -295,7 +296,7 @@ func (t *agentTool) endedRun(sess *Session) (*RunResult, error) {
 		res.OutputValue, res.Output = json.RawMessage(text), text
 		return res, nil
 	}
-	return nil, fmt.Errorf("%w: its run ended without an answer before this run was recovered", ErrState)
+	return nil, noAnswer
 }
 
 // options are the child run's options under parent (nil when the tool
@@ -343,9 +344,10 @@ func (t *agentTool) options(parent *runner, callID string, before model.Usage) (
 // wait makes a waiting child's requests the parent's: the call returns
 // call_deferred, and the parent parks the child's state so that the
 // parent waits for what the child waits for. Outside a run (or a call
-// without an id) there is no parent to wait: the call fails.
+// without an id, or a child whose session is elsewhere: an executor's)
+// there is no parent to wait: the call fails.
 func (t *agentTool) wait(parent *runner, callID string, sess *Session, res *RunResult) (tool.Result, error) {
-	if parent == nil || callID == "" {
+	if parent == nil || callID == "" || sess == nil {
 		return tool.Result{}, tool.UserError("agent %q stopped to wait for %s, and there is no run to wait with it",
 			t.label, pendingKinds(res.Pending))
 	}
@@ -354,11 +356,7 @@ func (t *agentTool) wait(parent *runner, callID string, sess *Session, res *RunR
 		return tool.Result{}, tool.UserError("agent %q stopped to wait for %s, and its state could not be kept: %s",
 			t.label, pendingKinds(res.Pending), err.Error())
 	}
-	byAgent := res.UsageByAgent
-	if len(byAgent) == 0 {
-		byAgent = map[string]model.Usage{t.label: res.Usage}
-	}
-	parent.park(callID, &childWait{Agent: t.label, State: state, Usage: res.Usage, ByAgent: byAgent, asked: res.Pending})
+	parent.park(callID, &childWait{Agent: t.label, State: state, Usage: res.Usage, ByAgent: byAgentSince(t.label, res, nil), asked: res.Pending})
 	return tool.Result{}, tool.CallDeferred(fmt.Sprintf("agent %q waits for %s", t.label, pendingKinds(res.Pending)),
 		map[string]any{"agent": t.label})
 }

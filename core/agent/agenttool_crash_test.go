@@ -25,11 +25,7 @@ import (
 // "courier") and the child ("courier", whose send appends to a file).
 func courierAgents(t testing.TB, db *sqlite.DB, parentModel, childModel model.Model, send tool.Tool, policy effect.RecoveryPolicy) *agent.Agent {
 	t.Helper()
-	durable := func(b *agent.Builder) *agent.Builder {
-		return b.StateKey(storeKey).SessionStore(sqlite.NewSessionStore(db)).
-			EffectJournal(sqlite.NewEffectStore(db), agent.JournalRecovery(policy))
-	}
-	child, err := durable(agent.NewBuilder(childModel).Name("courier").Tool(send)).Build()
+	child, err := durableOn(agent.NewBuilder(childModel).Name("courier").Tool(send), db, agent.JournalRecovery(policy)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +33,7 @@ func courierAgents(t testing.TB, db *sqlite.DB, parentModel, childModel model.Mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	parent, err := durable(agent.NewBuilder(parentModel).Name("front").Tool(at)).Build()
+	parent, err := durableOn(agent.NewBuilder(parentModel).Name("front").Tool(at), db, agent.JournalRecovery(policy)).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,19 +124,27 @@ func recoverCourier(t *testing.T, dbPath, effects, id string, policy effect.Reco
 	return res, runs.Load(), childAsked.Load()
 }
 
+// crashCourier kills a worker in mode, recovers the parent under policy,
+// and checks that send's effect happened once and that the child's model
+// was asked asked times here; it returns the courier call's return.
+func crashCourier(t *testing.T, mode string, policy effect.RecoveryPolicy, asked int32) tool.Return {
+	t.Helper()
+	dir := t.TempDir()
+	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
+	id := crashChild(t, "TestAgentToolCrashWorker", mode, dbPath, effects)
+	res, runs, gotAsked := recoverCourier(t, dbPath, effects, id, policy)
+	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || gotAsked != asked {
+		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, gotAsked)
+	}
+	return lastReturn(t, res.Messages, "call_courier")
+}
+
 // Killed inside the child's run, after its effect: the recovered parent
 // runs the call again, which finds the child's session and recovers it;
 // the child's journal replays send, so the effect happened once, and the
 // child finishes with its model's answer.
 func TestAgentToolCrashMidChildRecoversTheChild(t *testing.T) {
-	dir := t.TempDir()
-	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
-	id := crashChild(t, "TestAgentToolCrashWorker", "child_after_tool", dbPath, effects)
-	res, runs, asked := recoverCourier(t, dbPath, effects, id, effect.RecoveryRetrySafe)
-	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || asked != 1 {
-		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, asked)
-	}
-	if ret := lastReturn(t, res.Messages, "call_courier"); ret.IsError || returnText(ret.Content) != "sent" {
+	if ret := crashCourier(t, "child_after_tool", effect.RecoveryRetrySafe, 1); ret.IsError || returnText(ret.Content) != "sent" {
 		t.Fatalf("the courier call returned %+v", ret)
 	}
 }
@@ -148,14 +152,7 @@ func TestAgentToolCrashMidChildRecoversTheChild(t *testing.T) {
 // Under the journal's default policy a call interrupted mid-child is
 // ambiguous, as any other: it is not run again, and nothing ran twice.
 func TestAgentToolCrashMidChildIsAmbiguousByDefault(t *testing.T) {
-	dir := t.TempDir()
-	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
-	id := crashChild(t, "TestAgentToolCrashWorker", "child_after_tool", dbPath, effects)
-	res, runs, asked := recoverCourier(t, dbPath, effects, id, effect.RecoveryRejectAmbiguous)
-	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || asked != 0 {
-		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, asked)
-	}
-	if ret := lastReturn(t, res.Messages, "call_courier"); !ret.IsError || ret.Metadata[tool.MetaAmbiguous] != true {
+	if ret := crashCourier(t, "child_after_tool", effect.RecoveryRejectAmbiguous, 0); !ret.IsError || ret.Metadata[tool.MetaAmbiguous] != true {
 		t.Fatalf("the courier call returned %+v", ret)
 	}
 }
@@ -163,14 +160,7 @@ func TestAgentToolCrashMidChildIsAmbiguousByDefault(t *testing.T) {
 // Killed after the child's run ended: the recovered parent finds the
 // child's outcome in its journal instead of running the child again.
 func TestAgentToolCrashAfterChildReplaysItsOutcome(t *testing.T) {
-	dir := t.TempDir()
-	dbPath, effects := filepath.Join(dir, "sw.db"), filepath.Join(dir, "effects.txt")
-	id := crashChild(t, "TestAgentToolCrashWorker", "parent_after_child", dbPath, effects)
-	res, runs, asked := recoverCourier(t, dbPath, effects, id, effect.RecoveryRetrySafe)
-	if lines := effectLines(t, effects); len(lines) != 1 || runs != 0 || asked != 0 {
-		t.Fatalf("effects %q, send ran %d times here, the child's model was asked %d times", lines, runs, asked)
-	}
-	ret := lastReturn(t, res.Messages, "call_courier")
+	ret := crashCourier(t, "parent_after_child", effect.RecoveryRetrySafe, 0)
 	if ret.IsError || returnText(ret.Content) != "sent" || ret.Metadata[tool.MetaReplayed] != true {
 		t.Fatalf("the courier call returned %+v", ret)
 	}

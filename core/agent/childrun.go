@@ -116,10 +116,6 @@ func (t *agentTool) outcome(ctx context.Context, parent *runner, callID string, 
 	switch res.Status {
 	case StatusCompleted:
 	case StatusWaiting:
-		if sess == nil {
-			return tool.Result{}, tool.UserError("agent %q stopped to wait for %s, and there is no run to wait with it",
-				t.label, pendingKinds(res.Pending))
-		}
 		return t.wait(parent, callID, sess, res)
 	default:
 		return tool.Result{}, tool.UserError("agent %q ended %s: %s", t.label, res.Status, res.Error)

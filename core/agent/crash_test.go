@@ -63,11 +63,16 @@ func crashSend(path string, runs *atomic.Int32, after func(tc *tool.Context)) *t
 	}).WithEffect(effect.ClassNonIdempotentWrite)
 }
 
+// durableOn keeps b's sessions and effect journal in db, signed with
+// storeKey.
+func durableOn(b *agent.Builder, db *sqlite.DB, opts ...agent.JournalOption) *agent.Builder {
+	return b.StateKey(storeKey).SessionStore(sqlite.NewSessionStore(db)).EffectJournal(sqlite.NewEffectStore(db), opts...)
+}
+
 // crashAgent is the agent of both sides, over the database file db.
 func crashAgent(t testing.TB, db *sqlite.DB, m model.Model, send tool.Tool) *agent.Agent {
 	t.Helper()
-	a, err := agent.NewBuilder(m).Tool(send).StateKey(storeKey).
-		SessionStore(sqlite.NewSessionStore(db)).EffectJournal(sqlite.NewEffectStore(db)).Build()
+	a, err := durableOn(agent.NewBuilder(m).Tool(send), db).Build()
 	if err != nil {
 		t.Fatal(err)
 	}
