@@ -156,6 +156,12 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 	if err := json.Unmarshal(args, &in); err != nil {
 		return tool.Result{}, tool.ModelRetry("agent %q: arguments must be {\"prompt\": string}: %v", t.label, err)
 	}
+	return t.run(ctx, tc, in.Prompt)
+}
+
+// run runs the child on prompt for call tc (see AsTool): a new run, the
+// resume of a waiting one, or the re-entry of a durable one.
+func (t *agentTool) run(ctx context.Context, tc *tool.Context, prompt string) (tool.Result, error) {
 	parent := parentRun(ctx)
 	var callID string
 	if tc != nil {
@@ -185,10 +191,10 @@ func (t *agentTool) call(ctx context.Context, tc *tool.Context, args json.RawMes
 		}
 		res, err = sess.Resume(ctx, resume.res, opts...)
 	case t.durable() && tc != nil && (tc.ConversationID != "" || tc.RunID != ""):
-		sess, res, err = t.reenter(ctx, childSessionID(tc.IdempotencyKey()), in.Prompt, opts)
+		sess, res, err = t.reenter(ctx, childSessionID(tc.IdempotencyKey()), prompt, opts)
 	default:
 		sess = t.child.NewSession()
-		res, err = sess.Run(ctx, in.Prompt, opts...)
+		res, err = sess.Run(ctx, prompt, opts...)
 	}
 	if res != nil && parent != nil {
 		var earlier map[string]model.Usage

@@ -155,8 +155,8 @@ func (st *spawnTool) durable() bool {
 
 func (st *spawnTool) call(ctx context.Context, tc *tool.Context, args json.RawMessage) (tool.Result, error) {
 	var in struct {
-		Agent  string          `json:"agent"`
-		Prompt json.RawMessage `json:"prompt"`
+		Agent  string `json:"agent"`
+		Prompt string `json:"prompt"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil {
 		return tool.Result{}, tool.ModelRetry(`spawn_agent: arguments must be {"agent": string, "prompt": string}: %v`, err)
@@ -165,11 +165,7 @@ func (st *spawnTool) call(ctx context.Context, tc *tool.Context, args json.RawMe
 	if !ok {
 		return tool.Result{}, tool.ModelRetry("spawn_agent: no agent is named %q; the agents are %s", in.Agent, strings.Join(st.names, ", "))
 	}
-	prompt, err := json.Marshal(map[string]json.RawMessage{"prompt": in.Prompt})
-	if err != nil {
-		return tool.Result{}, err
-	}
-	return route.call(ctx, tc, prompt)
+	return route.run(ctx, tc, in.Prompt)
 }
 
 // checkRoutes reports a tool of reg named like one of the agent's
