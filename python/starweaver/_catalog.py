@@ -198,6 +198,8 @@ class Catalog:
         The run's own tools (absent here) get ``run_deps``. A catalogue
         reached twice keeps what the first way, breadth first, gave it."""
         out: dict[int, Any] = {}
+        if not any(c.children for c in self._sources):
+            return out  # most runs: no child agent, nothing to narrow
         seen: set[int] = set()
         queue: list[tuple[Catalog, Any]] = [(c, run_deps) for c in self._sources]
         for c, _ in queue:
