@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/agent"
 	"github.com/starweaver-go/starweaver/core/effect"
@@ -46,20 +45,8 @@ func courierAgents(t testing.TB, db *sqlite.DB, parentModel, childModel model.Mo
 // the child's run is in flight) or in the parent's second request
 // (parent_after_child: the child's run ended).
 func TestAgentToolCrashWorker(t *testing.T) {
-	mode := os.Getenv(crashEnvMode)
-	if mode == "" {
-		t.Skip("a child process of the agent tool crash tests")
-	}
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, os.Getenv(crashEnvDB))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	ready := func() {
-		fmt.Printf("ready %s\n", id)
-		time.Sleep(crashWait) // killed long before; the bound keeps no orphan
-	}
+	w := startCrashWorker(t, "a child process of the agent tool crash tests")
+	mode, ready := w.mode, w.ready
 	var parentAsked, childAsked atomic.Int32
 	parentModel := model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {
 		if parentAsked.Add(1) == 1 {
@@ -80,10 +67,10 @@ func TestAgentToolCrashWorker(t *testing.T) {
 		return text("sent"), nil
 	})
 	var runs atomic.Int32
-	parent := courierAgents(t, db, parentModel, childModel, crashSend(os.Getenv(crashEnvEffects), &runs, nil), effect.RecoveryRetrySafe)
+	parent := courierAgents(t, w.db, parentModel, childModel, crashSend(os.Getenv(crashEnvEffects), &runs, nil), effect.RecoveryRetrySafe)
 	s := parent.NewSession()
-	id = s.ID()
-	_, err = s.Run(ctx, "greet ada")
+	w.id = s.ID()
+	_, err := s.Run(context.Background(), "greet ada")
 	t.Fatalf("the worker was not killed (run ended with %v)", err)
 }
 

@@ -85,21 +85,8 @@ func crashAgent(t testing.TB, db *sqlite.DB, m model.Model, send tool.Tool) *age
 // completed (after_tool), or inside send, after its line was written
 // (in_tool).
 func TestCrashWorker(t *testing.T) {
-	mode := os.Getenv(crashEnvMode)
-	if mode == "" {
-		t.Skip("a child process of the crash tests")
-	}
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, os.Getenv(crashEnvDB))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	ready := func() {
-		fmt.Printf("ready %s\n", id)
-		// Wait to be killed; the bound only keeps an orphan from living on.
-		time.Sleep(crashWait)
-	}
+	w := startCrashWorker(t, "a child process of the crash tests")
+	mode, ready := w.mode, w.ready
 	var requests atomic.Int32
 	m := model.NewFunctionModel(func(context.Context, []model.Message, model.Params) (model.Message, error) {
 		if requests.Add(1) == 1 {
@@ -116,10 +103,39 @@ func TestCrashWorker(t *testing.T) {
 			ready()
 		}
 	})
-	s := crashAgent(t, db, m, send).NewSession()
-	id = s.ID()
-	_, err = s.Run(ctx, "greet ada")
+	s := crashAgent(t, w.db, m, send).NewSession()
+	w.id = s.ID()
+	_, err := s.Run(context.Background(), "greet ada")
 	t.Fatalf("the worker was not killed (run ended with %v)", err)
+}
+
+// crashWorker is a crash worker process: its mode and database, from its
+// environment, and the session id it reports when ready.
+type crashWorker struct {
+	mode string
+	db   *sqlite.DB
+	id   string
+}
+
+// startCrashWorker opens the worker's database, or skips the test (what
+// names the tests it is a worker of) outside a worker process.
+func startCrashWorker(t *testing.T, what string) *crashWorker {
+	mode := os.Getenv(crashEnvMode)
+	if mode == "" {
+		t.Skip(what)
+	}
+	db, err := sqlite.Open(context.Background(), os.Getenv(crashEnvDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &crashWorker{mode: mode, db: db}
+}
+
+// ready says "ready <session id>" and waits to be killed; the bound only
+// keeps an orphan from living on.
+func (w *crashWorker) ready() {
+	fmt.Printf("ready %s\n", w.id)
+	time.Sleep(crashWait)
 }
 
 // crashChild starts the crash worker test worker in mode over dir's files
