@@ -1,0 +1,13 @@
+// Package modeltest is the conformance suite every provider model passes:
+// the same scenarios (plain text, a tool round trip, parallel calls,
+// structured output, streaming deltas, error mapping and retries, usage,
+// and the content kinds of tool results) run against each provider's fake
+// server, which speaks that provider's wire format. It does for models what
+// core/session/sessiontest does for session stores.
+//
+// A provider's test supplies a [Provider]: a [Fake] server built from the
+// API's documented shapes (JSON and its stream format), which answers
+// scripted [Turn]s and decodes what it received into [Seen] values, and a
+// constructor of the model under test pointed at it. [Run] then checks the
+// model against the suite.
+package modeltest

@@ -1,0 +1,132 @@
+package modeltest
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/starweaver-go/starweaver/core/model"
+)
+
+// Turn is one scripted answer of a fake server: a response (Status 0) or
+// an error.
+type Turn struct {
+	// Thinking, Text and Calls are the response's parts, in that order;
+	// each may be empty.
+	Thinking string
+	Text     string
+	Calls    []Call
+	// Usage is what the response reports (Requests is ignored). A fake
+	// sends every count its wire format has a field for.
+	Usage model.Usage
+	// Finish is the response's finish reason (a model.Finish* constant);
+	// "" lets the fake send the one its parts imply (tool_calls when there
+	// are calls, stop otherwise).
+	Finish string
+
+	// Status, when not 0, answers with that HTTP status and the provider's
+	// error body carrying Code (its error type or code) and Message.
+	Status  int
+	Code    string
+	Message string
+	// RetryAfter, when positive, is sent as a Retry-After header (whole
+	// seconds, rounded up).
+	RetryAfter time.Duration
+}
+
+// Call is a tool call of a scripted response, or one a request carried in
+// its history.
+type Call struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// Seen is what a fake decoded from one request it received.
+type Seen struct {
+	// Model is the model name the request named (in its body or its path).
+	Model string
+	// Stream: the request asked for a streamed response.
+	Stream bool
+	// Tools are the names of the tools the request offered, in order.
+	Tools []string
+	// NativeOutput: the request asked for structured output through the
+	// API's own schema (response_format, responseSchema...), not a tool.
+	NativeOutput bool
+	// Calls are the tool calls of the history's model turns, in order: a
+	// model must send every call back with its id, name and arguments.
+	Calls []Call
+	// Results are the tool results of the request, in order.
+	Results []Result
+	// Header is the request's HTTP header.
+	Header http.Header
+}
+
+// Result is a tool result as a request carried it.
+type Result struct {
+	// CallID is the id of the call it answers; Name the tool's name where
+	// the wire format carries one ("" otherwise).
+	CallID string
+	Name   string
+	// Kinds are the result's content blocks as the wire format sent them,
+	// in order, each one of the Kind* constants.
+	Kinds []string
+	// Text is the text blocks joined (a JSON block's JSON text included).
+	Text string
+	// IsError: the result was flagged as an error, natively or (where the
+	// API has no flag) by a text starting with "Error: ".
+	IsError bool
+}
+
+// The content kinds a tool result can carry natively.
+const (
+	KindText     = "text"
+	KindJSON     = "json"
+	KindImage    = "image"
+	KindDocument = "document"
+	KindAudio    = "audio"
+)
+
+// Fake is a provider's fake server: it answers the scripted turns in
+// order (a request past the script fails the test) and records what each
+// request held. It must be safe for concurrent use.
+type Fake interface {
+	// URL is the base URL a model reaches the fake at.
+	URL() string
+	// Script queues turns.
+	Script(turns ...Turn)
+	// Seen returns what the requests received so far held, in order.
+	Seen() []Seen
+}
+
+// Options are what [Run] asks of a model it builds.
+type Options struct {
+	// APIKey is the key the model sends; error scenarios check that it is
+	// masked wherever a server quotes it.
+	APIKey string
+	// Streaming makes Request stream its responses.
+	Streaming bool
+	// MaxRetries bounds the retries of retryable failures.
+	MaxRetries int
+}
+
+// Provider is a provider under test.
+type Provider struct {
+	// Name is what the model's responses say in Message.Provider and its
+	// errors in ProviderError.Provider.
+	Name string
+	// NewFake starts a fake server for one scenario (closed with t).
+	NewFake func(t *testing.T) Fake
+	// NewModel builds the model under test, reaching url.
+	NewModel func(t *testing.T, url string, o Options) model.Model
+	// NativeOutput: the model sends an Output of mode native as the API's
+	// own structured output (else such a request must fail clearly).
+	NativeOutput bool
+	// Carries says, for each content kind of a tool result (the tool.Part
+	// kinds: text, image, document, audio, resource_link), whether the
+	// provider sends it natively; a kind it does not carry must fail the
+	// request with an error naming the kind, never be dropped or
+	// flattened into text silently.
+	Carries map[string]bool
+}
