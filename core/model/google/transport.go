@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"strings"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/starweaver-go/starweaver/core/model"
