@@ -67,8 +67,8 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	f.arrived <- struct{}{}
 	stream := strings.HasSuffix(r.URL.Path, ":streamGenerateContent")
-	if !stream && !strings.HasSuffix(r.URL.Path, ":generateContent") || !strings.HasPrefix(r.URL.Path, "/v1beta/models/") {
-		f.t.Errorf("path = %s, want /v1beta/models/{model}:generateContent or :streamGenerateContent", r.URL.Path)
+	if !stream && !strings.HasSuffix(r.URL.Path, ":generateContent") || !strings.Contains(r.URL.Path, "/models/") {
+		f.t.Errorf("path = %s, want .../models/{model}:generateContent or :streamGenerateContent", r.URL.Path)
 	}
 	if stream && r.URL.Query().Get("alt") != "sse" {
 		f.t.Errorf("stream without alt=sse: %s", r.URL)
