@@ -129,6 +129,17 @@ func testContent(t *testing.T, p Provider) {
 			t.Errorf("the error return is not flagged: %+v", r)
 		}
 	})
+	t.Run("ErrorParts", func(t *testing.T) {
+		e := newEnv(t, p)
+		e.fake.Script(Turn{Text: "ok", Usage: usage})
+		ret := tool.Return{ToolCallID: "call_c", Name: "fetch", Content: "not found", IsError: true, Parts: []tool.Part{tool.TextPart("not found")}}
+		if _, err := e.model(Options{}).Request(ctx(t), contentHistory(ret), params); err != nil {
+			t.Fatal(err)
+		}
+		if r := checkResult(t, e.seen(1)[0], "call_c", nil, "not found"); !r.IsError {
+			t.Errorf("the error return is not flagged: %+v", r)
+		}
+	})
 	t.Run("Artifact", func(t *testing.T) { testArtifact(t, p, params) })
 }
 

@@ -278,6 +278,11 @@ func checkDeltas(t *testing.T, tn Turn, deltas []model.Delta) {
 				if c.started {
 					t.Errorf("call %d started twice", d.Index)
 				}
+				// Eager dispatch: a call is done once its arguments are
+				// whole, before the next one starts.
+				if d.Index > 0 && !st[d.Index-1].done {
+					t.Errorf("call %d started before call %d was reported done", d.Index, d.Index-1)
+				}
 				c.started = true
 				if d.Call == nil || d.Call.ID != w.ID || d.Call.Name != w.Name {
 					t.Errorf("call %d starts as %+v, want id %s name %s", d.Index, d.Call, w.ID, w.Name)
