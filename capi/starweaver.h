@@ -192,12 +192,15 @@ int sw_error_kinds(char **out, long long *out_len);
  *   {"kind": "test", "responses": [...]}, {"kind": "test", "auto": true}
  *   (no script: calls each offered tool once, then sums up),
  *   {"kind": "function"}, or a
- *   provider model {"kind": "openai" | "openai-responses" | "anthropic",
+ *   provider model {"kind": "openai" | "openai-responses" | "anthropic" |
+ *   "google" | "google-vertex",
  *   "provider": {"model": name, "base_url", "api_key", "headers": {...},
  *   "max_retries", "timeout_ms", "connect_timeout_ms",
  *   "first_byte_timeout_ms", "idle_timeout_ms", "max_retry_after_ms",
- *   "stream", "provider_name", "max_tokens", "thinking_budget"}} (all but
- *   model optional; an absent or 0 bound keeps its default). A provider's
+ *   "stream", "provider_name", "max_tokens", "thinking_budget",
+ *   "include_thoughts", "project", "location"}} (all but model optional;
+ *   an absent or 0 bound keeps its default; project and location are
+ *   google-vertex's). A provider's
  *   failures are "model" errors carrying "provider", "status_code" and
  *   "code" (a timeout: "connect_timeout", "first_byte_timeout",
  *   "idle_timeout"), their text redacted of credentials.

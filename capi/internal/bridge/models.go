@@ -6,11 +6,13 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/google"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
 // providerSpec is the part of a model spec naming a provider model:
-// {"kind": "openai" | "openai-responses" | "anthropic", "provider": {...}}.
+// {"kind": "openai" | "openai-responses" | "anthropic" | "google" |
+// "google-vertex", "provider": {...}}.
 type providerSpec struct {
 	Model      string            `json:"model"`
 	BaseURL    string            `json:"base_url"`
@@ -29,6 +31,11 @@ type providerSpec struct {
 	// MaxTokens and ThinkingBudget are Anthropic's.
 	MaxTokens      int `json:"max_tokens"`
 	ThinkingBudget int `json:"thinking_budget"`
+	// Project and Location name a Vertex AI endpoint (google-vertex);
+	// IncludeThoughts asks Gemini for its thought summaries.
+	Project         string `json:"project"`
+	Location        string `json:"location"`
+	IncludeThoughts bool   `json:"include_thoughts"`
 }
 
 // buildProvider builds the provider model of kind from p.
@@ -73,6 +80,20 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 			ThinkingBudget: max(p.ThinkingBudget, 0),
 			ProviderName:   p.ProviderName,
 			HTTPBounds:     bounds,
+		}))
+	case "google", "google-vertex":
+		vertex := kind == "google-vertex"
+		if !vertex && (p.Project != "" || p.Location != "") {
+			return nil, specError("provider.project and provider.location are for google-vertex models")
+		}
+		return asModel(google.NewFromConfig(p.Model, google.Options{
+			Config: google.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout,
+				Vertex: vertex, Project: p.Project, Location: p.Location},
+			Streaming:       p.Stream,
+			ThinkingBudget:  max(p.ThinkingBudget, 0),
+			IncludeThoughts: p.IncludeThoughts,
+			ProviderName:    p.ProviderName,
+			HTTPBounds:      bounds,
 		}))
 	}
 	return nil, fmt.Errorf("unreachable provider kind %q", kind)

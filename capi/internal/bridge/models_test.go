@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/google"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
@@ -19,6 +20,7 @@ func TestProviderModelSpecs(t *testing.T) {
 		{Kind: "anthropic", Provider: &providerSpec{Model: "claude", FirstByteTimeoutMS: -1}},
 		{Kind: "anthropic", Provider: &providerSpec{Model: "claude", ConnectTimeoutMS: -1}},
 		{Kind: "openai", Provider: &providerSpec{Model: "gpt-4.1", MaxRetryAfterMS: -1}},
+		{Kind: "google", Provider: &providerSpec{Model: "gemini-2.5-flash", Project: "p"}},
 	} {
 		_, err := buildModel(bad)
 		var ae *abiError
@@ -30,6 +32,8 @@ func TestProviderModelSpecs(t *testing.T) {
 		"openai":           func(m any) bool { _, ok := m.(*openai.Chat); return ok },
 		"openai-responses": func(m any) bool { _, ok := m.(*openai.Responses); return ok },
 		"anthropic":        func(m any) bool { _, ok := m.(*anthropic.Model); return ok },
+		"google":           func(m any) bool { _, ok := m.(*google.Model); return ok },
+		"google-vertex":    func(m any) bool { _, ok := m.(*google.Model); return ok },
 	} {
 		h, err := buildModel(modelSpec{Kind: kind, Provider: &providerSpec{Model: "m", BaseURL: "http://127.0.0.1:1", Stream: true, MaxTokens: 10, ThinkingBudget: 5}})
 		if err != nil {
