@@ -1,5 +1,5 @@
 """Real models: OpenAI (Chat Completions and Responses), OpenAI-compatible
-servers, and Anthropic. The providers run in the Go runtime (HTTP, retries
+servers, Anthropic and Google Gemini (the Gemini API and Vertex AI). The providers run in the Go runtime (HTTP, retries
 with backoff, streaming), so no request ever blocks the event loop.
 
 ``create_agent(model="openai:gpt-4.1")`` takes a model string; the model
@@ -7,10 +7,12 @@ classes take the options a string cannot say::
 
     OpenAIModel("llama3.1", base_url="http://localhost:11434/v1")  # Ollama
     AnthropicModel("claude-sonnet-4-5", max_tokens=8192)
+    GoogleModel("gemini-2.5-flash", include_thoughts=True)
 
 API keys and base URLs default to the usual environment variables
 (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``,
-``ANTHROPIC_BASE_URL``), read when the model is built. A missing key is not
+``ANTHROPIC_BASE_URL``, ``GOOGLE_API_KEY`` or ``GEMINI_API_KEY``,
+``GOOGLE_GEMINI_BASE_URL``), read when the model is built. A missing key is not
 an error until the first request, which then fails with a ``ModelError``
 naming the variable.
 """
@@ -28,6 +30,8 @@ from starweaver.errors import instance_of_loaded
 __all__ = [
     "KNOWN_PREFIXES",
     "AnthropicModel",
+    "GoogleModel",
+    "GoogleVertexModel",
     "OpenAIModel",
     "OpenAIResponsesModel",
     "ProviderModel",
@@ -187,11 +191,103 @@ class AnthropicModel(ProviderModel):
         return extra
 
 
+class GoogleModel(ProviderModel):
+    """A Google Gemini model through the Gemini API.
+
+    The key defaults to ``GOOGLE_API_KEY``, then ``GEMINI_API_KEY``; the base
+    URL to ``GOOGLE_GEMINI_BASE_URL`` (a proxy or gateway), else Google's.
+
+    Arguments beyond ``OpenAIModel``'s:
+        thinking_budget: The thinking budget in tokens (0 turns thinking off
+            on the models that allow it; the model's default when unset).
+        include_thoughts: Ask for the thought summaries, kept in history as
+            thinking parts; their signatures are sent back to Gemini.
+    """
+
+    kind = "google"
+    key_variable = "GOOGLE_API_KEY"
+    fallback_key_variable: ClassVar[str] = "GEMINI_API_KEY"
+    base_url_variable = "GOOGLE_GEMINI_BASE_URL"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        thinking_budget: int | None = None,
+        include_thoughts: bool = False,
+        **options: Any,
+    ) -> None:
+        if thinking_budget is not None and (
+            not isinstance(thinking_budget, int) or isinstance(thinking_budget, bool) or thinking_budget < 0
+        ):
+            raise ValueError(f"thinking_budget must be an int >= 0, got {thinking_budget!r}")
+        self._thinking_budget = thinking_budget
+        self._include_thoughts = bool(include_thoughts)
+        if options.get("api_key") is None:
+            options["api_key"] = self._env_key()
+        super().__init__(name, **options)
+
+    def _env_key(self) -> str:
+        return os.environ.get(self.key_variable) or os.environ.get(self.fallback_key_variable) or ""
+
+    def _extra(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self._thinking_budget is not None:
+            extra["thinking_budget"] = self._thinking_budget
+        if self._include_thoughts:
+            extra["include_thoughts"] = True
+        return extra
+
+
+class GoogleVertexModel(GoogleModel):
+    """A Google Gemini model through Vertex AI.
+
+    The project and location default to ``GOOGLE_CLOUD_PROJECT`` and
+    ``GOOGLE_CLOUD_LOCATION`` (else ``"global"``), and the requests are
+    authorised by the application default credentials; an ``api_key``
+    instead selects Vertex AI express mode. The base URL defaults to
+    ``GOOGLE_VERTEX_BASE_URL``.
+
+    Arguments beyond ``GoogleModel``'s:
+        project: The Google Cloud project.
+        location: The region, e.g. ``"us-central1"``.
+    """
+
+    kind = "google-vertex"
+    base_url_variable = "GOOGLE_VERTEX_BASE_URL"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        project: str | None = None,
+        location: str | None = None,
+        **options: Any,
+    ) -> None:
+        self._project = project
+        self._location = location
+        if options.get("api_key") is None and (project or location or os.environ.get("GOOGLE_CLOUD_PROJECT")):
+            options["api_key"] = ""  # a project, not a key from the environment, names the endpoint
+        super().__init__(name, **options)
+
+    def _extra(self) -> dict[str, Any]:
+        extra = super()._extra()
+        if self._project:
+            extra["project"] = self._project
+        if self._location:
+            extra["location"] = self._location
+        return extra
+
+
 KNOWN_PREFIXES: dict[str, type[ProviderModel]] = {
     "openai": OpenAIModel,
     "openai-chat": OpenAIModel,
     "openai-responses": OpenAIResponsesModel,
     "anthropic": AnthropicModel,
+    "google": GoogleModel,
+    "google-gla": GoogleModel,
+    "gemini": GoogleModel,
+    "google-vertex": GoogleVertexModel,
 }
 """The provider prefixes of model strings (``"openai:gpt-4.1"``)."""
 
