@@ -64,9 +64,11 @@ class Seen:
 class Wire(Protocol):
     """A provider's wire format, as the conformance scenarios need it.
 
-    A wire may also define ``usage``: the usage counts its replies carry,
-    as names of ``result.usage`` (the conformance test reads it with
-    ``getattr``, defaulting to :data:`BASE_USAGE`)."""
+    A wire may also define (the conformance test reads them with
+    ``getattr``): ``usage``, the usage counts its replies carry, as names
+    of ``result.usage`` (default :data:`BASE_USAGE`), and ``thinking``,
+    whether it carries the model's thinking (a scripted ``Turn.thinking``
+    streams as ``thinking_delta`` events; default False)."""
 
     #: the prefix of its model string ("openai", "google", "bedrock"...)
     prefix: str

@@ -68,6 +68,7 @@ class ResponsesWire:
     prefix = "openai-responses"
     provider = "openai"
     native_output = True
+    thinking = True
     usage = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
     def model(self, base_url: str, *, stream: bool, api_key: str, max_retries: int = 0) -> ProviderModel:
