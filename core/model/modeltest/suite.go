@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,9 +241,6 @@ func wantProviderError(t *testing.T, p Provider, err error) *model.ProviderError
 	}
 	return pe
 }
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // errorNames reports whether err's text names kind.
 func errorNames(err error, kind string) bool {
