@@ -129,6 +129,8 @@ def test_python_block_runs(block: Block) -> None:
             "OPENAI_API_KEY": "sk-docs",
             "ANTHROPIC_BASE_URL": srv.url,
             "ANTHROPIC_API_KEY": "sk-ant-docs",
+            "GOOGLE_GEMINI_BASE_URL": srv.url,
+            "GOOGLE_API_KEY": "AIza-docs",
         }
         proc = run_script(block.code, env)
         assert proc.returncode == 0, f"{block} failed:\n{block.code}\n{proc.stderr}"
