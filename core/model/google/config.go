@@ -167,19 +167,23 @@ func NewFromConfig(name string, o Options) (*Model, error) {
 	secrets := append([]string{cc.APIKey}, model.CredentialHeaderValues(cfg.Headers)...)
 	hc := *base
 	hc.Transport = &policyTransport{policy: policy, base: transport}
-	cc.HTTPClient = &hc
-	var client *genai.Client
-	if initErr == nil {
-		var err error
-		// ctx only serves the SDK's credential lookup, which the
-		// HTTPClient set here skips.
-		if client, err = genai.NewClient(context.Background(), &cc); err != nil {
-			initErr = fmt.Errorf("%w: google: building the client: %w", model.ErrModel, err)
-		}
-	}
-	m := newModel(client, name, o, policy, secrets...)
-	m.timeout = cfg.Timeout
+	m := newModel(name, o, policy, secrets...)
+	m.hc, m.timeout = &hc, cfg.Timeout
 	m.initErr = initErr
+	if initErr != nil {
+		return m, nil
+	}
+	// The SDK resolves the config (defaults, environment, endpoints) as
+	// for its own requests; the model sends with what it resolved.
+	cc.HTTPClient = &hc
+	client, err := genai.NewClient(context.Background(), &cc)
+	if err != nil {
+		m.initErr = model.NewRedactor(secrets...).Error(fmt.Errorf("%w: google: %w", model.ErrModel, err))
+		return m, nil
+	}
+	if m.ep, err = newEndpoint(client.ClientConfig(), name); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -2,6 +2,7 @@ package google
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,16 +13,53 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
-// requestError maps a failed request onto the package's errors: the
-// context's error when ctx is done, a *model.ProviderError for an API
-// error (its status string, "INVALID_ARGUMENT" or "RESOURCE_EXHAUSTED", as
-// Code), and a ProviderError with Code "connection_error" or
-// "stream_error" for transport failures. Errors the package made itself
-// (a request it cannot encode, a malformed response) pass unchanged.
-func (m *Model) requestError(ctx context.Context, err error, streamed bool, n *note) error {
-	if errors.Is(err, model.ErrModel) {
-		return err
+// statusError maps a response with an error status onto a
+// *model.ProviderError: its HTTP status, the API's error status string
+// ("INVALID_ARGUMENT", "RESOURCE_EXHAUSTED"...) as Code and its message;
+// a body that is not the API's error object (a proxy's page) keeps the
+// status, a Code derived from it and a bounded message.
+func (m *Model) statusError(res *http.Response, body []byte) error {
+	var e struct {
+		Error *genai.APIError `json:"error"`
 	}
+	apiErr := genai.APIError{Code: res.StatusCode, Message: strings.TrimSpace(string(body))}
+	if json.Unmarshal(body, &e) == nil && e.Error != nil {
+		apiErr = *e.Error
+		apiErr.Code = res.StatusCode
+	}
+	pe := m.apiError(apiErr)
+	if note := m.policy.Describe(res.Header); note != "" {
+		pe.Message += " (" + note + ")"
+	}
+	return pe
+}
+
+// apiError is the *model.ProviderError of an API error (from an error
+// status or an error event of a stream, whose status is its code).
+func (m *Model) apiError(e genai.APIError) *model.ProviderError {
+	status, code := e.Code, e.Status
+	if code == "" {
+		code = codeOfStatus[status]
+	} else if status == 0 {
+		status = statusOfCode[code]
+	}
+	msg := e.Message
+	if len(msg) > maxMessage {
+		msg = msg[:maxMessage] + "..."
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &model.ProviderError{Provider: m.provider, StatusCode: status, Code: code, Message: msg}
+}
+
+// requestError maps a failed request onto the package's errors: the
+// context's error when ctx is done, the ProviderError of an API error
+// event, and a ProviderError with Code "connection_error" (or
+// "stream_error" for a stream that broke or ended early) for transport
+// failures. Errors the package made itself (a malformed response) pass
+// unchanged.
+func (m *Model) requestError(ctx context.Context, err error, streamed bool) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %s: request ended: %w", model.ErrModel, m.provider, context.Cause(ctx))
 	}
@@ -30,42 +68,26 @@ func (m *Model) requestError(ctx context.Context, err error, streamed bool, n *n
 	}
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
-		status := apiErr.Code
-		code := apiErr.Status
-		if code == "" || strings.ContainsRune(code, ' ') {
-			// A body that was not the API's JSON: Status is the HTTP
-			// status line.
-			code = codeOfStatus[status]
-		} else if status == 0 {
-			status = statusOfCode[code]
-		}
-		msg := apiErr.Message
-		if len(msg) > maxMessage {
-			msg = msg[:maxMessage] + "..."
-		}
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		if s := n.get(); s != "" {
-			msg += " (" + s + ")"
-		}
-		return &model.ProviderError{Provider: m.provider, StatusCode: status, Code: code, Message: msg}
+		return m.apiError(apiErr)
+	}
+	if errors.Is(err, model.ErrModel) {
+		return err
 	}
 	code := "connection_error"
 	var se *streamError
-	if streamed && (errors.As(err, &se) || errors.Is(err, errStreamCut)) {
+	if streamed && errors.As(err, &se) {
 		code = "stream_error"
 	}
 	return &model.ProviderError{Provider: m.provider, Code: code, Message: err.Error()}
 }
 
 // maxMessage bounds the message of an error whose body was not the API's
-// JSON (a proxy's HTML page is quoted whole by the SDK).
+// JSON (a proxy's HTML page).
 const maxMessage = 1000
 
 // statusOfCode is the HTTP status Google's API design guide gives each
 // error status (https://cloud.google.com/apis/design/errors); it names the
-// status of an error that arrives inside a stream without one.
+// status of an error event that carries none.
 var statusOfCode = map[string]int{
 	"INVALID_ARGUMENT":    400,
 	"FAILED_PRECONDITION": 400,
@@ -86,7 +108,7 @@ var statusOfCode = map[string]int{
 }
 
 // codeOfStatus is the error status of an HTTP status whose body was not
-// the API's JSON (a proxy's page).
+// the API's JSON.
 var codeOfStatus = map[int]string{
 	400: "INVALID_ARGUMENT",
 	401: "UNAUTHENTICATED",

@@ -1,8 +1,11 @@
 package google
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -15,7 +18,8 @@ import (
 // API or Vertex AI). Build it with [New] or [NewFromConfig]; it is
 // immutable and safe for concurrent use.
 type Model struct {
-	client    *genai.Client
+	hc        *http.Client
+	ep        endpoint
 	name      string
 	provider  string
 	streaming bool
@@ -32,13 +36,14 @@ type Model struct {
 var _ model.Streamer = (*Model)(nil)
 
 // New returns a Model named name (for example "gemini-2.5-flash") that
-// sends its requests as client is configured (backend, key or
-// credentials, base URL, HTTP client); o.Config must be zero. The model
-// keeps a copy of client whose HTTP client's transport goes through the
-// model's HTTPPolicy (bounds only: a caller's client retries on its own,
-// if its HTTPOptions.RetryOptions say so), so client itself is unchanged.
-// An empty name, an invalid setting or a client that cannot be copied is
-// an error.
+// sends its requests where and as client is configured (backend, key or
+// credentials, base URL, API version, headers, HTTP client); o.Config
+// must be zero. Requests go through the model's HTTPPolicy, as the
+// transport of a copy of the client's HTTP client (client is unchanged),
+// and are retried as the client's HTTPOptions.RetryOptions say (its number
+// of attempts, under the policy's rules), not at all without them. An
+// empty name, an invalid setting or a model name the API cannot take is an
+// error.
 func New(client *genai.Client, name string, o Options) (*Model, error) {
 	if err := o.check(name, false); err != nil {
 		return nil, err
@@ -46,36 +51,37 @@ func New(client *genai.Client, name string, o Options) (*Model, error) {
 	if client == nil {
 		return nil, fmt.Errorf("google: New needs a client")
 	}
-	policy := model.NewHTTPPolicy(o.HTTPBounds, 0)
 	cc := client.ClientConfig()
-	base := cc.HTTPClient
-	if base == nil {
-		base = &http.Client{}
+	retries := 0
+	if ro := cc.HTTPOptions.RetryOptions; ro != nil {
+		retries = 4 // the SDK's default of 5 attempts
+		if ro.Attempts != nil {
+			retries = int(*ro.Attempts) - 1
+		}
 	}
-	hc := *base
-	hc.Transport = &policyTransport{policy: policy, base: base.Transport}
-	cc.HTTPClient = &hc
-	c, err := genai.NewClient(context.Background(), &cc)
+	policy := model.NewHTTPPolicy(o.HTTPBounds, retries)
+	ep, err := newEndpoint(cc, name)
 	if err != nil {
-		return nil, model.NewRedactor(cc.APIKey).Error(fmt.Errorf("google: copying the client: %w", err))
+		return nil, err
 	}
-	var headers map[string]string
+	headers := map[string]string{}
 	for k, v := range cc.HTTPOptions.Headers {
 		if len(v) > 0 {
-			if headers == nil {
-				headers = map[string]string{}
-			}
 			headers[k] = v[0]
 		}
 	}
-	return newModel(c, name, o, policy, append([]string{cc.APIKey}, model.CredentialHeaderValues(headers)...)...), nil
+	m := newModel(name, o, policy, append([]string{cc.APIKey}, model.CredentialHeaderValues(headers)...)...)
+	m.hc, m.ep = withPolicy(cc.HTTPClient, policy), ep
+	if t := cc.HTTPOptions.Timeout; t != nil && *t > 0 {
+		m.timeout = *t
+	}
+	return m, nil
 }
 
-// newModel builds the Model of checked options; secrets are what its
-// errors mask besides o.Secrets.
-func newModel(client *genai.Client, name string, o Options, policy *model.HTTPPolicy, secrets ...string) *Model {
+// newModel builds the Model of checked options, without its endpoint;
+// secrets are what its errors mask besides o.Secrets.
+func newModel(name string, o Options, policy *model.HTTPPolicy, secrets ...string) *Model {
 	m := &Model{
-		client:    client,
 		name:      name,
 		provider:  o.ProviderName,
 		streaming: o.Streaming,
@@ -139,18 +145,26 @@ func (m *Model) redact(err error, s model.Settings) error {
 	return r.Error(err)
 }
 
+// maxErrorBody bounds what is read of an error response.
+const maxErrorBody = 1 << 20
+
 // send makes one request, streamed when streamed is set, reporting deltas
 // (which may be nil) while it streams.
 func (m *Model) send(ctx context.Context, messages []model.Message, params model.Params, streamed bool, deltas model.DeltaHandler) (model.Message, error) {
 	if m.initErr != nil {
 		return model.Message{}, m.initErr
 	}
-	contents, cfg, err := m.buildRequest(messages, params)
+	req, err := m.buildRequest(messages, params)
 	if err != nil {
 		return model.Message{}, err
 	}
+	s := params.Settings
+	body, err := encode(req, m.ep.extraBody, s.ExtraBody)
+	if err != nil {
+		return model.Message{}, fmt.Errorf("%w: google: encoding the request: %w", model.ErrModel, err)
+	}
 	timeout := m.timeout
-	if t := time.Duration(params.Settings.TimeoutMS) * time.Millisecond; t > 0 && (timeout == 0 || t < timeout) {
+	if t := time.Duration(s.TimeoutMS) * time.Millisecond; t > 0 && (timeout == 0 || t < timeout) {
 		timeout = t
 	}
 	if timeout > 0 {
@@ -158,20 +172,46 @@ func (m *Model) send(ctx context.Context, messages []model.Message, params model
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	ctx, n := withNote(ctx)
+	u := m.ep.url + ":generateContent"
 	if streamed {
-		msg, err := m.stream(ctx, contents, cfg, deltas)
-		if err != nil {
-			return model.Message{}, m.requestError(ctx, err, true, n)
-		}
-		return msg, nil
+		u = m.ep.url + ":streamGenerateContent?alt=sse"
 	}
-	resp, err := m.client.Models.GenerateContent(ctx, m.name, contents, cfg)
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return model.Message{}, m.requestError(ctx, err, false, n)
+		return model.Message{}, fmt.Errorf("%w: google: %w", model.ErrModel, err)
 	}
-	var a assembler
-	if err := a.add(resp); err != nil {
+	hreq.Header = m.ep.header.Clone()
+	for k, v := range s.ExtraHeaders {
+		hreq.Header.Set(k, v)
+	}
+	res, err := m.hc.Do(hreq)
+	if err != nil {
+		return model.Message{}, m.requestError(ctx, err, false)
+	}
+	defer res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		raw, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+		if err != nil && ctx.Err() != nil {
+			return model.Message{}, m.requestError(ctx, err, false)
+		}
+		return model.Message{}, m.statusError(res, raw)
+	}
+	a := assembler{deltas: deltas}
+	if streamed {
+		if err := m.readStream(res.Body, &a); err != nil {
+			return model.Message{}, m.requestError(ctx, err, true)
+		}
+		return m.message(&a)
+	}
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return model.Message{}, m.requestError(ctx, err, false)
+	}
+	var resp genai.GenerateContentResponse
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return model.Message{}, fmt.Errorf("%w: google: malformed response: %w", model.ErrModel, err)
+	}
+	if err := a.add(&resp); err != nil {
 		return model.Message{}, err
 	}
 	return m.message(&a)

@@ -3,6 +3,7 @@ package google
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/starweaver-go/starweaver/core/model"
 )
@@ -50,6 +51,8 @@ func (o *Options) check(name string, config bool) error {
 	switch {
 	case name == "":
 		return errors.New("google: the model name must not be empty")
+	case strings.ContainsAny(name, "?&") || strings.Contains(name, ".."):
+		return fmt.Errorf("google: invalid model name %q", name)
 	case !config && !o.Config.isZero():
 		return errors.New("google: Options.Config is for NewFromConfig; New uses the client as it is configured")
 	case o.ThinkingBudget < -1:

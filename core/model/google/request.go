@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 
 	"google.golang.org/genai"
@@ -14,29 +13,23 @@ import (
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-// buildRequest maps a history and its params onto the contents and the
-// config of one generateContent request.
-func (m *Model) buildRequest(messages []model.Message, params model.Params) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	mp := mapper{vertex: m.vertex()}
+// buildRequest maps a history and its params onto the body of one
+// generateContent request.
+func (m *Model) buildRequest(messages []model.Message, params model.Params) (*wireRequest, error) {
+	mp := mapper{vertex: m.ep.vertex}
 	if err := mp.messages(messages); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(mp.contents) == 0 {
-		return nil, nil, fmt.Errorf("%w: google: the request has no user or model content", model.ErrModel)
+		return nil, fmt.Errorf("%w: google: the request has no user or model content", model.ErrModel)
 	}
-	cfg := &genai.GenerateContentConfig{
-		// One request, one response: the SDK would otherwise send the
-		// request again for a response that stops with a continuation
-		// token.
-		AutomaticContinuation: genai.Ptr(false),
-		SystemInstruction:     mp.system,
-		ThinkingConfig:        m.thinking,
-	}
+	req := &wireRequest{Contents: mp.contents, SystemInstruction: mp.system}
+	gc := &generationConfig{ThinkingConfig: m.thinking}
 	if len(params.Tools) > 0 {
 		decls := make([]*genai.FunctionDeclaration, len(params.Tools))
 		for i, d := range params.Tools {
 			if d.Name == "" {
-				return nil, nil, fmt.Errorf("%w: google: tool definition %d has no name", model.ErrModel, i)
+				return nil, fmt.Errorf("%w: google: tool definition %d has no name", model.ErrModel, i)
 			}
 			schema := d.Parameters
 			if schema == nil {
@@ -46,10 +39,10 @@ func (m *Model) buildRequest(messages []model.Message, params model.Params) ([]*
 			// OpenAPI subset of "parameters" would need a translation).
 			decls[i] = &genai.FunctionDeclaration{Name: d.Name, Description: d.Description, ParametersJsonSchema: schema}
 		}
-		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+		req.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
-	if err := applySettings(cfg, params.Settings, len(params.Tools) > 0); err != nil {
-		return nil, nil, err
+	if err := applySettings(req, gc, params.Settings); err != nil {
+		return nil, err
 	}
 	if o := params.Output; o != nil {
 		switch o.Mode {
@@ -57,45 +50,44 @@ func (m *Model) buildRequest(messages []model.Message, params model.Params) ([]*
 			// The output tool is among params.Tools.
 		case model.OutputNative:
 			if o.Schema == nil {
-				return nil, nil, fmt.Errorf("%w: google: native output %q without a schema", model.ErrModel, o.Name)
+				return nil, fmt.Errorf("%w: google: native output %q without a schema", model.ErrModel, o.Name)
 			}
-			cfg.ResponseMIMEType = "application/json"
-			cfg.ResponseJsonSchema = o.Schema
+			gc.ResponseMIMEType = "application/json"
+			gc.ResponseJSONSchema = o.Schema
 		default:
-			return nil, nil, fmt.Errorf("%w: google: unknown output mode %q", model.ErrModel, o.Mode)
+			return nil, fmt.Errorf("%w: google: unknown output mode %q", model.ErrModel, o.Mode)
 		}
 	}
-	return mp.contents, cfg, nil
+	if !gc.isZero() {
+		req.GenerationConfig = gc
+	}
+	return req, nil
 }
 
-// vertex reports whether the model talks to Vertex AI.
-func (m *Model) vertex() bool {
-	return m.client != nil && m.client.ClientConfig().Backend == genai.BackendVertexAI
-}
-
-// applySettings maps model settings onto the config. ParallelToolCalls has
-// no Gemini counterpart and is ignored.
-func applySettings(cfg *genai.GenerateContentConfig, s model.Settings, tools bool) error {
+// applySettings maps model settings onto the request. ParallelToolCalls has
+// no Gemini counterpart and is ignored; ExtraHeaders and ExtraBody are
+// applied when the request is sent.
+func applySettings(req *wireRequest, gc *generationConfig, s model.Settings) error {
 	if s.Temperature != nil {
-		cfg.Temperature = genai.Ptr(float32(*s.Temperature))
+		gc.Temperature = genai.Ptr(float32(*s.Temperature))
 	}
 	if s.TopP != nil {
-		cfg.TopP = genai.Ptr(float32(*s.TopP))
+		gc.TopP = genai.Ptr(float32(*s.TopP))
 	}
 	if s.MaxTokens != nil {
 		if *s.MaxTokens < 0 || *s.MaxTokens > math.MaxInt32 {
 			return fmt.Errorf("%w: google: max_tokens %d is out of range", model.ErrModel, *s.MaxTokens)
 		}
-		cfg.MaxOutputTokens = int32(*s.MaxTokens)
+		gc.MaxOutputTokens = int32(*s.MaxTokens)
 	}
 	if len(s.Stop) > 0 {
-		cfg.StopSequences = s.Stop
+		gc.StopSequences = s.Stop
 	}
 	if s.Seed != nil {
 		if *s.Seed < math.MinInt32 || *s.Seed > math.MaxInt32 {
 			return fmt.Errorf("%w: google: seed %d does not fit Gemini's 32 bits", model.ErrModel, *s.Seed)
 		}
-		cfg.Seed = genai.Ptr(int32(*s.Seed))
+		gc.Seed = genai.Ptr(int32(*s.Seed))
 	}
 	var fc *genai.FunctionCallingConfig
 	switch s.ToolChoice {
@@ -109,32 +101,10 @@ func applySettings(cfg *genai.GenerateContentConfig, s model.Settings, tools boo
 	default:
 		fc = &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeAny, AllowedFunctionNames: []string{s.ToolChoice}}
 	}
-	if fc != nil && tools {
-		cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: fc}
-	}
-	if len(s.ExtraHeaders) > 0 || len(s.ExtraBody) > 0 {
-		cfg.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{}}
-		for k, v := range s.ExtraHeaders {
-			cfg.HTTPOptions.Headers.Set(k, v)
-		}
-		if len(s.ExtraBody) > 0 {
-			// The SDK merges these keys into the body, recursively.
-			cfg.HTTPOptions.ExtraBody = deepCopyMap(s.ExtraBody)
-		}
+	if fc != nil && len(req.Tools) > 0 {
+		req.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: fc}
 	}
 	return nil
-}
-
-// deepCopyMap copies the maps of m, which the SDK's merge may change.
-func deepCopyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if sub, ok := v.(map[string]any); ok {
-			v = deepCopyMap(sub)
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // mapper collects the system instruction and the contents of a request.
