@@ -97,7 +97,7 @@ func TestEncodingMatchesTheSDK(t *testing.T) {
 	params := []model.Params{
 		{},
 		{
-			Tools: []tool.Definition{{Name: "get_weather", Description: "Weather", Parameters: schema}, {Name: "noop"}},
+			Tools:    []tool.Definition{{Name: "get_weather", Description: "Weather", Parameters: schema}, {Name: "noop"}},
 			Settings: model.Settings{Temperature: &temp, TopP: &topP, MaxTokens: &maxTok, Seed: &seed, Stop: []string{"END"}, ToolChoice: "get_weather"},
 		},
 		{Output: &model.Output{Mode: model.OutputNative, Name: "City", Schema: schema}},
