@@ -73,6 +73,8 @@ func newEndpoint(cc genai.ClientConfig, name string) (endpoint, error) {
 	if err != nil || base.Scheme == "" {
 		return endpoint{}, fmt.Errorf("google: invalid base URL %q", cc.HTTPOptions.BaseURL)
 	}
+	// The SDK drops a query or fragment of the base URL too.
+	base.RawQuery, base.Fragment = "", ""
 	e := endpoint{header: http.Header{}, extraBody: cc.HTTPOptions.ExtraBody, vertex: cc.Backend == genai.BackendVertexAI}
 	path := name
 	if e.vertex {
