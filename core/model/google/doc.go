@@ -1,6 +1,7 @@
 // Package google provides a [model.Model] that talks to Gemini's
-// generateContent API, on the Gemini API or on Vertex AI, through the
-// official Go SDK (google.golang.org/genai).
+// generateContent API, on the Gemini API or on Vertex AI, on the official
+// Go SDK (google.golang.org/genai): its client config says where and how
+// requests go, its types are the wire's (see Cost).
 //
 // Both constructors take one [Options] struct (its zero value is the
 // defaults) and return an error for an invalid setting. [New] wraps a
@@ -86,8 +87,9 @@
 // Every request goes through [model.HTTPPolicy], as the transport of the
 // HTTP client the model sends with: connect, first-byte
 // and idle-stream timeouts (Options.HTTPBounds) and, for a model built by
-// [NewFromConfig], the retries of connection failures, 408, 409, 429 and
-// 5xx responses with exponential backoff, honouring Retry-After up to
+// [NewFromConfig] (or over a client whose HTTPOptions.RetryOptions ask
+// for them), the retries of connection failures, 408, 409, 429 and 5xx
+// responses with exponential backoff, honouring Retry-After up to
 // HTTPBounds.MaxRetryAfter, up to Config.MaxRetries times (2 by default).
 // The whole request is bounded by the context, Config.Timeout and
 // Settings.TimeoutMS. What fails after the retries, and what no retry can
@@ -96,7 +98,7 @@
 // message. A connection that fails is a ProviderError with Code
 // "connection_error"; a stream that breaks or ends without a finish
 // reason, Code "stream_error". Every error's text is redacted by
-// [model.Redactor]: the key the SDK sends as x-goog-api-key never appears
+// [model.Redactor]: the key, sent as the x-goog-api-key header, never appears
 // in an error, not even in a URL a Go net error quotes. A cancelled or
 // expired context returns an error that wraps the context's error.
 //
