@@ -48,6 +48,23 @@ func testText(t *testing.T, p Provider) {
 	}
 }
 
+// testLength: a response a token limit cut says so, whole or streamed.
+func testLength(t *testing.T, p Provider) {
+	e := newEnv(t, p)
+	tn := Turn{Text: "The answer is cut sh", Finish: model.FinishLength, Usage: usage}
+	e.fake.Script(tn, tn)
+	for _, streaming := range []bool{false, true} {
+		msg, err := e.model(Options{Streaming: streaming}).Request(ctx(t), []model.Message{prompt("Tell me everything.")}, model.Params{})
+		if err != nil {
+			t.Fatalf("streaming %v: %v", streaming, err)
+		}
+		if msg.Text() != tn.Text || msg.FinishReason != model.FinishLength {
+			t.Errorf("streaming %v: %q (%s), want %q (length)", streaming, msg.Text(), msg.FinishReason, tn.Text)
+		}
+	}
+	e.seen(2)
+}
+
 // testToolRoundTrip: a call arrives whole, then goes back with its result.
 func testToolRoundTrip(t *testing.T, p Provider) {
 	e := newEnv(t, p)
