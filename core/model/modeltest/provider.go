@@ -24,6 +24,10 @@ type Turn struct {
 	// "" lets the fake send the one its parts imply (tool_calls when there
 	// are calls, stop otherwise).
 	Finish string
+	// Cut drops the connection halfway through the answer (a stream
+	// breaking before its end, a body shorter than it said). NewHTTPFake
+	// does it for every Wire.
+	Cut bool
 
 	// Status, when not 0, answers with that HTTP status and the provider's
 	// error body carrying Code (its error type or code) and Message.

@@ -444,6 +444,27 @@ func testErrors(t *testing.T, p Provider) {
 		}
 		e.seen(1)
 	})
+	t.Run("Cut", func(t *testing.T) {
+		// A response whose connection drops halfway fails as a provider
+		// error, streamed (after the deltas already reported) or not.
+		e := newEnv(t, p)
+		tn := Turn{Text: strings.Repeat("A long answer that never ends. ", 20), Usage: usage, Cut: true}
+		e.fake.Script(tn, tn)
+		m := e.model(Options{})
+		s, ok := m.(model.Streamer)
+		if !ok {
+			t.Fatalf("%T is not a model.Streamer", m)
+		}
+		var text strings.Builder
+		_, err := s.Stream(ctx(t), []model.Message{prompt("hi")}, model.Params{}, func(d model.Delta) { text.WriteString(d.Text) })
+		wantProviderError(t, p, err)
+		if text.Len() >= len(tn.Text) {
+			t.Errorf("the whole text streamed (%d bytes) although the stream was cut", text.Len())
+		}
+		_, err = m.Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+		wantProviderError(t, p, err)
+		e.seen(2)
+	})
 	t.Run("KeyRedacted", func(t *testing.T) {
 		e := newEnv(t, p)
 		e.fake.Script(Turn{Status: 401, Code: "invalid_api_key", Message: "Incorrect API key provided: " + testKey + "."})
