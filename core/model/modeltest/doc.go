@@ -11,8 +11,8 @@
 // constructor of the model under test pointed at it. [Run] then checks the
 // model against the suite. [NewHTTPFake] is such a server for any HTTP
 // API: a [Wire] says how its requests read and its answers look, and it
-// keeps the script, records the requests and sends the Retry-After headers
-// and cut connections of error turns.
+// keeps the script, records the requests, sends the Retry-After headers of
+// error turns and cuts the connection of a Turn.Cut halfway.
 //
 // Where an API cannot do something the suite asks, the Provider says so
 // and the suite checks the refusal instead: structured output without a
