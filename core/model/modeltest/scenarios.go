@@ -110,6 +110,43 @@ func testToolRoundTrip(t *testing.T, p Provider) {
 	}
 }
 
+// testThinkingSentBack: the thinking of a response with a call goes back
+// with the call.
+func testThinkingSentBack(t *testing.T, p Provider) {
+	if !p.Thinking || !p.ThinkingSentBack {
+		t.Skip("the provider does not send its thinking back")
+	}
+	e := newEnv(t, p)
+	call := Call{ID: "call_t", Name: weather.Name, Arguments: json.RawMessage(`{"city":"Rome"}`)}
+	first := Turn{Thinking: "Rome: the weather tool answers that.", Calls: []Call{call}, Usage: usage}
+	e.fake.Script(first, Turn{Text: "Warm.", Usage: usage})
+	m := e.model(Options{})
+	params := model.Params{Tools: []tool.Definition{weather}}
+	history := []model.Message{prompt("Weather in Rome?")}
+	resp, err := m.Request(ctx(t), history, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var thinking []string
+	for _, part := range resp.Parts {
+		if part.Kind == model.KindThinking {
+			thinking = append(thinking, part.Text)
+		}
+	}
+	if !slices.Equal(thinking, []string{first.Thinking}) {
+		t.Fatalf("thinking parts %q, want [%q]", thinking, first.Thinking)
+	}
+	history = append(history, resp, model.Request(model.ToolReturn(tool.Return{ToolCallID: call.ID, Name: call.Name, Content: "warm"})))
+	if _, err := m.Request(ctx(t), history, params); err != nil {
+		t.Fatal(err)
+	}
+	s := e.seen(2)[1]
+	if !slices.Equal(s.Thinking, []string{first.Thinking}) {
+		t.Errorf("the request sent back thinking %q, want [%q]", s.Thinking, first.Thinking)
+	}
+	checkSeenCalls(t, s.Calls, []Call{call})
+}
+
 // testParallelCalls: two calls of one response, and their two results.
 func testParallelCalls(t *testing.T, p Provider) {
 	e := newEnv(t, p)
