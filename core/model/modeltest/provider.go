@@ -24,6 +24,10 @@ type Turn struct {
 	// "" lets the fake send the one its parts imply (tool_calls when there
 	// are calls, stop otherwise).
 	Finish string
+	// Cut drops the connection halfway through the answer (a stream
+	// breaking before its end, a body shorter than it said). NewHTTPFake
+	// does it for every Wire.
+	Cut bool
 
 	// Status, when not 0, answers with that HTTP status and the provider's
 	// error body carrying Code (its error type or code) and Message.
@@ -31,7 +35,9 @@ type Turn struct {
 	Code    string
 	Message string
 	// RetryAfter, when positive, is sent as a Retry-After header (whole
-	// seconds, rounded up).
+	// seconds, rounded up) and as Retry-After-Ms (milliseconds), which
+	// model.HTTPPolicy reads first: the suite asks for short waits so that
+	// its retry scenarios stay fast.
 	RetryAfter time.Duration
 }
 
@@ -59,6 +65,10 @@ type Seen struct {
 	Calls []Call
 	// Results are the tool results of the request, in order.
 	Results []Result
+	// Thinking are the texts of the thinking the history's model turns
+	// sent back, in order (filled by fakes of providers that set
+	// Provider.ThinkingSentBack).
+	Thinking []string
 	// Header is the request's HTTP header.
 	Header http.Header
 }
@@ -127,6 +137,32 @@ type Provider struct {
 	// kinds: text, image, document, audio, resource_link), whether the
 	// provider sends it natively; a kind it does not carry must fail the
 	// request with an error naming the kind, never be dropped or
-	// flattened into text silently.
+	// flattened into text silently. Text is always carried; a resource
+	// link is carried as text (model.ResourceLinkText), so true for it
+	// means that text block.
 	Carries map[string]bool
+	// NoURL lists the carried kinds whose URL sources the provider cannot
+	// send (it takes their bytes inline only): such a part must fail the
+	// request naming the kind. nil: every carried kind takes URLs too.
+	NoURL map[string]bool
+	// Usage lists the counts of model.Usage the wire format reports (the
+	// Usage* constants), which the suite checks are mapped exactly; nil
+	// means input and output tokens only.
+	Usage []string
+	// Thinking: the wire format carries the model's thinking (a scripted
+	// Turn.Thinking comes back as a thinking part and thinking deltas).
+	Thinking bool
+	// ThinkingSentBack: the model sends its own thinking back with the
+	// history (as APIs that check it with tool use require), and the fake
+	// records it in Seen.Thinking.
+	ThinkingSentBack bool
 }
+
+// The counts of model.Usage a wire format may report (Provider.Usage).
+const (
+	UsageInput      = "input"
+	UsageOutput     = "output"
+	UsageCacheRead  = "cache_read"
+	UsageCacheWrite = "cache_write"
+	UsageReasoning  = "reasoning"
+)
