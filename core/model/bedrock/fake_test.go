@@ -502,3 +502,9 @@ func must[M any](m M, err error) M {
 func ask(text string) []model.Message {
 	return []model.Message{model.Request(model.UserPrompt(text))}
 }
+
+func writeFile(t testing.TB, path, text string) {
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
