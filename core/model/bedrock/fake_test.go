@@ -320,7 +320,9 @@ func (f *fake) body(i int) map[string]any {
 		f.t.Fatalf("only %d requests, want #%d", len(f.bodies), i)
 	}
 	var v map[string]any
-	if err := json.Unmarshal(f.bodies[i], &v); err != nil {
+	d := json.NewDecoder(bytes.NewReader(f.bodies[i]))
+	d.UseNumber() // numbers keep their text, as sent
+	if err := d.Decode(&v); err != nil {
 		f.t.Fatalf("request %d: %v", i, err)
 	}
 	return v
