@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/smithy-go/auth/bearer"
 
 	"github.com/starweaver-go/starweaver/core/model"
 )
@@ -19,6 +21,11 @@ import (
 // Bedrock Runtime's endpoint (AWS_ENDPOINT_URL applies to every service
 // and is read too); Config.EndpointURL wins over both.
 const EnvEndpointURL = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
+
+// EnvAPIKey is the environment variable holding a Bedrock API key (a
+// bearer token used instead of SigV4), read by the SDK; Config.APIKey wins
+// over it.
+const EnvAPIKey = "AWS_BEARER_TOKEN_BEDROCK"
 
 // DefaultMaxRetries is how many times a failed request is retried when
 // Config.MaxRetries is nil.
@@ -45,6 +52,10 @@ type Config struct {
 	// endpoint); "" uses AWS_ENDPOINT_URL_BEDROCK_RUNTIME, then
 	// AWS_ENDPOINT_URL, then the region's Bedrock Runtime endpoint.
 	EndpointURL string
+	// APIKey is a Bedrock API key: requests carry it as a bearer token
+	// instead of a SigV4 signature. "" uses AWS_BEARER_TOKEN_BEDROCK when
+	// set, else the credentials.
+	APIKey string
 	// AccessKeyID, SecretAccessKey and SessionToken are static
 	// credentials replacing the chain's (the first two go together).
 	AccessKeyID     string
@@ -64,7 +75,7 @@ type Config struct {
 }
 
 func (c *Config) isZero() bool {
-	return c.Region == "" && c.Profile == "" && c.EndpointURL == "" && c.AccessKeyID == "" && c.SecretAccessKey == "" &&
+	return c.APIKey == "" && c.Region == "" && c.Profile == "" && c.EndpointURL == "" && c.AccessKeyID == "" && c.SecretAccessKey == "" &&
 		c.SessionToken == "" && c.Headers == nil && c.MaxRetries == nil && c.Timeout == 0 && c.HTTPClient == nil
 }
 
@@ -94,23 +105,31 @@ func NewFromConfig(name string, o Options) (*Model, error) {
 		load = append(load, config.WithCredentialsProvider(
 			credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, cfg.SessionToken)))
 	}
-	if cfg.HTTPClient != nil {
-		load = append(load, config.WithHTTPClient(cfg.HTTPClient))
-	}
 	awsCfg, err := config.LoadDefaultConfig(context.Background(), load...)
 	if err != nil {
 		return nil, fmt.Errorf("bedrock: loading the AWS configuration: %w", err)
 	}
 	client := bedrockruntime.NewFromConfig(awsCfg, func(bo *bedrockruntime.Options) {
+		if cfg.HTTPClient != nil {
+			// Set here, not in LoadDefaultConfig, which would try to add
+			// AWS_CA_BUNDLE's roots to it: the caller's client is theirs.
+			bo.HTTPClient = cfg.HTTPClient
+		}
 		if cfg.EndpointURL != "" {
 			bo.BaseEndpoint = aws.String(cfg.EndpointURL)
+		}
+		if cfg.APIKey != "" {
+			bo.BearerAuthTokenProvider = bearer.TokenProviderFunc(func(context.Context) (bearer.Token, error) {
+				return bearer.Token{Value: cfg.APIKey}, nil
+			})
+			bo.AuthSchemePreference = []string{"httpBearerAuth"}
 		}
 	})
 	retries := DefaultMaxRetries
 	if cfg.MaxRetries != nil {
 		retries = *cfg.MaxRetries
 	}
-	secrets := append([]string{cfg.SecretAccessKey, cfg.SessionToken}, model.CredentialHeaderValues(cfg.Headers)...)
+	secrets := append([]string{cfg.SecretAccessKey, cfg.SessionToken, cfg.APIKey, os.Getenv(EnvAPIKey)}, model.CredentialHeaderValues(cfg.Headers)...)
 	m := newModel(client, name, o, retries, secrets...)
 	m.creds = awsCfg.Credentials
 	m.headers = cfg.Headers

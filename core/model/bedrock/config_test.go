@@ -3,7 +3,9 @@ package bedrock_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -124,3 +126,26 @@ func TestNewOverCallersClient(t *testing.T) {
 type doerFunc func(*http.Request) (*http.Response, error)
 
 func (d doerFunc) Do(r *http.Request) (*http.Response, error) { return d(r) }
+
+// TestAPIKey: a Bedrock API key is sent as a bearer token instead of a
+// signature, and masked in errors.
+func TestAPIKey(t *testing.T) {
+	const key = "ABSKQmVkcm9ja0FQSUtleS1leGFtcGxlLWtleQ=="
+	var auth string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = r.Header.Get("Authorization")
+		w.Header().Set("X-Amzn-ErrorType", "AccessDeniedException")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(403)
+		io.WriteString(w, `{"message":"invalid key `+key+`"}`)
+	}))
+	defer srv.Close()
+	isolate(t)
+	retries := 0
+	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Region: "us-east-1", EndpointURL: srv.URL, APIKey: key, MaxRetries: &retries, HTTPClient: srv.Client()}}))
+	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
+	pe := providerError(t, err)
+	if auth != "Bearer "+key || pe.StatusCode != 403 || strings.Contains(err.Error(), key) {
+		t.Fatalf("Authorization %q, error %v", auth, err)
+	}
+}

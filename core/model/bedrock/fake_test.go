@@ -468,6 +468,7 @@ func isolate(t testing.TB) {
 		"AWS_ACCESS_KEY_ID":           "",
 		"AWS_SECRET_ACCESS_KEY":       "",
 		"AWS_SESSION_TOKEN":           "",
+		bedrock.EnvAPIKey:             "",
 		"AWS_REGION":                  "",
 		"AWS_DEFAULT_REGION":          "",
 		"AWS_ENDPOINT_URL":            "",
