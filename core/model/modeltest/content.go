@@ -117,6 +117,19 @@ func testContent(t *testing.T, p Provider) {
 			t.Errorf("text = %q, want the JSON {\"temp\":21,\"unit\":\"C\"}", r.Text)
 		}
 	})
+	t.Run("HostString", func(t *testing.T) {
+		// A tool of a host runtime (Python) returns its content as JSON: a
+		// string is sent as the string, not as a quoted JSON literal.
+		e := newEnv(t, p)
+		e.fake.Script(Turn{Text: "ok", Usage: usage})
+		ret := tool.Return{ToolCallID: "call_c", Name: "fetch", Content: json.RawMessage(`"sunny in Paris"`)}
+		if _, err := e.model(Options{}).Request(ctx(t), contentHistory(ret), params); err != nil {
+			t.Fatal(err)
+		}
+		if r := checkResult(t, e.seen(1)[0], "call_c", nil, "sunny in Paris"); strings.Contains(r.Text, `"sunny in Paris"`) {
+			t.Errorf("the string was sent as a JSON literal: %q", r.Text)
+		}
+	})
 	t.Run("Error", func(t *testing.T) {
 		e := newEnv(t, p)
 		e.fake.Script(Turn{Text: "ok", Usage: usage})
