@@ -108,12 +108,13 @@ func toolResultOf(r *tool.Return) (*types.ContentBlockMemberToolResult, error) {
 
 // plainResult maps a return without parts.
 func plainResult(r *tool.Return) (*types.ContentBlockMemberToolResult, error) {
+	if s, ok := model.StringContent(r.Content); ok {
+		return toolResult(r.ToolCallID, s, r.IsError), nil
+	}
 	var raw []byte
 	switch c := r.Content.(type) {
 	case nil:
 		return toolResult(r.ToolCallID, "", r.IsError), nil
-	case string:
-		return toolResult(r.ToolCallID, c, r.IsError), nil
 	case json.RawMessage:
 		raw = c
 	default:
