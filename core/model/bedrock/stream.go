@@ -1,11 +1,13 @@
 package bedrock
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -29,6 +31,8 @@ func (e *streamError) Unwrap() error { return e.err }
 // stream sends one ConverseStream request and assembles its events,
 // reporting deltas (which may be nil) as they arrive.
 func (m *Model) stream(ctx context.Context, in *request, opt func(*bedrockruntime.Options), deltas model.DeltaHandler) (model.Message, error) {
+	taker := &bodyTaker{}
+	take := func(o *bedrockruntime.Options) { o.APIOptions = append(o.APIOptions, taker.option()) }
 	out, err := m.client.ConverseStream(ctx, &bedrockruntime.ConverseStreamInput{
 		ModelId:                      aws.String(m.name),
 		System:                       in.system,
@@ -37,20 +41,38 @@ func (m *Model) stream(ctx context.Context, in *request, opt func(*bedrockruntim
 		ToolConfig:                   in.tools,
 		OutputConfig:                 in.output,
 		AdditionalModelRequestFields: in.additional,
-	}, opt)
+	}, opt, take)
 	if err != nil {
 		return model.Message{}, err
 	}
-	es := out.GetStream()
-	defer es.Close()
+	// The SDK's reader got an empty body (see bodyTaker): it ends at once.
+	if es := out.GetStream(); es != nil {
+		defer es.Close()
+	}
+	if taker.body == nil {
+		return model.Message{}, &streamError{errors.New("no event stream in the response")}
+	}
+	defer taker.body.Close()
 	a := assembler{deltas: deltas, blocks: map[int32]*block{}}
-	for ev := range es.Events() {
+	fr := frameReader{r: bufio.NewReaderSize(taker.body, 8<<10)}
+	for {
+		f, err := fr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return model.Message{}, &streamError{err}
+		}
+		ev, err := event(&f)
+		if err != nil {
+			return model.Message{}, &streamError{err}
+		}
+		if ev == nil {
+			continue
+		}
 		if err := a.add(ev); err != nil {
 			return model.Message{}, err
 		}
-	}
-	if err := es.Err(); err != nil {
-		return model.Message{}, &streamError{err}
 	}
 	if !a.stopped {
 		return model.Message{}, &streamError{errStreamCut}
