@@ -38,6 +38,9 @@ class BedrockWire:
     prefix = "bedrock"
     provider = "bedrock"
     native_output = True  # outputConfig.textFormat (json_schema)
+    usage = frozenset({"input_tokens", "output_tokens", "cache_read_tokens"})
+    thinking = True  # reasoningContent, with its signature
+    carries = frozenset({"text", "image", "document"})  # json too; media as bytes only
 
     def model(self, base_url: str, *, stream: bool, api_key: str, max_retries: int = 0) -> ProviderModel:
         # The suite's key is the secret access key, the one secret of SigV4.

@@ -36,10 +36,11 @@ func TestConformance(t *testing.T) {
 		NativeOutput: true, // outputConfig.textFormat (json_schema)
 		// toolResult content takes text, json, image and document blocks,
 		// media as bytes only.
-		Carries:  map[string]bool{"text": true, "image": true, "document": true, "resource_link": true},
-		NoURL:    map[string]bool{"image": true, "document": true},
-		Usage:    []string{modeltest.UsageInput, modeltest.UsageOutput, modeltest.UsageCacheRead, modeltest.UsageCacheWrite},
-		Thinking: true,
+		Carries:          map[string]bool{"text": true, "image": true, "document": true, "resource_link": true},
+		NoURL:            map[string]bool{"image": true, "document": true},
+		Usage:            []string{modeltest.UsageInput, modeltest.UsageOutput, modeltest.UsageCacheRead, modeltest.UsageCacheWrite},
+		Thinking:         true,
+		ThinkingSentBack: true, // reasoningContent with its signature
 	})
 }
 

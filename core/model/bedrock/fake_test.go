@@ -368,6 +368,12 @@ type wireRequest struct {
 	Messages []struct {
 		Role    string `json:"role"`
 		Content []struct {
+			ReasoningContent *struct {
+				ReasoningText *struct {
+					Text      string `json:"text"`
+					Signature string `json:"signature"`
+				} `json:"reasoningText"`
+			} `json:"reasoningContent"`
 			ToolUse *struct {
 				ToolUseID string          `json:"toolUseId"`
 				Name      string          `json:"name"`
@@ -409,6 +415,12 @@ func seenOf(t testing.TB, path string, body []byte, h http.Header) modeltest.See
 	s.NativeOutput = r.OutputConfig != nil && len(r.OutputConfig.TextFormat) > 0
 	for _, m := range r.Messages {
 		for _, c := range m.Content {
+			if rc := c.ReasoningContent; rc != nil && rc.ReasoningText != nil && m.Role == "assistant" {
+				if rc.ReasoningText.Signature == "" {
+					t.Errorf("reasoningText sent back without its signature")
+				}
+				s.Thinking = append(s.Thinking, rc.ReasoningText.Text)
+			}
 			if c.ToolUse != nil && m.Role == "assistant" {
 				s.Calls = append(s.Calls, modeltest.Call{ID: c.ToolUse.ToolUseID, Name: c.ToolUse.Name, Arguments: compact(c.ToolUse.Input)})
 			}
