@@ -234,10 +234,10 @@ func TestCancelledContext(t *testing.T) {
 	f := newFake(t, reply{block: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for f.requests() == 0 {
-			time.Sleep(5 * time.Millisecond)
+		defer cancel()
+		for deadline := time.Now().Add(10 * time.Second); f.requests() == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond) // polls the fake's request count
 		}
-		cancel()
 	}()
 	_, err := f.model(0).Request(ctx, ask("Hi"), model.Params{})
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
