@@ -1,5 +1,5 @@
 """Real models: OpenAI (Chat Completions and Responses), OpenAI-compatible
-servers, and Anthropic. The providers run in the Go runtime (HTTP, retries
+servers, Anthropic and Amazon Bedrock. The providers run in the Go runtime (HTTP, retries
 with backoff, streaming), so no request ever blocks the event loop.
 
 ``create_agent(model="openai:gpt-4.1")`` takes a model string; the model
@@ -7,10 +7,13 @@ classes take the options a string cannot say::
 
     OpenAIModel("llama3.1", base_url="http://localhost:11434/v1")  # Ollama
     AnthropicModel("claude-sonnet-4-5", max_tokens=8192)
+    BedrockModel("anthropic.claude-sonnet-4-5-20250929-v1:0", region="us-east-1")
 
 API keys and base URLs default to the usual environment variables
 (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``,
-``ANTHROPIC_BASE_URL``), read when the model is built. A missing key is not
+``ANTHROPIC_BASE_URL``; Bedrock's the AWS chain: ``AWS_REGION``,
+``AWS_ACCESS_KEY_ID``..., ``AWS_PROFILE``, ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``),
+read when the model is built. A missing key is not
 an error until the first request, which then fails with a ``ModelError``
 naming the variable.
 """
@@ -28,6 +31,7 @@ from starweaver.errors import instance_of_loaded
 __all__ = [
     "KNOWN_PREFIXES",
     "AnthropicModel",
+    "BedrockModel",
     "OpenAIModel",
     "OpenAIResponsesModel",
     "ProviderModel",
@@ -187,11 +191,83 @@ class AnthropicModel(ProviderModel):
         return extra
 
 
+class BedrockModel(ProviderModel):
+    """An Amazon Bedrock model through the Converse and ConverseStream APIs.
+
+    Credentials, region and endpoint come from the standard AWS chain unless
+    given here: the arguments, else ``AWS_ACCESS_KEY_ID`` /
+    ``AWS_SECRET_ACCESS_KEY`` / ``AWS_SESSION_TOKEN``, ``AWS_REGION`` (or
+    ``AWS_DEFAULT_REGION``), ``AWS_PROFILE`` and
+    ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` (or ``AWS_ENDPOINT_URL``), read when
+    the model is built; then the shared config files, SSO and instance roles.
+    No API key is needed: requests are signed (SigV4). A Bedrock API key
+    (``api_key=`` or ``AWS_BEARER_TOKEN_BEDROCK``) is sent as a bearer token
+    instead.
+
+    Arguments beyond ``OpenAIModel``'s (``base_url`` is ``endpoint_url``):
+        name: The model id or inference profile, e.g.
+            ``"anthropic.claude-sonnet-4-5-20250929-v1:0"``.
+        region: The AWS region, e.g. ``"us-east-1"``.
+        endpoint_url: Another endpoint (a proxy, a gateway, a VPC endpoint).
+        profile: The shared-config profile to read.
+        aws_access_key_id, aws_secret_access_key, aws_session_token: Static
+            credentials (the secret and the token never appear in errors).
+        max_tokens: The response token limit used when the settings set none
+            (the model's own default otherwise).
+    """
+
+    kind = "bedrock"
+    key_variable = "AWS_BEARER_TOKEN_BEDROCK"
+    base_url_variable = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        region: str | None = None,
+        endpoint_url: str | None = None,
+        profile: str | None = None,
+        aws_access_key_id: str | None = None,
+        aws_secret_access_key: str | None = None,
+        aws_session_token: str | None = None,
+        max_tokens: int | None = None,
+        **options: Any,
+    ) -> None:
+        if max_tokens is not None and (
+            not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+        ):
+            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        if "base_url" in options:
+            raise TypeError("BedrockModel takes endpoint_url=, not base_url=")
+        env = os.environ
+        if aws_access_key_id is None and aws_secret_access_key is None and profile is None:
+            aws_access_key_id = env.get("AWS_ACCESS_KEY_ID") or None
+            aws_secret_access_key = env.get("AWS_SECRET_ACCESS_KEY") or None
+            aws_session_token = aws_session_token or env.get("AWS_SESSION_TOKEN") or None
+        if (aws_access_key_id is None) != (aws_secret_access_key is None):
+            raise ValueError("aws_access_key_id and aws_secret_access_key go together")
+        self.region = region or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
+        self._aws: dict[str, Any] = {
+            "region": self.region,
+            "profile": profile or env.get("AWS_PROFILE") or None,
+            "aws_access_key_id": aws_access_key_id,
+            "aws_secret_access_key": aws_secret_access_key,
+            "aws_session_token": aws_session_token if aws_access_key_id else None,
+            "max_tokens": max_tokens,
+        }
+        endpoint = endpoint_url or env.get(self.base_url_variable) or env.get("AWS_ENDPOINT_URL") or None
+        super().__init__(name, base_url=endpoint, **options)
+
+    def _extra(self) -> dict[str, Any]:
+        return {k: v for k, v in self._aws.items() if v is not None}
+
+
 KNOWN_PREFIXES: dict[str, type[ProviderModel]] = {
     "openai": OpenAIModel,
     "openai-chat": OpenAIModel,
     "openai-responses": OpenAIResponsesModel,
     "anthropic": AnthropicModel,
+    "bedrock": BedrockModel,
 }
 """The provider prefixes of model strings (``"openai:gpt-4.1"``)."""
 

@@ -6,11 +6,12 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/bedrock"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
 // providerSpec is the part of a model spec naming a provider model:
-// {"kind": "openai" | "openai-responses" | "anthropic", "provider": {...}}.
+// {"kind": "openai" | "openai-responses" | "anthropic" | "bedrock", "provider": {...}}.
 type providerSpec struct {
 	Model      string            `json:"model"`
 	BaseURL    string            `json:"base_url"`
@@ -29,6 +30,15 @@ type providerSpec struct {
 	// MaxTokens and ThinkingBudget are Anthropic's.
 	MaxTokens      int `json:"max_tokens"`
 	ThinkingBudget int `json:"thinking_budget"`
+	// Bedrock's: the AWS region, profile, endpoint (base_url is read as
+	// the endpoint too) and static credentials; absent ones come from the
+	// AWS chain. api_key is a Bedrock API key (a bearer token).
+	Region             string `json:"region"`
+	Profile            string `json:"profile"`
+	EndpointURL        string `json:"endpoint_url"`
+	AWSAccessKeyID     string `json:"aws_access_key_id"`
+	AWSSecretAccessKey string `json:"aws_secret_access_key"`
+	AWSSessionToken    string `json:"aws_session_token"`
 }
 
 // buildProvider builds the provider model of kind from p.
@@ -73,6 +83,20 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 			ThinkingBudget: max(p.ThinkingBudget, 0),
 			ProviderName:   p.ProviderName,
 			HTTPBounds:     bounds,
+		}))
+	case "bedrock":
+		endpoint := p.EndpointURL
+		if endpoint == "" {
+			endpoint = p.BaseURL
+		}
+		return asModel(bedrock.NewFromConfig(p.Model, bedrock.Options{
+			Config: bedrock.Config{Region: p.Region, Profile: p.Profile, EndpointURL: endpoint, APIKey: p.APIKey,
+				AccessKeyID: p.AWSAccessKeyID, SecretAccessKey: p.AWSSecretAccessKey, SessionToken: p.AWSSessionToken,
+				Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
+			Streaming:    p.Stream,
+			MaxTokens:    max(p.MaxTokens, 0),
+			ProviderName: p.ProviderName,
+			HTTPBounds:   bounds,
 		}))
 	}
 	return nil, fmt.Errorf("unreachable provider kind %q", kind)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/bedrock"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
@@ -19,6 +20,8 @@ func TestProviderModelSpecs(t *testing.T) {
 		{Kind: "anthropic", Provider: &providerSpec{Model: "claude", FirstByteTimeoutMS: -1}},
 		{Kind: "anthropic", Provider: &providerSpec{Model: "claude", ConnectTimeoutMS: -1}},
 		{Kind: "openai", Provider: &providerSpec{Model: "gpt-4.1", MaxRetryAfterMS: -1}},
+		{Kind: "bedrock", Provider: &providerSpec{}},
+		{Kind: "bedrock", Provider: &providerSpec{Model: "anthropic.claude", AWSAccessKeyID: "AKIA"}},
 	} {
 		_, err := buildModel(bad)
 		var ae *abiError
@@ -30,6 +33,7 @@ func TestProviderModelSpecs(t *testing.T) {
 		"openai":           func(m any) bool { _, ok := m.(*openai.Chat); return ok },
 		"openai-responses": func(m any) bool { _, ok := m.(*openai.Responses); return ok },
 		"anthropic":        func(m any) bool { _, ok := m.(*anthropic.Model); return ok },
+		"bedrock":          func(m any) bool { _, ok := m.(*bedrock.Model); return ok },
 	} {
 		h, err := buildModel(modelSpec{Kind: kind, Provider: &providerSpec{Model: "m", BaseURL: "http://127.0.0.1:1", Stream: true, MaxTokens: 10, ThinkingBudget: 5}})
 		if err != nil {

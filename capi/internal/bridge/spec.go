@@ -686,7 +686,7 @@ func buildModel(s modelSpec) (*modelHandle, error) {
 		return &modelHandle{m: m}, nil
 	case "function":
 		return &modelHandle{m: &hostModel{}}, nil
-	case "openai", "openai-responses", "anthropic":
+	case "openai", "openai-responses", "anthropic", "bedrock":
 		m, err := buildProvider(s.Kind, s.Provider)
 		if err != nil {
 			return nil, err
