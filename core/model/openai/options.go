@@ -68,6 +68,10 @@ type Options struct {
 	// the longest Retry-After waited out (see model.HTTPBounds: zero
 	// fields keep the defaults, negative ones remove the bound).
 	HTTPBounds model.HTTPBounds
+	// Profile says the server's quirks and, for the FromConfig
+	// constructors, where it is and which variables it reads (see
+	// [ProfileNamed]); the zero value is OpenAI.
+	Profile Profile
 	// Secrets are values (credentials the caller's client sends) that
 	// every error of the model masks, besides Config.APIKey, the
 	// credential headers of Config.Headers and the shape rules of
@@ -79,6 +83,7 @@ type Options struct {
 type resolved struct {
 	streaming bool
 	provider  string
+	profile   Profile
 	timeout   time.Duration
 	// noKey fails every request: the model was built from a Config
 	// without a key that would reach OpenAI.
@@ -99,7 +104,10 @@ func resolve(name string, o Options, retries int, secrets ...string) (resolved, 
 	if name == "" {
 		return resolved{}, errors.New("openai: the model name must not be empty")
 	}
-	r := resolved{streaming: o.Streaming, provider: o.ProviderName}
+	r := resolved{streaming: o.Streaming, provider: o.ProviderName, profile: o.Profile}
+	if r.provider == "" {
+		r.provider = o.Profile.Name
+	}
 	if r.provider == "" {
 		r.provider = DefaultProvider
 	}
@@ -122,7 +130,10 @@ func forConfig(name string, o Options) (sdk.Client, resolved, error) {
 	if err := o.Config.check(); err != nil {
 		return sdk.Client{}, resolved{}, err
 	}
-	c := clientFromConfig(o.Config)
+	c, err := clientFromConfig(o.Config, &o.Profile)
+	if err != nil {
+		return sdk.Client{}, resolved{}, err
+	}
 	r, err := resolve(name, o, c.retries, c.secrets...)
 	if err != nil {
 		return sdk.Client{}, resolved{}, err
@@ -156,25 +167,26 @@ type fromConfig struct {
 	timeout time.Duration
 }
 
-// clientFromConfig builds the SDK client cfg describes, and reports whether
-// it has no key although it would reach OpenAI. The SDK's own retries are
-// off: the model's HTTPPolicy retries.
-func clientFromConfig(cfg Config) fromConfig {
+// clientFromConfig builds the SDK client cfg describes for a server of
+// profile p, and reports whether it has no key although it would reach
+// OpenAI. The SDK's own retries are off: the model's HTTPPolicy retries.
+func clientFromConfig(cfg Config, p *Profile) (fromConfig, error) {
 	key := cfg.APIKey
 	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
+		key = os.Getenv(p.apiKeyEnv())
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = os.Getenv("OPENAI_BASE_URL")
+	base, err := p.baseURL(cfg.BaseURL)
+	if err != nil {
+		return fromConfig{}, err
 	}
-	// The SDK reads the same variables itself; the options below come after
-	// its defaults and win.
+	// The SDK reads OpenAI's variables itself; the options below come
+	// after its defaults and win. A server of another profile gets its
+	// own key or none, never OPENAI_API_KEY.
 	var opts []option.RequestOption
 	if base != "" {
 		opts = append(opts, option.WithBaseURL(base))
 	}
-	if key != "" {
+	if key != "" || !p.openAI() {
 		opts = append(opts, option.WithAPIKey(key))
 	}
 	for k, v := range cfg.Headers {
@@ -195,7 +207,7 @@ func clientFromConfig(cfg Config) fromConfig {
 		noKey:   key == "" && (base == "" || sameURL(base, defaultBaseURL)),
 		keyless: key == "",
 		timeout: cfg.Timeout,
-	}
+	}, nil
 }
 
 func sameURL(a, b string) bool {
