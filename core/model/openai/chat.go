@@ -504,3 +504,6 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader, deltas mod
 	}
 	return m.finish(parts, id, name, reason, refusal.Len() > 0, usage, rd)
 }
+
+// Name returns the model's name, as requests send it.
+func (m *Chat) Name() string { return m.name }

@@ -447,3 +447,6 @@ func (r *responsesReporter) done(c *streamedCall, args string) {
 	p := toolCallPart(c.id, c.name, args, r.rd.strict)
 	r.deltas(model.Delta{Kind: model.DeltaToolCallDone, Index: c.index, Call: p.ToolCall})
 }
+
+// Name returns the model's name, as requests send it.
+func (m *Responses) Name() string { return m.name }
