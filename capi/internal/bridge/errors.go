@@ -76,6 +76,7 @@ func toABIError(err error) *abiError {
 	var rl *agent.RetryLimitError
 	var ul *agent.UsageLimitError
 	var pe *model.ProviderError
+	var fe *model.FallbackError
 	var nv *agent.ToolOutputNotVisibleError
 	var tf *agent.ToolFailedError
 	switch {
@@ -89,6 +90,10 @@ func toABIError(err error) *abiError {
 		e.Type, e.Tool, e.MaxRetries, e.Output = "retry_limit", rl.Tool, &rl.MaxRetries, rl.Output
 	case errors.As(err, &ul):
 		e.Type, e.Limit, e.Value = "usage_limit_exceeded", ul.Limit, &ul.Value
+	case errors.As(err, &fe):
+		// Several providers failed: the message names each; no one
+		// provider or status stands for them.
+		e.Type, e.Code = "model", "fallback_failed"
 	case errors.As(err, &pe):
 		e.Type, e.Provider, e.StatusCode, e.Code = "model", pe.Provider, pe.StatusCode, pe.Code
 	case errors.Is(err, agent.ErrModel):
