@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -144,4 +145,26 @@ func resolveMessage(ctx context.Context, m Message, r ArtifactResolver) (Message
 	}
 	m.Parts = parts
 	return m, nil
+}
+
+// StringContent returns the text of a tool return's content that is a
+// string: a Go string, or a JSON string as the content of a host tool's
+// return arrives (json.RawMessage). Providers send it as is, never as a
+// quoted JSON literal, whichever runtime the tool ran in; ok is false for
+// any other content, which they send as its JSON.
+func StringContent(content any) (s string, ok bool) {
+	switch c := content.(type) {
+	case string:
+		return c, true
+	case json.RawMessage:
+		b := bytes.TrimSpace(c)
+		if len(b) == 0 || b[0] != '"' {
+			return "", false
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return "", false
+		}
+		return s, true
+	}
+	return "", false
 }

@@ -268,14 +268,15 @@ func toolResult(id, text string, isError bool) toolResultBlock {
 	return r
 }
 
-// returnText is the text of a tool return: a string as is, anything else
-// as its JSON encoding.
+// returnText is the text of a tool return: a string as is (a JSON string
+// too: see model.StringContent), anything else as its JSON encoding.
 func returnText(content any) (string, error) {
+	if s, ok := model.StringContent(content); ok {
+		return s, nil
+	}
 	switch c := content.(type) {
 	case nil:
 		return "", nil
-	case string:
-		return c, nil
 	case json.RawMessage:
 		return strings.TrimSpace(string(c)), nil
 	}

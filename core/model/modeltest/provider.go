@@ -31,7 +31,9 @@ type Turn struct {
 	Code    string
 	Message string
 	// RetryAfter, when positive, is sent as a Retry-After header (whole
-	// seconds, rounded up).
+	// seconds, rounded up) and as Retry-After-Ms (milliseconds), which
+	// model.HTTPPolicy reads first: the suite asks for short waits so that
+	// its retry scenarios stay fast.
 	RetryAfter time.Duration
 }
 
@@ -127,6 +129,28 @@ type Provider struct {
 	// kinds: text, image, document, audio, resource_link), whether the
 	// provider sends it natively; a kind it does not carry must fail the
 	// request with an error naming the kind, never be dropped or
-	// flattened into text silently.
+	// flattened into text silently. Text is always carried; a resource
+	// link is carried as text (model.ResourceLinkText), so true for it
+	// means that text block.
 	Carries map[string]bool
+	// NoURL lists the carried kinds whose URL sources the provider cannot
+	// send (it takes their bytes inline only): such a part must fail the
+	// request naming the kind. nil: every carried kind takes URLs too.
+	NoURL map[string]bool
+	// Usage lists the counts of model.Usage the wire format reports (the
+	// Usage* constants), which the suite checks are mapped exactly; nil
+	// means input and output tokens only.
+	Usage []string
+	// Thinking: the wire format carries the model's thinking (a scripted
+	// Turn.Thinking comes back as a thinking part and thinking deltas).
+	Thinking bool
 }
+
+// The counts of model.Usage a wire format may report (Provider.Usage).
+const (
+	UsageInput      = "input"
+	UsageOutput     = "output"
+	UsageCacheRead  = "cache_read"
+	UsageCacheWrite = "cache_write"
+	UsageReasoning  = "reasoning"
+)

@@ -93,7 +93,7 @@ func returnText(r *tool.Return) (string, error) {
 	if r == nil {
 		return "", fmt.Errorf("%w: tool_return part without a return", model.ErrModel)
 	}
-	if s, ok := r.Content.(string); ok {
+	if s, ok := model.StringContent(r.Content); ok {
 		if r.IsError {
 			return "Error: " + s, nil
 		}
