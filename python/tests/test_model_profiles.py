@@ -226,3 +226,32 @@ def test_fallback_options_and_strings(monkeypatch: pytest.MonkeyPatch) -> None:
         FallbackModel(object())
     with pytest.raises(ValueError):
         FallbackModel()
+
+
+def test_fallback_attempts_are_failed_child_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    otel = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import StatusCode
+
+    exporter = InMemorySpanExporter()
+    provider = otel.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(otel_trace, "_TRACER_PROVIDER", provider)
+    try:
+        with serving(error(503)) as primary, serving("anthropic/messages-text.json") as secondary:
+            model = FallbackModel(
+                OpenAIModel("gpt-4.1", base_url=primary.url + "/v1", api_key="sk-test", max_retries=0),
+                AnthropicModel("claude-sonnet-4-5", base_url=secondary.url, api_key="ant-test"),
+            )
+            bounded(create_agent(model=model).run("hi"))
+        spans = {s.name: s for s in exporter.get_finished_spans()}
+    finally:
+        provider.shutdown()
+    chat, failed = spans["chat claude-sonnet-4-5"], spans["chat gpt-4.1"]
+    assert failed.parent is not None and chat.context is not None
+    assert failed.parent.span_id == chat.context.span_id
+    assert failed.status.status_code == StatusCode.ERROR and chat.status.status_code != StatusCode.ERROR
+    attrs = dict(failed.attributes or {})
+    assert attrs["error.type"] == "503" and attrs["gen_ai.provider.name"] == "openai"
