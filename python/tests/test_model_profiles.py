@@ -20,6 +20,7 @@ from starweaver.models import (
     VLLMModel,
     infer_model,
 )
+from starweaver.testing import FunctionModel
 
 T = TypeVar("T")
 
@@ -209,6 +210,20 @@ def test_fallback_all_fail_and_client_errors() -> None:
         with pytest.raises(ModelError) as info:
             bounded(create_agent(model=model).run("hi"))
     assert info.value.status_code == 401 and not secondary.requests
+
+
+def test_fallback_to_a_function_model() -> None:
+    def respond(messages: list[Any], info: dict[str, Any]) -> Any:
+        return {"text": "answered by the function"}
+
+    with serving(error(502)) as primary:
+        model = FallbackModel(
+            OpenAIModel("gpt-4.1", base_url=primary.url + "/v1", api_key="sk-test", max_retries=0),
+            FunctionModel(respond),
+        )
+        result = bounded(create_agent(model=model).run("hi"))
+    assert result.output == "answered by the function"
+    assert result.messages[-1]["attempts"][0]["status_code"] == 502
 
 
 def test_fallback_options_and_strings(monkeypatch: pytest.MonkeyPatch) -> None:
