@@ -199,6 +199,7 @@ def test_fallback_all_fail_and_client_errors() -> None:
         with pytest.raises(ModelError) as info:
             bounded(create_agent(model=model).run("hi"))
     assert info.value.code == "fallback_failed"
+    assert [(a["provider"], a["status_code"]) for a in info.value.attempts] == [("openai", 500), ("anthropic", 529)]
     assert "gpt-4.1" in str(info.value) and "claude-sonnet-4-5" in str(info.value)
     assert "500" in str(info.value) and "529" in str(info.value)
     # A 401 is not passed on: the next model is never asked.

@@ -87,7 +87,7 @@ func TestProfileAndFallbackSpecs(t *testing.T) {
 	if err != nil || len(got.Attempts) != 1 || got.Attempts[0].Provider != "ollama" {
 		t.Fatalf("%v %+v", err, got)
 	}
-	if e := toABIError(&model.FallbackError{}); e.Type != "model" || e.Code != "fallback_failed" {
+	if e := toABIError(&model.FallbackError{Attempts: []model.Attempt{{Provider: "openai"}}}); e.Type != "model" || e.Code != "fallback_failed" || len(e.Attempts) != 1 {
 		t.Errorf("fallback error: %+v", e)
 	}
 }
