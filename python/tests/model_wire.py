@@ -6,6 +6,7 @@ in Go."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -61,7 +62,15 @@ class Seen:
 
 
 class Wire(Protocol):
-    """A provider's wire format, as the conformance scenarios need it."""
+    """A provider's wire format, as the conformance scenarios need it.
+
+    A wire may also define (the conformance test reads them with
+    ``getattr``): ``usage``, the usage counts its replies carry, as names
+    of ``result.usage`` (default :data:`BASE_USAGE`), and ``thinking``,
+    whether it carries the model's thinking (a scripted ``Turn.thinking``
+    streams as ``thinking_delta`` events; default False), and ``carries``,
+    the content kinds of tool results it sends natively ("text", "image",
+    "document", "audio"; without it the media scenarios are skipped)."""
 
     #: the prefix of its model string ("openai", "google", "bedrock"...)
     prefix: str
@@ -86,3 +95,21 @@ class Wire(Protocol):
     def seen(self, request: Recorded) -> Seen:
         """What a recorded request held."""
         ...
+
+
+#: The usage counts every wire format carries.
+BASE_USAGE = frozenset({"input_tokens", "output_tokens"})
+
+
+def sse(data: Any, event: str | None = None) -> str:
+    """One server-sent event: ``data`` as JSON (a str as is), named
+    ``event`` when given."""
+    text = data if isinstance(data, str) else json.dumps(data)
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {text}\n\n"
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of at most ``size`` characters, as a stream
+    sends it in several deltas."""
+    return [text[i : i + size] for i in range(0, len(text), size)]

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,8 +29,10 @@ func Run(t *testing.T, p Provider) {
 		t.Fatal("modeltest: Provider needs NewFake and NewModel")
 	}
 	t.Run("Text", func(t *testing.T) { testText(t, p) })
+	t.Run("Length", func(t *testing.T) { testLength(t, p) })
 	t.Run("ToolRoundTrip", func(t *testing.T) { testToolRoundTrip(t, p) })
 	t.Run("ParallelCalls", func(t *testing.T) { testParallelCalls(t, p) })
+	t.Run("ThinkingSentBack", func(t *testing.T) { testThinkingSentBack(t, p) })
 	t.Run("OutputTool", func(t *testing.T) { testOutputTool(t, p) })
 	t.Run("OutputNative", func(t *testing.T) { testOutputNative(t, p) })
 	t.Run("Stream", func(t *testing.T) { testStream(t, p) })
@@ -242,9 +243,6 @@ func wantProviderError(t *testing.T, p Provider, err error) *model.ProviderError
 	}
 	return pe
 }
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // errorNames reports whether err's text names kind.
 func errorNames(err error, kind string) bool {
