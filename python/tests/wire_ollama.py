@@ -33,6 +33,10 @@ class OllamaWire:
     prefix = "ollama"
     provider = "ollama"
     native_output = True
+    #: Tool messages carry text only, as Chat Completions' do.
+    carries = frozenset({"text"})
+    #: Reasoning arrives in a "reasoning" field.
+    thinking = True
     #: No reply reports usage: the runs' token counts stay zero.
     usage: frozenset[str] = frozenset()
 
