@@ -29,10 +29,12 @@ const (
 	FallbackConnection = "connection"
 )
 
-// DefaultFallbackKinds are the failures a Fallback passes on unless told
-// otherwise: what a retry of the same server could also fix, and what
+// DefaultFallbackKinds returns the failures a Fallback passes on unless
+// told otherwise: what a retry of the same server could also fix, and what
 // another provider likely does not share.
-var DefaultFallbackKinds = []string{FallbackServerError, FallbackRateLimit, FallbackTimeout, FallbackConnection}
+func DefaultFallbackKinds() []string {
+	return []string{FallbackServerError, FallbackRateLimit, FallbackTimeout, FallbackConnection}
+}
 
 // FallbackOptions configure a [Fallback]. The zero value passes on the
 // [DefaultFallbackKinds].
@@ -56,7 +58,7 @@ func FallbackOn(kinds ...string) (func(error) bool, error) {
 		default:
 			n, err := strconv.Atoi(k)
 			if err != nil || n < 100 || n > 599 {
-				return nil, fmt.Errorf("model: unknown fallback kind %q (known: %s, or an HTTP status such as \"503\")", k, strings.Join(DefaultFallbackKinds, ", "))
+				return nil, fmt.Errorf("model: unknown fallback kind %q (known: %s, or an HTTP status such as \"503\")", k, strings.Join(DefaultFallbackKinds(), ", "))
 			}
 			status[n] = true
 		}
@@ -193,7 +195,7 @@ func NewFallback(models []Model, o FallbackOptions) (*Fallback, error) {
 	}
 	on := o.On
 	if on == nil {
-		on, _ = FallbackOn(DefaultFallbackKinds...)
+		on, _ = FallbackOn(DefaultFallbackKinds()...)
 	}
 	return &Fallback{models: append([]Model(nil), models...), on: on}, nil
 }

@@ -209,7 +209,7 @@ func TestFallbackKinds(t *testing.T) {
 			t.Errorf("%v: %v", c.err, !c.pass)
 		}
 	}
-	def, _ := model.FallbackOn(model.DefaultFallbackKinds...)
+	def, _ := model.FallbackOn(model.DefaultFallbackKinds()...)
 	for _, err := range []error{
 		&model.ProviderError{StatusCode: 503}, &model.ProviderError{StatusCode: 429}, &model.ProviderError{Code: "connection_error"},
 		&model.ProviderError{Code: "idle_timeout"}, &model.ProviderError{Code: "stream_incomplete"},

@@ -24,11 +24,13 @@ const defaultBaseURL = "https://api.openai.com/v1/"
 // Config describes how to reach an OpenAI or OpenAI-compatible server. The
 // zero value reaches OpenAI with the key in OPENAI_API_KEY.
 type Config struct {
-	// APIKey falls back to OPENAI_API_KEY, read when the model is built.
-	// With neither, requests to OpenAI fail naming OPENAI_API_KEY; a custom
-	// BaseURL (a local server) needs no key.
+	// APIKey falls back to OPENAI_API_KEY (or the variable of
+	// Options.Profile), read when the model is built. With neither,
+	// requests to OpenAI fail naming OPENAI_API_KEY; a custom BaseURL (a
+	// local server) needs no key.
 	APIKey string
-	// BaseURL falls back to OPENAI_BASE_URL, then to OpenAI's API.
+	// BaseURL falls back to OPENAI_BASE_URL, then to OpenAI's API (or to
+	// the variable and the default of Options.Profile).
 	BaseURL string
 	// Headers are sent with every request.
 	Headers map[string]string
