@@ -271,10 +271,6 @@ def infer_model(spec: str) -> ProviderModel:
     return cls(name)
 
 
-FALLBACK_KINDS = ("server_error", "rate_limit", "timeout", "connection")
-"""The failure kinds ``FallbackModel`` passes on by default."""
-
-
 class FallbackModel:
     """Asks its models in order: when one fails with a failure of the kinds
     ``fallback_on`` lists, the next one is asked the same request; any other
