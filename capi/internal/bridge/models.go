@@ -27,6 +27,9 @@ type providerSpec struct {
 	IdleTimeoutMS      int64  `json:"idle_timeout_ms"`
 	MaxRetryAfterMS    int64  `json:"max_retry_after_ms"`
 	ProviderName       string `json:"provider_name"`
+	// Profile names the OpenAI-compatible server's profile
+	// (openai.ProfileNamed: "ollama", "vllm", "openai-compatible").
+	Profile string `json:"profile"`
 	// MaxTokens and ThinkingBudget are Anthropic's.
 	MaxTokens      int `json:"max_tokens"`
 	ThinkingBudget int `json:"thinking_budget"`
@@ -65,7 +68,12 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 	bounds := model.HTTPBounds{ConnectTimeout: ms(p.ConnectTimeoutMS), FirstByteTimeout: ms(p.FirstByteTimeoutMS), IdleTimeout: ms(p.IdleTimeoutMS), MaxRetryAfter: ms(p.MaxRetryAfterMS)}
 	switch kind {
 	case "openai", "openai-responses":
+		profile, err := openai.ProfileNamed(p.Profile)
+		if err != nil {
+			return nil, specError("provider.profile: %v", err)
+		}
 		o := openai.Options{
+			Profile:      profile,
 			Config:       openai.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
 			Streaming:    p.Stream,
 			ProviderName: p.ProviderName,
@@ -76,6 +84,9 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 		}
 		return asModel(openai.NewResponsesFromConfig(p.Model, o))
 	case "anthropic":
+		if p.Profile != "" {
+			return nil, specError("provider.profile is for the openai kinds, not %s", kind)
+		}
 		return asModel(anthropic.NewFromConfig(p.Model, anthropic.Options{
 			Config:         anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
 			Streaming:      p.Stream,
@@ -109,4 +120,32 @@ func asModel[M model.Model](m M, err error) (model.Model, error) {
 		return nil, specError("provider: %v", err)
 	}
 	return m, nil
+}
+
+// buildFallback builds a model.Fallback over the models of s.Models.
+func buildFallback(s modelSpec) (*modelHandle, error) {
+	if len(s.Models) == 0 {
+		return nil, specError("a fallback model needs models (the handles of the models to ask, in order)")
+	}
+	models := make([]model.Model, len(s.Models))
+	for i, h := range s.Models {
+		mh, err := lookup[*modelHandle](h)
+		if err != nil {
+			return nil, err
+		}
+		models[i] = mh.m
+	}
+	var o model.FallbackOptions
+	if s.FallbackOn != nil {
+		on, err := model.FallbackOn(s.FallbackOn...)
+		if err != nil {
+			return nil, specError("fallback_on: %v", err)
+		}
+		o.On = on
+	}
+	f, err := model.NewFallback(models, o)
+	if err != nil {
+		return nil, specError("%v", err)
+	}
+	return &modelHandle{m: f}, nil
 }
