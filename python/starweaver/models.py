@@ -307,7 +307,7 @@ class BedrockModel(ProviderModel):
         self.region = region or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
         self._aws: dict[str, Any] = {
             "region": self.region,
-            "profile": profile or env.get("AWS_PROFILE") or None,
+            "aws_profile": profile or env.get("AWS_PROFILE") or None,
             "aws_access_key_id": aws_access_key_id,
             "aws_secret_access_key": aws_secret_access_key,
             "aws_session_token": aws_session_token if aws_access_key_id else None,

@@ -33,11 +33,11 @@ type providerSpec struct {
 	// MaxTokens and ThinkingBudget are Anthropic's.
 	MaxTokens      int `json:"max_tokens"`
 	ThinkingBudget int `json:"thinking_budget"`
-	// Bedrock's: the AWS region, profile, endpoint (base_url is read as
+	// Bedrock's: the AWS region, profile (aws_profile), endpoint (base_url is read as
 	// the endpoint too) and static credentials; absent ones come from the
 	// AWS chain. api_key is a Bedrock API key (a bearer token).
 	Region             string `json:"region"`
-	Profile            string `json:"profile"`
+	AWSProfile         string `json:"aws_profile"`
 	EndpointURL        string `json:"endpoint_url"`
 	AWSAccessKeyID     string `json:"aws_access_key_id"`
 	AWSSecretAccessKey string `json:"aws_secret_access_key"`
@@ -83,10 +83,12 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 			return asModel(openai.NewChatFromConfig(p.Model, o))
 		}
 		return asModel(openai.NewResponsesFromConfig(p.Model, o))
+	}
+	if p.Profile != "" {
+		return nil, specError("provider.profile is for the openai kinds, not %s", kind)
+	}
+	switch kind {
 	case "anthropic":
-		if p.Profile != "" {
-			return nil, specError("provider.profile is for the openai kinds, not %s", kind)
-		}
 		return asModel(anthropic.NewFromConfig(p.Model, anthropic.Options{
 			Config:         anthropic.Config{APIKey: p.APIKey, BaseURL: p.BaseURL, Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
 			Streaming:      p.Stream,
@@ -101,7 +103,7 @@ func buildProvider(kind string, p *providerSpec) (model.Model, error) {
 			endpoint = p.BaseURL
 		}
 		return asModel(bedrock.NewFromConfig(p.Model, bedrock.Options{
-			Config: bedrock.Config{Region: p.Region, Profile: p.Profile, EndpointURL: endpoint, APIKey: p.APIKey,
+			Config: bedrock.Config{Region: p.Region, Profile: p.AWSProfile, EndpointURL: endpoint, APIKey: p.APIKey,
 				AccessKeyID: p.AWSAccessKeyID, SecretAccessKey: p.AWSSecretAccessKey, SessionToken: p.AWSSessionToken,
 				Headers: p.Headers, MaxRetries: p.MaxRetries, Timeout: timeout},
 			Streaming:    p.Stream,
