@@ -10,6 +10,12 @@ const (
 	EventRunStart      = "run_start"
 	EventModelRequest  = "model_request"
 	EventModelResponse = "model_response"
+	// EventModelFallback reports a request a model of a model.Fallback
+	// failed before the next model was asked (Attempt): one per failed
+	// attempt, in order, after model_request and before the
+	// model_response of the model that answered (or the run_failed of a
+	// request every model failed).
+	EventModelFallback = "model_fallback"
 	EventToolCall      = "tool_call"
 	EventToolReturn    = "tool_return"
 	EventCustom        = "custom"
@@ -65,6 +71,8 @@ type Event struct {
 	Delta    *model.Delta    `json:"delta,omitempty"`
 	// Response describes the response of a model_response event.
 	Response *ResponseInfo `json:"response,omitempty"`
+	// Attempt is the failed request of a model_fallback event.
+	Attempt *model.Attempt `json:"attempt,omitempty"`
 	// AgentName names the agent whose run made the event when it is not
 	// the run observed: a child agent called as a tool (see AsTool).
 	AgentName string `json:"agent_name,omitempty"`

@@ -230,6 +230,13 @@ func (r *runner) emit(ev Event) {
 	}
 }
 
+// emitAttempts reports the failed attempts of a fallback model.
+func (r *runner) emitAttempts(step int, attempts []model.Attempt) {
+	for i := range attempts {
+		r.emit(Event{Kind: EventModelFallback, Step: step, Attempt: &attempts[i]})
+	}
+}
+
 // run sends req and loops until the run ends.
 func (r *runner) run(ctx context.Context, req model.Message) (*RunResult, error) {
 	r.emit(Event{Kind: EventRunStart})
@@ -282,6 +289,10 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		resp, early, err := r.ask(ctx, step, prepared, base, r.params(avail.Definitions))
 		if err != nil {
 			early.drop()
+			var fe *model.FallbackError
+			if errors.As(err, &fe) {
+				r.emitAttempts(step, fe.Attempts)
+			}
 			if ctx.Err() != nil {
 				return r.cancel(step, ctx.Err())
 			}
@@ -298,6 +309,7 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		// beyond the argument limits enter it as text.
 		sent := keepReadable(&resp)
 		resp.RunID = r.runID
+		r.emitAttempts(step, resp.Attempts)
 		traceResponse(r.trace, resp)
 		r.history.append(resp)
 		used := model.Usage{Requests: 1}

@@ -264,6 +264,9 @@ type Message struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	Provider     string `json:"provider,omitempty"`
 	ResponseID   string `json:"response_id,omitempty"`
+	// Attempts are the failed requests to other models before this
+	// response, in order (see Fallback).
+	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
 // Finish reasons of a response, the same for every provider.

@@ -252,6 +252,7 @@ def error_from(data: dict[str, Any]) -> BaseException:
             provider=data.get("provider") or None,
             status_code=int(status) if status else None,
             code=data.get("code") or None,
+            attempts=[a for a in data.get("attempts") or [] if isinstance(a, dict)],
         )
     if issubclass(cls, StateError):
         # Durable sessions' state errors say which they are in "code".

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from starweaver.artifacts import ToolArtifacts
     from starweaver.dynamic import AbstractToolset
     from starweaver.hitl import ApprovalsInput, DeferredInput
-    from starweaver.models import ProviderModel
+    from starweaver.models import FallbackModel, ProviderModel
     from starweaver.output import Output
     from starweaver.streaming import AgentRun
     from starweaver.toolsets import Toolset
@@ -71,7 +71,7 @@ class RunLauncher:
         self,
         *,
         name: str | None,
-        model: TestModel | FunctionModel | ProviderModel,
+        model: TestModel | FunctionModel | ProviderModel | FallbackModel,
         deps: Any,
         catalog: Catalog,
         output: Output | None,

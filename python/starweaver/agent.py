@@ -31,7 +31,7 @@ from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult, SessionR
 from starweaver.context import ToolContext
 from starweaver.errors import AgentError, instance_of_loaded
 from starweaver.hooks import Hook
-from starweaver.models import ProviderModel, infer_model, is_model
+from starweaver.models import FallbackModel, ProviderModel, infer_model, is_model, model_objects
 from starweaver.output import Output, OutputMode, is_text_type
 from starweaver.session import AgentSession, SessionHITL, environment_spec_of
 from starweaver.settings import ModelSettings, settings_spec
@@ -78,7 +78,7 @@ if not TYPE_CHECKING:
         },
     )
 
-Model = Union["TestModel", "FunctionModel", ProviderModel, str]
+Model = Union["TestModel", "FunctionModel", ProviderModel, FallbackModel, str]
 """A model object, or a model string such as ``"openai:gpt-4.1"`` (see ``starweaver.models``)."""
 
 _P = ParamSpec("_P")
@@ -398,7 +398,7 @@ class Agent(Generic[DepsT, OutputT]):
         # What the agent's tools receive when it runs as another's tool.
         self._catalog.deps = dict(deps or {}) if deps is None or isinstance(deps, Mapping) else deps
         handle = model._native_handle()
-        self._catalog.models[handle] = model
+        self._catalog.models.update(model_objects(model))
         self._output: Output | None = None
         output_mode = given["output_mode"]
         output_spec: dict[str, Any] | None = None
@@ -553,12 +553,12 @@ class Agent(Generic[DepsT, OutputT]):
         return list(self._handoffs)
 
     @property
-    def model(self) -> TestModel | FunctionModel | ProviderModel:
+    def model(self) -> TestModel | FunctionModel | ProviderModel | FallbackModel:
         """The agent's model (``override(model=...)`` swaps it for a while)."""
         return self._launcher.model
 
     @model.setter
-    def model(self, model: TestModel | FunctionModel | ProviderModel) -> None:
+    def model(self, model: TestModel | FunctionModel | ProviderModel | FallbackModel) -> None:
         self._launcher.model = model
 
     @property
@@ -736,7 +736,7 @@ class Agent(Generic[DepsT, OutputT]):
                     f"got {type(model).__name__}"
                 )
             handle = model._native_handle()
-            self._catalog.models[handle] = model
+            self._catalog.models.update(model_objects(model))
             spec = {**self._spec, "model": handle}
             self._handle = _capi.agent_new(spec)
             self._spec, self.model = spec, model

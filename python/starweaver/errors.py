@@ -224,16 +224,27 @@ class ModelError(StarweaverError):
         message: What went wrong (never an API key).
         provider: The provider that reported the failure, if one did.
         status_code: Its HTTP status (401, 429, ...), if any.
-        code: Its error type or code (``"invalid_api_key"``), if any.
+        code: Its error type or code (``"invalid_api_key"``), if any;
+            ``"fallback_failed"`` when every model of a ``FallbackModel``
+            failed.
+        attempts: For ``"fallback_failed"``, each model's failure in order
+            (``model``, ``provider``, ``status_code``, ``code``, ``error``).
     """
 
     def __init__(
-        self, message: str, *, provider: str | None = None, status_code: int | None = None, code: str | None = None
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status_code: int | None = None,
+        code: str | None = None,
+        attempts: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.status_code = status_code
         self.code = code
+        self.attempts: list[dict[str, Any]] = list(attempts or [])
 
 
 class StateError(StarweaverError):

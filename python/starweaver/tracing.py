@@ -131,6 +131,8 @@ class RunTrace:
         if kind == "model_request":
             self._end_chat(None)
             self._start_chat()
+        elif kind == "model_fallback":
+            self._failed_attempt(event.get("attempt"))
         elif kind == "model_response":
             if self._chat is not None:
                 self._chat.set_attributes(_usage(event.get("usage")))
@@ -260,6 +262,27 @@ class RunTrace:
             self._fail(span, None, str(metadata.get("message") or kind))
         if self._content:
             span.set_attribute("gen_ai.tool.call.result", _json(ret.get("content")))
+        span.end()
+
+    def _failed_attempt(self, attempt: Any) -> None:
+        """A request a fallback's model failed: a failed child span of the
+        chat span (which is the answering model's)."""
+        from opentelemetry import trace
+
+        if self._chat is None or not isinstance(attempt, Mapping):
+            return
+        model = str(attempt.get("model") or "")
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+        if model:
+            attrs["gen_ai.request.model"] = model
+        if attempt.get("provider"):
+            attrs["gen_ai.provider.name"] = str(attempt["provider"])
+        ctx = trace.set_span_in_context(self._chat, self._ctx)
+        span = self._tracer.start_span(
+            f"chat {model}" if model else "chat", ctx, kind=trace.SpanKind.CLIENT, attributes=attrs
+        )
+        error_type = str(attempt.get("status_code") or attempt.get("code") or "error")
+        self._fail(span, error_type, str(attempt.get("error", "")))
         span.end()
 
     def _end_chat(self, error: str | None) -> None:

@@ -10,8 +10,10 @@ child process (a docs example) can talk to it.
 from __future__ import annotations
 
 import json
+import struct
 import sys
 import threading
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +29,33 @@ def fixture(name: str) -> dict[str, Any]:
     """A reply from fixtures/: ``{"status", "headers"?, "body"}``."""
     data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
     return data
+
+
+def eventstream_frame(headers: dict[str, str], payload: bytes) -> bytes:
+    """One message of the AWS event stream (application/vnd.amazon.eventstream):
+    total and headers lengths, the prelude's CRC32, string headers, the
+    payload, and the message's CRC32, all big-endian."""
+    head = b""
+    for name, value in headers.items():
+        n, v = name.encode(), value.encode()
+        head += struct.pack(">B", len(n)) + n + b"\x07" + struct.pack(">H", len(v)) + v
+    prelude = struct.pack(">II", 16 + len(head) + len(payload), len(head))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + head + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def eventstream_chunks(events: list[dict[str, Any]]) -> list[bytes]:
+    """The frames of Bedrock stream events, each ``{"event": name, "payload"}``
+    or ``{"exception": name, "payload"}``."""
+    out = []
+    for ev in events:
+        if "exception" in ev:
+            headers = {":message-type": "exception", ":exception-type": ev["exception"]}
+        else:
+            headers = {":message-type": "event", ":event-type": ev["event"]}
+        headers[":content-type"] = "application/json"
+        out.append(eventstream_frame(headers, json.dumps(ev["payload"]).encode()))
+    return out
 
 
 @dataclass
@@ -61,7 +90,7 @@ class FixtureServer:
                 server.requests.append(
                     Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 )
-                reply = (
+                reply: dict[str, Any] = (
                     server.replies.popleft()
                     if server.replies
                     else {
@@ -77,6 +106,12 @@ class FixtureServer:
                 if "keepalive" in reply:
                     self._keepalive(reply["keepalive"])
                     return
+                if "eventstream" in reply:  # Bedrock's binary event stream
+                    frames: dict[str, Any] = {
+                        "chunks": eventstream_chunks(reply["eventstream"]),
+                        "content_type": "application/vnd.amazon.eventstream",
+                    }
+                    reply = {**reply, **frames}
                 if "chunks" in reply:
                     self._stream(reply)
                     return
@@ -94,13 +129,15 @@ class FixtureServer:
                 self.wfile.write(data)
 
             def _stream(self, reply: dict[str, Any]) -> None:
-                """Send a server-sent event stream chunk by chunk; with
+                """Send a server-sent event stream chunk by chunk (str chunks
+                are encoded, bytes sent as they are; ``"content_type"``
+                replaces text/event-stream); with
                 ``"gate": (i, event)`` wait (10 s at most, or the third
                 item's seconds) for the event before chunk i, so a test sees
                 what happens mid-response; ``"done": event`` is set just before
                 the last chunk is sent."""
                 self.send_response(int(reply.get("status", 200)))
-                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Type", reply.get("content_type", "text/event-stream"))
                 self.send_header("Connection", "close")
                 self.end_headers()
                 gate = reply.get("gate")
@@ -111,7 +148,7 @@ class FixtureServer:
                         gate[1].wait(gate[2] if len(gate) > 2 else 10)
                     if done is not None and i == len(chunks) - 1:
                         done.set()  # before the last chunk: the client cannot have the whole response yet
-                    self.wfile.write(chunk.encode())
+                    self.wfile.write(chunk if isinstance(chunk, bytes) else chunk.encode())
                     self.wfile.flush()
                 self.close_connection = True
 

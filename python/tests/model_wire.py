@@ -68,7 +68,9 @@ class Wire(Protocol):
     ``getattr``): ``usage``, the usage counts its replies carry, as names
     of ``result.usage`` (default :data:`BASE_USAGE`), and ``thinking``,
     whether it carries the model's thinking (a scripted ``Turn.thinking``
-    streams as ``thinking_delta`` events; default False)."""
+    streams as ``thinking_delta`` events; default False), and ``carries``,
+    the content kinds of tool results it sends natively ("text", "image",
+    "document", "audio"; without it the media scenarios are skipped)."""
 
     #: the prefix of its model string ("openai", "google", "bedrock"...)
     prefix: str

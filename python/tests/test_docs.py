@@ -131,6 +131,10 @@ def test_python_block_runs(block: Block) -> None:
             "ANTHROPIC_API_KEY": "sk-ant-docs",
             "GOOGLE_GEMINI_BASE_URL": srv.url,
             "GOOGLE_API_KEY": "AIza-docs",
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": srv.url,
+            "AWS_REGION": "us-east-1",
+            "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+            "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         }
         proc = run_script(block.code, env)
         assert proc.returncode == 0, f"{block} failed:\n{block.code}\n{proc.stderr}"

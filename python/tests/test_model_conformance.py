@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 import pytest
 from fixture_server import Recorded, serving
 from model_wire import BASE_USAGE, Call, Seen, Turn, Wire
-from starweaver import ModelError, create_agent, tool
+from starweaver import ModelError, ToolOutput, create_agent, tool
+from starweaver.content import Audio, Document, Image
 from starweaver.streaming import StreamEvent
 
 T = TypeVar("T")
@@ -256,3 +257,42 @@ def test_an_echoed_key_is_redacted(wire: Wire) -> None:
     assert err.status_code == 401 and err.provider == wire.provider
     assert KEY not in str(err) and KEY not in repr(err.args)
     assert "Incorrect API key provided" in str(err)
+
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
+WAV = b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00D\xac\x00\x00\x88X\x01\x00\x02\x00\x10\x00data\x00\x00\x00\x00"
+
+MEDIA: dict[str, Image | Document | Audio] = {
+    "image": Image.from_bytes(PNG, "image/png"),
+    "document": Document.from_bytes(PDF, "application/pdf", name="report.pdf"),
+    "audio": Audio.from_bytes(WAV, "audio/wav"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MEDIA))
+def test_tool_result_media(wire: Wire, kind: str) -> None:
+    """A tool's media goes natively where the wire carries its kind (its
+    ``carries`` attribute), and fails the run naming the kind elsewhere."""
+    carries = getattr(wire, "carries", None)
+    if carries is None:
+        pytest.skip(f"{wire.prefix}: the wire says nothing of the content kinds it carries")
+
+    @tool
+    def fetch(name: str) -> ToolOutput:
+        """Fetches a file."""
+        return ToolOutput.rich([f"{name}:", MEDIA[kind]])
+
+    call = Call(id="call_f", name="fetch", arguments={"name": "the file"})
+    with serving(wire.reply(turn("", call), stream=False), wire.reply(turn("Seen."), stream=False)) as srv:
+        agent = create_agent(model=wire.model(srv.url, stream=False, api_key=KEY), tools=[fetch])
+        if kind not in carries:
+            with pytest.raises(ModelError, match=kind):
+                bounded(agent.run("Show me the file."))
+            assert len(srv.requests) == 1  # the result was never sent
+            return
+        result = bounded(agent.run("Show me the file."))
+    assert result.output == "Seen."
+    _, two = seen(wire, srv.requests, 2)
+    (r,) = two.results
+    assert r.call_id == "call_f" and r.kinds == ["text", kind] and "the file:" in r.text

@@ -50,6 +50,7 @@ class MessagesWire:
     prefix = "anthropic"
     provider = "anthropic"
     native_output = True
+    carries = frozenset({"text", "image", "document"})
     thinking = True
     usage = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 

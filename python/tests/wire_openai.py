@@ -51,6 +51,7 @@ class ChatWire:
     prefix = "openai"
     provider = "openai"
     native_output = True
+    carries = frozenset({"text"})
     usage = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
     def model(self, base_url: str, *, stream: bool, api_key: str, max_retries: int = 0) -> ProviderModel:

@@ -68,6 +68,7 @@ class ResponsesWire:
     prefix = "openai-responses"
     provider = "openai"
     native_output = True
+    carries = frozenset({"text", "image", "document"})
     thinking = True
     usage = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 

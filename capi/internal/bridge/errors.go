@@ -62,6 +62,9 @@ type abiError struct {
 	Provider   string `json:"provider,omitempty"`
 	StatusCode int    `json:"status_code,omitempty"`
 	Code       string `json:"code,omitempty"`
+	// Attempts are the failed requests of a "model" error of code
+	// "fallback_failed", in order.
+	Attempts []model.Attempt `json:"attempts,omitempty"`
 }
 
 func (e *abiError) Error() string { return e.Type + ": " + e.Message }
@@ -76,6 +79,7 @@ func toABIError(err error) *abiError {
 	var rl *agent.RetryLimitError
 	var ul *agent.UsageLimitError
 	var pe *model.ProviderError
+	var fe *model.FallbackError
 	var nv *agent.ToolOutputNotVisibleError
 	var tf *agent.ToolFailedError
 	switch {
@@ -89,6 +93,10 @@ func toABIError(err error) *abiError {
 		e.Type, e.Tool, e.MaxRetries, e.Output = "retry_limit", rl.Tool, &rl.MaxRetries, rl.Output
 	case errors.As(err, &ul):
 		e.Type, e.Limit, e.Value = "usage_limit_exceeded", ul.Limit, &ul.Value
+	case errors.As(err, &fe):
+		// Several providers failed: the message names each; no one
+		// provider or status stands for them.
+		e.Type, e.Code, e.Attempts = "model", "fallback_failed", fe.Attempts
 	case errors.As(err, &pe):
 		e.Type, e.Provider, e.StatusCode, e.Code = "model", pe.Provider, pe.StatusCode, pe.Code
 	case errors.Is(err, agent.ErrModel):

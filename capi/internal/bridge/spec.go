@@ -31,6 +31,11 @@ type modelSpec struct {
 	Auto bool `json:"auto"`
 	// Provider configures the provider kinds (see models.go).
 	Provider *providerSpec `json:"provider"`
+	// Models are the handles of a fallback's models, in the order they
+	// are asked; FallbackOn the failure kinds passed on (model.FallbackOn;
+	// absent: the defaults).
+	Models     []int64  `json:"models"`
+	FallbackOn []string `json:"fallback_on"`
 }
 
 // toolSpec describes a host tool: its definition and the host's id for it.
@@ -686,7 +691,9 @@ func buildModel(s modelSpec) (*modelHandle, error) {
 		return &modelHandle{m: m}, nil
 	case "function":
 		return &modelHandle{m: &hostModel{}}, nil
-	case "openai", "openai-responses", "anthropic", "google", "google-vertex":
+	case "fallback":
+		return buildFallback(s)
+	case "openai", "openai-responses", "anthropic", "bedrock", "google", "google-vertex":
 		m, err := buildProvider(s.Kind, s.Provider)
 		if err != nil {
 			return nil, err

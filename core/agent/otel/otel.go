@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -143,6 +144,10 @@ func (t *runTrace) Event(ev agent.Event) {
 			attrs = append(attrs, attribute.String(attrRequestModel, t.model))
 		}
 		_, t.chat = t.tracer.Start(t.ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	case agent.EventModelFallback:
+		if ev.Attempt != nil {
+			t.failedAttempt(ev.Attempt)
+		}
 	case agent.EventModelResponse:
 		if t.chat != nil && ev.Usage != nil {
 			t.chat.SetAttributes(attribute.Int(attrInputTokens, ev.Usage.InputTokens), attribute.Int(attrOutputTokens, ev.Usage.OutputTokens))
@@ -228,6 +233,44 @@ func (t *runTrace) endTool(ev agent.Event) {
 		}
 	}
 	s.End()
+}
+
+// failedAttempt records a request a fallback's model failed as a child
+// "chat {model}" span of the request's chat span, with its own times and
+// an error status; the chat span itself is the answering model's.
+func (t *runTrace) failedAttempt(a *model.Attempt) {
+	if t.chat == nil {
+		return
+	}
+	ctx := trace.ContextWithSpan(t.ctx, t.chat)
+	name := "chat"
+	attrs := []attribute.KeyValue{attribute.String(attrOperation, "chat")}
+	if a.Model != "" {
+		name += " " + a.Model
+		attrs = append(attrs, attribute.String(attrRequestModel, a.Model))
+	}
+	if a.Provider != "" {
+		attrs = append(attrs, attribute.String(attrProvider, a.Provider))
+	}
+	errType := a.Code
+	if a.StatusCode != 0 {
+		errType = strconv.Itoa(a.StatusCode)
+	}
+	if errType == "" {
+		errType = "error"
+	}
+	attrs = append(attrs, attribute.String(attrErrorType, errType))
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...)}
+	if !a.Start.IsZero() {
+		opts = append(opts, trace.WithTimestamp(a.Start))
+	}
+	_, s := t.tracer.Start(ctx, name, opts...)
+	s.SetStatus(codes.Error, a.Error)
+	if !a.End.IsZero() {
+		s.End(trace.WithTimestamp(a.End))
+	} else {
+		s.End()
+	}
 }
 
 func (t *runTrace) endChat(err *string) {

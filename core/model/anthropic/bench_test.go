@@ -151,7 +151,7 @@ func BenchmarkMessagesRequest(b *testing.B) {
 // stream_tool_use_parallel.sse) against the same local server: "request"
 // is Request on the JSON, "stream" Stream on the events with a handler
 // that counts the deltas, "streaming-request" Request with WithStreaming
-// (the SDK's accumulator, no deltas) and "raw-sse" a bare POST of the same
+// (assembled, no deltas) and "raw-sse" a bare POST of the same
 // request reading the events undecoded. Each reports cpu-ns/op as
 // BenchmarkMessagesRequest does.
 func BenchmarkStream(b *testing.B) {

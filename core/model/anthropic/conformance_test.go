@@ -34,7 +34,8 @@ func TestConformance(t *testing.T) {
 		Carries: map[string]bool{"text": true, "image": true, "document": true, "resource_link": true},
 		Usage: []string{modeltest.UsageInput, modeltest.UsageOutput, modeltest.UsageCacheRead,
 			modeltest.UsageCacheWrite, modeltest.UsageReasoning},
-		Thinking: true,
+		Thinking:         true,
+		ThinkingSentBack: true,
 	})
 }
 
@@ -92,6 +93,18 @@ func (messagesWire) Decode(r *http.Request, body []byte) (modeltest.Seen, error)
 				return s, err
 			}
 			switch {
+			case b.Type == "thinking" && m.Role == "assistant":
+				var th struct {
+					Thinking  string `json:"thinking"`
+					Signature string `json:"signature"`
+				}
+				if err := json.Unmarshal(raw, &th); err != nil {
+					return s, err
+				}
+				if th.Signature == "" {
+					return s, fmt.Errorf("a thinking block without its signature")
+				}
+				s.Thinking = append(s.Thinking, th.Thinking)
 			case b.Type == "tool_use" && m.Role == "assistant":
 				s.Calls = append(s.Calls, modeltest.Call{ID: b.ID, Name: b.Name, Arguments: b.Input})
 			case b.Type == "tool_result" && m.Role == "user":

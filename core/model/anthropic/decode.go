@@ -24,6 +24,11 @@ func decodeResponse(data []byte, r *wireResponse) error {
 		return errors.New("invalid JSON")
 	}
 	d := decoder{data: data}
+	return d.response(r)
+}
+
+// response decodes a Messages API message object into r.
+func (d *decoder) response(r *wireResponse) error {
 	var key string
 	open, err := d.enter('{')
 	for err == nil && open && d.next(&key) {

@@ -18,29 +18,30 @@ import (
 var errStreamCut = errors.New("the response stream ended before message_stop")
 
 // stream sends a streaming request (body has stream: true) and assembles
-// its events into out with the SDK's event decoder and accumulator,
-// reporting each event's delta to deltas when it is not nil.
+// its events into out, reporting each event's delta to deltas when it is
+// not nil. The SDK's SSE decoder and Stream read the events (pings
+// skipped, error events turned into *sdk.Error); the events themselves are
+// decoded and accumulated by hand (streamdecode.go).
 func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestOption, out *wireResponse, deltas model.DeltaHandler) error {
 	var res *http.Response
 	err := m.client.Post(ctx, messagesPath, json.RawMessage(body), &res, ropts...)
-	s := ssestream.NewStream[sdk.MessageStreamEventUnion](ssestream.NewDecoder(res), err)
+	s := ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), err)
 	defer s.Close()
 	var (
-		acc              sdk.Message
 		started, stopped bool
 		rep              = reporter{deltas: deltas}
 	)
 	for s.Next() {
 		started = true
 		ev := s.Current()
-		if err := acc.Accumulate(ev); err != nil {
+		if err := accumulate(out, &ev); err != nil {
 			return fmt.Errorf("malformed stream: %w", err)
 		}
 		if ev.Type == "message_stop" {
 			stopped = true
 		}
 		if deltas != nil {
-			rep.report(&ev, &acc)
+			rep.report(&ev, out)
 		}
 	}
 	if err := s.Err(); err != nil {
@@ -53,7 +54,6 @@ func (m *Model) stream(ctx context.Context, body []byte, ropts []option.RequestO
 	if !stopped {
 		return errStreamCut
 	}
-	fromAccumulated(&acc, out)
 	return nil
 }
 
@@ -64,15 +64,15 @@ type reporter struct {
 	deltas model.DeltaHandler
 	// calls maps the content block index of each tool_use block seen so
 	// far to its call index.
-	calls map[int64]int
+	calls map[int]int
 }
 
-func (r *reporter) report(ev *sdk.MessageStreamEventUnion, acc *sdk.Message) {
+func (r *reporter) report(ev *streamEvent, acc *wireResponse) {
 	switch ev.Type {
 	case "content_block_start":
-		if b := &ev.ContentBlock; b.Type == "tool_use" {
+		if b := &ev.Block; b.Type == "tool_use" {
 			if r.calls == nil {
-				r.calls = make(map[int64]int)
+				r.calls = make(map[int]int)
 			}
 			i := len(r.calls)
 			r.calls[ev.Index] = i
@@ -96,7 +96,7 @@ func (r *reporter) report(ev *sdk.MessageStreamEventUnion, acc *sdk.Message) {
 		}
 	case "content_block_stop":
 		i, ok := r.calls[ev.Index]
-		if !ok || ev.Index >= int64(len(acc.Content)) {
+		if !ok || ev.Index >= len(acc.Content) {
 			return
 		}
 		b := &acc.Content[ev.Index]
@@ -106,26 +106,5 @@ func (r *reporter) report(ev *sdk.MessageStreamEventUnion, acc *sdk.Message) {
 		}
 		p := model.ToolCallPart(b.ID, b.Name, b.Input)
 		r.deltas(model.Delta{Kind: model.DeltaToolCallDone, Index: i, Call: p.ToolCall})
-	}
-}
-
-// fromAccumulated copies what the package reads from an assembled message.
-func fromAccumulated(acc *sdk.Message, out *wireResponse) {
-	out.ID = acc.ID
-	out.Model = string(acc.Model)
-	out.StopReason = string(acc.StopReason)
-	out.StopDetails.Explanation = acc.StopDetails.Explanation
-	u := acc.Usage
-	out.Usage = wireUsage{
-		InputTokens:              int(u.InputTokens),
-		OutputTokens:             int(u.OutputTokens),
-		CacheCreationInputTokens: int(u.CacheCreationInputTokens),
-		CacheReadInputTokens:     int(u.CacheReadInputTokens),
-	}
-	out.Usage.OutputTokensDetails.ThinkingTokens = int(u.OutputTokensDetails.ThinkingTokens)
-	out.Content = make([]wireContent, len(acc.Content))
-	for i := range acc.Content {
-		b := &acc.Content[i]
-		out.Content[i] = wireContent{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input, Thinking: b.Thinking, Signature: b.Signature, Data: b.Data}
 	}
 }

@@ -13,8 +13,8 @@ import "encoding/json"
 // whole provider. encode.go and decode.go read and write these structs
 // without reflection, checked against encoding/json on the same structs.
 // The field names follow the SDK's types and the tests pin the bytes on
-// the wire. Event streams still go through the SDK's types and its
-// accumulator (stream.go).
+// the wire. Event streams are read by the SDK's SSE decoder, their events
+// decoded and assembled into the same structs (streamdecode.go).
 
 type wireRequest struct {
 	Model         string            `json:"model"`

@@ -9,5 +9,14 @@
 // API's documented shapes (JSON and its stream format), which answers
 // scripted [Turn]s and decodes what it received into [Seen] values, and a
 // constructor of the model under test pointed at it. [Run] then checks the
-// model against the suite.
+// model against the suite. [NewHTTPFake] is such a server for any HTTP
+// API: a [Wire] says how its requests read and its answers look, and it
+// keeps the script, records the requests, sends the Retry-After headers of
+// error turns and cuts the connection of a Turn.Cut halfway.
+//
+// Where an API cannot do something the suite asks, the Provider says so
+// and the suite checks the refusal instead: structured output without a
+// native schema ([Provider.NativeOutput] false) fails before any request is
+// sent; a content kind a provider does not carry ([Provider.Carries],
+// [Provider.NoURL]) fails the request with an error naming the kind.
 package modeltest

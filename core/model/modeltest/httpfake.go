@@ -102,7 +102,25 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		f.wire.Error(w, tn)
 		return
 	}
-	f.wire.Answer(w, s, tn)
+	if !tn.Cut {
+		f.wire.Answer(w, s, tn)
+		return
+	}
+	// The whole answer, then half of it on the wire: a client reading it
+	// sees the connection drop before the end.
+	rec := httptest.NewRecorder()
+	f.wire.Answer(rec, s, tn)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	answer := rec.Body.Bytes()
+	w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(answer[:len(answer)/2])
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // WriteJSON answers 200 with v as JSON.

@@ -24,6 +24,10 @@ type Turn struct {
 	// "" lets the fake send the one its parts imply (tool_calls when there
 	// are calls, stop otherwise).
 	Finish string
+	// Cut drops the connection halfway through the answer (a stream
+	// breaking before its end, a body shorter than it said). NewHTTPFake
+	// does it for every Wire.
+	Cut bool
 
 	// Status, when not 0, answers with that HTTP status and the provider's
 	// error body carrying Code (its error type or code) and Message.
@@ -61,6 +65,10 @@ type Seen struct {
 	Calls []Call
 	// Results are the tool results of the request, in order.
 	Results []Result
+	// Thinking are the texts of the thinking the history's model turns
+	// sent back, in order (filled by fakes of providers that set
+	// Provider.ThinkingSentBack).
+	Thinking []string
 	// Header is the request's HTTP header.
 	Header http.Header
 }
@@ -144,6 +152,10 @@ type Provider struct {
 	// Thinking: the wire format carries the model's thinking (a scripted
 	// Turn.Thinking comes back as a thinking part and thinking deltas).
 	Thinking bool
+	// ThinkingSentBack: the model sends its own thinking back with the
+	// history (as APIs that check it with tool use require), and the fake
+	// records it in Seen.Thinking.
+	ThinkingSentBack bool
 }
 
 // The counts of model.Usage a wire format may report (Provider.Usage).

@@ -48,6 +48,23 @@ func testText(t *testing.T, p Provider) {
 	}
 }
 
+// testLength: a response a token limit cut says so, whole or streamed.
+func testLength(t *testing.T, p Provider) {
+	e := newEnv(t, p)
+	tn := Turn{Text: "The answer is cut sh", Finish: model.FinishLength, Usage: usage}
+	e.fake.Script(tn, tn)
+	for _, streaming := range []bool{false, true} {
+		msg, err := e.model(Options{Streaming: streaming}).Request(ctx(t), []model.Message{prompt("Tell me everything.")}, model.Params{})
+		if err != nil {
+			t.Fatalf("streaming %v: %v", streaming, err)
+		}
+		if msg.Text() != tn.Text || msg.FinishReason != model.FinishLength {
+			t.Errorf("streaming %v: %q (%s), want %q (length)", streaming, msg.Text(), msg.FinishReason, tn.Text)
+		}
+	}
+	e.seen(2)
+}
+
 // testToolRoundTrip: a call arrives whole, then goes back with its result.
 func testToolRoundTrip(t *testing.T, p Provider) {
 	e := newEnv(t, p)
@@ -91,6 +108,43 @@ func testToolRoundTrip(t *testing.T, p Provider) {
 	if r.Name != "" && r.Name != call.Name {
 		t.Errorf("result name = %q, want %q", r.Name, call.Name)
 	}
+}
+
+// testThinkingSentBack: the thinking of a response with a call goes back
+// with the call.
+func testThinkingSentBack(t *testing.T, p Provider) {
+	if !p.Thinking || !p.ThinkingSentBack {
+		t.Skip("the provider does not send its thinking back")
+	}
+	e := newEnv(t, p)
+	call := Call{ID: "call_t", Name: weather.Name, Arguments: json.RawMessage(`{"city":"Rome"}`)}
+	first := Turn{Thinking: "Rome: the weather tool answers that.", Calls: []Call{call}, Usage: usage}
+	e.fake.Script(first, Turn{Text: "Warm.", Usage: usage})
+	m := e.model(Options{})
+	params := model.Params{Tools: []tool.Definition{weather}}
+	history := []model.Message{prompt("Weather in Rome?")}
+	resp, err := m.Request(ctx(t), history, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var thinking []string
+	for _, part := range resp.Parts {
+		if part.Kind == model.KindThinking {
+			thinking = append(thinking, part.Text)
+		}
+	}
+	if !slices.Equal(thinking, []string{first.Thinking}) {
+		t.Fatalf("thinking parts %q, want [%q]", thinking, first.Thinking)
+	}
+	history = append(history, resp, model.Request(model.ToolReturn(tool.Return{ToolCallID: call.ID, Name: call.Name, Content: "warm"})))
+	if _, err := m.Request(ctx(t), history, params); err != nil {
+		t.Fatal(err)
+	}
+	s := e.seen(2)[1]
+	if !slices.Equal(s.Thinking, []string{first.Thinking}) {
+		t.Errorf("the request sent back thinking %q, want [%q]", s.Thinking, first.Thinking)
+	}
+	checkSeenCalls(t, s.Calls, []Call{call})
 }
 
 // testParallelCalls: two calls of one response, and their two results.
@@ -426,6 +480,27 @@ func testErrors(t *testing.T, p Provider) {
 			t.Errorf("the request took %v: the long Retry-After was waited out", d)
 		}
 		e.seen(1)
+	})
+	t.Run("Cut", func(t *testing.T) {
+		// A response whose connection drops halfway fails as a provider
+		// error, streamed (after the deltas already reported) or not.
+		e := newEnv(t, p)
+		tn := Turn{Text: strings.Repeat("A long answer that never ends. ", 20), Usage: usage, Cut: true}
+		e.fake.Script(tn, tn)
+		m := e.model(Options{})
+		s, ok := m.(model.Streamer)
+		if !ok {
+			t.Fatalf("%T is not a model.Streamer", m)
+		}
+		var text strings.Builder
+		_, err := s.Stream(ctx(t), []model.Message{prompt("hi")}, model.Params{}, func(d model.Delta) { text.WriteString(d.Text) })
+		wantProviderError(t, p, err)
+		if text.Len() >= len(tn.Text) {
+			t.Errorf("the whole text streamed (%d bytes) although the stream was cut", text.Len())
+		}
+		_, err = m.Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+		wantProviderError(t, p, err)
+		e.seen(2)
 	})
 	t.Run("KeyRedacted", func(t *testing.T) {
 		e := newEnv(t, p)

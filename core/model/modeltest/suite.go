@@ -29,8 +29,10 @@ func Run(t *testing.T, p Provider) {
 		t.Fatal("modeltest: Provider needs NewFake and NewModel")
 	}
 	t.Run("Text", func(t *testing.T) { testText(t, p) })
+	t.Run("Length", func(t *testing.T) { testLength(t, p) })
 	t.Run("ToolRoundTrip", func(t *testing.T) { testToolRoundTrip(t, p) })
 	t.Run("ParallelCalls", func(t *testing.T) { testParallelCalls(t, p) })
+	t.Run("ThinkingSentBack", func(t *testing.T) { testThinkingSentBack(t, p) })
 	t.Run("OutputTool", func(t *testing.T) { testOutputTool(t, p) })
 	t.Run("OutputNative", func(t *testing.T) { testOutputNative(t, p) })
 	t.Run("Stream", func(t *testing.T) { testStream(t, p) })

@@ -90,7 +90,10 @@ func (m *Chat) send(ctx context.Context, messages []model.Message, params model.
 		return model.Message{}, err
 	}
 	if streamed {
-		body.Stream, body.StreamOptions = true, &streamOptions{IncludeUsage: true}
+		body.Stream = true
+		if !m.o.profile.NoStreamUsage {
+			body.StreamOptions = &streamOptions{IncludeUsage: true}
+		}
 	}
 	raw, err := encodeBody(body, tools)
 	if err != nil {
@@ -124,7 +127,7 @@ func (m *Chat) body(messages []model.Message, p model.Params) (body *chatRequest
 	if len(p.Tools) > 0 {
 		tools = make([]json.RawMessage, len(p.Tools))
 		for i, d := range p.Tools {
-			if tools[i], err = chatToolJSON(d); err != nil {
+			if tools[i], err = chatToolJSON(m.o.profile.tool(d)); err != nil {
 				return nil, nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
 			}
 		}
@@ -136,7 +139,9 @@ func (m *Chat) body(messages []model.Message, p model.Params) (body *chatRequest
 	}
 	// OpenAI rejects the tool settings of a request without tools.
 	if len(p.Tools) > 0 {
-		body.ParallelToolCalls = s.ParallelToolCalls
+		if !m.o.profile.NoParallelToolCalls {
+			body.ParallelToolCalls = s.ParallelToolCalls
+		}
 		switch s.ToolChoice {
 		case "":
 		case "auto", "none", "required":
@@ -152,12 +157,12 @@ func (m *Chat) body(messages []model.Message, p model.Params) (body *chatRequest
 		case model.OutputTool:
 			// The output tool is among p.Tools.
 		case model.OutputNative:
-			schema, err := strictSchemaJSON(o.Schema)
+			schema, strict, err := m.o.profile.outputSchema(o.Schema)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
 			}
 			body.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
-				Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
+				Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: strict,
 			}}
 		default:
 			return nil, nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
@@ -307,7 +312,12 @@ type reader struct {
 }
 
 func newReader(o resolved, p model.Params) reader {
-	r := reader{o: &o, strict: strictTools(p.Tools)}
+	r := reader{o: &o}
+	if o.profile.NoStrict {
+		// Nothing was converted, so there are no added nulls to drop.
+		return r
+	}
+	r.strict = strictTools(p.Tools)
 	if p.Output != nil && p.Output.Mode == model.OutputNative {
 		r.native = p.Output.Schema
 	}
@@ -494,3 +504,6 @@ func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader, deltas mod
 	}
 	return m.finish(parts, id, name, reason, refusal.Len() > 0, usage, rd)
 }
+
+// Name returns the model's name, as requests send it.
+func (m *Chat) Name() string { return m.name }

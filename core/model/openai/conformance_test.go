@@ -41,9 +41,10 @@ func TestResponsesConformance(t *testing.T) {
 		},
 		NativeOutput: true,
 		// function_call_output takes input_text, input_image and input_file.
-		Carries:  map[string]bool{"text": true, "image": true, "document": true, "resource_link": true},
-		Usage:    []string{modeltest.UsageInput, modeltest.UsageOutput, modeltest.UsageCacheRead, modeltest.UsageReasoning},
-		Thinking: true,
+		Carries:          map[string]bool{"text": true, "image": true, "document": true, "resource_link": true},
+		Usage:            []string{modeltest.UsageInput, modeltest.UsageOutput, modeltest.UsageCacheRead, modeltest.UsageReasoning},
+		Thinking:         true,
+		ThinkingSentBack: true,
 	})
 }
 
@@ -271,6 +272,10 @@ func (responsesWire) Decode(r *http.Request, body []byte) (modeltest.Seen, error
 			Name      string          `json:"name"`
 			Arguments string          `json:"arguments"`
 			Output    json.RawMessage `json:"output"`
+			ID        string          `json:"id"`
+			Summary   []struct {
+				Text string `json:"text"`
+			} `json:"summary"`
 		} `json:"input"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -288,6 +293,15 @@ func (responsesWire) Decode(r *http.Request, body []byte) (modeltest.Seen, error
 		switch it.Type {
 		case "function_call":
 			s.Calls = append(s.Calls, modeltest.Call{ID: it.CallID, Name: it.Name, Arguments: json.RawMessage(it.Arguments)})
+		case "reasoning":
+			if it.ID == "" {
+				return s, fmt.Errorf("a reasoning item without its id")
+			}
+			var texts []string
+			for _, x := range it.Summary {
+				texts = append(texts, x.Text)
+			}
+			s.Thinking = append(s.Thinking, strings.Join(texts, "\n\n"))
 		case "function_call_output":
 			r, err := resultOf(it.CallID, it.Output, func(typ string) string {
 				switch typ {

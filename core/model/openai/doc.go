@@ -1,7 +1,13 @@
 // Package openai provides [model.Model] implementations for OpenAI's Chat
 // Completions API ([Chat]) and Responses API ([Responses]), built on the
 // official SDK, github.com/openai/openai-go/v3. Any OpenAI-compatible server
-// (vLLM, llama.cpp, Ollama, LiteLLM) is reached through a base URL.
+// (vLLM, llama.cpp, Ollama, LiteLLM) is reached through a base URL, and
+// Options.Profile says what such a server does differently (see [Profile]
+// and [ProfileNamed]: no strict schemas, no parallel_tool_calls, no
+// stream_options, no developer role; where it is and which key variable it
+// reads), so the encoder asks the profile instead of naming servers.
+// Arguments sent as JSON objects and answers without usage are read for
+// every server.
 //
 // Every constructor takes one [Options] struct (its zero value is the
 // defaults) and returns an error for an invalid setting: [New] and

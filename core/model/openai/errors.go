@@ -57,7 +57,8 @@ func (o *resolved) providerError(err error) error {
 			}
 		}
 		if apiErr.StatusCode == http.StatusUnauthorized && o.keyless {
-			msg += " (no API key was sent: OPENAI_API_KEY is unset; set it, or pass api_key= (Go: Config.APIKey))"
+			env := o.profile.apiKeyEnv()
+			msg += " (no API key was sent: " + env + " is unset; set it, or pass api_key= (Go: Config.APIKey))"
 		}
 		return &model.ProviderError{Provider: o.provider, StatusCode: apiErr.StatusCode, Code: code, Message: msg}
 	}

@@ -170,3 +170,30 @@ func ExampleChat_Stream() {
 	// done 2 call_ghi789
 	// tool_calls 3
 }
+
+// Ollama by its profile: the server's address (a bare host gets /v1),
+// no key, and what it does differently from OpenAI.
+func ExampleProfileNamed() {
+	srv := fixtureServer("chat_text.json")
+	defer srv.Close()
+	profile, err := openai.ProfileNamed(openai.ProfileOllama)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := openai.NewChatFromConfig("llama3.2", openai.Options{Profile: profile, Config: openai.Config{BaseURL: srv.URL}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hello!"))}, model.Params{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Provider, resp.Text())
+	fmt.Println("strict:", !profile.NoStrict, "parallel_tool_calls:", !profile.NoParallelToolCalls)
+	// Output:
+	// ollama Hello! How can I assist you today?
+	// strict: false parallel_tool_calls: false
+}

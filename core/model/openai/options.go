@@ -24,11 +24,13 @@ const defaultBaseURL = "https://api.openai.com/v1/"
 // Config describes how to reach an OpenAI or OpenAI-compatible server. The
 // zero value reaches OpenAI with the key in OPENAI_API_KEY.
 type Config struct {
-	// APIKey falls back to OPENAI_API_KEY, read when the model is built.
-	// With neither, requests to OpenAI fail naming OPENAI_API_KEY; a custom
-	// BaseURL (a local server) needs no key.
+	// APIKey falls back to OPENAI_API_KEY (or the variable of
+	// Options.Profile), read when the model is built. With neither,
+	// requests to OpenAI fail naming OPENAI_API_KEY; a custom BaseURL (a
+	// local server) needs no key.
 	APIKey string
-	// BaseURL falls back to OPENAI_BASE_URL, then to OpenAI's API.
+	// BaseURL falls back to OPENAI_BASE_URL, then to OpenAI's API (or to
+	// the variable and the default of Options.Profile).
 	BaseURL string
 	// Headers are sent with every request.
 	Headers map[string]string
@@ -68,6 +70,10 @@ type Options struct {
 	// the longest Retry-After waited out (see model.HTTPBounds: zero
 	// fields keep the defaults, negative ones remove the bound).
 	HTTPBounds model.HTTPBounds
+	// Profile says the server's quirks and, for the FromConfig
+	// constructors, where it is and which variables it reads (see
+	// [ProfileNamed]); the zero value is OpenAI.
+	Profile Profile
 	// Secrets are values (credentials the caller's client sends) that
 	// every error of the model masks, besides Config.APIKey, the
 	// credential headers of Config.Headers and the shape rules of
@@ -79,6 +85,7 @@ type Options struct {
 type resolved struct {
 	streaming bool
 	provider  string
+	profile   Profile
 	timeout   time.Duration
 	// noKey fails every request: the model was built from a Config
 	// without a key that would reach OpenAI.
@@ -99,7 +106,10 @@ func resolve(name string, o Options, retries int, secrets ...string) (resolved, 
 	if name == "" {
 		return resolved{}, errors.New("openai: the model name must not be empty")
 	}
-	r := resolved{streaming: o.Streaming, provider: o.ProviderName}
+	r := resolved{streaming: o.Streaming, provider: o.ProviderName, profile: o.Profile}
+	if r.provider == "" {
+		r.provider = o.Profile.Name
+	}
 	if r.provider == "" {
 		r.provider = DefaultProvider
 	}
@@ -122,7 +132,10 @@ func forConfig(name string, o Options) (sdk.Client, resolved, error) {
 	if err := o.Config.check(); err != nil {
 		return sdk.Client{}, resolved{}, err
 	}
-	c := clientFromConfig(o.Config)
+	c, err := clientFromConfig(o.Config, &o.Profile)
+	if err != nil {
+		return sdk.Client{}, resolved{}, err
+	}
 	r, err := resolve(name, o, c.retries, c.secrets...)
 	if err != nil {
 		return sdk.Client{}, resolved{}, err
@@ -156,25 +169,26 @@ type fromConfig struct {
 	timeout time.Duration
 }
 
-// clientFromConfig builds the SDK client cfg describes, and reports whether
-// it has no key although it would reach OpenAI. The SDK's own retries are
-// off: the model's HTTPPolicy retries.
-func clientFromConfig(cfg Config) fromConfig {
+// clientFromConfig builds the SDK client cfg describes for a server of
+// profile p, and reports whether it has no key although it would reach
+// OpenAI. The SDK's own retries are off: the model's HTTPPolicy retries.
+func clientFromConfig(cfg Config, p *Profile) (fromConfig, error) {
 	key := cfg.APIKey
 	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
+		key = os.Getenv(p.apiKeyEnv())
 	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = os.Getenv("OPENAI_BASE_URL")
+	base, err := p.baseURL(cfg.BaseURL)
+	if err != nil {
+		return fromConfig{}, err
 	}
-	// The SDK reads the same variables itself; the options below come after
-	// its defaults and win.
+	// The SDK reads OpenAI's variables itself; the options below come
+	// after its defaults and win. A server of another profile gets its
+	// own key or none, never OPENAI_API_KEY.
 	var opts []option.RequestOption
 	if base != "" {
 		opts = append(opts, option.WithBaseURL(base))
 	}
-	if key != "" {
+	if key != "" || !p.openAI() {
 		opts = append(opts, option.WithAPIKey(key))
 	}
 	for k, v := range cfg.Headers {
@@ -195,7 +209,7 @@ func clientFromConfig(cfg Config) fromConfig {
 		noKey:   key == "" && (base == "" || sameURL(base, defaultBaseURL)),
 		keyless: key == "",
 		timeout: cfg.Timeout,
-	}
+	}, nil
 }
 
 func sameURL(a, b string) bool {

@@ -120,7 +120,7 @@ func (m *Responses) body(messages []model.Message, p model.Params) (body *respon
 	if len(p.Tools) > 0 {
 		tools = make([]json.RawMessage, len(p.Tools))
 		for i, d := range p.Tools {
-			if tools[i], err = responsesToolJSON(d); err != nil {
+			if tools[i], err = responsesToolJSON(m.o.profile.tool(d)); err != nil {
 				return nil, nil, fmt.Errorf("%w: tool %q: %w", model.ErrModel, d.Name, err)
 			}
 		}
@@ -137,7 +137,9 @@ func (m *Responses) body(messages []model.Message, p model.Params) (body *respon
 		return nil, nil, fmt.Errorf("%w: the Responses API has no seed setting (use the Chat Completions model, or ExtraBody for a server that accepts it)", model.ErrModel)
 	}
 	if len(p.Tools) > 0 {
-		body.ParallelToolCalls = s.ParallelToolCalls
+		if !m.o.profile.NoParallelToolCalls {
+			body.ParallelToolCalls = s.ParallelToolCalls
+		}
 		switch s.ToolChoice {
 		case "":
 		case "auto", "none", "required":
@@ -150,12 +152,12 @@ func (m *Responses) body(messages []model.Message, p model.Params) (body *respon
 		switch o.Mode {
 		case model.OutputTool:
 		case model.OutputNative:
-			schema, err := strictSchemaJSON(o.Schema)
+			schema, strict, err := m.o.profile.outputSchema(o.Schema)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: output schema: %w", model.ErrModel, err)
 			}
 			body.Text = &responsesText{Format: textFormat{
-				Type: "json_schema", Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: true,
+				Type: "json_schema", Name: outputName(o.Name), Description: o.Description, Schema: schema, Strict: strict,
 			}}
 		default:
 			return nil, nil, fmt.Errorf("%w: unknown output mode %q", model.ErrModel, o.Mode)
@@ -176,7 +178,11 @@ func (m *Responses) input(messages []model.Message) ([]any, error) {
 				case model.KindSystemPrompt:
 					out = append(out, inputMessage{Role: "system", Content: p.Text})
 				case model.KindInstruction:
-					out = append(out, inputMessage{Role: "developer", Content: p.Text})
+					role := "developer"
+					if m.o.profile.NoDeveloperRole {
+						role = "system"
+					}
+					out = append(out, inputMessage{Role: role, Content: p.Text})
 				case model.KindUserPrompt:
 					texts, err := userTexts(p)
 					if err != nil {
@@ -441,3 +447,6 @@ func (r *responsesReporter) done(c *streamedCall, args string) {
 	p := toolCallPart(c.id, c.name, args, r.rd.strict)
 	r.deltas(model.Delta{Kind: model.DeltaToolCallDone, Index: c.index, Call: p.ToolCall})
 }
+
+// Name returns the model's name, as requests send it.
+func (m *Responses) Name() string { return m.name }

@@ -90,7 +90,8 @@ type jsonSchema struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Schema      json.RawMessage `json:"schema"`
-	Strict      bool            `json:"strict"`
+	// Strict is left out for a server that does not enforce it.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // chatCompletion is a response, or one chunk of a streamed one (whose
