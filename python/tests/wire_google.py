@@ -70,6 +70,7 @@ class GeminiWire:
     provider = "google"
     native_output = True
     thinking = True
+    carries = frozenset({"text", "image", "document"})  # inline in functionResponse.parts; no audio
     usage = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"})
 
     def model(self, base_url: str, *, stream: bool, api_key: str, max_retries: int = 0) -> ProviderModel:
