@@ -161,6 +161,12 @@ func (mp *mapper) open(role string) {
 		return
 	}
 	mp.flush()
+	if n := len(mp.contents); n > 0 && mp.contents[n-1].Role == role {
+		// The turn between was empty (a response of a refusal only):
+		// the last content goes on.
+		mp.cur, mp.contents = mp.contents[n-1], mp.contents[:n-1]
+		return
+	}
 	mp.cur = &genai.Content{Role: role}
 }
 

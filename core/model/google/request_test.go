@@ -266,3 +266,17 @@ func TestOnlyTheVisibleReturnIsSent(t *testing.T) {
 		}
 	}
 }
+
+// A response that sends nothing back (a refusal) leaves the turns around it
+// one user turn: Gemini wants user and model turns to alternate.
+func TestEmptyResponseTurnMerges(t *testing.T) {
+	f := newFake(t, reply{file: "text.json"})
+	history := append(ask("First?"), model.Response(model.RefusalPart("blocked")), model.Request(model.UserPrompt("Second?")))
+	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"parts":[{"text":"First?"},{"text":"Second?"}],"role":"user"}]`
+	if got := jsonOf(t, f.body(0)["contents"]); got != want {
+		t.Fatalf("contents = %s", got)
+	}
+}
