@@ -197,7 +197,7 @@ class RunTrace:
         if info.get("finish_reason"):
             attrs["gen_ai.response.finish_reasons"] = (str(info["finish_reason"]),)
         if info.get("provider"):
-            attrs["gen_ai.provider.name"] = str(info["provider"])
+            attrs.update(_provider_attrs(str(info["provider"])))
         if info.get("response_id"):
             attrs["gen_ai.response.id"] = str(info["response_id"])
         return attrs
@@ -276,7 +276,7 @@ class RunTrace:
         if model:
             attrs["gen_ai.request.model"] = model
         if attempt.get("provider"):
-            attrs["gen_ai.provider.name"] = str(attempt["provider"])
+            attrs.update(_provider_attrs(str(attempt["provider"])))
         ctx = trace.set_span_in_context(self._chat, self._ctx)
         span = self._tracer.start_span(
             f"chat {model}" if model else "chat", ctx, kind=trace.SpanKind.CLIENT, attributes=attrs
@@ -328,6 +328,18 @@ def _usage(usage: Any) -> dict[str, Any]:
         "gen_ai.usage.input_tokens": int(usage.get("input_tokens", 0)),
         "gen_ai.usage.output_tokens": int(usage.get("output_tokens", 0)),
     }
+
+
+#: The GenAI semantic conventions' well-known provider values (what
+#: observability backends group by); other names are sent as they are.
+_WELL_KNOWN_PROVIDERS = {"bedrock": "aws.bedrock", "google": "gcp.gemini", "google-vertex": "gcp.vertex_ai"}
+
+
+def _provider_attrs(provider: str) -> dict[str, str]:
+    """A chat span's provider, under the current attribute and its older
+    name (``gen_ai.system``, still read by many backends)."""
+    value = _WELL_KNOWN_PROVIDERS.get(provider, provider)
+    return {"gen_ai.provider.name": value, "gen_ai.system": value}
 
 
 def _json(value: Any) -> str:

@@ -391,6 +391,7 @@ def test_python_model_runs_inside_its_chat_span(exporter: InMemorySpanExporter, 
     attrs = dict(chat.attributes or {})
     assert attrs["gen_ai.response.finish_reasons"] == ("stop",)
     assert attrs["gen_ai.response.id"] == "resp-1" and attrs["gen_ai.provider.name"] == "acme"
+    assert attrs["gen_ai.system"] == "acme"  # the older name, still read by many backends
     assert attrs["gen_ai.response.model"] == "m1-0601"
 
 
@@ -500,3 +501,13 @@ def test_an_agent_tools_child_run_nests_under_its_call(exporter: InMemorySpanExp
     # The child's end does not end its parent's spans.
     assert (root.end_time or 0) >= (call.end_time or 0) >= (child_run.end_time or 0)
     assert root.status.status_code != StatusCode.ERROR
+
+
+def test_chat_span_names_the_provider_by_its_well_known_value(exporter: InMemorySpanExporter) -> None:
+    def respond(messages: list[Any], info: dict[str, Any]) -> dict[str, Any]:
+        return {"text": "hi", "provider": "bedrock"}
+
+    run(create_agent(model=FunctionModel(respond, model_name="m1")).run("go"))
+    (chat,) = by_name(exporter.get_finished_spans())["chat m1"]
+    attrs = dict(chat.attributes or {})
+    assert attrs["gen_ai.provider.name"] == "aws.bedrock" and attrs["gen_ai.system"] == "aws.bedrock"

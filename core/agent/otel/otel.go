@@ -23,6 +23,7 @@ const (
 	attrRequestModel  = "gen_ai.request.model"
 	attrResponseModel = "gen_ai.response.model"
 	attrProvider      = "gen_ai.provider.name"
+	attrSystem        = "gen_ai.system" // the older name of gen_ai.provider.name, still read by many backends
 	attrFinishReasons = "gen_ai.response.finish_reasons"
 	attrInputTokens   = "gen_ai.usage.input_tokens"
 	attrOutputTokens  = "gen_ai.usage.output_tokens"
@@ -121,7 +122,7 @@ func (t *runTrace) Response(resp model.Message) {
 		}
 	}
 	if resp.Provider != "" {
-		t.chat.SetAttributes(attribute.String(attrProvider, resp.Provider))
+		t.chat.SetAttributes(providerAttrs(resp.Provider)...)
 	}
 	if resp.FinishReason != "" {
 		t.chat.SetAttributes(attribute.StringSlice(attrFinishReasons, []string{resp.FinishReason}))
@@ -250,7 +251,7 @@ func (t *runTrace) failedAttempt(a *model.Attempt) {
 		attrs = append(attrs, attribute.String(attrRequestModel, a.Model))
 	}
 	if a.Provider != "" {
-		attrs = append(attrs, attribute.String(attrProvider, a.Provider))
+		attrs = append(attrs, providerAttrs(a.Provider)...)
 	}
 	errType := a.Code
 	if a.StatusCode != 0 {
@@ -303,4 +304,20 @@ func (t *runTrace) end(ev agent.Event) {
 		t.run.SetStatus(codes.Error, ev.Error)
 	}
 	t.run.End()
+}
+
+// providerAttrs names the provider of a chat span, under the current
+// attribute and its older name, with the GenAI semantic conventions'
+// well-known value where one exists (observability backends group by it);
+// other names (ollama, a server's own) are sent as they are.
+func providerAttrs(provider string) []attribute.KeyValue {
+	switch provider {
+	case "bedrock":
+		provider = "aws.bedrock"
+	case "google":
+		provider = "gcp.gemini"
+	case "google-vertex":
+		provider = "gcp.vertex_ai"
+	}
+	return []attribute.KeyValue{attribute.String(attrProvider, provider), attribute.String(attrSystem, provider)}
 }

@@ -285,3 +285,29 @@ func TestTracingAgentToolNestsTheChildRun(t *testing.T) {
 		t.Fatal("the child's run is not nested under the parent's call")
 	}
 }
+
+// A chat span names its provider under gen_ai.provider.name and its older
+// name gen_ai.system, with the semantic conventions' well-known value.
+func TestTracingProviderAttributes(t *testing.T) {
+	for provider, want := range map[string]string{"bedrock": "aws.bedrock", "google": "gcp.gemini", "openai": "openai", "acme": "acme"} {
+		sr, tp := recorder()
+		resp := text("hi")
+		resp.Provider = provider
+		a := agent.NewBuilder(model.NewTestModel(resp)).MustBuild()
+		if _, err := a.Run(context.Background(), "go", otel.WithTracer(tp)); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, s := range sr.Ended() {
+			if at := attrs(s); at["gen_ai.operation.name"].AsString() == "chat" {
+				found = true
+				if at["gen_ai.provider.name"].AsString() != want || at["gen_ai.system"].AsString() != want {
+					t.Errorf("%s: provider.name %q, system %q, want %q", provider, at["gen_ai.provider.name"].AsString(), at["gen_ai.system"].AsString(), want)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no chat span", provider)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -191,6 +192,17 @@ func clientFromConfig(cfg Config, p *Profile) (fromConfig, error) {
 	if key != "" || !p.openAI() {
 		opts = append(opts, option.WithAPIKey(key))
 	}
+	// The SDK would also send OPENAI_ADMIN_KEY as the bearer token of a
+	// request without an API key (a local server reached without one):
+	// requests here never need it, so no server ever receives it.
+	opts = append(opts, option.WithAdminAPIKey(""))
+	if !p.openAI() {
+		// Another server must not receive OpenAI's organisation, project
+		// or custom headers from the environment either.
+		for _, h := range ambientHeaders() {
+			opts = append(opts, option.WithHeaderDel(h))
+		}
+	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
@@ -210,6 +222,18 @@ func clientFromConfig(cfg Config, p *Profile) (fromConfig, error) {
 		keyless: key == "",
 		timeout: cfg.Timeout,
 	}, nil
+}
+
+// ambientHeaders are the headers the SDK adds from OpenAI's environment
+// variables (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS).
+func ambientHeaders() []string {
+	hs := []string{"OpenAI-Organization", "OpenAI-Project"}
+	for _, line := range strings.Split(os.Getenv("OPENAI_CUSTOM_HEADERS"), "\n") {
+		if name, _, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) != "" {
+			hs = append(hs, strings.TrimSpace(name))
+		}
+	}
+	return hs
 }
 
 func sameURL(a, b string) bool {

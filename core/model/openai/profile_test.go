@@ -253,3 +253,37 @@ func TestProfileKeys(t *testing.T) {
 		t.Errorf("Authorization %q", a)
 	}
 }
+
+// OpenAI's ambient credentials never reach another server: not the admin
+// key (which the SDK would send as the bearer token of a request without
+// an API key), nor the organisation, project or custom headers.
+func TestProfileAmbientCredentials(t *testing.T) {
+	srv := newServer(t, reply{body: objectArgsChat}, reply{body: objectArgsChat})
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_ADMIN_KEY", "sk-admin-secret-value")
+	t.Setenv("OPENAI_ORG_ID", "org-secret")
+	t.Setenv("OPENAI_PROJECT_ID", "proj-secret")
+	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Gateway-Token: gw-secret\nX-Other: other")
+	t.Setenv("OLLAMA_BASE_URL", srv.URL)
+	if _, err := must(NewChatFromConfig("llama3.2", Options{Profile: ollama(t)})).Request(context.Background(), hello(), model.Params{}); err != nil {
+		t.Fatal(err)
+	}
+	h := srv.last(t).header
+	for _, name := range []string{"Authorization", "OpenAI-Organization", "OpenAI-Project", "X-Gateway-Token", "X-Other"} {
+		if v := h.Get(name); v != "" {
+			t.Errorf("the Ollama server received %s: %q", name, v)
+		}
+	}
+	// OpenAI's own profile keeps the organisation headers, but a request
+	// without an API key (a local server) never carries the admin key.
+	if _, err := must(NewChatFromConfig("gpt", Options{Config: Config{BaseURL: srv.URL}})).Request(context.Background(), hello(), model.Params{}); err != nil {
+		t.Fatal(err)
+	}
+	h = srv.last(t).header
+	if a := h.Get("Authorization"); a != "" {
+		t.Errorf("Authorization %q", a)
+	}
+	if o := h.Get("OpenAI-Organization"); o != "org-secret" {
+		t.Errorf("OpenAI-Organization %q", o)
+	}
+}
