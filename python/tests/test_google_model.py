@@ -139,7 +139,7 @@ def test_vertex_model() -> None:
     with serving("google/generate-text.json") as srv:
         model = GoogleVertexModel("gemini-2.5-flash", base_url=srv.url, api_key=KEY)  # express mode
         result = bounded(create_agent(model=model).run("hi"))
-    assert result.output.startswith("It is 21")
+    assert result.output.startswith("It is 21") and result.messages[-1]["provider"] == "google-vertex"
     (req,) = srv.requests
     assert req.path.endswith("/publishers/google/models/gemini-2.5-flash:generateContent")
     assert req.headers["x-goog-api-key"] == KEY

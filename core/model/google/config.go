@@ -167,6 +167,9 @@ func NewFromConfig(name string, o Options) (*Model, error) {
 	secrets := append([]string{cc.APIKey}, model.CredentialHeaderValues(cfg.Headers)...)
 	hc := *base
 	hc.Transport = &policyTransport{policy: policy, base: transport}
+	if o.ProviderName == "" && cfg.Vertex {
+		o.ProviderName = VertexProviderName
+	}
 	m := newModel(name, o, policy, secrets...)
 	m.hc, m.timeout = &hc, cfg.Timeout
 	m.initErr = initErr

@@ -91,8 +91,8 @@ func TestVertexAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Text() != "Paris is the capital of France." {
-		t.Fatalf("text = %q", got.Text())
+	if got.Text() != "Paris is the capital of France." || got.Provider != google.VertexProviderName {
+		t.Fatalf("text = %q, provider %q", got.Text(), got.Provider)
 	}
 	if u := f.url(0); !strings.HasPrefix(u, "/v1beta1/projects/my-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent") {
 		t.Fatalf("url = %s", u)

@@ -14,6 +14,10 @@
 // with [ErrMissingAPIKey], which names GOOGLE_API_KEY; the model can still
 // be built, so a missing key surfaces at the first request.
 //
+// Responses and errors name the provider [ProviderName] ("google"), or
+// [VertexProviderName] ("google-vertex") on Vertex AI, unless
+// Options.ProviderName says otherwise.
+//
 // # Mapping
 //
 // A history becomes one request's contents, user and model turns

@@ -70,6 +70,9 @@ func New(client *genai.Client, name string, o Options) (*Model, error) {
 			headers[k] = v[0]
 		}
 	}
+	if o.ProviderName == "" && cc.Backend == genai.BackendVertexAI {
+		o.ProviderName = VertexProviderName
+	}
 	m := newModel(name, o, policy, append([]string{cc.APIKey}, model.CredentialHeaderValues(headers)...)...)
 	m.hc, m.ep = withPolicy(cc.HTTPClient, policy), ep
 	if t := cc.HTTPOptions.Timeout; t != nil && *t > 0 {

@@ -8,9 +8,14 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
-// ProviderName is the default name a Model reports in Message.Provider and
-// in ProviderError.Provider, and the name its thinking parts carry.
-const ProviderName = "google"
+// ProviderName is the default name a Model of the Gemini API reports in
+// Message.Provider and in ProviderError.Provider, and the name the thinking
+// parts of every Model carry (both backends verify Gemini's signatures);
+// VertexProviderName is the default name of a Model on Vertex AI.
+const (
+	ProviderName       = "google"
+	VertexProviderName = "google-vertex"
+)
 
 // Options configures a Model. The zero value is the defaults: no
 // streaming, no thinking configuration (the model's own default),
@@ -33,7 +38,8 @@ type Options struct {
 	NoThinking      bool
 	IncludeThoughts bool
 	// ProviderName is the name reported in Message.Provider and in
-	// ProviderError.Provider ("" means [ProviderName]). Thinking parts keep
+	// ProviderError.Provider ("" means [ProviderName], or
+	// [VertexProviderName] on Vertex AI). Thinking parts keep
 	// "google": thought signatures are verified by Google's API only.
 	ProviderName string
 	// HTTPBounds sets the connect, first-byte and idle-stream timeouts and
