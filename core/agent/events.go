@@ -11,10 +11,12 @@ const (
 	EventModelRequest  = "model_request"
 	EventModelResponse = "model_response"
 	// EventModelFallback reports a request a model of a model.Fallback
-	// failed before the next model was asked (Attempt): one per failed
-	// attempt, in order, after model_request and before the
-	// model_response of the model that answered (or the run_failed of a
-	// request every model failed).
+	// failed (Attempt): one per failed attempt, in order, as each fails
+	// (see model.AttemptReporter), so after model_request, before the
+	// deltas and the model_response of the next model (or the run_failed
+	// of a request every model failed). A model an executor asks in
+	// another process (a durable run's activity) reports its attempts
+	// once its request ends, before its model_response or run_failed.
 	EventModelFallback = "model_fallback"
 	EventToolCall      = "tool_call"
 	EventToolReturn    = "tool_return"

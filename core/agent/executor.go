@@ -148,7 +148,10 @@ func (a *Agent) SessionWithID(id string, history []model.Message) (*Session, err
 // their bytes never travel with the request, and the run reads no store.
 func (r *runner) askExecutor(ctx context.Context, step int, params model.Params) (model.Message, error) {
 	msgs := r.modelMessages()
-	resp, err := r.o.executor.RequestModel(ctx, ModelRequest{RunID: r.runID, Step: step, Messages: msgs, Params: params, Agent: r.answering()})
+	// An executor that asks the model in this process reports its
+	// fallback's attempts as they fail; one that asks elsewhere does not,
+	// and the loop emits them once the request ends.
+	resp, err := r.o.executor.RequestModel(r.relay.into(ctx), ModelRequest{RunID: r.runID, Step: step, Messages: msgs, Params: params, Agent: r.answering()})
 	if err == nil && r.o.deltas {
 		r.emitWhole(step, resp)
 	}

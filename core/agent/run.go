@@ -99,6 +99,9 @@ type runner struct {
 	// handedOff is set once the run handed off: the request after a
 	// handoff may be empty, and events name the answering agent.
 	handedOff bool
+	// relay emits the failed attempts of the model request in flight as
+	// they fail (nil when nobody observes the run).
+	relay *attemptRelay
 }
 
 func newRunner(ctx context.Context, s *Session, o *runOptions, history transcript) (*runner, error) {
@@ -230,8 +233,12 @@ func (r *runner) emit(ev Event) {
 	}
 }
 
-// emitAttempts reports the failed attempts of a fallback model.
+// emitAttempts reports the failed attempts of a fallback model that the
+// request ended with, but for those the relay emitted as they failed.
 func (r *runner) emitAttempts(step int, attempts []model.Attempt) {
+	if r.relay != nil {
+		attempts = attempts[min(r.relay.emitted(), len(attempts)):]
+	}
 	for i := range attempts {
 		r.emit(Event{Kind: EventModelFallback, Step: step, Attempt: &attempts[i]})
 	}
@@ -282,6 +289,10 @@ func (r *runner) loop(ctx context.Context, req model.Message, step int) (*RunRes
 		r.appendRequest(req)
 		r.requested = step + 1
 		r.emit(Event{Kind: EventModelRequest, Step: step})
+		r.relay = nil
+		if len(r.o.events) > 0 {
+			r.relay = &attemptRelay{r: r, step: step}
+		}
 		prepared := r.prepared(avail)
 		base := r.baseContext(step)
 		// Models receive the model-visible projection, shared (see

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/tool"
@@ -24,7 +25,7 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 	}
 	// The model's request runs inside the chat span; calls started early
 	// get their own spans (callContext).
-	mctx := chatContext(ctx, r.trace)
+	mctx := r.relay.into(chatContext(ctx, r.trace))
 	_, streams := r.a.model.(model.Streamer)
 	if !streams {
 		resp, err = r.a.model.Request(mctx, msgs, params)
@@ -308,4 +309,34 @@ func (r *runner) execute(ctx context.Context, reg *tool.Registry, base *tool.Con
 		out[i] = *ret
 	}
 	return out
+}
+
+// attemptRelay emits the failed attempts of one model request's fallback
+// as model_fallback events while the request runs (a
+// model.AttemptReporter in the model's context), so an observer sees the
+// fallback before the next model's deltas. It counts what it emitted: the
+// attempts the request ends with (Message.Attempts, a
+// *model.FallbackError) are emitted after it only where nobody reported
+// them live, as for a model an executor ran elsewhere.
+type attemptRelay struct {
+	r    *runner
+	step int
+	n    atomic.Int32
+}
+
+// ReportAttempt emits a, from the goroutine that asked the model.
+func (a *attemptRelay) ReportAttempt(at model.Attempt) {
+	a.n.Add(1)
+	a.r.emit(Event{Kind: EventModelFallback, Step: a.step, Attempt: &at})
+}
+
+func (a *attemptRelay) emitted() int { return int(a.n.Load()) }
+
+// into is ctx with the relay for the model's request; only the model's
+// context carries it, so tools started early never report to the run.
+func (a *attemptRelay) into(ctx context.Context) context.Context {
+	if a == nil {
+		return ctx
+	}
+	return model.WithAttemptReporter(ctx, a)
 }

@@ -162,7 +162,7 @@ func (e *FallbackError) Unwrap() []error { return e.errs }
 // the request. The response says which model answered (ModelName,
 // Provider) and lists the failed attempts before it (Message.Attempts;
 // the agent reports each as a model_fallback event and a failed child
-// span of the chat span). Failing attempts that reached their server count
+// span of the chat span, as it fails: see [AttemptReporter]). Failing attempts that reached their server count
 // as requests in the response's Usage (without tokens, which a failure
 // does not report), so request limits see them; connections that failed
 // do not. When the request ends failing, the error is a *FallbackError
@@ -217,7 +217,7 @@ func (f *Fallback) Streaming() bool {
 
 // Request asks the models in order (see Fallback).
 func (f *Fallback) Request(ctx context.Context, messages []Message, params Params) (Message, error) {
-	return f.ask(ctx, func(m Model) (Message, error) { return m.Request(ctx, messages, params) }, nil)
+	return f.ask(ctx, func(ctx context.Context, m Model) (Message, error) { return m.Request(ctx, messages, params) }, nil)
 }
 
 // Stream asks the models in order, streaming from each (see Fallback for
@@ -231,19 +231,27 @@ func (f *Fallback) Stream(ctx context.Context, messages []Message, params Params
 		reported = true
 		deltas(d)
 	}
-	return f.ask(ctx, func(m Model) (Message, error) {
+	return f.ask(ctx, func(ctx context.Context, m Model) (Message, error) {
 		return StreamOrRequest(ctx, m, messages, params, relay)
 	}, func() bool { return reported })
 }
 
 // ask runs one request per model until one answers or a failure ends it;
-// committed, when not nil, reports whether deltas went out.
-func (f *Fallback) ask(ctx context.Context, do func(Model) (Message, error), committed func() bool) (Message, error) {
+// committed, when not nil, reports whether deltas went out. do asks a
+// model with the ctx it is given.
+func (f *Fallback) ask(ctx context.Context, do func(context.Context, Model) (Message, error), committed func() bool) (Message, error) {
+	report := attemptReporter(ctx)
+	if report != nil {
+		// A fallback among the models reports to this one, which reports
+		// its failure as one attempt: the reports are the attempts this
+		// Fallback lists.
+		ctx = WithAttemptReporter(ctx, nil)
+	}
 	var attempts []Attempt
 	var errs []error
 	for i, m := range f.models {
 		start := time.Now()
-		msg, err := do(m)
+		msg, err := do(ctx, m)
 		if err == nil {
 			return answered(msg, attempts), nil
 		}
@@ -253,12 +261,53 @@ func (f *Fallback) ask(ctx context.Context, do func(Model) (Message, error), com
 		if last || ctx.Err() != nil || (committed != nil && committed()) || !f.on(err) {
 			break
 		}
+		if report != nil {
+			// Before the next model is asked, so before its deltas.
+			report.ReportAttempt(attempts[i])
+		}
 	}
 	if len(attempts) == 1 {
-		// One model asked: its own error, unchanged.
+		// One model asked: its own error, unchanged (no attempt listed,
+		// none reported).
 		return Message{}, errs[0]
 	}
+	if report != nil {
+		report.ReportAttempt(attempts[len(attempts)-1])
+	}
 	return Message{}, &FallbackError{Attempts: attempts, errs: errs}
+}
+
+// AttemptReporter hears of the attempts of a [Fallback] as they fail,
+// where Message.Attempts and FallbackError tell of them only once the
+// request ends: the agent reports each as an event while the request
+// runs. It is called once per listed attempt, in order, from the
+// goroutine that called the Fallback: for a failure that passes on,
+// before the next model is asked; for the last attempt of a request that
+// fails with a *FallbackError, before it returns. A failure of the only
+// model asked is not an attempt and is not reported.
+type AttemptReporter interface {
+	ReportAttempt(Attempt)
+}
+
+type attemptReporterKey struct{}
+
+// WithAttemptReporter returns ctx with r, which the Fallbacks the ctx is
+// given to report their failed attempts to (a nil r: none).
+func WithAttemptReporter(ctx context.Context, r AttemptReporter) context.Context {
+	return context.WithValue(ctx, attemptReporterKey{}, r)
+}
+
+func attemptReporter(ctx context.Context) AttemptReporter {
+	r, _ := ctx.Value(attemptReporterKey{}).(AttemptReporter)
+	return r
+}
+
+// NewFallbackError rebuilds the failure of a Fallback from its attempts
+// and their errors (one per attempt, in order; fewer leave errors.Is and
+// errors.As without the missing ones): for a failure that crossed a
+// boundary as data, such as a durable run's activity.
+func NewFallbackError(attempts []Attempt, errs []error) *FallbackError {
+	return &FallbackError{Attempts: attempts, errs: errs}
 }
 
 // answered is msg with the failed attempts before it, which count as
