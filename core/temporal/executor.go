@@ -118,35 +118,50 @@ func retryPolicy(c agent.Call, safe *sdktemporal.RetryPolicy) *sdktemporal.Retry
 
 // remoteModelError is a model error that crossed Temporal: its text is
 // the worker's, errors.Is(err, model.ErrModel) holds, and a provider's
-// error is there for errors.As.
+// error, or a fallback's (*model.FallbackError, with the provider error
+// of each attempt), is there for errors.As.
 type remoteModelError struct {
-	msg      string
-	provider *model.ProviderError
+	msg   string
+	cause error
 }
 
 func (e *remoteModelError) Error() string { return e.msg }
 
 func (e *remoteModelError) Is(target error) bool { return target == model.ErrModel }
 
-func (e *remoteModelError) Unwrap() error {
-	if e.provider == nil {
-		return nil
-	}
-	return e.provider
-}
+func (e *remoteModelError) Unwrap() error { return e.cause }
 
 // modelFailure is the error the loop gets for a failed model activity.
 func modelFailure(err error) error {
 	var app *sdktemporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == errModel {
+	if errors.As(err, &app) && (app.Type() == errModel || app.Type() == errFallback) {
 		out := &remoteModelError{msg: app.Message()}
-		if app.HasDetails() {
+		if app.HasDetails() && app.Type() == errFallback {
+			var fb fallbackFailure
+			if app.Details(&fb) == nil {
+				out.cause = fb.rebuild()
+			}
+		} else if app.HasDetails() {
 			var pe model.ProviderError
 			if app.Details(&pe) == nil {
-				out.provider = &pe
+				out.cause = &pe
 			}
 		}
 		return out
 	}
 	return fmt.Errorf("temporal: the model request's activity failed: %w", err)
+}
+
+// rebuild is the *model.FallbackError f describes: each attempt's error
+// is a model error with the attempt's text and provider error.
+func (f *fallbackFailure) rebuild() *model.FallbackError {
+	errs := make([]error, len(f.Attempts))
+	for i, a := range f.Attempts {
+		e := &remoteModelError{msg: a.Error}
+		if i < len(f.Providers) && f.Providers[i] != nil {
+			e.cause = f.Providers[i]
+		}
+		errs[i] = e
+	}
+	return model.NewFallbackError(f.Attempts, errs)
 }

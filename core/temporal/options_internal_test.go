@@ -107,3 +107,17 @@ func TestModelFailureKeepsTheModelsWords(t *testing.T) {
 		t.Fatalf("err = %v", other)
 	}
 }
+
+func TestFallbackFailureKeepsItsAttempts(t *testing.T) {
+	pe := &model.ProviderError{Provider: "openai", StatusCode: 503, Message: "overloaded"}
+	fe := model.NewFallbackError([]model.Attempt{{Model: "a", Provider: "openai", StatusCode: 503, Error: pe.Error()}, {Model: "b", Error: "dial tcp: refused"}},
+		[]error{pe, errors.New("dial tcp: refused")})
+	app := sdktemporal.NewNonRetryableApplicationError(fe.Error(), errFallback, nil, fallbackDetails(fe))
+	err := modelFailure(fmt.Errorf("activity error: %w", app))
+	var got *model.FallbackError
+	var first *model.ProviderError
+	if err.Error() != fe.Error() || !errors.Is(err, model.ErrModel) || !errors.As(err, &got) || len(got.Attempts) != 2 ||
+		!errors.As(err, &first) || first.StatusCode != 503 {
+		t.Fatalf("err = %v (%T)", err, err)
+	}
+}

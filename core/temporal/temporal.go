@@ -69,6 +69,9 @@ func (t *Agent) Register(w worker.Registry) {
 const (
 	// errModel: the model failed after its own retries (not retried).
 	errModel = "starweaver.model_error"
+	// errFallback: every model of a model.Fallback failed (not retried);
+	// the details are a fallbackFailure.
+	errFallback = "starweaver.fallback_failed"
 	// errBadBatch: a tool activity got what no workflow of this package
 	// sends (not retried).
 	errBadBatch = "starweaver.bad_batch"
@@ -87,10 +90,33 @@ func (t *Agent) requestModel(ctx context.Context, req agent.ModelRequest) (model
 		return model.Message{}, err
 	}
 	var pe *model.ProviderError
-	if errors.As(err, &pe) {
+	var fe *model.FallbackError
+	switch {
+	case errors.As(err, &fe):
+		return model.Message{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), errFallback, nil, fallbackDetails(fe))
+	case errors.As(err, &pe):
 		return model.Message{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), errModel, nil, *pe)
 	}
 	return model.Message{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), errModel, nil)
+}
+
+// fallbackFailure is a *model.FallbackError as it crosses Temporal: its
+// attempts, and each attempt's provider error where it had one (nil
+// where not), from which the workflow's side rebuilds it (modelFailure).
+type fallbackFailure struct {
+	Attempts  []model.Attempt        `json:"attempts"`
+	Providers []*model.ProviderError `json:"providers"`
+}
+
+func fallbackDetails(fe *model.FallbackError) fallbackFailure {
+	out := fallbackFailure{Attempts: fe.Attempts, Providers: make([]*model.ProviderError, len(fe.Attempts))}
+	for i, err := range fe.Unwrap() {
+		var pe *model.ProviderError
+		if i < len(out.Providers) && errors.As(err, &pe) {
+			out.Providers[i] = pe
+		}
+	}
+	return out
 }
 
 // runCall is the tool activity: the batch holds one call.
