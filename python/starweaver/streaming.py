@@ -129,7 +129,7 @@ class StreamEvent:
     ``kind`` is the runtime's event kind (``run_start``, ``model_request``,
     ``model_response``, ``tool_call``, ``tool_return``, ``custom``,
     ``deferred_requested``, ``hitl_resolved``, ``text_delta``,
-    ``tool_call_delta``, ``retry``, ``usage``, ``run_complete``,
+    ``tool_call_delta``, ``model_fallback``, ``retry``, ``usage``, ``run_complete``,
     ``run_failed``, ``run_cancelled``), except that a run ending to wait for
     approvals or deferred results ends with ``suspended``. ``raw`` is
     ``{"sequence": n, "event": {...}}`` with the event as the runtime sent
@@ -152,6 +152,11 @@ class StreamEvent:
     tool_return: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
     custom: dict[str, Any] | None = None
+    #: The failed request of a ``model_fallback`` event (``model``,
+    #: ``provider``, ``status_code``, ``code``, ``error``, ``sent``,
+    #: ``start``, ``end``), sent as the model fails, before the next
+    #: model's deltas.
+    attempt: dict[str, Any] | None = None
     #: The final text of ``run_complete``.
     output: str | None = None
     #: Why the run failed or was cancelled (``run_failed``,
@@ -195,6 +200,7 @@ class StreamEvent:
             tool_return=_dict(event.get("tool_return")),
             usage=_dict(event.get("usage")),
             custom=_dict(event.get("custom")),
+            attempt=_dict(event.get("attempt")),
             output=event.get("output") if kind == "run_complete" else None,
             error=str(error) if error is not None else None,
             agent_name=str(event["agent_name"]) if event.get("agent_name") else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -188,6 +189,42 @@ def test_fallback_answers_from_the_next_model_and_shows_it() -> None:
     assert [a["status_code"] for a in last["attempts"]] == [503]
     # The failed request counts; the tokens are the answer's.
     assert result.usage["requests"] == 2 and result.usage["input_tokens"] == 480
+
+
+def test_fallback_event_comes_before_the_next_models_deltas() -> None:
+    """The secondary holds the rest of its stream until the consumer has
+    seen its first delta: by then the model_fallback event must be out,
+    since it is sent as the primary fails, not once the request ends."""
+    first_delta = threading.Event()
+    stream = sse(chunk({"role": "assistant", "content": "Hel"}), chunk({"content": "lo"}), chunk({}, "stop"))
+    stream["gate"] = (1, first_delta)
+
+    async def main() -> tuple[list[str], list[dict[str, Any]], bool, str]:
+        kinds: list[str] = []
+        attempts: list[dict[str, Any]] = []
+        fallback_first = False
+        with serving(error(503)) as primary, serving(stream) as secondary:
+            model = FallbackModel(
+                OpenAIModel("gpt-4.1", base_url=primary.url + "/v1", api_key="sk-test", max_retries=0),
+                OpenAIModel("gpt-4o-mini", base_url=secondary.url + "/v1", api_key="sk-test", max_retries=0),
+            )
+            async with create_agent(model=model).run_stream("hi") as events:
+                async for ev in events:
+                    kinds.append(ev.kind)
+                    if ev.attempt is not None:
+                        attempts.append(ev.attempt)
+                    if ev.kind == "text_delta" and not first_delta.is_set():
+                        fallback_first = "model_fallback" in kinds
+                        first_delta.set()
+                result = await events.result()
+        return kinds, attempts, fallback_first, result.output
+
+    kinds, attempts, fallback_first, output = bounded(main())
+    assert output == "Hello"
+    assert fallback_first, kinds
+    assert kinds.count("model_fallback") == 1
+    assert kinds.index("model_request") < kinds.index("model_fallback") < kinds.index("text_delta")
+    assert [(a["model"], a["status_code"]) for a in attempts] == [("gpt-4.1", 503)]
 
 
 def test_fallback_all_fail_and_client_errors() -> None:
