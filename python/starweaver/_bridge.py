@@ -33,7 +33,7 @@ from starweaver._capi import NativeError
 from starweaver._outcome import PASS_THROUGH, Runner, closing, encode_outcome, escapes
 from starweaver._pool import SYNC_MAX_THREADS, SYNC_WORKERS, Work, sync_pool
 from starweaver.context import ToolContext, tool_context_from_wire
-from starweaver.errors import StarweaverError, StateError, exception_to_outcome
+from starweaver.errors import ModelError, StarweaverError, StateError, exception_to_outcome
 from starweaver.hooks import Hook, _Phase
 from starweaver.hooks import _runner as _hook_runner
 from starweaver.result import plain_outcome
@@ -1081,7 +1081,26 @@ async def _model_outcome_async(
 
 
 def _model_failure(exc: BaseException) -> dict[str, Any]:
-    return {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
+    out: dict[str, Any] = {"ok": False, "message": f"{type(exc).__name__}: {exc}"}
+    if isinstance(exc, ModelError):
+        # What the model said where it ran (a durable run's activity): the
+        # run fails with it, as a local run would.
+        out.update(model_error_details(exc))
+    return out
+
+
+def model_error_details(exc: ModelError) -> dict[str, Any]:
+    """A ModelError's provider, status, code and attempts, the ones set."""
+    details: dict[str, Any] = {}
+    if exc.provider:
+        details["provider"] = exc.provider
+    if exc.status_code:
+        details["status_code"] = exc.status_code
+    if exc.code:
+        details["code"] = exc.code
+    if exc.attempts:
+        details["attempts"] = exc.attempts
+    return details
 
 
 def start(

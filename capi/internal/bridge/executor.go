@@ -93,7 +93,7 @@ func (hostExecutor) RequestModel(ctx context.Context, req agent.ModelRequest) (m
 		return model.Message{}, fmt.Errorf("%w: the host answered a model request with malformed JSON: %v", model.ErrModel, err)
 	}
 	if !o.OK || o.Response == nil {
-		return model.Message{}, fmt.Errorf("%w: %s", model.ErrModel, o.Message)
+		return model.Message{}, o.stepFailure()
 	}
 	return *o.Response, nil
 }

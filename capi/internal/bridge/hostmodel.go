@@ -29,7 +29,49 @@ type modelOutcome struct {
 	OK       bool           `json:"ok"`
 	Response *model.Message `json:"response"`
 	Message  string         `json:"message"`
+	// A step_model's failure may say what the model error said where the
+	// model ran (a durable run's activity): its provider, status and code,
+	// and a fallback's attempts (code "fallback_failed").
+	Provider   string          `json:"provider,omitempty"`
+	StatusCode int             `json:"status_code,omitempty"`
+	Code       string          `json:"code,omitempty"`
+	Attempts   []model.Attempt `json:"attempts,omitempty"`
 }
+
+// stepFailure is the error of a failed step_model outcome: its message,
+// errors.Is(err, model.ErrModel), and the provider's or the fallback's
+// error for errors.As, so the run fails with them as a local run would.
+func (o *modelOutcome) stepFailure() error {
+	e := &remoteModelError{msg: fmt.Sprintf("%v: %s", model.ErrModel, o.Message)}
+	switch {
+	case o.Code == "fallback_failed" && len(o.Attempts) > 0:
+		errs := make([]error, len(o.Attempts))
+		for i, a := range o.Attempts {
+			ae := &remoteModelError{msg: a.Error}
+			if a.Provider != "" {
+				ae.cause = &model.ProviderError{Provider: a.Provider, StatusCode: a.StatusCode, Code: a.Code}
+			}
+			errs[i] = ae
+		}
+		e.cause = model.NewFallbackError(o.Attempts, errs)
+	case o.Provider != "":
+		e.cause = &model.ProviderError{Provider: o.Provider, StatusCode: o.StatusCode, Code: o.Code}
+	}
+	return e
+}
+
+// remoteModelError is a model error that happened elsewhere: its text,
+// and what it was for errors.As.
+type remoteModelError struct {
+	msg   string
+	cause error
+}
+
+func (e *remoteModelError) Error() string { return e.msg }
+
+func (e *remoteModelError) Is(target error) bool { return target == model.ErrModel }
+
+func (e *remoteModelError) Unwrap() error { return e.cause }
 
 func (m *hostModel) Request(ctx context.Context, messages []model.Message, params model.Params) (model.Message, error) {
 	run := runFrom(ctx)

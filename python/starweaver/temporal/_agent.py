@@ -23,7 +23,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 from starweaver import _remote
-from starweaver._bridge import CHILD_OUTCOME
+from starweaver._bridge import CHILD_OUTCOME, model_error_details
 from starweaver._runs import DepsT, MessageHistory, OutputT, RunResult
 from starweaver.errors import ModelError
 from starweaver.hitl import ApprovalsInput, DeferredInput
@@ -309,7 +309,10 @@ class TemporalAgent(Generic[DepsT, OutputT]):
                 # (provider clients back off and retry): another attempt
                 # would fail alike, so the run fails with it, as locally.
                 # A lost worker or a timeout is still retried by policy.
-                raise ApplicationError(str(exc), type="ModelError", non_retryable=True) from exc
+                # Its provider, status, code and a fallback's attempts
+                # travel as the details, for the workflow's side.
+                details = model_error_details(exc)
+                raise ApplicationError(str(exc), details, type="ModelError", non_retryable=True) from exc
 
         @activity.defn(name=self.tool_activity)
         async def tool(job: dict[str, Any]) -> dict[str, Any]:
@@ -380,7 +383,19 @@ class _Handlers:
                 summary=f"model request, step {request.get('step')} of run {request.get('run_id')}",
             )
         except ActivityError as exc:
-            # The run fails with the model's own words, as locally.
+            # The run fails with the model's own words and details, as
+            # locally.
+            cause = exc.cause
+            if isinstance(cause, ApplicationError) and cause.type == "ModelError" and cause.details:
+                details = cause.details[0]
+                if isinstance(details, dict):
+                    raise ModelError(
+                        cause.message,
+                        provider=details.get("provider"),
+                        status_code=details.get("status_code"),
+                        code=details.get("code"),
+                        attempts=details.get("attempts"),
+                    ) from exc
             raise ModelError(str(exc.cause or exc)) from exc
         return result
 

@@ -8,9 +8,9 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from starweaver import UsageLimits
+    from starweaver import ModelError, UsageLimits
     from starweaver.temporal import AgentRunOutcome
-    from temporal_shop import City, cities, shop, shop_renamed
+    from temporal_shop import City, cities, shop, shop_renamed, unreachable
 
 
 @workflow.defn(name="ShopWorkflow")
@@ -71,3 +71,26 @@ class LimitedWorkflow:
     async def run(self, prompt: str) -> str:
         result = await shop.run(prompt, usage_limits=UsageLimits(request_limit=1))
         return str(result.output)
+
+
+@workflow.defn(name="FallbackWorkflow")
+class FallbackWorkflow:
+    """A run every model of a fallback fails: what the workflow's code
+    sees of the failure and of the events."""
+
+    @workflow.run
+    async def run(self, prompt: str) -> dict[str, Any]:
+        events: list[dict[str, Any]] = []
+        try:
+            await unreachable.run(prompt, on_event=events.append)
+        except ModelError as exc:
+            fallbacks = [e["attempt"]["model"] for e in events if e["kind"] == "model_fallback"]
+            kinds = [e["kind"] for e in events]
+            return {
+                "code": exc.code,
+                "attempts": exc.attempts,
+                "message": str(exc),
+                "fallbacks": fallbacks,
+                "kinds": kinds,
+            }
+        return {}

@@ -19,6 +19,7 @@ from starweaver import ApprovalRequired, CallDeferred, ModelRetry, ToolContext, 
 from starweaver.artifacts import MemoryArtifactStore
 from starweaver.content import Image
 from starweaver.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from starweaver.models import FallbackModel, OpenAIModel
 from starweaver.temporal import TemporalAgent
 from starweaver.testing import FunctionModel, TestModel
 from temporalio.common import RetryPolicy
@@ -238,6 +239,18 @@ def _broken_model(messages: list[ModelMessage], info: dict[str, Any]) -> Any:
 # A model that fails: the run fails at once, as locally, never retried
 # without end by Temporal's default policy.
 broken = TemporalAgent(create_agent(model=FunctionModel(_broken_model)), name="broken")
+
+
+def _unreachable(name: str) -> OpenAIModel:
+    # Nothing listens on port 1: the connection is refused at once, a
+    # failure a fallback passes on.
+    return OpenAIModel(name, base_url="http://127.0.0.1:1/v1", api_key="sk-test", max_retries=0)
+
+
+# A fallback whose every model fails: the run fails with both attempts.
+unreachable = TemporalAgent(
+    create_agent(model=FallbackModel(_unreachable("gpt-4.1"), _unreachable("gpt-4o-mini"))), name="unreachable"
+)
 
 
 @tool

@@ -18,8 +18,8 @@ if os.environ.get("STARWEAVER_REQUIRE_TEMPORAL") != "1":
     pytest.importorskip("temporalio")
 
 from starweaver.temporal import AgentPlugin, AgentRunOutcome, AgentWorkflowInput, StarweaverPlugin
-from temporal_flows import CityWorkflow, LimitedWorkflow, ShopWorkflow, ShopWorkflowChanged
-from temporal_shop import CHART, City, broken, charts, cities, shop, shop_renamed
+from temporal_flows import CityWorkflow, FallbackWorkflow, LimitedWorkflow, ShopWorkflow, ShopWorkflowChanged
+from temporal_shop import CHART, City, broken, charts, cities, shop, shop_renamed, unreachable
 from temporal_support import ADDRESS, queue, wait_for
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowHistory, WorkflowUpdateFailedError
@@ -333,6 +333,33 @@ def test_a_failing_model_fails_the_run_after_one_attempt() -> None:
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED
     ]
     assert len(attempts) == 1 and attempts[0].failure.application_failure_info.non_retryable, attempts
+
+
+def test_a_fallback_failure_keeps_its_code_and_attempts() -> None:
+    """Every model of a FallbackModel fails in the model activity: the
+    workflow's run fails with code fallback_failed and both attempts, and
+    its events show each attempt before run_failed, as a local run's do."""
+
+    async def main() -> dict[str, Any]:
+        client = await connect()
+        tq = queue()
+        async with Worker(client, task_queue=tq, workflows=[FallbackWorkflow], plugins=[AgentPlugin(unreachable)]):
+            out: dict[str, Any] = await asyncio.wait_for(
+                client.execute_workflow("FallbackWorkflow", "hi", id=f"fallback-{uuid.uuid4()}", task_queue=tq),
+                60,
+            )
+            return out
+
+    out = asyncio.run(main())
+    assert out["code"] == "fallback_failed", out
+    assert [(a["model"], a["provider"], a["code"]) for a in out["attempts"]] == [
+        ("gpt-4.1", "openai", "connection_error"),
+        ("gpt-4o-mini", "openai", "connection_error"),
+    ], out["attempts"]
+    assert "gpt-4.1" in out["message"] and "gpt-4o-mini" in out["message"]
+    assert out["fallbacks"] == ["gpt-4.1", "gpt-4o-mini"]
+    kinds = out["kinds"]
+    assert kinds.index("model_request") < kinds.index("model_fallback") < kinds.index("run_failed"), kinds
 
 
 def test_a_tool_timeout_bounds_its_activity() -> None:
