@@ -89,8 +89,12 @@ func startGCFloor(floor uint64) *gcFloor {
 func (f *gcFloor) arm() {
 	s := &gcSentinel{f: f}
 	runtime.SetFinalizer(s, func(s *gcSentinel) {
-		s.f.tune()
+		// Arm first: the next sentinel exists before anyone hears of this
+		// tuning, so a collection started after it finalizes the next
+		// one (allocated during a cycle, it would survive that cycle).
+		// Finalizers run one at a time, so tunings never overlap.
 		s.f.arm()
+		s.f.tune()
 	})
 }
 
