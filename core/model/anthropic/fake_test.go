@@ -34,12 +34,11 @@ type fake struct {
 	bodies  [][]byte
 	headers []http.Header
 	times   []time.Time
-	arrived chan struct{}
 }
 
 func newFake(t *testing.T, replies ...reply) *fake {
 	t.Helper()
-	f := &fake{t: t, replies: replies, arrived: make(chan struct{}, 16)}
+	f := &fake{t: t, replies: replies}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -60,7 +59,6 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	rp := f.replies[0]
 	f.replies = f.replies[1:]
 	f.mu.Unlock()
-	f.arrived <- struct{}{}
 	if r.URL.Path != "/v1/messages" {
 		f.t.Errorf("path = %s, want /v1/messages", r.URL.Path)
 	}

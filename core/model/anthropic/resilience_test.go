@@ -98,33 +98,6 @@ func TestPromptTooLongIsNotRetried(t *testing.T) {
 	}
 }
 
-func TestCancellation(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := f.model(2).Request(ctx, ask("Hi"), model.Params{})
-		errc <- err
-	}()
-	<-f.arrived
-	cancel()
-	err := <-errc
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, model.ErrModel) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if f.requests() != 1 {
-		t.Fatalf("cancelled request retried: %d requests", f.requests())
-	}
-}
-
-func TestTimeoutSetting(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{Settings: model.Settings{TimeoutMS: 50}})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-}
-
 func TestConfigTimeout(t *testing.T) {
 	f := newFake(t, reply{block: true})
 	retries := 0

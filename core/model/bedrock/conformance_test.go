@@ -30,7 +30,8 @@ func TestConformance(t *testing.T) {
 			return must(bedrock.NewFromConfig(testModel, bedrock.Options{
 				Config: bedrock.Config{Region: "us-east-1", EndpointURL: url, AccessKeyID: testAccessKey,
 					SecretAccessKey: o.APIKey, MaxRetries: &retries},
-				Streaming: o.Streaming,
+				Streaming:  o.Streaming,
+				HTTPBounds: o.HTTPBounds,
 			}))
 		},
 		NativeOutput: true, // outputConfig.textFormat (json_schema)

@@ -38,12 +38,11 @@ type fake struct {
 	headers []http.Header
 	urls    []string
 	times   []time.Time
-	arrived chan struct{}
 }
 
 func newFake(t *testing.T, replies ...reply) *fake {
 	t.Helper()
-	f := &fake{t: t, replies: replies, arrived: make(chan struct{}, 16)}
+	f := &fake{t: t, replies: replies}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -65,7 +64,6 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	rp := f.replies[0]
 	f.replies = f.replies[1:]
 	f.mu.Unlock()
-	f.arrived <- struct{}{}
 	stream := strings.HasSuffix(r.URL.Path, ":streamGenerateContent")
 	if !stream && !strings.HasSuffix(r.URL.Path, ":generateContent") || !strings.Contains(r.URL.Path, "/models/") {
 		f.t.Errorf("path = %s, want .../models/{model}:generateContent or :streamGenerateContent", r.URL.Path)

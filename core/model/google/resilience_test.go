@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,33 +83,6 @@ func TestNonJSONErrorBody(t *testing.T) {
 	}
 }
 
-func TestCancellation(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := f.model(2).Request(ctx, ask("Hi"), model.Params{})
-		errc <- err
-	}()
-	<-f.arrived
-	cancel()
-	err := <-errc
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, model.ErrModel) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if f.requests() != 1 {
-		t.Fatalf("cancelled request retried: %d requests", f.requests())
-	}
-}
-
-func TestTimeoutSetting(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{Settings: model.Settings{TimeoutMS: 50}})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-}
-
 func TestConfigTimeout(t *testing.T) {
 	f := newFake(t, reply{block: true})
 	retries := 0
@@ -173,79 +145,5 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 			}
 		}
 		srv.Close()
-	}
-}
-
-// A stream that sends only keep-alive comments ends with an idle timeout.
-func TestKeepAliveOnlyStreamEndsWithIdleTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			_, _ = io.WriteString(w, ": keep-alive\n\n")
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}))
-	defer srv.Close()
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey, BaseURL: srv.URL},
-		Streaming: true, HTTPBounds: model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "idle_timeout" || hits.Load() != 1 {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey, BaseURL: srv.URL},
-		HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "first_byte_timeout" || hits.Load() != 1 {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-}
-
-// A Retry-After within the cap is waited out, one above it (3600 s) fails
-// at once with the status kept and the wait named.
-func TestRateLimitRetryAfterCap(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		n := hits.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		if n == 1 {
-			w.Header().Set("Retry-After-Ms", "10")
-		} else {
-			w.Header().Set("Retry-After", "3600")
-		}
-		w.WriteHeader(429)
-		_, _ = w.Write(fixture(t, "error_429.json"))
-	}))
-	defer srv.Close()
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey, BaseURL: srv.URL}}))
-	start := time.Now()
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
-	if pe.StatusCode != 429 || pe.Code != "RESOURCE_EXHAUSTED" || hits.Load() != 2 || !strings.Contains(pe.Message, "retry after 1h0m0s") {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("took %v", d)
 	}
 }

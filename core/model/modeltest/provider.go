@@ -28,6 +28,16 @@ type Turn struct {
 	// breaking before its end, a body shorter than it said). NewHTTPFake
 	// does it for every Wire.
 	Cut bool
+	// Hold answers nothing, not even a status, until the client gives the
+	// request up (a server that never starts its answer): for the
+	// first-byte timeout, cancellation and request timeout scenarios.
+	Hold bool
+	// Stall starts the answer (its status and headers) and then sends
+	// nothing but keep-alives until the client gives up: an event stream
+	// sends SSE comments (and the Wire's own keep-alive, see [KeepAliver])
+	// every few milliseconds, any other body nothing. For the idle timeout
+	// scenario.
+	Stall bool
 
 	// Status, when not 0, answers with that HTTP status and the provider's
 	// error body carrying Code (its error type or code) and Message.
@@ -119,6 +129,9 @@ type Options struct {
 	Streaming bool
 	// MaxRetries bounds the retries of retryable failures.
 	MaxRetries int
+	// HTTPBounds are the model's connect, first-byte and idle bounds
+	// (model.HTTPBounds; zero: the defaults).
+	HTTPBounds model.HTTPBounds
 }
 
 // Provider is a provider under test.

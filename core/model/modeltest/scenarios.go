@@ -467,19 +467,24 @@ func testErrors(t *testing.T, p Provider) {
 		e.seen(2)
 	})
 	t.Run("RetryAfterTooLong", func(t *testing.T) {
-		// A wait above the cap (model.DefaultMaxRetryAfter) is not waited
-		// out: the request fails at once, by no retry of the SDK either.
+		// A wait within the cap is waited out; one above it
+		// (model.DefaultMaxRetryAfter) is not: the request fails at
+		// once, by no retry of the SDK either, keeping the status and
+		// code and naming the wait.
 		e := newEnv(t, p)
-		e.fake.Script(Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: 2 * time.Minute})
+		e.fake.Script(
+			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: short},
+			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: time.Hour},
+		)
 		start := time.Now()
 		_, err := e.model(Options{MaxRetries: 2}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
-		if pe := wantProviderError(t, p, err); pe.StatusCode != 429 || !strings.Contains(pe.Message, "retry after") {
-			t.Errorf("ProviderError = %+v, want status 429 and a message saying the wait asked for (model.HTTPPolicy.Describe)", pe)
+		if pe := wantProviderError(t, p, err); pe.StatusCode != 429 || pe.Code != "rate_limit_exceeded" || !strings.Contains(pe.Message, "retry after 1h0m0s") {
+			t.Errorf("ProviderError = %+v, want status 429, code rate_limit_exceeded and a message saying the wait asked for (model.HTTPPolicy.Describe)", pe)
 		}
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("the request took %v: the long Retry-After was waited out", d)
 		}
-		e.seen(1)
+		e.seen(2)
 	})
 	t.Run("Cut", func(t *testing.T) {
 		// A response whose connection drops halfway fails as a provider

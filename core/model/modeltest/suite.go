@@ -38,6 +38,7 @@ func Run(t *testing.T, p Provider) {
 	t.Run("Stream", func(t *testing.T) { testStream(t, p) })
 	t.Run("StreamingOption", func(t *testing.T) { testStreamingOption(t, p) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, p) })
+	t.Run("Bounds", func(t *testing.T) { testBounds(t, p) })
 	t.Run("Content", func(t *testing.T) { testContent(t, p) })
 }
 

@@ -9,9 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/openai"
@@ -83,91 +81,6 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 			}
 		}
 		srv.Close()
-	}
-}
-
-// keepAliveServer answers every request with an event stream that sends
-// only keep-alive comments until the client leaves.
-func keepAliveServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			io.WriteString(w, ": keep-alive\n\n")
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func TestKeepAliveOnlyStreamEndsWithIdleTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := keepAliveServer(t, &hits)
-	cfg := openai.Config{APIKey: "sk-test", BaseURL: srv.URL}
-	for name, m := range kinds(openai.Options{Config: cfg, HTTPBounds: model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}}) {
-		if !strings.Contains(name, "stream=true") {
-			continue
-		}
-		before := hits.Load()
-		_, err := m.Request(context.Background(), ask(), model.Params{})
-		pe := asProviderError(t, err)
-		if pe.Code != "idle_timeout" || !strings.Contains(pe.Message, "100ms") || hits.Load()-before != 1 {
-			t.Errorf("%s: %+v after %d requests", name, pe, hits.Load()-before)
-		}
-	}
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body) // the server notices a closed connection only once the body is read
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	m := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test", BaseURL: srv.URL}, HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}}))
-	_, err := m.Request(context.Background(), ask(), model.Params{})
-	if pe := asProviderError(t, err); pe.Code != "first_byte_timeout" || hits.Load() != 1 {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-}
-
-// One 429 behaviour for every provider: a Retry-After within the cap is
-// waited out, one above it fails at once with the status kept and the
-// wait named.
-func TestRateLimitRetryAfterCap(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := hits.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		if n == 1 {
-			w.Header().Set("Retry-After-Ms", "10")
-		} else {
-			w.Header().Set("Retry-After", "3600")
-		}
-		w.WriteHeader(429)
-		io.WriteString(w, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)
-	}))
-	defer srv.Close()
-	m := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test", BaseURL: srv.URL}}))
-	start := time.Now()
-	_, err := m.Request(context.Background(), ask(), model.Params{})
-	pe := asProviderError(t, err)
-	if pe.StatusCode != 429 || hits.Load() != 2 || !strings.Contains(pe.Message, "retry after 1h0m0s") {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("took %v", d)
 	}
 }
 
