@@ -44,8 +44,8 @@ func TestStreamText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.body(0)["stream"] != true {
-		t.Fatalf("stream = %v", f.body(0)["stream"])
+	if f.Body(0)["stream"] != true {
+		t.Fatalf("stream = %v", f.Body(0)["stream"])
 	}
 	want := `{"kind":"text","text":"Hi! "}
 {"kind":"text","text":"My name is "}
@@ -58,8 +58,8 @@ func TestStreamText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.body(1)["stream"] != nil {
-		t.Fatalf("Request streamed: %v", f.body(1)["stream"])
+	if f.Body(1)["stream"] != nil {
+		t.Fatalf("Request streamed: %v", f.Body(1)["stream"])
 	}
 	if !reflect.DeepEqual(msg, plain) {
 		t.Fatalf("Stream = %+v\nRequest = %+v", msg, plain)
@@ -188,7 +188,7 @@ func TestStreamRetriesBeforeTheStream(t *testing.T) {
 		reply{sse: true, file: "stream_text.sse"})
 	var got []model.Delta
 	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
-	if err != nil || msg.Text() != "Hi! My name is Claude." || len(got) != 3 || f.requests() != 2 {
-		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.requests())
+	if err != nil || msg.Text() != "Hi! My name is Claude." || len(got) != 3 || f.Requests() != 2 {
+		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.Requests())
 	}
 }

@@ -46,7 +46,7 @@ func TestToolRoundTrip(t *testing.T) {
 	if _, err := m.Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := f.body(1)["messages"].([]any)
+	msgs := f.Body(1)["messages"].([]any)
 	if len(msgs) != 3 {
 		t.Fatalf("messages = %s", jsonOf(t, msgs))
 	}
@@ -75,7 +75,7 @@ func TestRetryPromptMapping(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := f.body(0)["messages"].([]any)
+	msgs := f.Body(0)["messages"].([]any)
 	// Malformed arguments go back as {}: the API only accepts an object.
 	if got := jsonOf(t, msgs[1]); got != `{"content":[{"id":"toolu_1","input":{},"name":"get_weather","type":"tool_use"}],"role":"assistant"}` {
 		t.Fatalf("assistant = %s", got)
@@ -104,7 +104,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 	if _, err := m.Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := f.body(1)["messages"].([]any)
+	msgs := f.Body(1)["messages"].([]any)
 	want := `{"content":[` +
 		`{"data":"EmwKAhgB","type":"redacted_thinking"},` +
 		`{"signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds","thinking":"The user wants the weather in Paris. I should call get_weather.","type":"thinking"},` +
@@ -125,7 +125,7 @@ func TestInstructionsJoinSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[{"text":"You are terse.","type":"text"},{"text":"Cite sources.","type":"text"},{"text":"Use metric units.","type":"text"}]`
-	if got := jsonOf(t, f.body(0)["system"]); got != want {
+	if got := jsonOf(t, f.Body(0)["system"]); got != want {
 		t.Fatalf("system = %s\nwant     %s", got, want)
 	}
 }
@@ -145,7 +145,7 @@ func TestSettingsOnTheWire(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), ask("Hi"), params); err != nil {
 		t.Fatal(err)
 	}
-	b := f.body(0)
+	b := f.Body(0)
 	for key, want := range map[string]string{
 		"temperature":    `0.2`,
 		"top_p":          `0.9`,
@@ -163,7 +163,7 @@ func TestSettingsOnTheWire(t *testing.T) {
 	if _, ok := b["seed"]; ok {
 		t.Errorf("seed sent: Anthropic has no seed")
 	}
-	if h := f.header(0).Get("Anthropic-Beta"); h != "test-beta" {
+	if h := f.Request(0).Header.Get("Anthropic-Beta"); h != "test-beta" {
 		t.Errorf("anthropic-beta header = %q", h)
 	}
 }
@@ -187,7 +187,7 @@ func TestToolChoice(t *testing.T) {
 		if _, err := f.model(0).Request(context.Background(), ask("Hi"), params); err != nil {
 			t.Fatal(err)
 		}
-		if got := jsonOf(t, f.body(0)["tool_choice"]); got != tc.want {
+		if got := jsonOf(t, f.Body(0)["tool_choice"]); got != tc.want {
 			t.Errorf("tool_choice %q parallel %v = %s, want %s", tc.choice, tc.parallel, got, tc.want)
 		}
 	}
@@ -201,13 +201,13 @@ func TestOutputModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"format":{"schema":{"properties":{"city":{"type":"string"}},"type":"object"},"type":"json_schema"}}`
-	if got := jsonOf(t, f.body(0)["output_config"]); got != want {
+	if got := jsonOf(t, f.Body(0)["output_config"]); got != want {
 		t.Fatalf("output_config = %s, want %s", got, want)
 	}
 	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{Output: &model.Output{Mode: model.OutputTool, Name: "final_result", Schema: schema}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.body(1)["output_config"]; ok {
+	if _, ok := f.Body(1)["output_config"]; ok {
 		t.Fatal("tool mode sent output_config")
 	}
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{Output: &model.Output{Mode: "grammar"}})
@@ -241,7 +241,7 @@ func TestExtraBodyKeys(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), ask("Hi"), params); err != nil {
 		t.Fatal(err)
 	}
-	b := f.body(0)
+	b := f.Body(0)
 	if b["x.y"] != float64(1) || b["max_tokens"] != float64(99) || b["service_tier"] != "auto" {
 		t.Fatalf("body = %s", jsonOf(t, b))
 	}
@@ -261,9 +261,7 @@ func TestOnlyTheVisibleReturnIsSent(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	f.mu.Lock()
-	raw := string(f.bodies[0])
-	f.mu.Unlock()
+	raw := string(f.Request(0).Body)
 	for _, secret := range []string{"APP-SECRET", "USER-ONLY", "PRIVATE-TB"} {
 		if strings.Contains(raw, secret) {
 			t.Errorf("%s reached the wire: %s", secret, raw)

@@ -37,10 +37,10 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Text() != "Hi! My name is Claude." || f.requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.requests())
+	if got.Text() != "Hi! My name is Claude." || f.Requests() != 2 {
+		t.Fatalf("text = %q after %d requests", got.Text(), f.Requests())
 	}
-	if gap := f.gap(1); gap < 950*time.Millisecond {
+	if gap := f.Gap(1); gap < 950*time.Millisecond {
 		t.Fatalf("retried after %v, want >= 1s (retry-after)", gap)
 	}
 }
@@ -57,8 +57,8 @@ func TestRetryOverloadedAndServerError(t *testing.T) {
 	if _, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if f.requests() != 3 {
-		t.Fatalf("requests = %d, want 3", f.requests())
+	if f.Requests() != 3 {
+		t.Fatalf("requests = %d, want 3", f.Requests())
 	}
 }
 
@@ -81,8 +81,8 @@ func TestUnauthorizedIsProviderError(t *testing.T) {
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 401, Code: "authentication_error", Message: "invalid x-api-key"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if f.requests() != 1 {
-		t.Fatalf("401 retried: %d requests", f.requests())
+	if f.Requests() != 1 {
+		t.Fatalf("401 retried: %d requests", f.Requests())
 	}
 }
 
@@ -93,8 +93,8 @@ func TestPromptTooLongIsNotRetried(t *testing.T) {
 	if pe.Provider != "gateway" || pe.StatusCode != 400 || pe.Code != "invalid_request_error" || !strings.HasPrefix(pe.Message, "prompt is too long") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if f.requests() != 1 {
-		t.Fatalf("400 retried: %d requests", f.requests())
+	if f.Requests() != 1 {
+		t.Fatalf("400 retried: %d requests", f.Requests())
 	}
 }
 
@@ -102,7 +102,7 @@ func TestConfigTimeout(t *testing.T) {
 	f := newFake(t, reply{block: true})
 	retries := 0
 	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{
-		APIKey: testKey, BaseURL: f.srv.URL, HTTPClient: f.srv.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
+		APIKey: testKey, BaseURL: f.URL, HTTPClient: f.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
 	}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -113,7 +113,7 @@ func TestConfigTimeout(t *testing.T) {
 func TestConnectionFailureIsProviderError(t *testing.T) {
 	f := newFake(t)
 	m := f.model(0)
-	f.srv.Close() // nothing listens any more
+	f.Close() // nothing listens any more
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
 		t.Fatalf("provider error = %+v", *pe)

@@ -15,8 +15,8 @@ func TestStreamingAssemblesResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.body(0)["stream"] != true {
-		t.Fatalf("stream = %v", f.body(0)["stream"])
+	if f.Body(0)["stream"] != true {
+		t.Fatalf("stream = %v", f.Body(0)["stream"])
 	}
 	if len(got.Parts) != 3 {
 		t.Fatalf("parts = %+v", got.Parts)
@@ -79,8 +79,8 @@ func TestStreamingRetriesBeforeTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.ToolCalls()) != 1 || f.requests() != 2 {
-		t.Fatalf("calls = %+v after %d requests", got.ToolCalls(), f.requests())
+	if len(got.ToolCalls()) != 1 || f.Requests() != 2 {
+		t.Fatalf("calls = %+v after %d requests", got.ToolCalls(), f.Requests())
 	}
 }
 

@@ -31,13 +31,13 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Text() == "" || f.requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.requests())
+	if got.Text() == "" || f.Requests() != 2 {
+		t.Fatalf("text = %q after %d requests", got.Text(), f.Requests())
 	}
-	if gap := f.gap(1); gap < 950*time.Millisecond {
+	if gap := f.Gap(1); gap < 950*time.Millisecond {
 		t.Fatalf("retried after %v, want >= 1s (Retry-After)", gap)
 	}
-	if a, b := f.header(0).Get("Authorization"), f.header(1).Get("Authorization"); a != b {
+	if a, b := f.Request(0).Header.Get("Authorization"), f.Request(1).Header.Get("Authorization"); a != b {
 		t.Fatalf("the retry was signed again: %q then %q", a, b)
 	}
 }
@@ -55,8 +55,8 @@ func TestRetriesThenProviderError(t *testing.T) {
 	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
 	pe := providerError(t, err)
 	want := model.ProviderError{Provider: "bedrock", StatusCode: 503, Code: "ServiceUnavailableException", Message: "The service isn't currently available. Try again later."}
-	if *pe != want || f.requests() != 3 {
-		t.Fatalf("provider error = %+v after %d requests", *pe, f.requests())
+	if *pe != want || f.Requests() != 3 {
+		t.Fatalf("provider error = %+v after %d requests", *pe, f.Requests())
 	}
 }
 
@@ -73,8 +73,8 @@ func TestNotRetried(t *testing.T) {
 			}
 			_, err := f.modelWith(2, bedrock.Options{Streaming: stream}).Request(context.Background(), ask("Hi"), model.Params{})
 			pe := providerError(t, err)
-			if pe.StatusCode != c.status || pe.Code != c.code || pe.Message == "" || f.requests() != 1 {
-				t.Fatalf("stream=%v: %+v after %d requests", stream, *pe, f.requests())
+			if pe.StatusCode != c.status || pe.Code != c.code || pe.Message == "" || f.Requests() != 1 {
+				t.Fatalf("stream=%v: %+v after %d requests", stream, *pe, f.Requests())
 			}
 		}
 	}
@@ -164,8 +164,8 @@ func TestBinaryStreamIdleTimeout(t *testing.T) {
 	m := f.modelWith(2, bedrock.Options{HTTPBounds: model.HTTPBounds{IdleTimeout: 150 * time.Millisecond}})
 	h, ds := collect()
 	_, err := m.Stream(context.Background(), ask("Hi"), model.Params{}, h)
-	if pe := providerError(t, err); pe.Code != "idle_timeout" || f.requests() != 1 || len(*ds) != 1 {
-		t.Fatalf("%+v after %d requests, %d deltas", *pe, f.requests(), len(*ds))
+	if pe := providerError(t, err); pe.Code != "idle_timeout" || f.Requests() != 1 || len(*ds) != 1 {
+		t.Fatalf("%+v after %d requests, %d deltas", *pe, f.Requests(), len(*ds))
 	}
 }
 

@@ -37,8 +37,8 @@ func TestStreamText(t *testing.T) {
 	if len(*ds) != 2 || (*ds)[0].Text != "Hello! How" || (*ds)[1].Kind != model.DeltaText {
 		t.Fatalf("deltas = %+v", *ds)
 	}
-	if !strings.HasSuffix(f.path(0), "/converse-stream") {
-		t.Fatalf("path = %s", f.path(0))
+	if !strings.HasSuffix(f.Request(0).Path, "/converse-stream") {
+		t.Fatalf("path = %s", f.Request(0).Path)
 	}
 }
 
@@ -122,8 +122,8 @@ func TestStreamException(t *testing.T) {
 	if pe.StatusCode != 429 || pe.Code != "ThrottlingException" || pe.Message != "Too many tokens, please wait before trying again." {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if len(*ds) != 1 || f.requests() != 1 {
-		t.Fatalf("deltas = %+v after %d requests (an exception mid-stream is not retried)", *ds, f.requests())
+	if len(*ds) != 1 || f.Requests() != 1 {
+		t.Fatalf("deltas = %+v after %d requests (an exception mid-stream is not retried)", *ds, f.Requests())
 	}
 }
 

@@ -45,7 +45,7 @@ func TestToolRoundTrip(t *testing.T) {
 	if _, err := m.Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	contents := f.body(1)["contents"].([]any)
+	contents := f.Body(1)["contents"].([]any)
 	if len(contents) != 3 {
 		t.Fatalf("contents = %s", jsonOf(t, contents))
 	}
@@ -64,7 +64,7 @@ func TestToolRoundTrip(t *testing.T) {
 	}
 	wantTools := `[{"functionDeclarations":[{"description":"Get the current weather in a given city","name":"get_weather",` +
 		`"parametersJsonSchema":{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}}]}]`
-	if got := jsonOf(t, f.body(0)["tools"]); got != wantTools {
+	if got := jsonOf(t, f.Body(0)["tools"]); got != wantTools {
 		t.Fatalf("tools = %s\nwant    %s", got, wantTools)
 	}
 }
@@ -78,7 +78,7 @@ func TestGivenIDsGoBack(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	contents := f.body(0)["contents"].([]any)
+	contents := f.Body(0)["contents"].([]any)
 	want := `[{"parts":[{"text":"Weather?"}],"role":"user"},` +
 		`{"parts":[{"functionCall":{"args":{"city":"Paris"},"id":"fc-123","name":"get_weather"}}],"role":"model"},` +
 		`{"parts":[{"functionResponse":{"id":"fc-123","name":"get_weather","response":{"output":"sunny"}}}],"role":"user"}]`
@@ -97,7 +97,7 @@ func TestRetryPromptMapping(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	contents := f.body(0)["contents"].([]any)
+	contents := f.Body(0)["contents"].([]any)
 	want := `{"parts":[{"functionResponse":{"id":"fc-1","name":"get_weather","response":{"error":"city is required"}}},{"text":"Answer in French."}],"role":"user"}`
 	if got := jsonOf(t, contents[2]); got != want {
 		t.Fatalf("retry = %s\nwant    %s", got, want)
@@ -127,7 +127,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 	if _, err := m.Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	b := f.body(1)
+	b := f.Body(1)
 	contents := b["contents"].([]any)
 	if got, want := jsonOf(t, contents[1]), `{"parts":[{"text":"42","thoughtSignature":"c2lnLXRleHQ="}],"role":"model"}`; got != want {
 		t.Fatalf("first model turn = %s\nwant %s", got, want)
@@ -149,7 +149,7 @@ func TestSystemInstructionAndInstructions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"parts":[{"text":"Be brief."},{"text":"Answer in French."}],"role":"user"}`
-	if got := jsonOf(t, f.body(0)["systemInstruction"]); got != want {
+	if got := jsonOf(t, f.Body(0)["systemInstruction"]); got != want {
 		t.Fatalf("systemInstruction = %s", got)
 	}
 }
@@ -169,7 +169,7 @@ func TestSettingsOnTheWire(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), ask("Hi"), params); err != nil {
 		t.Fatal(err)
 	}
-	b := f.body(0)
+	b := f.Body(0)
 	want := `{"maxOutputTokens":512,"seed":7,"stopSequences":["END"],"temperature":0.5,"topK":3,"topP":0.875}`
 	if got := jsonOf(t, b["generationConfig"]); got != want {
 		t.Errorf("generationConfig = %s\nwant %s", got, want)
@@ -180,7 +180,7 @@ func TestSettingsOnTheWire(t *testing.T) {
 	if got := jsonOf(t, b["labels"]); got != `{"team":"a"}` {
 		t.Errorf("labels = %s", got)
 	}
-	if h := f.header(0).Get("X-Goog-Request-Tag"); h != "t-1" {
+	if h := f.Request(0).Header.Get("X-Goog-Request-Tag"); h != "t-1" {
 		t.Errorf("extra header = %q", h)
 	}
 }
@@ -198,7 +198,7 @@ func TestToolChoice(t *testing.T) {
 		if _, err := f.model(0).Request(context.Background(), ask("Hi"), params); err != nil {
 			t.Fatal(err)
 		}
-		if got := jsonOf(t, f.body(0)["toolConfig"]); got != tc.want {
+		if got := jsonOf(t, f.Body(0)["toolConfig"]); got != tc.want {
 			t.Errorf("tool choice %q = %s, want %s", tc.choice, got, tc.want)
 		}
 	}
@@ -212,14 +212,14 @@ func TestOutputModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"responseJsonSchema":{"properties":{"city":{"type":"string"}},"type":"object"},"responseMimeType":"application/json"}`
-	if got := jsonOf(t, f.body(0)["generationConfig"]); got != want {
+	if got := jsonOf(t, f.Body(0)["generationConfig"]); got != want {
 		t.Fatalf("generationConfig = %s, want %s", got, want)
 	}
 	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{Output: &model.Output{Mode: model.OutputTool, Name: "final_result", Schema: schema}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.body(1)["generationConfig"]; ok {
-		t.Fatalf("tool mode sent a generationConfig: %s", jsonOf(t, f.body(1)))
+	if _, ok := f.Body(1)["generationConfig"]; ok {
+		t.Fatalf("tool mode sent a generationConfig: %s", jsonOf(t, f.Body(1)))
 	}
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{Output: &model.Output{Mode: "grammar"}})
 	if !errors.Is(err, model.ErrModel) || !strings.Contains(err.Error(), `unknown output mode "grammar"`) {
@@ -257,9 +257,7 @@ func TestOnlyTheVisibleReturnIsSent(t *testing.T) {
 	if _, err := f.model(0).Request(context.Background(), history, model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	f.mu.Lock()
-	raw := string(f.bodies[0])
-	f.mu.Unlock()
+	raw := string(f.Request(0).Body)
 	for _, secret := range []string{"APP-SECRET", "USER-ONLY", "PRIVATE-TB"} {
 		if strings.Contains(raw, secret) {
 			t.Errorf("%s reached the wire: %s", secret, raw)
@@ -276,7 +274,7 @@ func TestEmptyResponseTurnMerges(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[{"parts":[{"text":"First?"},{"text":"Second?"}],"role":"user"}]`
-	if got := jsonOf(t, f.body(0)["contents"]); got != want {
+	if got := jsonOf(t, f.Body(0)["contents"]); got != want {
 		t.Fatalf("contents = %s", got)
 	}
 }

@@ -25,10 +25,10 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Text() != "Paris is the capital of France." || f.requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.requests())
+	if got.Text() != "Paris is the capital of France." || f.Requests() != 2 {
+		t.Fatalf("text = %q after %d requests", got.Text(), f.Requests())
 	}
-	if gap := f.gap(1); gap < 950*time.Millisecond {
+	if gap := f.Gap(1); gap < 950*time.Millisecond {
 		t.Fatalf("retried after %v, want >= 1s (retry-after)", gap)
 	}
 }
@@ -42,8 +42,8 @@ func TestRetryUnavailableAndInternal(t *testing.T) {
 	if _, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if f.requests() != 3 {
-		t.Fatalf("requests = %d, want 3", f.requests())
+	if f.Requests() != 3 {
+		t.Fatalf("requests = %d, want 3", f.Requests())
 	}
 }
 
@@ -67,8 +67,8 @@ func TestInvalidKeyIsNotRetried(t *testing.T) {
 	if *pe != (model.ProviderError{Provider: "gateway", StatusCode: 400, Code: "INVALID_ARGUMENT", Message: "API key not valid. Please pass a valid API key."}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if f.requests() != 1 {
-		t.Fatalf("400 retried: %d requests", f.requests())
+	if f.Requests() != 1 {
+		t.Fatalf("400 retried: %d requests", f.Requests())
 	}
 }
 
@@ -87,7 +87,7 @@ func TestConfigTimeout(t *testing.T) {
 	f := newFake(t, reply{block: true})
 	retries := 0
 	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
-		APIKey: testKey, BaseURL: f.srv.URL, HTTPClient: f.srv.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
+		APIKey: testKey, BaseURL: f.URL, HTTPClient: f.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
 	}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -101,9 +101,9 @@ func TestConnectionFailureIsProviderError(t *testing.T) {
 	f := newFake(t)
 	retries := 0
 	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
-		APIKey: testKey, BaseURL: f.srv.URL + "/?key=" + testKey, MaxRetries: &retries,
+		APIKey: testKey, BaseURL: f.URL + "/?key=" + testKey, MaxRetries: &retries,
 	}}))
-	f.srv.Close() // nothing listens any more
+	f.Close() // nothing listens any more
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
 		t.Fatalf("provider error = %+v", *pe)

@@ -60,7 +60,7 @@ func TestStreamText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := f.url(0); !strings.Contains(u, ":streamGenerateContent?alt=sse") {
+	if u := f.Request(0).URL; !strings.Contains(u, ":streamGenerateContent?alt=sse") {
 		t.Fatalf("url = %s", u)
 	}
 	want := `{"kind":"text","text":"Paris is"}
@@ -74,7 +74,7 @@ func TestStreamText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := f.url(1); !strings.Contains(u, ":generateContent") {
+	if u := f.Request(1).URL; !strings.Contains(u, ":generateContent") {
 		t.Fatalf("Request streamed: %s", u)
 	}
 	plain.ResponseID = msg.ResponseID
@@ -210,7 +210,7 @@ func TestStreamRetriesBeforeTheStream(t *testing.T) {
 		reply{file: "stream_text.sse"})
 	var got []model.Delta
 	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
-	if err != nil || msg.Text() != "Paris is the capital of France." || len(got) != 3 || f.requests() != 2 {
-		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.requests())
+	if err != nil || msg.Text() != "Paris is the capital of France." || len(got) != 3 || f.Requests() != 2 {
+		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.Requests())
 	}
 }
