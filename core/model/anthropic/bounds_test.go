@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,20 +11,12 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // echoKey is a key no shape rule recognises: only masking the configured
 // value hides it.
 const echoKey = "gw-Zk81QmP3vX7sT2nR"
-
-func asProviderError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want a *model.ProviderError", err, err)
-	}
-	return pe
-}
 
 // A server (a gateway) that echoes the key in its error body, for 400, 401
 // and 500, streamed or not: neither the error's text nor its fields carry
@@ -44,7 +35,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 		for _, stream := range []bool{false, true} {
 			m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: cfg, Streaming: stream}))
 			_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-			pe := asProviderError(t, err)
+			pe := modeltest.ProviderError(t, err)
 			if pe.StatusCode != status {
 				t.Errorf("%d stream=%v: status %d", status, stream, pe.StatusCode)
 			}
@@ -72,7 +63,7 @@ func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, err := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{BaseURL: srv.URL}})).Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := asProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "ANTHROPIC_API_KEY is unset") {
+	if pe := modeltest.ProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "ANTHROPIC_API_KEY is unset") {
 		t.Fatalf("%+v", pe)
 	}
 }

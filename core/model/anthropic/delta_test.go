@@ -11,6 +11,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // collect returns a handler appending to *got.
@@ -175,7 +176,7 @@ func TestStreamDisconnectAfterDeltas(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_cut.sse", cut: true})
 	var got []model.Delta
 	_, err := f.model(0).Stream(context.Background(), ask("Weather?"), model.Params{}, collect(&got))
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.Code != "stream_error" || len(got) == 0 {
 		t.Fatalf("provider error = %+v after %d deltas", *pe, len(got))
 	}

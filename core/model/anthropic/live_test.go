@@ -9,6 +9,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -68,7 +69,7 @@ func TestLiveBadKeyIsProviderError(t *testing.T) {
 	liveModel(t, anthropic.Options{})
 	m := must(anthropic.NewFromConfig("claude-haiku-4-5", anthropic.Options{Config: anthropic.Config{APIKey: testKey}}))
 	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
-	if pe := providerError(t, err); pe.StatusCode != 401 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.StatusCode != 401 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

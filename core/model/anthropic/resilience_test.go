@@ -9,22 +9,8 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
-
-func providerError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want *model.ProviderError", err, err)
-	}
-	if !errors.Is(err, model.ErrModel) {
-		t.Fatalf("errors.Is(err, model.ErrModel) = false")
-	}
-	if strings.Contains(err.Error(), testKey) || strings.Contains(pe.Message, testKey) {
-		t.Fatalf("error carries the API key: %v", err)
-	}
-	return pe
-}
 
 // TestRetryAfterHonoured: a 429 with retry-after: 1 is retried no sooner
 // than a second later (the SDK's own backoff for a first retry is at most
@@ -68,7 +54,7 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 		reply{status: 529, header: fast, file: "error_529.json"},
 		reply{status: 529, header: fast, file: "error_529.json"})
 	_, err := f.model(1).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -77,7 +63,7 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 func TestUnauthorizedIsProviderError(t *testing.T) {
 	f := newFake(t, reply{status: 401, file: "error_401.json"})
 	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 401, Code: "authentication_error", Message: "invalid x-api-key"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -89,7 +75,7 @@ func TestUnauthorizedIsProviderError(t *testing.T) {
 func TestPromptTooLongIsNotRetried(t *testing.T) {
 	f := newFake(t, reply{status: 400, file: "error_400.json"})
 	_, err := f.modelWith(2, anthropic.Options{ProviderName: "gateway"}).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.Provider != "gateway" || pe.StatusCode != 400 || pe.Code != "invalid_request_error" || !strings.HasPrefix(pe.Message, "prompt is too long") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -115,7 +101,7 @@ func TestConnectionFailureIsProviderError(t *testing.T) {
 	m := f.model(0)
 	f.Close() // nothing listens any more
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "connection_error" || pe.StatusCode != 0 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // TestEndpointFromEnvironment: the AWS chain alone (region, credentials
@@ -73,7 +74,7 @@ func TestMissingCredentials(t *testing.T) {
 	isolate(t)
 	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Region: "us-east-1", EndpointURL: f.URL}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	if pe.Code != "credentials_error" || !strings.Contains(pe.Message, "AWS_ACCESS_KEY_ID") || f.Requests() != 0 {
 		t.Fatalf("%+v after %d requests", *pe, f.Requests())
 	}
@@ -144,7 +145,7 @@ func TestAPIKey(t *testing.T) {
 	retries := 0
 	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Region: "us-east-1", EndpointURL: srv.URL, APIKey: key, MaxRetries: &retries, HTTPClient: srv.Client()}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	if auth != "Bearer "+key || pe.StatusCode != 403 || strings.Contains(err.Error(), key) {
 		t.Fatalf("Authorization %q, error %v", auth, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -64,7 +65,7 @@ func TestLiveBadCredentials(t *testing.T) {
 	live := liveModel(t, bedrock.Options{})
 	m := must(bedrock.NewFromConfig(live.Name(), bedrock.Options{Config: bedrock.Config{AccessKeyID: testAccessKey, SecretAccessKey: testSecret}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.StatusCode != 403 {
+	if pe := modeltest.ProviderError(t, err, testSecret); pe.StatusCode != 403 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

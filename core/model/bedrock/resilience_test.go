@@ -14,6 +14,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func errHeader(code string) map[string]string {
@@ -53,7 +54,7 @@ func TestRetriesThenProviderError(t *testing.T) {
 		reply{status: 503, header: fast, file: "error_503.json"},
 		reply{status: 503, header: fast, file: "error_503.json"})
 	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	want := model.ProviderError{Provider: "bedrock", StatusCode: 503, Code: "ServiceUnavailableException", Message: "The service isn't currently available. Try again later."}
 	if *pe != want || f.Requests() != 3 {
 		t.Fatalf("provider error = %+v after %d requests", *pe, f.Requests())
@@ -72,7 +73,7 @@ func TestNotRetried(t *testing.T) {
 				f = newFake(t, reply{status: c.status, header: errHeader(c.code), file: c.file})
 			}
 			_, err := f.modelWith(2, bedrock.Options{Streaming: stream}).Request(context.Background(), ask("Hi"), model.Params{})
-			pe := providerError(t, err)
+			pe := modeltest.ProviderError(t, err, testSecret)
 			if pe.StatusCode != c.status || pe.Code != c.code || pe.Message == "" || f.Requests() != 1 {
 				t.Fatalf("stream=%v: %+v after %d requests", stream, *pe, f.Requests())
 			}
@@ -91,7 +92,7 @@ func TestConnectionRefused(t *testing.T) {
 	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{
 		Region: "us-east-1", EndpointURL: url, AccessKeyID: testAccessKey, SecretAccessKey: testSecret, MaxRetries: &retries}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "connection_error" {
+	if pe := modeltest.ProviderError(t, err, testSecret); pe.Code != "connection_error" {
 		t.Fatalf("%+v", *pe)
 	}
 }
@@ -135,7 +136,7 @@ func TestEchoedCredentialsAreRedacted(t *testing.T) {
 			m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Streaming: stream, Config: bedrock.Config{
 				EndpointURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"X-Api-Key": "gw-Zk81QmP3vX7sT2nR"}}}))
 			_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-			pe := providerError(t, err)
+			pe := modeltest.ProviderError(t, err, testSecret)
 			want := status
 			if status == 200 { // the exception event's status
 				want = 400
@@ -164,7 +165,7 @@ func TestBinaryStreamIdleTimeout(t *testing.T) {
 	m := f.modelWith(2, bedrock.Options{HTTPBounds: model.HTTPBounds{IdleTimeout: 150 * time.Millisecond}})
 	h, ds := collect()
 	_, err := m.Stream(context.Background(), ask("Hi"), model.Params{}, h)
-	if pe := providerError(t, err); pe.Code != "idle_timeout" || f.Requests() != 1 || len(*ds) != 1 {
+	if pe := modeltest.ProviderError(t, err, testSecret); pe.Code != "idle_timeout" || f.Requests() != 1 || len(*ds) != 1 {
 		t.Fatalf("%+v after %d requests, %d deltas", *pe, f.Requests(), len(*ds))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
@@ -118,7 +119,7 @@ func TestStreamException(t *testing.T) {
 	f := newFake(t, reply{stream: true, file: "stream_exception.json"})
 	h, ds := collect()
 	_, err := f.model(2).Stream(context.Background(), ask("Hi"), model.Params{}, h)
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	if pe.StatusCode != 429 || pe.Code != "ThrottlingException" || pe.Message != "Too many tokens, please wait before trying again." {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -135,7 +136,7 @@ func TestStreamCut(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t, rp)
 			_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, func(model.Delta) {})
-			pe := providerError(t, err)
+			pe := modeltest.ProviderError(t, err, testSecret)
 			if pe.Code != "stream_error" {
 				t.Fatalf("provider error = %+v", *pe)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func TestMissingAPIKey(t *testing.T) {
@@ -101,7 +102,7 @@ func TestVertexAI(t *testing.T) {
 		t.Fatalf("auth headers = %v", h)
 	}
 	_, err = m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.StatusCode != 403 || pe.Code != "PERMISSION_DENIED" || strings.Contains(pe.Message, "ya29.test") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -124,7 +125,7 @@ func TestNewOverACallersClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "first_byte_timeout" {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "first_byte_timeout" {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 	if hc.Transport != nil || client.ClientConfig().HTTPClient != hc {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -85,7 +86,7 @@ func TestLiveBadKeyIsProviderError(t *testing.T) {
 	liveModel(t, google.Options{})
 	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey}}))
 	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
-	if pe := providerError(t, err); pe.StatusCode != 400 && pe.StatusCode != 401 && pe.StatusCode != 403 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.StatusCode != 400 && pe.StatusCode != 401 && pe.StatusCode != 403 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // A 429 with Retry-After: 1 is retried no sooner than a second later, then
@@ -53,7 +54,7 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 		reply{status: 503, header: fast, file: "error_503.json"},
 		reply{status: 503, header: fast, file: "error_503.json"})
 	_, err := f.model(1).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "google", StatusCode: 503, Code: "UNAVAILABLE", Message: "The model is overloaded. Please try again later."}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -63,7 +64,7 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 func TestInvalidKeyIsNotRetried(t *testing.T) {
 	f := newFake(t, reply{status: 400, file: "error_400_key.json"})
 	_, err := f.modelWith(2, google.Options{ProviderName: "gateway"}).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "gateway", StatusCode: 400, Code: "INVALID_ARGUMENT", Message: "API key not valid. Please pass a valid API key."}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -77,7 +78,7 @@ func TestInvalidKeyIsNotRetried(t *testing.T) {
 func TestNonJSONErrorBody(t *testing.T) {
 	f := newFake(t, reply{status: 502, body: "<html>" + strings.Repeat("bad gateway ", 200) + "</html>"})
 	_, err := f.model(0).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.StatusCode != 502 || pe.Code != "UNAVAILABLE" || len(pe.Message) > 1100 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -105,7 +106,7 @@ func TestConnectionFailureIsProviderError(t *testing.T) {
 	}}))
 	f.Close() // nothing listens any more
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "connection_error" || pe.StatusCode != 0 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }
@@ -131,7 +132,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 		for _, stream := range []bool{false, true} {
 			m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: cfg, Streaming: stream}))
 			_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-			pe := providerError(t, err)
+			pe := modeltest.ProviderError(t, err, testKey)
 			if pe.StatusCode != status {
 				t.Errorf("%d stream=%v: status %d", status, stream, pe.StatusCode)
 			}

@@ -2,7 +2,6 @@ package google_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // collect returns a handler appending to *got.
@@ -33,21 +33,6 @@ func deltasJSON(t *testing.T, ds []model.Delta) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-func providerError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want *model.ProviderError", err, err)
-	}
-	if !errors.Is(err, model.ErrModel) {
-		t.Fatalf("errors.Is(err, model.ErrModel) = false")
-	}
-	if strings.Contains(err.Error(), testKey) || strings.Contains(pe.Message, testKey) {
-		t.Fatalf("error carries the API key: %v", err)
-	}
-	return pe
 }
 
 // Stream always streams, reports text as it arrives, and returns what
@@ -186,7 +171,7 @@ func TestStreamBreaks(t *testing.T) {
 		f := newFake(t, rp)
 		var got []model.Delta
 		_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, collect(&got))
-		pe := providerError(t, err)
+		pe := modeltest.ProviderError(t, err, testKey)
 		if pe.Code != "stream_error" || len(got) == 0 {
 			t.Fatalf("cut=%v: provider error = %+v after %d deltas", rp.cut, *pe, len(got))
 		}
@@ -197,7 +182,7 @@ func TestStreamBreaks(t *testing.T) {
 func TestStreamErrorChunk(t *testing.T) {
 	f := newFake(t, reply{file: "stream_error.sse"})
 	_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, func(model.Delta) {})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.StatusCode != 503 || pe.Code != "UNAVAILABLE" || !strings.Contains(pe.Message, "overloaded") {
 		t.Fatalf("provider error = %+v", *pe)
 	}

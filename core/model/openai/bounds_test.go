@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
@@ -43,15 +43,6 @@ func must[M any](m M, err error) M {
 	return m
 }
 
-func asProviderError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want a *model.ProviderError", err, err)
-	}
-	return pe
-}
-
 // A server (a gateway) that echoes the key in its error body, for 400, 401
 // and 500: neither the error's text nor its fields carry the key, nor
 // any header value of the request.
@@ -67,7 +58,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 		cfg := openai.Config{APIKey: echoKey, BaseURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"X-Custom-Token": "hdr-secret-0987654321"}}
 		for name, m := range kinds(openai.Options{Config: cfg}) {
 			_, err := m.Request(context.Background(), ask(), model.Params{})
-			pe := asProviderError(t, err)
+			pe := modeltest.ProviderError(t, err)
 			if pe.StatusCode != status {
 				t.Errorf("%d %s: status %d", status, name, pe.StatusCode)
 			}
@@ -96,12 +87,12 @@ func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	_, err := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{})).Request(context.Background(), ask(), model.Params{})
-	if pe := asProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "OPENAI_API_KEY is unset") {
+	if pe := modeltest.ProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "OPENAI_API_KEY is unset") {
 		t.Fatalf("%+v", pe)
 	}
 	// With a key, a 401 says nothing of the variable.
 	_, err = must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test"}})).Request(context.Background(), ask(), model.Params{})
-	if pe := asProviderError(t, err); strings.Contains(pe.Message, "OPENAI_API_KEY") {
+	if pe := modeltest.ProviderError(t, err); strings.Contains(pe.Message, "OPENAI_API_KEY") {
 		t.Fatalf("%+v", pe)
 	}
 }
