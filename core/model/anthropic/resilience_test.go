@@ -12,25 +12,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
-// TestRetryAfterHonoured: a 429 with retry-after: 1 is retried no sooner
-// than a second later (the SDK's own backoff for a first retry is at most
-// half a second), then succeeds.
-func TestRetryAfterHonoured(t *testing.T) {
-	f := newFake(t,
-		reply{status: 429, header: map[string]string{"retry-after": "1"}, file: "error_429.json"},
-		reply{file: "text.json"})
-	got, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text() != "Hi! My name is Claude." || f.Requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.Requests())
-	}
-	if gap := f.Gap(1); gap < 950*time.Millisecond {
-		t.Fatalf("retried after %v, want >= 1s (retry-after)", gap)
-	}
-}
-
 // TestRetryOverloadedAndServerError: 529 overloaded, then 500, then
 // success. retry-after-ms keeps the test fast; it sets the delay only,
 // whether to retry is decided by the status.

@@ -16,24 +16,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
-// A 429 with Retry-After: 1 is retried no sooner than a second later, then
-// succeeds.
-func TestRetryAfterHonoured(t *testing.T) {
-	f := newFake(t,
-		reply{status: 429, header: map[string]string{"retry-after": "1"}, file: "error_429.json"},
-		reply{file: "text.json"})
-	got, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text() != "Paris is the capital of France." || f.Requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.Requests())
-	}
-	if gap := f.Gap(1); gap < 950*time.Millisecond {
-		t.Fatalf("retried after %v, want >= 1s (retry-after)", gap)
-	}
-}
-
 func TestRetryUnavailableAndInternal(t *testing.T) {
 	fast := map[string]string{"retry-after-ms": "1"}
 	f := newFake(t,

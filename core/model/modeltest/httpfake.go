@@ -75,6 +75,7 @@ func (f *httpFake) Seen() []Seen {
 }
 
 func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		f.t.Errorf("fake: reading the request: %v", err)
@@ -87,7 +88,7 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusTeapot)
 		return
 	}
-	s.Header = r.Header.Clone()
+	s.Header, s.At = r.Header.Clone(), at
 	f.mu.Lock()
 	f.seen = append(f.seen, s)
 	n := len(f.seen)

@@ -81,6 +81,8 @@ type Seen struct {
 	Thinking []string
 	// Header is the request's HTTP header.
 	Header http.Header
+	// At is when the request arrived (set by NewHTTPFake).
+	At time.Time
 }
 
 // Result is a tool result as a request carried it.

@@ -452,19 +452,26 @@ func testErrors(t *testing.T, p Provider) {
 		e.seen(1)
 	})
 	t.Run("RetryAfter429", func(t *testing.T) {
+		// A 429's Retry-After of a second (within the cap) is waited out whole
+		// before the retry: no retry of the SDK's own, with its shorter
+		// backoff, comes first.
 		e := newEnv(t, p)
+		wait := time.Second
 		e.fake.Script(
-			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: short},
+			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: wait},
 			Turn{Text: "after the wait", Usage: usage},
 		)
-		msg, err := e.model(Options{MaxRetries: 1}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+		msg, err := e.model(Options{MaxRetries: 2}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if msg.Text() != "after the wait" {
 			t.Errorf("text = %q", msg.Text())
 		}
-		e.seen(2)
+		s := e.seen(2)
+		if gap := s[1].At.Sub(s[0].At); gap < wait-50*time.Millisecond {
+			t.Errorf("retried after %v, want at least the %v the server asked for", gap, wait)
+		}
 	})
 	t.Run("RetryAfterTooLong", func(t *testing.T) {
 		// A wait within the cap is waited out; one above it

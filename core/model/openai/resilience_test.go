@@ -13,25 +13,6 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
-// A 429 is retried after the time its Retry-After header names (measured
-// by the server's clock), then the request succeeds.
-func TestRetry429HonoursRetryAfter(t *testing.T) {
-	srv := newServer(t,
-		reply{status: http.StatusTooManyRequests, body: fixture(t, "error_429.json"), headers: map[string]string{"Retry-After": "1"}},
-		ok(t, "chat_text.json"))
-	got, err := must(New(srv.client(), "gpt-4o-mini", Options{})).Request(context.Background(), hello(), model.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs := srv.requests()
-	if len(reqs) != 2 || got.Text() == "" {
-		t.Fatalf("%d requests, %+v", len(reqs), got)
-	}
-	if gap := reqs[1].at.Sub(reqs[0].at); gap < 900*time.Millisecond {
-		t.Errorf("retried after %v, Retry-After said 1s", gap)
-	}
-}
-
 func TestRetry500ThenSuccess(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		srv := newServer(t,
