@@ -3,6 +3,9 @@ package anthropic_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +87,21 @@ func TestConnectionFailureIsProviderError(t *testing.T) {
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "connection_error" || pe.StatusCode != 0 {
 		t.Fatalf("provider error = %+v", *pe)
+	}
+}
+
+// With a base URL and no key, a 401 says that ANTHROPIC_API_KEY is unset.
+func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
+	t.Setenv(anthropic.EnvAPIKey, "")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"x-api-key header is required"}}`)
+	}))
+	defer srv.Close()
+	_, err := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{BaseURL: srv.URL}})).Request(context.Background(), ask("Hi"), model.Params{})
+	if pe := modeltest.ProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "ANTHROPIC_API_KEY is unset") {
+		t.Fatalf("%+v", pe)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,6 +117,9 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After-Ms", strconv.FormatInt(tn.RetryAfter.Milliseconds(), 10))
 			w.Header().Set("Retry-After", strconv.FormatInt(int64((tn.RetryAfter+time.Second-1)/time.Second), 10))
 		}
+		if tn.Echo {
+			tn.Message += " (" + echo(r.Header) + ")"
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(tn.Status)
 		f.wire.Error(w, tn)
@@ -140,6 +144,18 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// echo is h as "name: value" pairs, sorted.
+func echo(h http.Header) string {
+	var out []string
+	for k, vs := range h {
+		for _, v := range vs {
+			out = append(out, k+": "+v)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 // stall writes the status and headers of tn's answer, then keep-alives

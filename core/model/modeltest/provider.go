@@ -49,6 +49,10 @@ type Turn struct {
 	// model.HTTPPolicy reads first: the suite asks for short waits so that
 	// its retry scenarios stay fast.
 	RetryAfter time.Duration
+	// Echo appends the request's headers ("name: value", sorted) to the
+	// error's Message, as a gateway quoting the request it rejects does:
+	// the credentials among them must come back masked.
+	Echo bool
 }
 
 // Call is a tool call of a scripted response, or one a request carried in
@@ -124,13 +128,17 @@ type Fake interface {
 
 // Options are what [Run] asks of a model it builds.
 type Options struct {
-	// APIKey is the key the model sends; error scenarios check that it is
-	// masked wherever a server quotes it.
+	// APIKey is the key the model sends (the suite's own unless a
+	// scenario sets another); error scenarios check that it is masked
+	// wherever a server quotes it.
 	APIKey string
 	// Streaming makes Request stream its responses.
 	Streaming bool
 	// MaxRetries bounds the retries of retryable failures.
 	MaxRetries int
+	// Headers are extra HTTP headers the model sends with every request
+	// (the provider's Config.Headers).
+	Headers map[string]string
 	// HTTPBounds are the model's connect, first-byte and idle bounds
 	// (model.HTTPBounds; zero: the defaults).
 	HTTPBounds model.HTTPBounds

@@ -2,6 +2,7 @@ package modeltest
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -529,5 +530,35 @@ func testErrors(t *testing.T, p Provider) {
 			t.Errorf("the server's message is lost: %q", pe.Message)
 		}
 		e.seen(1)
+	})
+	t.Run("KeyEchoed", func(t *testing.T) {
+		// A gateway that quotes the request it rejects, headers and all,
+		// with a key no shape rule recognises and credentials in extra
+		// headers: only masking the values the model was configured with
+		// hides them, in the error's text, its fields and its message,
+		// for any status, streamed or not.
+		const key = "gw-Zk81QmP3vX7sT2nR"
+		headers := map[string]string{"Proxy-Authorization": "Basic cHJveHk6c2VjcmV0MTIz", "X-Custom-Token": "hdr-secret-0987654321"}
+		for _, status := range []int{400, 401, 500} {
+			for _, streaming := range []bool{false, true} {
+				e := newEnv(t, p)
+				e.fake.Script(Turn{Status: status, Code: "invalid_request_error", Message: "rejected key " + key, Echo: true})
+				m := e.model(Options{APIKey: key, Headers: headers, Streaming: streaming})
+				_, err := m.Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+				pe := wantProviderError(t, p, err)
+				if pe.StatusCode != status {
+					t.Errorf("%d streaming=%v: status %d", status, streaming, pe.StatusCode)
+				}
+				for _, s := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", pe), pe.Message} {
+					if strings.Contains(s, key) || strings.Contains(s, "cHJveHk6c2VjcmV0MTIz") || strings.Contains(s, "hdr-secret") {
+						t.Errorf("%d streaming=%v: a credential shows: %s", status, streaming, s)
+					}
+				}
+				if !strings.Contains(pe.Message, model.Redacted) {
+					t.Errorf("%d streaming=%v: the message %q masks nothing", status, streaming, pe.Message)
+				}
+				e.seen(1)
+			}
+		}
 	})
 }

@@ -54,11 +54,13 @@ func newEnv(t *testing.T, p Provider) *env {
 	return &env{t: t, p: p, fake: p.NewFake(t)}
 }
 
-// model builds a model over the scenario's fake; o's APIKey is always
-// the suite's key.
+// model builds a model over the scenario's fake; o's APIKey is the
+// suite's key unless set.
 func (e *env) model(o Options) model.Model {
 	e.t.Helper()
-	o.APIKey = testKey
+	if o.APIKey == "" {
+		o.APIKey = testKey
+	}
 	m := e.p.NewModel(e.t, e.fake.URL(), o)
 	if m == nil {
 		e.t.Fatal("NewModel returned nil")
