@@ -16,13 +16,7 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 // collect returns a delta handler and the deltas it received.
 func collect() (model.DeltaHandler, *[]model.Delta) {
 	var ds []model.Delta
-	return func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call
-			d.Call = &c
-		}
-		ds = append(ds, d)
-	}, &ds
+	return modeltest.Collect(&ds), &ds
 }
 
 func TestStreamText(t *testing.T) {

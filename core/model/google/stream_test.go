@@ -14,34 +14,13 @@ import (
 	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
-// collect returns a handler appending to *got.
-func collect(got *[]model.Delta) model.DeltaHandler {
-	return func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call // the handler may not keep Call
-			d.Call = &c
-		}
-		*got = append(*got, d)
-	}
-}
-
-func deltasJSON(t *testing.T, ds []model.Delta) string {
-	t.Helper()
-	var b strings.Builder
-	for _, d := range ds {
-		b.WriteString(jsonOf(t, d))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // Stream always streams, reports text as it arrives, and returns what
 // Request returns for the same response unstreamed.
 func TestStreamText(t *testing.T) {
 	f := newFake(t, reply{file: "stream_text.sse"}, reply{file: "text.json"})
 	m := f.model(0) // no Options.Streaming: Stream streams anyway
 	var got []model.Delta
-	msg, err := m.Stream(context.Background(), ask("Capital of France?"), model.Params{}, collect(&got))
+	msg, err := m.Stream(context.Background(), ask("Capital of France?"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +31,7 @@ func TestStreamText(t *testing.T) {
 {"kind":"text","text":" the capital"}
 {"kind":"text","text":" of France."}
 `
-	if g := deltasJSON(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 	plain, err := m.Request(context.Background(), ask("Capital of France?"), model.Params{})
@@ -74,7 +53,7 @@ func TestStreamText(t *testing.T) {
 func TestStreamThinkingAndParallelCalls(t *testing.T) {
 	f := newFake(t, reply{file: "stream_calls.sse"})
 	var got []model.Delta
-	msg, err := f.modelWith(0, google.Options{Streaming: true}).Stream(context.Background(), ask("Weather?"), model.Params{}, collect(&got))
+	msg, err := f.modelWith(0, google.Options{Streaming: true}).Stream(context.Background(), ask("Weather?"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +66,7 @@ func TestStreamThinkingAndParallelCalls(t *testing.T) {
 {"kind":"tool_call_arguments","index":1,"text":"{\"city\":\"London\"}"}
 {"kind":"tool_call_done","index":1,"tool_call":{"id":"gemini-call-resp-stream-2-1","name":"get_weather","arguments":{"city":"London"}}}
 `
-	if g := deltasJSON(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 	var kinds []string
@@ -170,7 +149,7 @@ func TestStreamBreaks(t *testing.T) {
 	for _, rp := range []reply{{file: "stream_cut.sse", cut: true}, {file: "stream_cut.sse"}} {
 		f := newFake(t, rp)
 		var got []model.Delta
-		_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, collect(&got))
+		_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, modeltest.Collect(&got))
 		pe := modeltest.ProviderError(t, err, testKey)
 		if pe.Code != "stream_error" || len(got) == 0 {
 			t.Fatalf("cut=%v: provider error = %+v after %d deltas", rp.cut, *pe, len(got))
@@ -194,7 +173,7 @@ func TestStreamRetriesBeforeTheStream(t *testing.T) {
 		reply{status: 503, header: map[string]string{"retry-after-ms": "1"}, file: "error_503.json"},
 		reply{file: "stream_text.sse"})
 	var got []model.Delta
-	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
+	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, modeltest.Collect(&got))
 	if err != nil || msg.Text() != "Paris is the capital of France." || len(got) != 3 || f.Requests() != 2 {
 		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.Requests())
 	}

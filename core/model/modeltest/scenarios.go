@@ -276,14 +276,7 @@ func testStream(t *testing.T, p Provider) {
 	params := model.Params{Tools: []tool.Definition{weather, timeTool}}
 	history := []model.Message{prompt("Weather in Lisbon, time in Oslo?")}
 	var deltas []model.Delta
-	streamed, err := s.Stream(ctx(t), history, params, func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call
-			c.Arguments = slices.Clone(c.Arguments)
-			d.Call = &c
-		}
-		deltas = append(deltas, d)
-	})
+	streamed, err := s.Stream(ctx(t), history, params, Collect(&deltas))
 	if err != nil {
 		t.Fatal(err)
 	}
