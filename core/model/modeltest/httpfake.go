@@ -89,7 +89,7 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusTeapot)
 		return
 	}
-	s.Header, s.At = r.Header.Clone(), at
+	s.Header, s.At, s.Body = r.Header.Clone(), at, body
 	f.mu.Lock()
 	f.seen = append(f.seen, s)
 	n := len(f.seen)

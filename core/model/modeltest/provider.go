@@ -85,8 +85,10 @@ type Seen struct {
 	Thinking []string
 	// Header is the request's HTTP header.
 	Header http.Header
-	// At is when the request arrived (set by NewHTTPFake).
-	At time.Time
+	// At is when the request arrived and Body what it held, undecoded
+	// (set by NewHTTPFake).
+	At   time.Time
+	Body []byte
 }
 
 // Result is a tool result as a request carried it.

@@ -39,6 +39,7 @@ func Run(t *testing.T, p Provider) {
 	t.Run("StreamingOption", func(t *testing.T) { testStreamingOption(t, p) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, p) })
 	t.Run("Bounds", func(t *testing.T) { testBounds(t, p) })
+	t.Run("History", func(t *testing.T) { testHistory(t, p) })
 	t.Run("Content", func(t *testing.T) { testContent(t, p) })
 }
 
