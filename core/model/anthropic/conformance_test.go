@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 		NewModel: func(t *testing.T, url string, o modeltest.Options) model.Model {
 			retries := o.MaxRetries
 			return must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{
-				Config:     anthropic.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers},
+				Config:     anthropic.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
 				Streaming:  o.Streaming,
 				HTTPBounds: o.HTTPBounds,
 			}))

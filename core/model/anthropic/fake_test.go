@@ -18,7 +18,6 @@ type reply struct {
 	file   string // a testdata file sent as the body
 	sse    bool   // sent as text/event-stream
 	cut    bool   // the connection is dropped after the body
-	block  bool   // no answer until the client gives up
 }
 
 // fake is an httptest server that replays testdata fixtures in order and
@@ -33,7 +32,7 @@ func newFake(t *testing.T, replies ...reply) fake {
 		if r.URL.Path != "/v1/messages" {
 			t.Errorf("path = %s, want /v1/messages", r.URL.Path)
 		}
-		a := modeltest.Reply{Status: rp.status, Header: map[string]string{}, Cut: rp.cut, Hold: rp.block}
+		a := modeltest.Reply{Status: rp.status, Header: map[string]string{}, Cut: rp.cut}
 		for k, v := range rp.header {
 			a.Header[k] = v
 		}

@@ -2,13 +2,11 @@ package anthropic_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
@@ -65,28 +63,6 @@ func TestPromptTooLongIsNotRetried(t *testing.T) {
 	}
 	if f.Requests() != 1 {
 		t.Fatalf("400 retried: %d requests", f.Requests())
-	}
-}
-
-func TestConfigTimeout(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	retries := 0
-	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{
-		APIKey: testKey, BaseURL: f.URL, HTTPClient: f.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
-	}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-}
-
-func TestConnectionFailureIsProviderError(t *testing.T) {
-	f := newFake(t)
-	m := f.model(0)
-	f.Close() // nothing listens any more
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "connection_error" || pe.StatusCode != 0 {
-		t.Fatalf("provider error = %+v", *pe)
 	}
 }
 

@@ -48,7 +48,6 @@ type reply struct {
 	events []event // the events of a stream reply (file when empty)
 	stream bool    // answer as an event stream
 	cut    bool    // the connection is dropped after the body
-	block  bool    // no answer until the client gives up
 	stall  bool    // the stream sends its events, then nothing
 }
 
@@ -69,7 +68,7 @@ func newFake(t testing.TB, replies ...reply) fake {
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential="+testAccessKey+"/") {
 			t.Errorf("Authorization = %q, want a SigV4 signature by %s", r.Header.Get("Authorization"), testAccessKey)
 		}
-		a := modeltest.Reply{Status: rp.status, Header: map[string]string{}, Cut: rp.cut, Stall: rp.stall, Hold: rp.block}
+		a := modeltest.Reply{Status: rp.status, Header: map[string]string{}, Cut: rp.cut, Stall: rp.stall}
 		for k, v := range rp.header {
 			a.Header[k] = v
 		}

@@ -81,22 +81,6 @@ func TestNotRetried(t *testing.T) {
 	}
 }
 
-// TestConnectionRefusedRetried: a refused connection is retried, then
-// reported as connection_error.
-func TestConnectionRefused(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	url := srv.URL
-	srv.Close()
-	isolate(t)
-	retries := 1
-	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{
-		Region: "us-east-1", EndpointURL: url, AccessKeyID: testAccessKey, SecretAccessKey: testSecret, MaxRetries: &retries}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := modeltest.ProviderError(t, err, testSecret); pe.Code != "connection_error" {
-		t.Fatalf("%+v", *pe)
-	}
-}
-
 // echoSecret is a session token no shape rule recognises: only masking the
 // credentials a request was signed with hides it.
 const echoSecret = "IQoJb3JpZ2luX2VjEXAMPLEsessionTOKEN"

@@ -3,6 +3,8 @@ package modeltest
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +89,33 @@ func testBounds(t *testing.T, p Provider) {
 			t.Errorf("err = %v, want context.DeadlineExceeded", err)
 		}
 		e.seen(1)
+	})
+	t.Run("ConfigTimeout", func(t *testing.T) {
+		// Options.Timeout (Config.Timeout) bounds every request of the
+		// model, as Settings.TimeoutMS does one.
+		e := newEnv(t, p)
+		e.fake.Script(Turn{Hold: true})
+		_, err := e.model(Options{Timeout: 50 * time.Millisecond}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want context.DeadlineExceeded", err)
+		}
+		e.seen(1)
+	})
+	t.Run("ConnectionFailure", func(t *testing.T) {
+		// Nothing listens at the URL: a provider error of code
+		// connection_error and no status, retried or not, whose text (a
+		// net error quoting the URL) shows no key.
+		dead := httptest.NewServer(http.NotFoundHandler())
+		url := dead.URL
+		dead.Close()
+		m := p.NewModel(t, url, Options{APIKey: testKey, MaxRetries: 1})
+		_, err := m.Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+		pe := wantProviderError(t, p, err)
+		if pe.Code != "connection_error" || pe.StatusCode != 0 {
+			t.Errorf("ProviderError = %+v, want code connection_error and no status", pe)
+		}
+		if strings.Contains(err.Error(), testKey) {
+			t.Errorf("the error shows the key: %v", err)
+		}
 	})
 }

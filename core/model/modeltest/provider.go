@@ -138,6 +138,9 @@ type Options struct {
 	Streaming bool
 	// MaxRetries bounds the retries of retryable failures.
 	MaxRetries int
+	// Timeout bounds every request of the model (the provider's
+	// Config.Timeout; zero: none).
+	Timeout time.Duration
 	// Headers are extra HTTP headers the model sends with every request
 	// (the provider's Config.Headers).
 	Headers map[string]string

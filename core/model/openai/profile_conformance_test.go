@@ -33,7 +33,7 @@ func TestOllamaProfileConformance(t *testing.T) {
 			// profile adds /v1.
 			return must(openai.NewChatFromConfig("llama3.2", openai.Options{
 				Profile:    profile,
-				Config:     openai.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers},
+				Config:     openai.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
 				Streaming:  o.Streaming,
 				HTTPBounds: o.HTTPBounds,
 			}))

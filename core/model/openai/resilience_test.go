@@ -3,12 +3,9 @@ package openai
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 )
@@ -88,32 +85,5 @@ func TestContextLengthIsProviderError(t *testing.T) {
 	}
 	if n := len(srv.requests()); n != 1 {
 		t.Errorf("%d requests", n)
-	}
-}
-
-// hangingServer accepts requests and answers none until the client gives
-// up.
-func hangingServer(t *testing.T) *httptest.Server {
-	stop := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(stop) }) // runs first: releases the handlers
-	return srv
-}
-
-// Config.Timeout bounds every request of the model (Settings.TimeoutMS,
-// the bound of one request, is the conformance suite's
-// Bounds/TimeoutSetting).
-func TestConfigTimeout(t *testing.T) {
-	srv := hangingServer(t)
-	m := must(NewResponsesFromConfig("gpt-4o-mini", Options{Config: Config{APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond}}))
-	if _, err := m.Request(context.Background(), hello(), model.Params{}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
 	}
 }
