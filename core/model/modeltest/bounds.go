@@ -65,7 +65,7 @@ func testBounds(t *testing.T, p Provider) {
 				_, err := m.Request(c, []model.Message{prompt("hi")}, model.Params{})
 				errc <- err
 			}()
-			WaitFor(t, timeout, "the request to reach the fake", func() bool { return len(e.fake.Seen()) > 0 })
+			waitFor(t, timeout, "the request to reach the fake", func() bool { return len(e.fake.Seen()) > 0 })
 			cancel()
 			var err error
 			select {

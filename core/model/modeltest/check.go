@@ -9,10 +9,10 @@ import (
 	"github.com/starweaver-go/starweaver/core/model"
 )
 
-// WaitFor polls cond every few milliseconds until it holds, failing tb
+// waitFor polls cond every few milliseconds until it holds, failing tb
 // (naming what) if it still does not after within: a bounded wait for an
 // event that has no channel to receive from.
-func WaitFor(tb testing.TB, within time.Duration, what string, cond func() bool) {
+func waitFor(tb testing.TB, within time.Duration, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {

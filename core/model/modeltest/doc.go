@@ -18,10 +18,9 @@
 // Besides the suite, the package holds the small helpers the providers'
 // own tests share: [Replay], a scripted httptest server recording the
 // requests of their wire tests; [ProviderError], [Collect] and
-// [DeltaLines] for their checks; [WaitFor], a bounded poll; [Measure],
-// [CPUTime] and [Canned] for their benchmarks; [LiveToolRoundTrip] for
-// their opt-in live tests; [ServeFile] and [RestoreEnv] for their
-// examples.
+// [DeltaLines] for their checks; [Measure], [CPUTime] and [Canned] for
+// their benchmarks; [LiveToolRoundTrip] for their opt-in live tests;
+// [ServeFile] and [RestoreEnv] for their examples.
 //
 // Where an API cannot do something the suite asks, the Provider says so
 // and the suite checks the refusal instead: structured output without a
