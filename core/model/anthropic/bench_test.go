@@ -3,14 +3,8 @@
 package anthropic_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -39,15 +34,6 @@ func benchHistory() ([]model.Message, model.Params) {
 	return h, model.Params{Tools: []tool.Definition{weatherTool(), tz}}
 }
 
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkMessagesRequest compares one model request through the provider
 // (mapping, the SDK's encoding, retries machinery, decoding, mapping back)
 // with a raw net/http POST of the same request (the body and headers the
@@ -59,21 +45,7 @@ func cpuTime(b *testing.B) time.Duration {
 // is the SDK client alone posting the same bytes, without the provider's
 // mapping and codec.
 func BenchmarkMessagesRequest(b *testing.B) {
-	resp := fixture(b, "tool_use_parallel.json")
-	var (
-		mu         sync.Mutex
-		lastBody   []byte
-		lastHeader http.Header
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		lastBody, lastHeader = body, r.Header
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(resp)
-	}))
-	defer srv.Close()
+	srv := modeltest.NewCanned(b, "application/json", fixture(b, "tool_use_parallel.json"))
 	client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
 		option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
 	m := must(anthropic.New(client, "claude-sonnet-4-5", anthropic.Options{}))
@@ -82,63 +54,37 @@ func BenchmarkMessagesRequest(b *testing.B) {
 	if _, err := m.Request(ctx, history, params); err != nil {
 		b.Fatal(err)
 	}
-	mu.Lock()
-	reqBody, reqHeader := lastBody, lastHeader.Clone()
-	mu.Unlock()
-	reqHeader.Del("Content-Length")
-	hc := srv.Client()
+	reqBody := srv.First(b).Body
+	post := srv.Repost(b, ctx)
 
 	b.Run("provider", func(b *testing.B) {
-		b.ReportAllocs()
-		start := cpuTime(b)
-		for b.Loop() {
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+		})
 	})
 	b.Run("sdk-floor", func(b *testing.B) {
-		b.ReportAllocs()
-		start := cpuTime(b)
-		for b.Loop() {
+		modeltest.Measure(b, func() {
 			var out []byte
 			if err := client.Post(ctx, "v1/messages", json.RawMessage(reqBody), &out); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+		})
 	})
-	post := func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", bytes.NewReader(reqBody))
-		req.Header = reqHeader.Clone()
-		res, err := hc.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-	}
-	b.Run("raw", func(b *testing.B) {
-		b.ReportAllocs()
-		start := cpuTime(b)
-		for b.Loop() {
-			post()
-		}
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
-	})
+	b.Run("raw", func(b *testing.B) { modeltest.Measure(b, post) })
 	// extra interleaves the two, one of each per iteration, so that the
 	// load of the machine weighs on both alike, and reports the difference.
 	b.Run("extra", func(b *testing.B) {
 		var prov, raw time.Duration
 		for b.Loop() {
-			t0 := cpuTime(b)
+			t0 := modeltest.CPUTime(b)
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
-			t1 := cpuTime(b)
+			t1 := modeltest.CPUTime(b)
 			post()
-			t2 := cpuTime(b)
+			t2 := modeltest.CPUTime(b)
 			prov += t1 - t0
 			raw += t2 - t1
 		}
@@ -157,56 +103,27 @@ func BenchmarkMessagesRequest(b *testing.B) {
 func BenchmarkStream(b *testing.B) {
 	history, params := benchHistory()
 	ctx := context.Background()
-	// serve starts a server answering body; recorded returns the first
-	// request it received.
-	serve := func(b *testing.B, body []byte, ctype string) (srv *httptest.Server, m *anthropic.Model, recorded func() ([]byte, http.Header)) {
-		var (
-			mu      sync.Mutex
-			reqBody []byte
-			reqHdr  http.Header
-		)
-		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			raw, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			if reqBody == nil {
-				reqBody, reqHdr = raw, r.Header.Clone()
-			}
-			mu.Unlock()
-			w.Header().Set("Content-Type", ctype)
-			_, _ = w.Write(body)
-		}))
-		b.Cleanup(srv.Close)
+	// serve starts a server answering body and a model over it.
+	serve := func(b *testing.B, body []byte, ctype string) (*modeltest.Canned, *anthropic.Model) {
+		srv := modeltest.NewCanned(b, ctype, body)
 		client := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithAPIKey(testKey), option.WithBaseURL(srv.URL),
 			option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
-		m = must(anthropic.New(client, "claude-sonnet-4-5", anthropic.Options{Streaming: ctype == "text/event-stream"}))
-		return srv, m, func() ([]byte, http.Header) {
-			mu.Lock()
-			defer mu.Unlock()
-			return reqBody, reqHdr.Clone()
-		}
-	}
-	measure := func(b *testing.B, do func()) {
-		b.ReportAllocs()
-		start := cpuTime(b)
-		for b.Loop() {
-			do()
-		}
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+		return srv, must(anthropic.New(client, "claude-sonnet-4-5", anthropic.Options{Streaming: ctype == "text/event-stream"}))
 	}
 	jsonBody, sseBody := fixture(b, "tool_use_parallel.json"), fixture(b, "stream_tool_use_parallel.sse")
 	b.Run("request", func(b *testing.B) {
-		_, m, _ := serve(b, jsonBody, "application/json")
-		measure(b, func() {
+		_, m := serve(b, jsonBody, "application/json")
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("stream", func(b *testing.B) {
-		_, m, _ := serve(b, sseBody, "text/event-stream")
+		_, m := serve(b, sseBody, "text/event-stream")
 		n := 0
 		count := func(model.Delta) { n++ }
-		measure(b, func() {
+		modeltest.Measure(b, func() {
 			if _, err := m.Stream(ctx, history, params, count); err != nil {
 				b.Fatal(err)
 			}
@@ -216,30 +133,18 @@ func BenchmarkStream(b *testing.B) {
 		}
 	})
 	b.Run("streaming-request", func(b *testing.B) {
-		_, m, _ := serve(b, sseBody, "text/event-stream")
-		measure(b, func() {
+		_, m := serve(b, sseBody, "text/event-stream")
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("raw-sse", func(b *testing.B) {
-		srv, m, recorded := serve(b, sseBody, "text/event-stream")
+		srv, m := serve(b, sseBody, "text/event-stream")
 		if _, err := m.Request(ctx, history, params); err != nil {
 			b.Fatal(err)
 		}
-		reqBody, hdr := recorded()
-		hdr.Del("Content-Length")
-		hc := srv.Client()
-		measure(b, func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/messages", bytes.NewReader(reqBody))
-			req.Header = hdr.Clone()
-			res, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-		})
+		modeltest.Measure(b, srv.Repost(b, ctx))
 	})
 }

@@ -31,15 +31,15 @@ func TestMissingAPIKey(t *testing.T) {
 func TestEnvironmentKeyAndBaseURL(t *testing.T) {
 	f := newFake(t, reply{file: "text.json"})
 	t.Setenv(anthropic.EnvAPIKey, "sk-ant-from-env")
-	t.Setenv(anthropic.EnvBaseURL, f.srv.URL)
+	t.Setenv(anthropic.EnvBaseURL, f.URL)
 	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{Headers: map[string]string{"X-Team": "blue"}}}))
 	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if h := f.header(0).Get("Authorization"); h != "Bearer sk-ant-from-env" {
+	if h := f.Request(0).Header.Get("Authorization"); h != "Bearer sk-ant-from-env" {
 		t.Fatalf("authorization = %q", h)
 	}
-	if h := f.header(0).Get("X-Team"); h != "blue" {
+	if h := f.Request(0).Header.Get("X-Team"); h != "blue" {
 		t.Fatalf("x-team = %q", h)
 	}
 }
@@ -49,11 +49,11 @@ func TestEnvironmentKeyAndBaseURL(t *testing.T) {
 func TestCustomBaseURLNeedsNoKey(t *testing.T) {
 	f := newFake(t, reply{file: "text.json"})
 	t.Setenv(anthropic.EnvAPIKey, "")
-	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{BaseURL: f.srv.URL}}))
+	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{BaseURL: f.URL}}))
 	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if h := f.header(0).Get("Authorization"); h != "" {
+	if h := f.Request(0).Header.Get("Authorization"); h != "" {
 		t.Fatalf("authorization = %q", h)
 	}
 }

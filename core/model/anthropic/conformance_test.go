@@ -25,8 +25,9 @@ func TestConformance(t *testing.T) {
 		NewModel: func(t *testing.T, url string, o modeltest.Options) model.Model {
 			retries := o.MaxRetries
 			return must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{
-				Config:    anthropic.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries},
-				Streaming: o.Streaming,
+				Config:     anthropic.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
+				Streaming:  o.Streaming,
+				HTTPBounds: o.HTTPBounds,
 			}))
 		},
 		NativeOutput: true, // output_config.format
@@ -157,6 +158,10 @@ func toolResult(id string, content json.RawMessage) (modeltest.Result, error) {
 	}
 	return r, nil
 }
+
+// KeepAlive is the Messages API's ping event, which a stalled stream
+// sends besides SSE comments.
+func (messagesWire) KeepAlive() string { return "event: ping\ndata: {\"type\": \"ping\"}\n\n" }
 
 func (messagesWire) Error(w http.ResponseWriter, tn modeltest.Turn) {
 	_ = json.NewEncoder(w).Encode(map[string]any{

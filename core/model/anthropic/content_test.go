@@ -37,7 +37,7 @@ func TestRichToolResultsGoNatively(t *testing.T) {
 	if _, err := m.Request(context.Background(), answered(res), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := f.body(0)["messages"].([]any)
+	msgs := f.Body(0)["messages"].([]any)
 	want := `{"content":[{"content":[` +
 		`{"text":"Sales chart:","type":"text"},` +
 		`{"source":{"data":"iVBORw0KGgppbWc=","media_type":"image/png","type":"base64"},"type":"image"},` +
@@ -56,7 +56,7 @@ func TestRichToolResultsGoNatively(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = `{"content":[{"content":[{"text":"no such city","type":"text"}],"is_error":true,"tool_use_id":"toolu_1","type":"tool_result"}],"role":"user"}`
-	if got := jsonOf(t, f.body(1)["messages"].([]any)[2]); got != want {
+	if got := jsonOf(t, f.Body(1)["messages"].([]any)[2]); got != want {
 		t.Fatalf("model error =\n%s\nwant\n%s", got, want)
 	}
 }
@@ -76,7 +76,7 @@ func TestUnsupportedToolResultMediaFails(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if f.requests() != 0 {
-		t.Fatalf("%d requests were sent", f.requests())
+	if f.Requests() != 0 {
+		t.Fatalf("%d requests were sent", f.Requests())
 	}
 }

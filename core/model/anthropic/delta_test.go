@@ -11,28 +11,8 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
-
-// collect returns a handler appending to *got.
-func collect(got *[]model.Delta) model.DeltaHandler {
-	return func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call // the handler may not keep Call
-			d.Call = &c
-		}
-		*got = append(*got, d)
-	}
-}
-
-func deltasJSON(t *testing.T, ds []model.Delta) string {
-	t.Helper()
-	var b strings.Builder
-	for _, d := range ds {
-		b.WriteString(jsonOf(t, d))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // Stream always streams, reports text as it arrives, and returns what
 // Request returns for the same response unstreamed.
@@ -40,26 +20,26 @@ func TestStreamText(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_text.sse"}, reply{file: "text.json"})
 	m := f.model(0) // no Options.Streaming: Stream streams anyway
 	var got []model.Delta
-	msg, err := m.Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
+	msg, err := m.Stream(context.Background(), ask("Hello"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.body(0)["stream"] != true {
-		t.Fatalf("stream = %v", f.body(0)["stream"])
+	if f.Body(0)["stream"] != true {
+		t.Fatalf("stream = %v", f.Body(0)["stream"])
 	}
 	want := `{"kind":"text","text":"Hi! "}
 {"kind":"text","text":"My name is "}
 {"kind":"text","text":"Claude."}
 `
-	if g := deltasJSON(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 	plain, err := m.Request(context.Background(), ask("Hello"), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.body(1)["stream"] != nil {
-		t.Fatalf("Request streamed: %v", f.body(1)["stream"])
+	if f.Body(1)["stream"] != nil {
+		t.Fatalf("Request streamed: %v", f.Body(1)["stream"])
 	}
 	if !reflect.DeepEqual(msg, plain) {
 		t.Fatalf("Stream = %+v\nRequest = %+v", msg, plain)
@@ -70,7 +50,7 @@ func TestStreamParallelToolCalls(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_tool_use_parallel.sse"}, reply{file: "tool_use_parallel.json"})
 	m := f.model(0)
 	var got []model.Delta
-	msg, err := m.Stream(context.Background(), ask("Weather and time?"), model.Params{}, collect(&got))
+	msg, err := m.Stream(context.Background(), ask("Weather and time?"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +65,7 @@ func TestStreamParallelToolCalls(t *testing.T) {
 {"kind":"tool_call_arguments","index":1,"text":"\"America/Los_Angeles\"}"}
 {"kind":"tool_call_done","index":1,"tool_call":{"id":"toolu_01B19q90qw90lq917835lq8","name":"get_time","arguments":{"timezone":"America/Los_Angeles"}}}
 `
-	if g := deltasJSON(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 	plain, err := m.Request(context.Background(), ask("Weather and time?"), model.Params{})
@@ -110,13 +90,13 @@ func TestStreamThinkingAndNilHandler(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_tool_use.sse"}, reply{sse: true, file: "stream_tool_use.sse"})
 	m := f.modelWith(0, anthropic.Options{Streaming: true})
 	var got []model.Delta
-	msg, err := m.Stream(context.Background(), ask("Weather in SF?"), model.Params{}, collect(&got))
+	msg, err := m.Stream(context.Background(), ask("Weather in SF?"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) < 2 || got[0] != (model.Delta{Kind: model.DeltaThinking, Text: "I need the weather, "}) ||
 		got[1] != (model.Delta{Kind: model.DeltaThinking, Text: "so I call get_weather."}) {
-		t.Fatalf("deltas = %s", deltasJSON(t, got))
+		t.Fatalf("deltas = %s", modeltest.DeltaLines(t, got))
 	}
 	plain, err := m.Stream(context.Background(), ask("Weather in SF?"), model.Params{}, nil)
 	if err != nil || !reflect.DeepEqual(msg, plain) {
@@ -174,8 +154,8 @@ func TestStreamCallDoneBeforeResponseEnds(t *testing.T) {
 func TestStreamDisconnectAfterDeltas(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_cut.sse", cut: true})
 	var got []model.Delta
-	_, err := f.model(0).Stream(context.Background(), ask("Weather?"), model.Params{}, collect(&got))
-	pe := providerError(t, err)
+	_, err := f.model(0).Stream(context.Background(), ask("Weather?"), model.Params{}, modeltest.Collect(&got))
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.Code != "stream_error" || len(got) == 0 {
 		t.Fatalf("provider error = %+v after %d deltas", *pe, len(got))
 	}
@@ -187,8 +167,8 @@ func TestStreamRetriesBeforeTheStream(t *testing.T) {
 		reply{status: 529, header: map[string]string{"retry-after-ms": "1"}, file: "error_529.json"},
 		reply{sse: true, file: "stream_text.sse"})
 	var got []model.Delta
-	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
-	if err != nil || msg.Text() != "Hi! My name is Claude." || len(got) != 3 || f.requests() != 2 {
-		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.requests())
+	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, modeltest.Collect(&got))
+	if err != nil || msg.Text() != "Hi! My name is Claude." || len(got) != 3 || f.Requests() != 2 {
+		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.Requests())
 	}
 }

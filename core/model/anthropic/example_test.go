@@ -3,36 +3,18 @@ package anthropic_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
-// exampleServer replays a fixture as the Messages API would.
-func exampleServer(file string, sse bool) *httptest.Server {
-	body, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		panic(err)
-	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sse {
-			w.Header().Set("Content-Type", "text/event-stream")
-		} else {
-			w.Header().Set("Content-Type", "application/json")
-		}
-		_, _ = w.Write(body)
-	}))
-}
-
 func ExampleNewFromConfig() {
-	srv := exampleServer("text.json", false) // stands in for api.anthropic.com
+	srv := modeltest.ServeFile("testdata/text.json") // stands in for api.anthropic.com
 	defer srv.Close()
 
 	m, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{
@@ -58,7 +40,7 @@ func ExampleNewFromConfig() {
 }
 
 func ExampleNew() {
-	srv := exampleServer("stream_tool_use.sse", true)
+	srv := modeltest.ServeFile("testdata/stream_tool_use.sse")
 	defer srv.Close()
 
 	// The caller owns the client: auth, base URL, retries, HTTP.
@@ -86,7 +68,7 @@ func ExampleNew() {
 }
 
 func ExampleErrMissingAPIKey() {
-	defer restoreEnv("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")()
+	defer modeltest.RestoreEnv("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")()
 	os.Unsetenv("ANTHROPIC_API_KEY")
 	os.Unsetenv("ANTHROPIC_BASE_URL")
 	m, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{}) // a missing key is not a building error
@@ -100,31 +82,10 @@ func ExampleErrMissingAPIKey() {
 	// model: request failed: anthropic: no API key: set the ANTHROPIC_API_KEY environment variable or pass an API key
 }
 
-// restoreEnv returns a function that restores the variables as they are now.
-func restoreEnv(names ...string) func() {
-	saved := map[string]*string{}
-	for _, n := range names {
-		if v, ok := os.LookupEnv(n); ok {
-			saved[n] = &v
-		} else {
-			saved[n] = nil
-		}
-	}
-	return func() {
-		for n, v := range saved {
-			if v == nil {
-				os.Unsetenv(n)
-			} else {
-				os.Setenv(n, *v)
-			}
-		}
-	}
-}
-
 // Stream reports the response while it arrives; each tool call is done
 // (its arguments whole) before the response ends, so it can start early.
 func ExampleModel_Stream() {
-	srv := exampleServer("stream_tool_use_parallel.sse", true)
+	srv := modeltest.ServeFile("testdata/stream_tool_use_parallel.sse")
 	defer srv.Close()
 
 	m, err := anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{APIKey: "sk-ant-...", BaseURL: srv.URL}})

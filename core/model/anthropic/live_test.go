@@ -2,14 +2,13 @@ package anthropic_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
-	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // liveModel returns a model against the real API, or skips the test when
@@ -34,41 +33,16 @@ func liveModel(t *testing.T, o anthropic.Options) *anthropic.Model {
 // TestLiveToolRoundTrip asks for a tool call, answers it and expects a
 // final text, streamed and not.
 func TestLiveToolRoundTrip(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		m := liveModel(t, anthropic.Options{Streaming: streaming, MaxTokens: 512})
-		weather := tool.Definition{Name: "get_weather", Description: "Current weather of a city",
-			Parameters: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}
-		params := model.Params{Tools: []tool.Definition{weather}}
-		history := []model.Message{model.Request(model.SystemPrompt("Use the tools."), model.UserPrompt("What's the weather in Paris?"))}
-		ctx := context.Background()
-		first, err := m.Request(ctx, history, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		calls := first.ToolCalls()
-		if len(calls) == 0 || !json.Valid(calls[0].Arguments) {
-			t.Fatalf("streaming=%v: no tool call: %+v", streaming, first.Parts)
-		}
-		var returns []model.Part
-		for _, c := range calls {
-			returns = append(returns, model.ToolReturn(tool.Return{ToolCallID: c.ID, Name: c.Name, Content: map[string]any{"temp_c": 18, "sky": "clear"}}))
-		}
-		history = append(history, first, model.Request(returns...))
-		final, err := m.Request(ctx, history, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if final.Text() == "" || final.FinishReason != model.FinishStop || final.Usage.InputTokens == 0 {
-			t.Fatalf("streaming=%v: final = %+v usage %+v", streaming, final.Parts, final.Usage)
-		}
-	}
+	modeltest.LiveToolRoundTrip(t, func(t *testing.T, streaming bool) model.Model {
+		return liveModel(t, anthropic.Options{Streaming: streaming, MaxTokens: 512})
+	})
 }
 
 func TestLiveBadKeyIsProviderError(t *testing.T) {
 	liveModel(t, anthropic.Options{})
 	m := must(anthropic.NewFromConfig("claude-haiku-4-5", anthropic.Options{Config: anthropic.Config{APIKey: testKey}}))
 	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
-	if pe := providerError(t, err); pe.StatusCode != 401 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.StatusCode != 401 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

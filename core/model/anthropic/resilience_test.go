@@ -2,48 +2,16 @@ package anthropic_test
 
 import (
 	"context"
-	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
-
-func providerError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want *model.ProviderError", err, err)
-	}
-	if !errors.Is(err, model.ErrModel) {
-		t.Fatalf("errors.Is(err, model.ErrModel) = false")
-	}
-	if strings.Contains(err.Error(), testKey) || strings.Contains(pe.Message, testKey) {
-		t.Fatalf("error carries the API key: %v", err)
-	}
-	return pe
-}
-
-// TestRetryAfterHonoured: a 429 with retry-after: 1 is retried no sooner
-// than a second later (the SDK's own backoff for a first retry is at most
-// half a second), then succeeds.
-func TestRetryAfterHonoured(t *testing.T) {
-	f := newFake(t,
-		reply{status: 429, header: map[string]string{"retry-after": "1"}, file: "error_429.json"},
-		reply{file: "text.json"})
-	got, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text() != "Hi! My name is Claude." || f.requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.requests())
-	}
-	if gap := f.gap(1); gap < 950*time.Millisecond {
-		t.Fatalf("retried after %v, want >= 1s (retry-after)", gap)
-	}
-}
 
 // TestRetryOverloadedAndServerError: 529 overloaded, then 500, then
 // success. retry-after-ms keeps the test fast; it sets the delay only,
@@ -57,8 +25,8 @@ func TestRetryOverloadedAndServerError(t *testing.T) {
 	if _, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if f.requests() != 3 {
-		t.Fatalf("requests = %d, want 3", f.requests())
+	if f.Requests() != 3 {
+		t.Fatalf("requests = %d, want 3", f.Requests())
 	}
 }
 
@@ -68,7 +36,7 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 		reply{status: 529, header: fast, file: "error_529.json"},
 		reply{status: 529, header: fast, file: "error_529.json"})
 	_, err := f.model(1).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -77,72 +45,39 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 func TestUnauthorizedIsProviderError(t *testing.T) {
 	f := newFake(t, reply{status: 401, file: "error_401.json"})
 	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 401, Code: "authentication_error", Message: "invalid x-api-key"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if f.requests() != 1 {
-		t.Fatalf("401 retried: %d requests", f.requests())
+	if f.Requests() != 1 {
+		t.Fatalf("401 retried: %d requests", f.Requests())
 	}
 }
 
 func TestPromptTooLongIsNotRetried(t *testing.T) {
 	f := newFake(t, reply{status: 400, file: "error_400.json"})
 	_, err := f.modelWith(2, anthropic.Options{ProviderName: "gateway"}).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.Provider != "gateway" || pe.StatusCode != 400 || pe.Code != "invalid_request_error" || !strings.HasPrefix(pe.Message, "prompt is too long") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if f.requests() != 1 {
-		t.Fatalf("400 retried: %d requests", f.requests())
+	if f.Requests() != 1 {
+		t.Fatalf("400 retried: %d requests", f.Requests())
 	}
 }
 
-func TestCancellation(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := f.model(2).Request(ctx, ask("Hi"), model.Params{})
-		errc <- err
-	}()
-	<-f.arrived
-	cancel()
-	err := <-errc
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, model.ErrModel) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if f.requests() != 1 {
-		t.Fatalf("cancelled request retried: %d requests", f.requests())
-	}
-}
-
-func TestTimeoutSetting(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{Settings: model.Settings{TimeoutMS: 50}})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-}
-
-func TestConfigTimeout(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	retries := 0
-	m := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{
-		APIKey: testKey, BaseURL: f.srv.URL, HTTPClient: f.srv.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
-	}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-}
-
-func TestConnectionFailureIsProviderError(t *testing.T) {
-	f := newFake(t)
-	m := f.model(0)
-	f.srv.Close() // nothing listens any more
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
-		t.Fatalf("provider error = %+v", *pe)
+// With a base URL and no key, a 401 says that ANTHROPIC_API_KEY is unset.
+func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
+	t.Setenv(anthropic.EnvAPIKey, "")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"x-api-key header is required"}}`)
+	}))
+	defer srv.Close()
+	_, err := must(anthropic.NewFromConfig("claude-sonnet-4-5", anthropic.Options{Config: anthropic.Config{BaseURL: srv.URL}})).Request(context.Background(), ask("Hi"), model.Params{})
+	if pe := modeltest.ProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "ANTHROPIC_API_KEY is unset") {
+		t.Fatalf("%+v", pe)
 	}
 }

@@ -29,7 +29,7 @@ func TestTextResponse(t *testing.T) {
 	if u := *got.Usage; u != (model.Usage{Requests: 1, InputTokens: 2095, OutputTokens: 503}) {
 		t.Fatalf("usage = %+v", u)
 	}
-	body := f.body(0)
+	body := f.Body(0)
 	if jsonOf(t, body["system"]) != `[{"text":"Be brief.","type":"text"}]` {
 		t.Fatalf("system = %s", jsonOf(t, body["system"]))
 	}
@@ -40,7 +40,7 @@ func TestTextResponse(t *testing.T) {
 		t.Fatalf("model, max_tokens = %v, %v", body["model"], body["max_tokens"])
 	}
 	// This SDK version sends the key as a bearer token.
-	if h := f.header(0).Get("Authorization"); h != "Bearer "+testKey {
+	if h := f.Request(0).Header.Get("Authorization"); h != "Bearer "+testKey {
 		t.Fatalf("authorization = %q", h)
 	}
 }
@@ -75,8 +75,8 @@ func TestThinkingAndSignature(t *testing.T) {
 	if got.Usage.ReasoningTokens != 120 {
 		t.Fatalf("reasoning tokens = %d", got.Usage.ReasoningTokens)
 	}
-	if jsonOf(t, f.body(0)["thinking"]) != `{"budget_tokens":2048,"type":"enabled"}` {
-		t.Fatalf("thinking config = %s", jsonOf(t, f.body(0)["thinking"]))
+	if jsonOf(t, f.Body(0)["thinking"]) != `{"budget_tokens":2048,"type":"enabled"}` {
+		t.Fatalf("thinking config = %s", jsonOf(t, f.Body(0)["thinking"]))
 	}
 }
 

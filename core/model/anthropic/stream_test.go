@@ -7,6 +7,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/anthropic"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func TestStreamingAssemblesResponse(t *testing.T) {
@@ -15,8 +16,8 @@ func TestStreamingAssemblesResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.body(0)["stream"] != true {
-		t.Fatalf("stream = %v", f.body(0)["stream"])
+	if f.Body(0)["stream"] != true {
+		t.Fatalf("stream = %v", f.Body(0)["stream"])
 	}
 	if len(got.Parts) != 3 {
 		t.Fatalf("parts = %+v", got.Parts)
@@ -43,7 +44,7 @@ func TestStreamingAssemblesResponse(t *testing.T) {
 func TestStreamDisconnect(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_cut.sse", cut: true})
 	_, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Weather?"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.Code != "stream_error" || !strings.Contains(pe.Message, "stream broke before message_stop") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -54,7 +55,7 @@ func TestStreamDisconnect(t *testing.T) {
 func TestStreamEndsEarly(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_cut.sse"})
 	_, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Weather?"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.Code != "stream_error" || !strings.Contains(pe.Message, "before message_stop") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -63,7 +64,7 @@ func TestStreamEndsEarly(t *testing.T) {
 func TestStreamErrorEvent(t *testing.T) {
 	f := newFake(t, reply{sse: true, file: "stream_error.sse"})
 	_, err := f.modelWith(0, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded"}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -79,15 +80,15 @@ func TestStreamingRetriesBeforeTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.ToolCalls()) != 1 || f.requests() != 2 {
-		t.Fatalf("calls = %+v after %d requests", got.ToolCalls(), f.requests())
+	if len(got.ToolCalls()) != 1 || f.Requests() != 2 {
+		t.Fatalf("calls = %+v after %d requests", got.ToolCalls(), f.Requests())
 	}
 }
 
 func TestStreamingUnauthorized(t *testing.T) {
 	f := newFake(t, reply{status: 401, file: "error_401.json"})
 	_, err := f.modelWith(2, anthropic.Options{Streaming: true}).Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.StatusCode != 401 || pe.Code != "authentication_error" {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.StatusCode != 401 || pe.Code != "authentication_error" {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

@@ -6,13 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -21,6 +15,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -37,15 +32,6 @@ func benchHistory() ([]model.Message, model.Params) {
 		"type": "object", "properties": map[string]any{"sign": map[string]any{"type": "string", "description": "The call sign for the radio station"}},
 		"required": []any{"sign"}}}
 	return h, model.Params{Tools: []tool.Definition{song}}
-}
-
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // streamBytes encodes a stream fixture as the binary event stream.
@@ -72,23 +58,8 @@ func streamBytes(b *testing.B, name string) []byte {
 func BenchmarkConverse(b *testing.B) {
 	history, params := benchHistory()
 	ctx := context.Background()
-	serve := func(b *testing.B, body []byte, ctype string, streaming bool) (*httptest.Server, *bedrock.Model, func() ([]byte, http.Header)) {
-		var (
-			mu      sync.Mutex
-			reqBody []byte
-			reqHdr  http.Header
-		)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			raw, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			if reqBody == nil {
-				reqBody, reqHdr = raw, r.Header.Clone()
-			}
-			mu.Unlock()
-			w.Header().Set("Content-Type", ctype)
-			_, _ = w.Write(body)
-		}))
-		b.Cleanup(srv.Close)
+	serve := func(b *testing.B, body []byte, ctype string, streaming bool) (*modeltest.Canned, *bedrock.Model) {
+		srv := modeltest.NewCanned(b, ctype, body)
 		client := bedrockruntime.New(bedrockruntime.Options{
 			Region:       "us-east-1",
 			BaseEndpoint: aws.String(srv.URL),
@@ -96,36 +67,23 @@ func BenchmarkConverse(b *testing.B) {
 			HTTPClient:   srv.Client(),
 			Retryer:      aws.NopRetryer{},
 		})
-		m := must(bedrock.New(client, testModel, bedrock.Options{Streaming: streaming}))
-		return srv, m, func() ([]byte, http.Header) {
-			mu.Lock()
-			defer mu.Unlock()
-			return reqBody, reqHdr.Clone()
-		}
-	}
-	measure := func(b *testing.B, do func()) {
-		b.ReportAllocs()
-		start := cpuTime(b)
-		for b.Loop() {
-			do()
-		}
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+		return srv, must(bedrock.New(client, testModel, bedrock.Options{Streaming: streaming}))
 	}
 	jsonBody, streamBody := fixture(b, "tool_use_parallel.json"), streamBytes(b, "stream_tool_use_parallel.json")
 	const streamType = "application/vnd.amazon.eventstream"
 	b.Run("request", func(b *testing.B) {
-		_, m, _ := serve(b, jsonBody, "application/json", false)
-		measure(b, func() {
+		_, m := serve(b, jsonBody, "application/json", false)
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("stream", func(b *testing.B) {
-		_, m, _ := serve(b, streamBody, streamType, false)
+		_, m := serve(b, streamBody, streamType, false)
 		n := 0
 		count := func(model.Delta) { n++ }
-		measure(b, func() {
+		modeltest.Measure(b, func() {
 			if _, err := m.Stream(ctx, history, params, count); err != nil {
 				b.Fatal(err)
 			}
@@ -135,36 +93,22 @@ func BenchmarkConverse(b *testing.B) {
 		}
 	})
 	b.Run("streaming-request", func(b *testing.B) {
-		_, m, _ := serve(b, streamBody, streamType, true)
-		measure(b, func() {
+		_, m := serve(b, streamBody, streamType, true)
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
-	raw := func(b *testing.B, body []byte, ctype, path string, streaming bool) {
-		srv, m, recorded := serve(b, body, ctype, streaming)
+	// raw posts the signed request the model sent again, its answer read
+	// undecoded.
+	raw := func(b *testing.B, body []byte, ctype string, streaming bool) {
+		srv, m := serve(b, body, ctype, streaming)
 		if _, err := m.Request(ctx, history, params); err != nil {
 			b.Fatal(err)
 		}
-		reqBody, hdr := recorded()
-		hdr.Del("Content-Length")
-		hc := srv.Client()
-		measure(b, func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, bytes.NewReader(reqBody))
-			req.Header = hdr.Clone()
-			res, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-		})
+		modeltest.Measure(b, srv.Repost(b, ctx))
 	}
-	b.Run("raw-json", func(b *testing.B) {
-		raw(b, jsonBody, "application/json", "/model/"+testModel+"/converse", false)
-	})
-	b.Run("raw-stream", func(b *testing.B) {
-		raw(b, streamBody, streamType, "/model/"+testModel+"/converse-stream", true)
-	})
+	b.Run("raw-json", func(b *testing.B) { raw(b, jsonBody, "application/json", false) })
+	b.Run("raw-stream", func(b *testing.B) { raw(b, streamBody, streamType, true) })
 }

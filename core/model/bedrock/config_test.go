@@ -15,6 +15,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // TestEndpointFromEnvironment: the AWS chain alone (region, credentials
@@ -26,12 +27,12 @@ func TestEndpointFromEnvironment(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", testAccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", testSecret)
 	t.Setenv("AWS_REGION", "eu-west-3")
-	t.Setenv(bedrock.EnvEndpointURL, f.URL())
+	t.Setenv(bedrock.EnvEndpointURL, f.URL)
 	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{}))
 	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if a := f.header(0).Get("Authorization"); !strings.Contains(a, "/eu-west-3/bedrock/aws4_request") {
+	if a := f.Request(0).Header.Get("Authorization"); !strings.Contains(a, "/eu-west-3/bedrock/aws4_request") {
 		t.Fatalf("Authorization = %q", a)
 	}
 }
@@ -48,11 +49,11 @@ func TestProfileAndEndpointURL(t *testing.T) {
 	t.Setenv("AWS_CONFIG_FILE", dir+"/config")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", dir+"/credentials")
 	t.Setenv(bedrock.EnvEndpointURL, "http://127.0.0.1:1")
-	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Profile: "work", EndpointURL: f.URL()}}))
+	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Profile: "work", EndpointURL: f.URL}}))
 	if _, err := m.Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if a := f.header(0).Get("Authorization"); !strings.Contains(a, "/ap-south-1/bedrock/aws4_request") {
+	if a := f.Request(0).Header.Get("Authorization"); !strings.Contains(a, "/ap-south-1/bedrock/aws4_request") {
 		t.Fatalf("Authorization = %q", a)
 	}
 }
@@ -71,11 +72,11 @@ func TestMissingRegion(t *testing.T) {
 func TestMissingCredentials(t *testing.T) {
 	f := newFake(t)
 	isolate(t)
-	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Region: "us-east-1", EndpointURL: f.URL()}}))
+	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Region: "us-east-1", EndpointURL: f.URL}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
-	if pe.Code != "credentials_error" || !strings.Contains(pe.Message, "AWS_ACCESS_KEY_ID") || f.requests() != 0 {
-		t.Fatalf("%+v after %d requests", *pe, f.requests())
+	pe := modeltest.ProviderError(t, err, testSecret)
+	if pe.Code != "credentials_error" || !strings.Contains(pe.Message, "AWS_ACCESS_KEY_ID") || f.Requests() != 0 {
+		t.Fatalf("%+v after %d requests", *pe, f.Requests())
 	}
 }
 
@@ -109,7 +110,7 @@ func TestNewOverCallersClient(t *testing.T) {
 	var used bool
 	client := bedrockruntime.New(bedrockruntime.Options{
 		Region:       "us-west-2",
-		BaseEndpoint: aws.String(f.URL()),
+		BaseEndpoint: aws.String(f.URL),
 		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecret, ""),
 		HTTPClient:   doerFunc(func(r *http.Request) (*http.Response, error) { used = true; return http.DefaultClient.Do(r) }),
 	})
@@ -118,8 +119,8 @@ func TestNewOverCallersClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !used || f.header(0).Get("X-Trace") != "t-1" {
-		t.Fatalf("used = %v, headers %v", used, f.header(0))
+	if !used || f.Request(0).Header.Get("X-Trace") != "t-1" {
+		t.Fatalf("used = %v, headers %v", used, f.Request(0).Header)
 	}
 }
 
@@ -144,7 +145,7 @@ func TestAPIKey(t *testing.T) {
 	retries := 0
 	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{Region: "us-east-1", EndpointURL: srv.URL, APIKey: key, MaxRetries: &retries, HTTPClient: srv.Client()}}))
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	if auth != "Bearer "+key || pe.StatusCode != 403 || strings.Contains(err.Error(), key) {
 		t.Fatalf("Authorization %q, error %v", auth, err)
 	}

@@ -29,8 +29,9 @@ func TestConformance(t *testing.T) {
 			// a SigV4 request.
 			return must(bedrock.NewFromConfig(testModel, bedrock.Options{
 				Config: bedrock.Config{Region: "us-east-1", EndpointURL: url, AccessKeyID: testAccessKey,
-					SecretAccessKey: o.APIKey, MaxRetries: &retries},
-				Streaming: o.Streaming,
+					SecretAccessKey: o.APIKey, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
+				Streaming:  o.Streaming,
+				HTTPBounds: o.HTTPBounds,
 			}))
 		},
 		NativeOutput: true, // outputConfig.textFormat (json_schema)

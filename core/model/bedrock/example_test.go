@@ -3,23 +3,17 @@ package bedrock_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // A model over Bedrock, configured by the AWS chain; here a local server
 // answering a Converse response stands in for the endpoint, and the
 // credentials are static test ones.
 func ExampleNewFromConfig() {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := os.ReadFile("testdata/text.json")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
+	srv := modeltest.ServeFile("testdata/text.json")
 	defer srv.Close()
 	m, err := bedrock.NewFromConfig("anthropic.claude-sonnet-4-5-20250929-v1:0", bedrock.Options{
 		MaxTokens: 1024,

@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
@@ -45,7 +41,6 @@ type event struct {
 
 // reply is one answer of the fake.
 type reply struct {
-	turn   *modeltest.Turn // a scripted turn, rendered in the wire format
 	status int
 	header map[string]string
 	file   string  // a testdata file: a JSON body, or for stream an event list
@@ -53,113 +48,54 @@ type reply struct {
 	events []event // the events of a stream reply (file when empty)
 	stream bool    // answer as an event stream
 	cut    bool    // the connection is dropped after the body
-	block  bool    // no answer until the client gives up
 	stall  bool    // the stream sends its events, then nothing
 }
 
 // fake is an httptest server answering its replies in order and recording
 // what each request held.
 type fake struct {
-	t       testing.TB
-	srv     *httptest.Server
-	mu      sync.Mutex
-	replies []reply
-	bodies  [][]byte
-	paths   []string
-	headers []http.Header
-	times   []time.Time
+	*modeltest.Replay[reply]
+	t testing.TB
 }
 
-func newFake(t testing.TB, replies ...reply) *fake {
+func newFake(t testing.TB, replies ...reply) fake {
 	t.Helper()
-	f := &fake{t: t, replies: replies}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fake) URL() string { return f.srv.URL }
-
-func (f *fake) Script(turns ...modeltest.Turn) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := range turns {
-		f.replies = append(f.replies, reply{turn: &turns[i]})
-	}
-}
-
-func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.paths = append(f.paths, r.URL.EscapedPath())
-	f.headers = append(f.headers, r.Header.Clone())
-	f.times = append(f.times, time.Now())
-	if len(f.replies) == 0 {
-		n := len(f.bodies)
-		f.mu.Unlock()
-		f.t.Errorf("unexpected request %d to %s", n, r.URL.Path)
-		http.Error(w, "no reply scripted", http.StatusTeapot)
-		return
-	}
-	rp := f.replies[0]
-	f.replies = f.replies[1:]
-	f.mu.Unlock()
-	streamed := strings.HasSuffix(r.URL.Path, "/converse-stream")
-	if !streamed && !strings.HasSuffix(r.URL.Path, "/converse") || !strings.HasPrefix(r.URL.Path, "/model/") {
-		f.t.Errorf("path = %s, want /model/{id}/converse[-stream]", r.URL.Path)
-	}
-	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential="+testAccessKey+"/") {
-		f.t.Errorf("Authorization = %q, want a SigV4 signature by %s", r.Header.Get("Authorization"), testAccessKey)
-	}
-	if rp.block {
-		<-r.Context().Done()
-		return
-	}
-	if rp.turn != nil {
-		rp = renderTurn(f.t, rp.turn, streamed)
-	}
-	for k, v := range rp.header {
-		w.Header().Set(k, v)
-	}
-	status := rp.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	w.Header().Set("X-Amzn-Requestid", fmt.Sprintf("req-%d", len(f.bodies)))
-	if rp.stream && status == http.StatusOK {
-		w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
-		w.WriteHeader(status)
+	return fake{modeltest.NewReplay(t, func(r *http.Request, n int, rp reply) modeltest.Reply {
+		streamed := strings.HasSuffix(r.URL.Path, "/converse-stream")
+		if !streamed && !strings.HasSuffix(r.URL.Path, "/converse") || !strings.HasPrefix(r.URL.Path, "/model/") {
+			t.Errorf("path = %s, want /model/{id}/converse[-stream]", r.URL.Path)
+		}
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential="+testAccessKey+"/") {
+			t.Errorf("Authorization = %q, want a SigV4 signature by %s", r.Header.Get("Authorization"), testAccessKey)
+		}
+		a := modeltest.Reply{Status: rp.status, Header: map[string]string{}, Cut: rp.cut, Stall: rp.stall}
+		for k, v := range rp.header {
+			a.Header[k] = v
+		}
+		a.Header["X-Amzn-Requestid"] = fmt.Sprintf("req-%d", n)
+		if !rp.stream || rp.status != 0 && rp.status != http.StatusOK {
+			a.Header["Content-Type"] = "application/json"
+			a.Body = rp.raw
+			if a.Body == nil && rp.file != "" {
+				a.Body = fixture(t, rp.file)
+			}
+			return a
+		}
+		a.Header["Content-Type"] = "application/vnd.amazon.eventstream"
 		events := rp.events
 		if len(events) == 0 && rp.file != "" {
-			events = eventsFixture(f.t, rp.file)
+			events = eventsFixture(t, rp.file)
 		}
+		var buf bytes.Buffer
 		enc := eventstream.NewEncoder()
 		for _, ev := range events {
-			if err := enc.Encode(w, frame(ev)); err != nil {
-				return
+			if err := enc.Encode(&buf, frame(ev)); err != nil {
+				t.Errorf("encoding %+v: %v", ev, err)
 			}
-			w.(http.Flusher).Flush()
 		}
-	} else {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		switch {
-		case rp.raw != nil:
-			_, _ = w.Write(rp.raw)
-		case rp.file != "":
-			_, _ = w.Write(fixture(f.t, rp.file))
-		}
-	}
-	if rp.stall {
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		return
-	}
-	if rp.cut {
-		w.(http.Flusher).Flush()
-		panic(http.ErrAbortHandler)
-	}
+		a.Body = buf.Bytes()
+		return a
+	}, replies...), t}
 }
 
 // frame encodes ev as an event stream message.
@@ -311,58 +247,6 @@ func mustJSON(t testing.TB, v any) json.RawMessage {
 	return b
 }
 
-// body returns the i-th request body, decoded.
-func (f *fake) body(i int) map[string]any {
-	f.t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i >= len(f.bodies) {
-		f.t.Fatalf("only %d requests, want #%d", len(f.bodies), i)
-	}
-	var v map[string]any
-	d := json.NewDecoder(bytes.NewReader(f.bodies[i]))
-	d.UseNumber() // numbers keep their text, as sent
-	if err := d.Decode(&v); err != nil {
-		f.t.Fatalf("request %d: %v", i, err)
-	}
-	return v
-}
-
-func (f *fake) header(i int) http.Header {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.headers[i]
-}
-
-func (f *fake) path(i int) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.paths[i]
-}
-
-func (f *fake) gap(i int) time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.times[i].Sub(f.times[i-1])
-}
-
-func (f *fake) requests() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.bodies)
-}
-
-// Seen decodes every request received so far.
-func (f *fake) Seen() []modeltest.Seen {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]modeltest.Seen, len(f.bodies))
-	for i, b := range f.bodies {
-		out[i] = seenOf(f.t, f.paths[i], b, f.headers[i])
-	}
-	return out
-}
-
 // wireRequest is the part of a Converse request the fake reads.
 type wireRequest struct {
 	Messages []struct {
@@ -491,15 +375,27 @@ func isolate(t testing.TB) {
 }
 
 // model returns a model over the fake with retries set to n.
-func (f *fake) model(retries int) *bedrock.Model {
+// body returns the i-th request body, decoded with its numbers as sent.
+func (f fake) body(i int) map[string]any {
+	f.t.Helper()
+	var v map[string]any
+	d := json.NewDecoder(bytes.NewReader(f.Request(i).Body))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		f.t.Fatalf("request %d: %v", i, err)
+	}
+	return v
+}
+
+func (f fake) model(retries int) *bedrock.Model {
 	return f.modelWith(retries, bedrock.Options{})
 }
 
-func (f *fake) modelWith(retries int, o bedrock.Options) *bedrock.Model {
+func (f fake) modelWith(retries int, o bedrock.Options) *bedrock.Model {
 	isolate(f.t)
 	o.Config = bedrock.Config{
 		Region:          "us-east-1",
-		EndpointURL:     f.srv.URL,
+		EndpointURL:     f.URL,
 		AccessKeyID:     testAccessKey,
 		SecretAccessKey: testSecret,
 		MaxRetries:      &retries,

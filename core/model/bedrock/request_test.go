@@ -184,8 +184,8 @@ func TestToolResultRefusals(t *testing.T) {
 	} {
 		f := newFake(t)
 		_, err := f.model(0).Request(context.Background(), toolHistory(tool.Return{ToolCallID: "c1", Name: "a", Parts: []tool.Part{c.part}}), model.Params{Tools: []tool.Definition{{Name: "a"}}})
-		if err == nil || !strings.Contains(err.Error(), c.want) || f.requests() != 0 {
-			t.Errorf("%s: err = %v after %d requests", name, err, f.requests())
+		if err == nil || !strings.Contains(err.Error(), c.want) || f.Requests() != 0 {
+			t.Errorf("%s: err = %v after %d requests", name, err, f.Requests())
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func errHeader(code string) map[string]string {
@@ -31,13 +32,13 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Text() == "" || f.requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.requests())
+	if got.Text() == "" || f.Requests() != 2 {
+		t.Fatalf("text = %q after %d requests", got.Text(), f.Requests())
 	}
-	if gap := f.gap(1); gap < 950*time.Millisecond {
+	if gap := f.Gap(1); gap < 950*time.Millisecond {
 		t.Fatalf("retried after %v, want >= 1s (Retry-After)", gap)
 	}
-	if a, b := f.header(0).Get("Authorization"), f.header(1).Get("Authorization"); a != b {
+	if a, b := f.Request(0).Header.Get("Authorization"), f.Request(1).Header.Get("Authorization"); a != b {
 		t.Fatalf("the retry was signed again: %q then %q", a, b)
 	}
 }
@@ -53,10 +54,10 @@ func TestRetriesThenProviderError(t *testing.T) {
 		reply{status: 503, header: fast, file: "error_503.json"},
 		reply{status: 503, header: fast, file: "error_503.json"})
 	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	want := model.ProviderError{Provider: "bedrock", StatusCode: 503, Code: "ServiceUnavailableException", Message: "The service isn't currently available. Try again later."}
-	if *pe != want || f.requests() != 3 {
-		t.Fatalf("provider error = %+v after %d requests", *pe, f.requests())
+	if *pe != want || f.Requests() != 3 {
+		t.Fatalf("provider error = %+v after %d requests", *pe, f.Requests())
 	}
 }
 
@@ -72,44 +73,11 @@ func TestNotRetried(t *testing.T) {
 				f = newFake(t, reply{status: c.status, header: errHeader(c.code), file: c.file})
 			}
 			_, err := f.modelWith(2, bedrock.Options{Streaming: stream}).Request(context.Background(), ask("Hi"), model.Params{})
-			pe := providerError(t, err)
-			if pe.StatusCode != c.status || pe.Code != c.code || pe.Message == "" || f.requests() != 1 {
-				t.Fatalf("stream=%v: %+v after %d requests", stream, *pe, f.requests())
+			pe := modeltest.ProviderError(t, err, testSecret)
+			if pe.StatusCode != c.status || pe.Code != c.code || pe.Message == "" || f.Requests() != 1 {
+				t.Fatalf("stream=%v: %+v after %d requests", stream, *pe, f.Requests())
 			}
 		}
-	}
-}
-
-// TestRetryAfterAboveCap: a Retry-After above HTTPBounds.MaxRetryAfter is
-// not waited out: the request fails at once, naming the wait.
-func TestRetryAfterAboveCap(t *testing.T) {
-	h := errHeader("ThrottlingException")
-	h["Retry-After"] = "3600"
-	f := newFake(t, reply{status: 429, header: h, file: "error_429.json"})
-	start := time.Now()
-	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
-	if pe.StatusCode != 429 || pe.Code != "ThrottlingException" || !strings.Contains(pe.Message, "retry after 1h0m0s") || f.requests() != 1 {
-		t.Fatalf("%+v after %d requests", *pe, f.requests())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("took %v", d)
-	}
-}
-
-// TestConnectionRefusedRetried: a refused connection is retried, then
-// reported as connection_error.
-func TestConnectionRefused(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	url := srv.URL
-	srv.Close()
-	isolate(t)
-	retries := 1
-	m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Config: bedrock.Config{
-		Region: "us-east-1", EndpointURL: url, AccessKeyID: testAccessKey, SecretAccessKey: testSecret, MaxRetries: &retries}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "connection_error" {
-		t.Fatalf("%+v", *pe)
 	}
 }
 
@@ -152,7 +120,7 @@ func TestEchoedCredentialsAreRedacted(t *testing.T) {
 			m := must(bedrock.NewFromConfig(testModel, bedrock.Options{Streaming: stream, Config: bedrock.Config{
 				EndpointURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"X-Api-Key": "gw-Zk81QmP3vX7sT2nR"}}}))
 			_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-			pe := providerError(t, err)
+			pe := modeltest.ProviderError(t, err, testSecret)
 			want := status
 			if status == 200 { // the exception event's status
 				want = 400
@@ -181,8 +149,8 @@ func TestBinaryStreamIdleTimeout(t *testing.T) {
 	m := f.modelWith(2, bedrock.Options{HTTPBounds: model.HTTPBounds{IdleTimeout: 150 * time.Millisecond}})
 	h, ds := collect()
 	_, err := m.Stream(context.Background(), ask("Hi"), model.Params{}, h)
-	if pe := providerError(t, err); pe.Code != "idle_timeout" || f.requests() != 1 || len(*ds) != 1 {
-		t.Fatalf("%+v after %d requests, %d deltas", *pe, f.requests(), len(*ds))
+	if pe := modeltest.ProviderError(t, err, testSecret); pe.Code != "idle_timeout" || f.Requests() != 1 || len(*ds) != 1 {
+		t.Fatalf("%+v after %d requests, %d deltas", *pe, f.Requests(), len(*ds))
 	}
 }
 
@@ -208,39 +176,5 @@ func TestSlowStreamWithinIdleBound(t *testing.T) {
 	got, err := m.Stream(context.Background(), ask("Hi"), model.Params{}, func(model.Delta) {})
 	if err != nil || got.Text() != "Hello! How can I help you today?" {
 		t.Fatalf("%q, %v", got.Text(), err)
-	}
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	m := f.modelWith(2, bedrock.Options{HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}})
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "first_byte_timeout" || f.requests() != 1 {
-		t.Fatalf("%+v after %d requests", *pe, f.requests())
-	}
-}
-
-// TestTimeoutSetting: Settings.TimeoutMS bounds the whole request.
-func TestTimeoutSetting(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	start := time.Now()
-	_, err := f.model(0).Request(context.Background(), ask("Hi"), model.Params{Settings: model.Settings{TimeoutMS: 100}})
-	if err == nil || !strings.Contains(err.Error(), "deadline") || time.Since(start) > 5*time.Second {
-		t.Fatalf("err = %v after %v", err, time.Since(start))
-	}
-}
-
-func TestCancelledContext(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		defer cancel()
-		for deadline := time.Now().Add(10 * time.Second); f.requests() == 0 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond) // polls the fake's request count
-		}
-	}()
-	_, err := f.model(0).Request(ctx, ask("Hi"), model.Params{})
-	if err == nil || !strings.Contains(err.Error(), "context canceled") {
-		t.Fatalf("err = %v", err)
 	}
 }

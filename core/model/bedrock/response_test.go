@@ -24,7 +24,7 @@ func TestTextResponse(t *testing.T) {
 	if *got.Usage != (model.Usage{Requests: 1, InputTokens: 12, OutputTokens: 9}) {
 		t.Fatalf("usage = %+v", *got.Usage)
 	}
-	if p := f.path(0); p != "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse" {
+	if p := f.Request(0).Path; p != "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse" {
 		t.Fatalf("path = %s", p)
 	}
 }

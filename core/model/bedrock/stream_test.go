@@ -8,6 +8,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/bedrock"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
@@ -15,13 +16,7 @@ func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 // collect returns a delta handler and the deltas it received.
 func collect() (model.DeltaHandler, *[]model.Delta) {
 	var ds []model.Delta
-	return func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call
-			d.Call = &c
-		}
-		ds = append(ds, d)
-	}, &ds
+	return modeltest.Collect(&ds), &ds
 }
 
 func TestStreamText(t *testing.T) {
@@ -37,8 +32,8 @@ func TestStreamText(t *testing.T) {
 	if len(*ds) != 2 || (*ds)[0].Text != "Hello! How" || (*ds)[1].Kind != model.DeltaText {
 		t.Fatalf("deltas = %+v", *ds)
 	}
-	if !strings.HasSuffix(f.path(0), "/converse-stream") {
-		t.Fatalf("path = %s", f.path(0))
+	if !strings.HasSuffix(f.Request(0).Path, "/converse-stream") {
+		t.Fatalf("path = %s", f.Request(0).Path)
 	}
 }
 
@@ -118,12 +113,12 @@ func TestStreamException(t *testing.T) {
 	f := newFake(t, reply{stream: true, file: "stream_exception.json"})
 	h, ds := collect()
 	_, err := f.model(2).Stream(context.Background(), ask("Hi"), model.Params{}, h)
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testSecret)
 	if pe.StatusCode != 429 || pe.Code != "ThrottlingException" || pe.Message != "Too many tokens, please wait before trying again." {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if len(*ds) != 1 || f.requests() != 1 {
-		t.Fatalf("deltas = %+v after %d requests (an exception mid-stream is not retried)", *ds, f.requests())
+	if len(*ds) != 1 || f.Requests() != 1 {
+		t.Fatalf("deltas = %+v after %d requests (an exception mid-stream is not retried)", *ds, f.Requests())
 	}
 }
 
@@ -135,7 +130,7 @@ func TestStreamCut(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t, rp)
 			_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, func(model.Delta) {})
-			pe := providerError(t, err)
+			pe := modeltest.ProviderError(t, err, testSecret)
 			if pe.Code != "stream_error" {
 				t.Fatalf("provider error = %+v", *pe)
 			}

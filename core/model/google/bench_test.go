@@ -3,20 +3,14 @@
 package google_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -37,15 +31,6 @@ func benchHistory() ([]model.Message, model.Params) {
 	return h, model.Params{Tools: []tool.Definition{weatherTool(), tz}}
 }
 
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkGenerateContent puts the cost of streaming beside a whole
 // response of the same message (stream_calls.json, and the same message as
 // chunks in stream_calls.sse) against the same local server: "request" is
@@ -57,76 +42,35 @@ func cpuTime(b *testing.B) time.Duration {
 func BenchmarkGenerateContent(b *testing.B) {
 	history, params := benchHistory()
 	ctx := context.Background()
-	serve := func(b *testing.B, body []byte, ctype string) (srv *httptest.Server, m *google.Model, recorded func() (string, []byte, http.Header)) {
-		var (
-			mu      sync.Mutex
-			reqURL  string
-			reqBody []byte
-			reqHdr  http.Header
-		)
-		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			raw, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			if reqBody == nil {
-				reqURL, reqBody, reqHdr = r.URL.String(), raw, r.Header.Clone()
-			}
-			mu.Unlock()
-			w.Header().Set("Content-Type", ctype)
-			_, _ = w.Write(body)
-		}))
-		b.Cleanup(srv.Close)
+	serve := func(b *testing.B, body []byte, ctype string) (*modeltest.Canned, *google.Model) {
+		srv := modeltest.NewCanned(b, ctype, body)
 		retries := 0
-		m = must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
+		return srv, must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
 			APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), MaxRetries: &retries}}))
-		return srv, m, func() (string, []byte, http.Header) {
-			mu.Lock()
-			defer mu.Unlock()
-			return reqURL, reqBody, reqHdr.Clone()
-		}
-	}
-	measure := func(b *testing.B, do func()) {
-		b.ReportAllocs()
-		start := cpuTime(b)
-		for b.Loop() {
-			do()
-		}
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 	}
 	raw := func(b *testing.B, body []byte, ctype string) {
-		srv, m, recorded := serve(b, body, ctype)
+		srv, m := serve(b, body, ctype)
 		if ctype == "text/event-stream" {
 			_, _ = m.Stream(ctx, history, params, func(model.Delta) {})
 		} else if _, err := m.Request(ctx, history, params); err != nil {
 			b.Fatal(err)
 		}
-		u, reqBody, hdr := recorded()
-		hdr.Del("Content-Length")
-		hc := srv.Client()
-		measure(b, func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+u, bytes.NewReader(reqBody))
-			req.Header = hdr.Clone()
-			res, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-		})
+		modeltest.Measure(b, srv.Repost(b, ctx))
 	}
 	jsonBody, sseBody := fixture(b, "stream_calls.json"), fixture(b, "stream_calls.sse")
 	b.Run("request", func(b *testing.B) {
-		_, m, _ := serve(b, jsonBody, "application/json")
-		measure(b, func() {
+		_, m := serve(b, jsonBody, "application/json")
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, history, params); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("stream", func(b *testing.B) {
-		_, m, _ := serve(b, sseBody, "text/event-stream")
+		_, m := serve(b, sseBody, "text/event-stream")
 		n := 0
 		count := func(model.Delta) { n++ }
-		measure(b, func() {
+		modeltest.Measure(b, func() {
 			if _, err := m.Stream(ctx, history, params, count); err != nil {
 				b.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 func TestMissingAPIKey(t *testing.T) {
@@ -38,12 +39,12 @@ func TestEnvironmentKeyAndBaseURL(t *testing.T) {
 		f := newFake(t, reply{file: "text.json"})
 		t.Setenv(google.EnvAPIKey, c.google)
 		t.Setenv(google.EnvGeminiAPIKey, c.gemini)
-		t.Setenv(google.EnvBaseURL, f.srv.URL)
+		t.Setenv(google.EnvBaseURL, f.URL)
 		m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{}))
 		if _, err := m.Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.header(0).Get("X-Goog-Api-Key"); got != c.want {
+		if got := f.Request(0).Header.Get("X-Goog-Api-Key"); got != c.want {
 			t.Errorf("key = %q, want %q", got, c.want)
 		}
 	}
@@ -85,7 +86,7 @@ func TestVertexAI(t *testing.T) {
 	retries := 0
 	creds := auth.NewCredentials(&auth.CredentialsOptions{TokenProvider: staticToken{}})
 	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
-		Vertex: true, Project: "my-project", Location: "us-central1", BaseURL: f.srv.URL, Credentials: creds, MaxRetries: &retries,
+		Vertex: true, Project: "my-project", Location: "us-central1", BaseURL: f.URL, Credentials: creds, MaxRetries: &retries,
 	}, Secrets: []string{"ya29.test-token-0123456789"}}))
 	got, err := m.Request(context.Background(), ask("Hi"), model.Params{})
 	if err != nil {
@@ -94,14 +95,14 @@ func TestVertexAI(t *testing.T) {
 	if got.Text() != "Paris is the capital of France." || got.Provider != google.VertexProviderName {
 		t.Fatalf("text = %q, provider %q", got.Text(), got.Provider)
 	}
-	if u := f.url(0); !strings.HasPrefix(u, "/v1beta1/projects/my-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent") {
+	if u := f.Request(0).URL; !strings.HasPrefix(u, "/v1beta1/projects/my-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent") {
 		t.Fatalf("url = %s", u)
 	}
-	if h := f.header(0); h.Get("Authorization") != "Bearer ya29.test-token-0123456789" || h.Get("X-Goog-Api-Key") != "" {
+	if h := f.Request(0).Header; h.Get("Authorization") != "Bearer ya29.test-token-0123456789" || h.Get("X-Goog-Api-Key") != "" {
 		t.Fatalf("auth headers = %v", h)
 	}
 	_, err = m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.StatusCode != 403 || pe.Code != "PERMISSION_DENIED" || strings.Contains(pe.Message, "ya29.test") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -114,7 +115,7 @@ func TestNewOverACallersClient(t *testing.T) {
 	hc := &http.Client{}
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey: testKey, Backend: genai.BackendGeminiAPI, HTTPClient: hc,
-		HTTPOptions: genai.HTTPOptions{BaseURL: f.srv.URL, APIVersion: "v1beta"},
+		HTTPOptions: genai.HTTPOptions{BaseURL: f.URL, APIVersion: "v1beta"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestNewOverACallersClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "first_byte_timeout" {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "first_byte_timeout" {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 	if hc.Transport != nil || client.ClientConfig().HTTPClient != hc {

@@ -28,8 +28,9 @@ func TestConformance(t *testing.T) {
 		NewModel: func(t *testing.T, url string, o modeltest.Options) model.Model {
 			retries := o.MaxRetries
 			return must(google.NewFromConfig("gemini-2.5-flash", google.Options{
-				Config:    google.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries},
-				Streaming: o.Streaming,
+				Config:     google.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
+				Streaming:  o.Streaming,
+				HTTPBounds: o.HTTPBounds,
 			}))
 		},
 		NativeOutput: true, // responseMimeType + responseJsonSchema

@@ -37,7 +37,7 @@ func TestRichToolResultsGoNatively(t *testing.T) {
 	if _, err := m.Request(context.Background(), answered(res), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	contents := f.body(0)["contents"].([]any)
+	contents := f.Body(0)["contents"].([]any)
 	want := `{"parts":[{"functionResponse":{"id":"fc-1","name":"chart",` +
 		`"parts":[` +
 		`{"inlineData":{"data":"iVBORw0KGgppbWc=","mimeType":"image/png"}},` +
@@ -53,7 +53,7 @@ func TestRichToolResultsGoNatively(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = `{"parts":[{"functionResponse":{"id":"fc-1","name":"chart","response":{"error":"no such city"}}}],"role":"user"}`
-	if got := jsonOf(t, f.body(1)["contents"].([]any)[2]); got != want {
+	if got := jsonOf(t, f.Body(1)["contents"].([]any)[2]); got != want {
 		t.Fatalf("model error =\n%s\nwant\n%s", got, want)
 	}
 }
@@ -67,7 +67,7 @@ func TestJSONToolResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"parts":[{"functionResponse":{"id":"fc-1","name":"chart","response":{"output":{"rows":[1,2]}}}}],"role":"user"}`
-	if got := jsonOf(t, f.body(0)["contents"].([]any)[2]); got != want {
+	if got := jsonOf(t, f.Body(0)["contents"].([]any)[2]); got != want {
 		t.Fatalf("function response = %s", got)
 	}
 }
@@ -89,7 +89,7 @@ func TestUnsupportedToolResultMediaFails(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if f.requests() != 0 {
-		t.Fatalf("%d requests were sent", f.requests())
+	if f.Requests() != 0 {
+		t.Fatalf("%d requests were sent", f.Requests())
 	}
 }

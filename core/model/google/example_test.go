@@ -3,36 +3,17 @@ package google_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"google.golang.org/genai"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
-// exampleServer replays a fixture as the Gemini API would.
-func exampleServer(file string) *httptest.Server {
-	body, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		panic(err)
-	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(file, ".sse") {
-			w.Header().Set("Content-Type", "text/event-stream")
-		} else {
-			w.Header().Set("Content-Type", "application/json")
-		}
-		_, _ = w.Write(body)
-	}))
-}
-
 func ExampleNewFromConfig() {
-	srv := exampleServer("text.json") // stands in for generativelanguage.googleapis.com
+	srv := modeltest.ServeFile("testdata/text.json") // stands in for generativelanguage.googleapis.com
 	defer srv.Close()
 
 	m, err := google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
@@ -58,7 +39,7 @@ func ExampleNewFromConfig() {
 }
 
 func ExampleNew() {
-	srv := exampleServer("text.json")
+	srv := modeltest.ServeFile("testdata/text.json")
 	defer srv.Close()
 
 	// The caller's client: backend, key and base URL as the SDK takes them.
@@ -87,7 +68,7 @@ func ExampleNew() {
 }
 
 func ExampleModel_Stream() {
-	srv := exampleServer("stream_calls.sse")
+	srv := modeltest.ServeFile("testdata/stream_calls.sse")
 	defer srv.Close()
 
 	m, err := google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: "AIza...", BaseURL: srv.URL}})
@@ -115,7 +96,7 @@ func ExampleModel_Stream() {
 }
 
 func ExampleErrMissingAPIKey() {
-	defer restoreEnv(google.EnvAPIKey, google.EnvGeminiAPIKey)()
+	defer modeltest.RestoreEnv(google.EnvAPIKey, google.EnvGeminiAPIKey)()
 	os.Unsetenv(google.EnvAPIKey)
 	os.Unsetenv(google.EnvGeminiAPIKey)
 	m, err := google.NewFromConfig("gemini-2.5-flash", google.Options{})
@@ -127,25 +108,4 @@ func ExampleErrMissingAPIKey() {
 	fmt.Println(err)
 	// Output:
 	// model: request failed: google: no API key: set the GOOGLE_API_KEY (or GEMINI_API_KEY) environment variable or pass an API key
-}
-
-// restoreEnv returns a function that sets names back to their values now.
-func restoreEnv(names ...string) func() {
-	saved := map[string]*string{}
-	for _, n := range names {
-		if v, ok := os.LookupEnv(n); ok {
-			saved[n] = &v
-		} else {
-			saved[n] = nil
-		}
-	}
-	return func() {
-		for n, v := range saved {
-			if v == nil {
-				os.Unsetenv(n)
-			} else {
-				os.Setenv(n, *v)
-			}
-		}
-	}
 }

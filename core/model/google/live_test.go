@@ -9,7 +9,7 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
-	"github.com/starweaver-go/starweaver/core/tool"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
 
 // liveModel returns a model against the real Gemini API, or skips the test
@@ -36,34 +36,9 @@ func liveModel(t *testing.T, o google.Options) *google.Model {
 // final text, streamed and not, with the thoughts (and their signatures)
 // sent back.
 func TestLiveToolRoundTrip(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		m := liveModel(t, google.Options{Streaming: streaming, IncludeThoughts: true})
-		weather := tool.Definition{Name: "get_weather", Description: "Current weather of a city",
-			Parameters: map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}}
-		params := model.Params{Tools: []tool.Definition{weather}}
-		history := []model.Message{model.Request(model.SystemPrompt("Use the tools."), model.UserPrompt("What's the weather in Paris?"))}
-		ctx := context.Background()
-		first, err := m.Request(ctx, history, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		calls := first.ToolCalls()
-		if len(calls) == 0 || !json.Valid(calls[0].Arguments) {
-			t.Fatalf("streaming=%v: no tool call: %+v", streaming, first.Parts)
-		}
-		var returns []model.Part
-		for _, c := range calls {
-			returns = append(returns, model.ToolReturn(tool.Return{ToolCallID: c.ID, Name: c.Name, Content: map[string]any{"temp_c": 18, "sky": "clear"}}))
-		}
-		history = append(history, first, model.Request(returns...))
-		final, err := m.Request(ctx, history, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if final.Text() == "" || final.FinishReason != model.FinishStop || final.Usage.InputTokens == 0 {
-			t.Fatalf("streaming=%v: final = %+v usage %+v", streaming, final.Parts, final.Usage)
-		}
-	}
+	modeltest.LiveToolRoundTrip(t, func(t *testing.T, streaming bool) model.Model {
+		return liveModel(t, google.Options{Streaming: streaming, IncludeThoughts: true})
+	})
 }
 
 // TestLiveNativeOutput asks for JSON matching a schema.
@@ -85,7 +60,7 @@ func TestLiveBadKeyIsProviderError(t *testing.T) {
 	liveModel(t, google.Options{})
 	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey}}))
 	_, err := m.Request(context.Background(), []model.Message{model.Request(model.UserPrompt("Hi"))}, model.Params{})
-	if pe := providerError(t, err); pe.StatusCode != 400 && pe.StatusCode != 401 && pe.StatusCode != 403 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.StatusCode != 400 && pe.StatusCode != 401 && pe.StatusCode != 403 {
 		t.Fatalf("provider error = %+v", *pe)
 	}
 }

@@ -2,37 +2,13 @@ package google_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
-
-// A 429 with Retry-After: 1 is retried no sooner than a second later, then
-// succeeds.
-func TestRetryAfterHonoured(t *testing.T) {
-	f := newFake(t,
-		reply{status: 429, header: map[string]string{"retry-after": "1"}, file: "error_429.json"},
-		reply{file: "text.json"})
-	got, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text() != "Paris is the capital of France." || f.requests() != 2 {
-		t.Fatalf("text = %q after %d requests", got.Text(), f.requests())
-	}
-	if gap := f.gap(1); gap < 950*time.Millisecond {
-		t.Fatalf("retried after %v, want >= 1s (retry-after)", gap)
-	}
-}
 
 func TestRetryUnavailableAndInternal(t *testing.T) {
 	fast := map[string]string{"retry-after-ms": "1"}
@@ -43,8 +19,8 @@ func TestRetryUnavailableAndInternal(t *testing.T) {
 	if _, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{}); err != nil {
 		t.Fatal(err)
 	}
-	if f.requests() != 3 {
-		t.Fatalf("requests = %d, want 3", f.requests())
+	if f.Requests() != 3 {
+		t.Fatalf("requests = %d, want 3", f.Requests())
 	}
 }
 
@@ -54,7 +30,7 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 		reply{status: 503, header: fast, file: "error_503.json"},
 		reply{status: 503, header: fast, file: "error_503.json"})
 	_, err := f.model(1).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "google", StatusCode: 503, Code: "UNAVAILABLE", Message: "The model is overloaded. Please try again later."}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -64,12 +40,12 @@ func TestRetriesSpentIsProviderError(t *testing.T) {
 func TestInvalidKeyIsNotRetried(t *testing.T) {
 	f := newFake(t, reply{status: 400, file: "error_400_key.json"})
 	_, err := f.modelWith(2, google.Options{ProviderName: "gateway"}).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if *pe != (model.ProviderError{Provider: "gateway", StatusCode: 400, Code: "INVALID_ARGUMENT", Message: "API key not valid. Please pass a valid API key."}) {
 		t.Fatalf("provider error = %+v", *pe)
 	}
-	if f.requests() != 1 {
-		t.Fatalf("400 retried: %d requests", f.requests())
+	if f.Requests() != 1 {
+		t.Fatalf("400 retried: %d requests", f.Requests())
 	}
 }
 
@@ -78,48 +54,9 @@ func TestInvalidKeyIsNotRetried(t *testing.T) {
 func TestNonJSONErrorBody(t *testing.T) {
 	f := newFake(t, reply{status: 502, body: "<html>" + strings.Repeat("bad gateway ", 200) + "</html>"})
 	_, err := f.model(0).Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.StatusCode != 502 || pe.Code != "UNAVAILABLE" || len(pe.Message) > 1100 {
 		t.Fatalf("provider error = %+v", *pe)
-	}
-}
-
-func TestCancellation(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := f.model(2).Request(ctx, ask("Hi"), model.Params{})
-		errc <- err
-	}()
-	<-f.arrived
-	cancel()
-	err := <-errc
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, model.ErrModel) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if f.requests() != 1 {
-		t.Fatalf("cancelled request retried: %d requests", f.requests())
-	}
-}
-
-func TestTimeoutSetting(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	_, err := f.model(2).Request(context.Background(), ask("Hi"), model.Params{Settings: model.Settings{TimeoutMS: 50}})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-	}
-}
-
-func TestConfigTimeout(t *testing.T) {
-	f := newFake(t, reply{block: true})
-	retries := 0
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
-		APIKey: testKey, BaseURL: f.srv.URL, HTTPClient: f.srv.Client(), MaxRetries: &retries, Timeout: 50 * time.Millisecond,
-	}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
 }
 
@@ -129,123 +66,11 @@ func TestConnectionFailureIsProviderError(t *testing.T) {
 	f := newFake(t)
 	retries := 0
 	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{
-		APIKey: testKey, BaseURL: f.srv.URL + "/?key=" + testKey, MaxRetries: &retries,
+		APIKey: testKey, BaseURL: f.URL + "/?key=" + testKey, MaxRetries: &retries,
 	}}))
-	f.srv.Close() // nothing listens any more
+	f.Close() // nothing listens any more
 	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "connection_error" || pe.StatusCode != 0 {
+	if pe := modeltest.ProviderError(t, err, testKey); pe.Code != "connection_error" || pe.StatusCode != 0 {
 		t.Fatalf("provider error = %+v", *pe)
-	}
-}
-
-// echoKey is a key no shape rule recognises: only masking the configured
-// value hides it.
-const echoKey = "gw-Zk81QmP3vX7sT2nR"
-
-// A server (a gateway) that echoes the key in its error body, for 400, 401
-// and 500, streamed or not: neither the error's text nor its fields carry
-// the key or a credential header's value.
-func TestEchoedKeyIsRedacted(t *testing.T) {
-	for _, status := range []int{400, 401, 500} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"error":{"code":%d,"status":"INVALID_ARGUMENT","message":"rejected key %s (x-goog-api-key: %s, Authorization: %s)"}}`,
-				status, echoKey, r.Header.Get("X-Goog-Api-Key"), r.Header.Get("Proxy-Authorization"))
-		}))
-		retries := 0
-		cfg := google.Config{APIKey: echoKey, BaseURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"Proxy-Authorization": "Basic cHJveHk6c2VjcmV0MTIz"}}
-		for _, stream := range []bool{false, true} {
-			m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: cfg, Streaming: stream}))
-			_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-			pe := providerError(t, err)
-			if pe.StatusCode != status {
-				t.Errorf("%d stream=%v: status %d", status, stream, pe.StatusCode)
-			}
-			for _, s := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", pe)} {
-				if strings.Contains(s, echoKey) || strings.Contains(s, "cHJveHk6c2VjcmV0MTIz") {
-					t.Errorf("%d stream=%v: the key leaks: %s", status, stream, s)
-				}
-			}
-			if !strings.Contains(pe.Message, model.Redacted) {
-				t.Errorf("%d stream=%v: message %q", status, stream, pe.Message)
-			}
-		}
-		srv.Close()
-	}
-}
-
-// A stream that sends only keep-alive comments ends with an idle timeout.
-func TestKeepAliveOnlyStreamEndsWithIdleTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			_, _ = io.WriteString(w, ": keep-alive\n\n")
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}))
-	defer srv.Close()
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey, BaseURL: srv.URL},
-		Streaming: true, HTTPBounds: model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "idle_timeout" || hits.Load() != 1 {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey, BaseURL: srv.URL},
-		HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}}))
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	if pe := providerError(t, err); pe.Code != "first_byte_timeout" || hits.Load() != 1 {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-}
-
-// A Retry-After within the cap is waited out, one above it (3600 s) fails
-// at once with the status kept and the wait named.
-func TestRateLimitRetryAfterCap(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		n := hits.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		if n == 1 {
-			w.Header().Set("Retry-After-Ms", "10")
-		} else {
-			w.Header().Set("Retry-After", "3600")
-		}
-		w.WriteHeader(429)
-		_, _ = w.Write(fixture(t, "error_429.json"))
-	}))
-	defer srv.Close()
-	m := must(google.NewFromConfig("gemini-2.5-flash", google.Options{Config: google.Config{APIKey: testKey, BaseURL: srv.URL}}))
-	start := time.Now()
-	_, err := m.Request(context.Background(), ask("Hi"), model.Params{})
-	pe := providerError(t, err)
-	if pe.StatusCode != 429 || pe.Code != "RESOURCE_EXHAUSTED" || hits.Load() != 2 || !strings.Contains(pe.Message, "retry after 1h0m0s") {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("took %v", d)
 	}
 }

@@ -21,13 +21,13 @@ func TestTextResponse(t *testing.T) {
 	if *got.Usage != (model.Usage{Requests: 1, InputTokens: 12, OutputTokens: 7}) {
 		t.Fatalf("usage = %+v", *got.Usage)
 	}
-	if h := f.header(0); h.Get("X-Goog-Api-Key") != testKey {
+	if h := f.Request(0).Header; h.Get("X-Goog-Api-Key") != testKey {
 		t.Fatalf("key header = %q", h.Get("X-Goog-Api-Key"))
 	}
-	if u := f.url(0); strings.Contains(u, testKey) || !strings.HasPrefix(u, "/v1beta/models/gemini-2.5-flash:generateContent") {
+	if u := f.Request(0).URL; strings.Contains(u, testKey) || !strings.HasPrefix(u, "/v1beta/models/gemini-2.5-flash:generateContent") {
 		t.Fatalf("url = %s", u)
 	}
-	body := f.body(0)
+	body := f.Body(0)
 	if jsonOf(t, body["contents"]) != `[{"parts":[{"text":"Capital of France?"}],"role":"user"}]` {
 		t.Fatalf("contents = %s", jsonOf(t, body["contents"]))
 	}

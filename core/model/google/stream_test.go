@@ -2,7 +2,6 @@ package google_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -12,43 +11,8 @@ import (
 
 	"github.com/starweaver-go/starweaver/core/model"
 	"github.com/starweaver-go/starweaver/core/model/google"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 )
-
-// collect returns a handler appending to *got.
-func collect(got *[]model.Delta) model.DeltaHandler {
-	return func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call // the handler may not keep Call
-			d.Call = &c
-		}
-		*got = append(*got, d)
-	}
-}
-
-func deltasJSON(t *testing.T, ds []model.Delta) string {
-	t.Helper()
-	var b strings.Builder
-	for _, d := range ds {
-		b.WriteString(jsonOf(t, d))
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func providerError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want *model.ProviderError", err, err)
-	}
-	if !errors.Is(err, model.ErrModel) {
-		t.Fatalf("errors.Is(err, model.ErrModel) = false")
-	}
-	if strings.Contains(err.Error(), testKey) || strings.Contains(pe.Message, testKey) {
-		t.Fatalf("error carries the API key: %v", err)
-	}
-	return pe
-}
 
 // Stream always streams, reports text as it arrives, and returns what
 // Request returns for the same response unstreamed.
@@ -56,25 +20,25 @@ func TestStreamText(t *testing.T) {
 	f := newFake(t, reply{file: "stream_text.sse"}, reply{file: "text.json"})
 	m := f.model(0) // no Options.Streaming: Stream streams anyway
 	var got []model.Delta
-	msg, err := m.Stream(context.Background(), ask("Capital of France?"), model.Params{}, collect(&got))
+	msg, err := m.Stream(context.Background(), ask("Capital of France?"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := f.url(0); !strings.Contains(u, ":streamGenerateContent?alt=sse") {
+	if u := f.Request(0).URL; !strings.Contains(u, ":streamGenerateContent?alt=sse") {
 		t.Fatalf("url = %s", u)
 	}
 	want := `{"kind":"text","text":"Paris is"}
 {"kind":"text","text":" the capital"}
 {"kind":"text","text":" of France."}
 `
-	if g := deltasJSON(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 	plain, err := m.Request(context.Background(), ask("Capital of France?"), model.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := f.url(1); !strings.Contains(u, ":generateContent") {
+	if u := f.Request(1).URL; !strings.Contains(u, ":generateContent") {
 		t.Fatalf("Request streamed: %s", u)
 	}
 	plain.ResponseID = msg.ResponseID
@@ -89,7 +53,7 @@ func TestStreamText(t *testing.T) {
 func TestStreamThinkingAndParallelCalls(t *testing.T) {
 	f := newFake(t, reply{file: "stream_calls.sse"})
 	var got []model.Delta
-	msg, err := f.modelWith(0, google.Options{Streaming: true}).Stream(context.Background(), ask("Weather?"), model.Params{}, collect(&got))
+	msg, err := f.modelWith(0, google.Options{Streaming: true}).Stream(context.Background(), ask("Weather?"), model.Params{}, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +66,7 @@ func TestStreamThinkingAndParallelCalls(t *testing.T) {
 {"kind":"tool_call_arguments","index":1,"text":"{\"city\":\"London\"}"}
 {"kind":"tool_call_done","index":1,"tool_call":{"id":"gemini-call-resp-stream-2-1","name":"get_weather","arguments":{"city":"London"}}}
 `
-	if g := deltasJSON(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 	var kinds []string
@@ -185,8 +149,8 @@ func TestStreamBreaks(t *testing.T) {
 	for _, rp := range []reply{{file: "stream_cut.sse", cut: true}, {file: "stream_cut.sse"}} {
 		f := newFake(t, rp)
 		var got []model.Delta
-		_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, collect(&got))
-		pe := providerError(t, err)
+		_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, modeltest.Collect(&got))
+		pe := modeltest.ProviderError(t, err, testKey)
 		if pe.Code != "stream_error" || len(got) == 0 {
 			t.Fatalf("cut=%v: provider error = %+v after %d deltas", rp.cut, *pe, len(got))
 		}
@@ -197,7 +161,7 @@ func TestStreamBreaks(t *testing.T) {
 func TestStreamErrorChunk(t *testing.T) {
 	f := newFake(t, reply{file: "stream_error.sse"})
 	_, err := f.model(0).Stream(context.Background(), ask("Hi"), model.Params{}, func(model.Delta) {})
-	pe := providerError(t, err)
+	pe := modeltest.ProviderError(t, err, testKey)
 	if pe.StatusCode != 503 || pe.Code != "UNAVAILABLE" || !strings.Contains(pe.Message, "overloaded") {
 		t.Fatalf("provider error = %+v", *pe)
 	}
@@ -209,8 +173,8 @@ func TestStreamRetriesBeforeTheStream(t *testing.T) {
 		reply{status: 503, header: map[string]string{"retry-after-ms": "1"}, file: "error_503.json"},
 		reply{file: "stream_text.sse"})
 	var got []model.Delta
-	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, collect(&got))
-	if err != nil || msg.Text() != "Paris is the capital of France." || len(got) != 3 || f.requests() != 2 {
-		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.requests())
+	msg, err := f.model(2).Stream(context.Background(), ask("Hello"), model.Params{}, modeltest.Collect(&got))
+	if err != nil || msg.Text() != "Paris is the capital of France." || len(got) != 3 || f.Requests() != 2 {
+		t.Fatalf("Stream = %+v, %v; %d deltas after %d requests", msg, err, len(got), f.Requests())
 	}
 }

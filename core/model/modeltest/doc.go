@@ -12,7 +12,15 @@
 // model against the suite. [NewHTTPFake] is such a server for any HTTP
 // API: a [Wire] says how its requests read and its answers look, and it
 // keeps the script, records the requests, sends the Retry-After headers of
-// error turns and cuts the connection of a Turn.Cut halfway.
+// error turns and cuts the connection of a Turn.Cut halfway, holds a
+// Turn.Hold unanswered and stalls a Turn.Stall after its headers.
+//
+// Besides the suite, the package holds the small helpers the providers'
+// own tests share: [Replay], a scripted httptest server recording the
+// requests of their wire tests; [ProviderError], [Collect] and
+// [DeltaLines] for their checks; [Measure], [CPUTime] and [Canned] for
+// their benchmarks; [LiveToolRoundTrip] for their opt-in live tests;
+// [ServeFile] and [RestoreEnv] for their examples.
 //
 // Where an API cannot do something the suite asks, the Provider says so
 // and the suite checks the refusal instead: structured output without a

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +28,15 @@ type Wire interface {
 	// Error writes the provider's error body for turn's Status, Code and
 	// Message; the status and the Retry-After headers are written already.
 	Error(w http.ResponseWriter, turn Turn)
+}
+
+// KeepAliver is a Wire whose event streams have a keep-alive of their own
+// besides the SSE comment (Anthropic's ping event): a [Turn.Stall] sends
+// both in turn.
+type KeepAliver interface {
+	// KeepAlive is one keep-alive event as written on the wire, blank
+	// line included.
+	KeepAlive() string
 }
 
 // NewHTTPFake returns a Fake over an httptest server (closed with t) that
@@ -65,6 +76,7 @@ func (f *httpFake) Seen() []Seen {
 }
 
 func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		f.t.Errorf("fake: reading the request: %v", err)
@@ -77,7 +89,7 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusTeapot)
 		return
 	}
-	s.Header = r.Header.Clone()
+	s.Header, s.At, s.Body = r.Header.Clone(), at, body
 	f.mu.Lock()
 	f.seen = append(f.seen, s)
 	n := len(f.seen)
@@ -92,10 +104,21 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no turn scripted", http.StatusTeapot)
 		return
 	}
+	switch {
+	case tn.Hold:
+		<-r.Context().Done()
+		return
+	case tn.Stall:
+		f.stall(w, r, s, tn)
+		return
+	}
 	if tn.Status != 0 {
 		if tn.RetryAfter > 0 {
 			w.Header().Set("Retry-After-Ms", strconv.FormatInt(tn.RetryAfter.Milliseconds(), 10))
 			w.Header().Set("Retry-After", strconv.FormatInt(int64((tn.RetryAfter+time.Second-1)/time.Second), 10))
+		}
+		if tn.Echo {
+			tn.Message += " (" + echo(r.Header) + ")"
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(tn.Status)
@@ -121,6 +144,53 @@ func (f *httpFake) serve(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// echo is h as "name: value" pairs, sorted.
+func echo(h http.Header) string {
+	var out []string
+	for k, vs := range h {
+		for _, v := range vs {
+			out = append(out, k+": "+v)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}
+
+// stall writes the status and headers of tn's answer, then keep-alives
+// until the client leaves.
+func (f *httpFake) stall(w http.ResponseWriter, r *http.Request, s Seen, tn Turn) {
+	rec := httptest.NewRecorder()
+	f.wire.Answer(rec, s, tn)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rec.Code)
+	var alives []string
+	if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream") {
+		alives = append(alives, ": keep-alive\n\n")
+		if k, ok := f.wire.(KeepAliver); ok {
+			alives = append(alives, k.KeepAlive())
+		}
+	}
+	fl, _ := w.(http.Flusher)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		if len(alives) > 0 {
+			_, _ = io.WriteString(w, alives[i%len(alives)])
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // WriteJSON answers 200 with v as JSON.

@@ -28,6 +28,16 @@ type Turn struct {
 	// breaking before its end, a body shorter than it said). NewHTTPFake
 	// does it for every Wire.
 	Cut bool
+	// Hold answers nothing, not even a status, until the client gives the
+	// request up (a server that never starts its answer): for the
+	// first-byte timeout, cancellation and request timeout scenarios.
+	Hold bool
+	// Stall starts the answer (its status and headers) and then sends
+	// nothing but keep-alives until the client gives up: an event stream
+	// sends SSE comments (and the Wire's own keep-alive, see [KeepAliver])
+	// every few milliseconds, any other body nothing. For the idle timeout
+	// scenario.
+	Stall bool
 
 	// Status, when not 0, answers with that HTTP status and the provider's
 	// error body carrying Code (its error type or code) and Message.
@@ -39,6 +49,10 @@ type Turn struct {
 	// model.HTTPPolicy reads first: the suite asks for short waits so that
 	// its retry scenarios stay fast.
 	RetryAfter time.Duration
+	// Echo appends the request's headers ("name: value", sorted) to the
+	// error's Message, as a gateway quoting the request it rejects does:
+	// the credentials among them must come back masked.
+	Echo bool
 }
 
 // Call is a tool call of a scripted response, or one a request carried in
@@ -71,6 +85,10 @@ type Seen struct {
 	Thinking []string
 	// Header is the request's HTTP header.
 	Header http.Header
+	// At is when the request arrived and Body what it held, undecoded
+	// (set by NewHTTPFake).
+	At   time.Time
+	Body []byte
 }
 
 // Result is a tool result as a request carried it.
@@ -112,13 +130,23 @@ type Fake interface {
 
 // Options are what [Run] asks of a model it builds.
 type Options struct {
-	// APIKey is the key the model sends; error scenarios check that it is
-	// masked wherever a server quotes it.
+	// APIKey is the key the model sends (the suite's own unless a
+	// scenario sets another); error scenarios check that it is masked
+	// wherever a server quotes it.
 	APIKey string
 	// Streaming makes Request stream its responses.
 	Streaming bool
 	// MaxRetries bounds the retries of retryable failures.
 	MaxRetries int
+	// Timeout bounds every request of the model (the provider's
+	// Config.Timeout; zero: none).
+	Timeout time.Duration
+	// Headers are extra HTTP headers the model sends with every request
+	// (the provider's Config.Headers).
+	Headers map[string]string
+	// HTTPBounds are the model's connect, first-byte and idle bounds
+	// (model.HTTPBounds; zero: the defaults).
+	HTTPBounds model.HTTPBounds
 }
 
 // Provider is a provider under test.

@@ -2,6 +2,7 @@ package modeltest
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -275,14 +276,7 @@ func testStream(t *testing.T, p Provider) {
 	params := model.Params{Tools: []tool.Definition{weather, timeTool}}
 	history := []model.Message{prompt("Weather in Lisbon, time in Oslo?")}
 	var deltas []model.Delta
-	streamed, err := s.Stream(ctx(t), history, params, func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call
-			c.Arguments = slices.Clone(c.Arguments)
-			d.Call = &c
-		}
-		deltas = append(deltas, d)
-	})
+	streamed, err := s.Stream(ctx(t), history, params, Collect(&deltas))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,34 +446,46 @@ func testErrors(t *testing.T, p Provider) {
 		e.seen(1)
 	})
 	t.Run("RetryAfter429", func(t *testing.T) {
+		// A 429's Retry-After of a second (within the cap) is waited out whole
+		// before the retry: no retry of the SDK's own, with its shorter
+		// backoff, comes first.
 		e := newEnv(t, p)
+		wait := time.Second
 		e.fake.Script(
-			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: short},
+			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: wait},
 			Turn{Text: "after the wait", Usage: usage},
 		)
-		msg, err := e.model(Options{MaxRetries: 1}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+		msg, err := e.model(Options{MaxRetries: 2}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if msg.Text() != "after the wait" {
 			t.Errorf("text = %q", msg.Text())
 		}
-		e.seen(2)
+		s := e.seen(2)
+		if gap := s[1].At.Sub(s[0].At); gap < wait-50*time.Millisecond {
+			t.Errorf("retried after %v, want at least the %v the server asked for", gap, wait)
+		}
 	})
 	t.Run("RetryAfterTooLong", func(t *testing.T) {
-		// A wait above the cap (model.DefaultMaxRetryAfter) is not waited
-		// out: the request fails at once, by no retry of the SDK either.
+		// A wait within the cap is waited out; one above it
+		// (model.DefaultMaxRetryAfter) is not: the request fails at
+		// once, by no retry of the SDK either, keeping the status and
+		// code and naming the wait.
 		e := newEnv(t, p)
-		e.fake.Script(Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: 2 * time.Minute})
+		e.fake.Script(
+			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: short},
+			Turn{Status: 429, Code: "rate_limit_exceeded", Message: "slow down", RetryAfter: time.Hour},
+		)
 		start := time.Now()
 		_, err := e.model(Options{MaxRetries: 2}).Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
-		if pe := wantProviderError(t, p, err); pe.StatusCode != 429 || !strings.Contains(pe.Message, "retry after") {
-			t.Errorf("ProviderError = %+v, want status 429 and a message saying the wait asked for (model.HTTPPolicy.Describe)", pe)
+		if pe := wantProviderError(t, p, err); pe.StatusCode != 429 || pe.Code != "rate_limit_exceeded" || !strings.Contains(pe.Message, "retry after 1h0m0s") {
+			t.Errorf("ProviderError = %+v, want status 429, code rate_limit_exceeded and a message saying the wait asked for (model.HTTPPolicy.Describe)", pe)
 		}
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("the request took %v: the long Retry-After was waited out", d)
 		}
-		e.seen(1)
+		e.seen(2)
 	})
 	t.Run("Cut", func(t *testing.T) {
 		// A response whose connection drops halfway fails as a provider
@@ -517,5 +523,35 @@ func testErrors(t *testing.T, p Provider) {
 			t.Errorf("the server's message is lost: %q", pe.Message)
 		}
 		e.seen(1)
+	})
+	t.Run("KeyEchoed", func(t *testing.T) {
+		// A gateway that quotes the request it rejects, headers and all,
+		// with a key no shape rule recognises and credentials in extra
+		// headers: only masking the values the model was configured with
+		// hides them, in the error's text, its fields and its message,
+		// for any status, streamed or not.
+		const key = "gw-Zk81QmP3vX7sT2nR"
+		headers := map[string]string{"Proxy-Authorization": "Basic cHJveHk6c2VjcmV0MTIz", "X-Custom-Token": "hdr-secret-0987654321"}
+		for _, status := range []int{400, 401, 500} {
+			for _, streaming := range []bool{false, true} {
+				e := newEnv(t, p)
+				e.fake.Script(Turn{Status: status, Code: "invalid_request_error", Message: "rejected key " + key, Echo: true})
+				m := e.model(Options{APIKey: key, Headers: headers, Streaming: streaming})
+				_, err := m.Request(ctx(t), []model.Message{prompt("hi")}, model.Params{})
+				pe := wantProviderError(t, p, err)
+				if pe.StatusCode != status {
+					t.Errorf("%d streaming=%v: status %d", status, streaming, pe.StatusCode)
+				}
+				for _, s := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", pe), pe.Message} {
+					if strings.Contains(s, key) || strings.Contains(s, "cHJveHk6c2VjcmV0MTIz") || strings.Contains(s, "hdr-secret") {
+						t.Errorf("%d streaming=%v: a credential shows: %s", status, streaming, s)
+					}
+				}
+				if !strings.Contains(pe.Message, model.Redacted) {
+					t.Errorf("%d streaming=%v: the message %q masks nothing", status, streaming, pe.Message)
+				}
+				e.seen(1)
+			}
+		}
 	})
 }

@@ -38,6 +38,8 @@ func Run(t *testing.T, p Provider) {
 	t.Run("Stream", func(t *testing.T) { testStream(t, p) })
 	t.Run("StreamingOption", func(t *testing.T) { testStreamingOption(t, p) })
 	t.Run("Errors", func(t *testing.T) { testErrors(t, p) })
+	t.Run("Bounds", func(t *testing.T) { testBounds(t, p) })
+	t.Run("History", func(t *testing.T) { testHistory(t, p) })
 	t.Run("Content", func(t *testing.T) { testContent(t, p) })
 }
 
@@ -53,11 +55,13 @@ func newEnv(t *testing.T, p Provider) *env {
 	return &env{t: t, p: p, fake: p.NewFake(t)}
 }
 
-// model builds a model over the scenario's fake; o's APIKey is always
-// the suite's key.
+// model builds a model over the scenario's fake; o's APIKey is the
+// suite's key unless set.
 func (e *env) model(o Options) model.Model {
 	e.t.Helper()
-	o.APIKey = testKey
+	if o.APIKey == "" {
+		o.APIKey = testKey
+	}
 	m := e.p.NewModel(e.t, e.fake.URL(), o)
 	if m == nil {
 		e.t.Fatal("NewModel returned nil")

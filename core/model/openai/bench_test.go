@@ -1,19 +1,14 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -36,109 +31,54 @@ func benchHistory() ([]model.Message, model.Params) {
 	return []model.Message{req, resp, ret}, model.Params{Tools: []tool.Definition{w, ws}}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// recorded is the first request a bench server received.
-type recorded struct {
-	body   []byte
-	header http.Header
-}
-
-func benchServer(b *testing.B, body []byte) (*httptest.Server, *recorded) {
-	rec := &recorded{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		if rec.body == nil {
-			rec.body, rec.header = raw, r.Header.Clone()
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	return srv, rec
-}
-
-func runBench(b *testing.B, fixtureName string, newModel func(srv *httptest.Server, hc *http.Client) model.Model, path string) {
+func runBench(b *testing.B, fixtureName string, newModel func(srv *modeltest.Canned) model.Model, path string) {
 	body := []byte(fixture(b, fixtureName))
 	msgs, params := benchHistory()
+	ctx := context.Background()
 	b.Run("provider", func(b *testing.B) {
-		srv, _ := benchServer(b, body)
-		m := newModel(srv, srv.Client())
-		ctx := context.Background()
-		b.ReportAllocs()
-		b.ResetTimer()
-		start := cpuTime()
-		for b.Loop() {
+		m := newModel(modeltest.NewCanned(b, "application/json", body))
+		modeltest.Measure(b, func() {
 			if _, err := m.Request(ctx, msgs, params); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+		})
 	})
 	b.Run("sdk-post", func(b *testing.B) {
 		// The same bytes through the SDK client without the provider's
 		// mapping: what the SDK's request pipeline costs by itself.
-		srv, rec := benchServer(b, body)
-		if _, err := newModel(srv, srv.Client()).Request(context.Background(), msgs, params); err != nil {
+		srv := modeltest.NewCanned(b, "application/json", body)
+		if _, err := newModel(srv).Request(ctx, msgs, params); err != nil {
 			b.Fatal(err)
 		}
-		reqBytes := rec.body
+		reqBytes := srv.First(b).Body
 		c := newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client()))
-		ctx := context.Background()
-		b.ReportAllocs()
-		b.ResetTimer()
-		start := cpuTime()
-		for b.Loop() {
+		modeltest.Measure(b, func() {
 			var res []byte
 			if err := c.Post(ctx, path[1:], reqBytes, &res); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+		})
 	})
 	b.Run("raw", func(b *testing.B) {
-		srv, rec := benchServer(b, body)
+		srv := modeltest.NewCanned(b, "application/json", body)
 		// Record the provider's request once (body and headers, so that the
 		// server's share of the CPU is the same), then replay it raw.
-		if _, err := newModel(srv, srv.Client()).Request(context.Background(), msgs, params); err != nil {
+		if _, err := newModel(srv).Request(ctx, msgs, params); err != nil {
 			b.Fatal(err)
 		}
-		reqBytes := rec.body
-		rec.header.Del("Content-Length")
-		hc := srv.Client()
-		url := srv.URL + path
-		b.ReportAllocs()
-		b.ResetTimer()
-		start := cpuTime()
-		for b.Loop() {
-			req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reqBytes))
-			req.Header = rec.header.Clone()
-			res, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-		}
-		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
+		modeltest.Measure(b, srv.Repost(b, ctx))
 	})
 }
 
 func BenchmarkChatRequest(b *testing.B) {
-	runBench(b, "chat_tool_calls.json", func(srv *httptest.Server, hc *http.Client) model.Model {
-		return must(New(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "gpt-4o-mini", Options{}))
+	runBench(b, "chat_tool_calls.json", func(srv *modeltest.Canned) model.Model {
+		return must(New(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client())), "gpt-4o-mini", Options{}))
 	}, "/chat/completions")
 }
 
 func BenchmarkResponsesRequest(b *testing.B) {
-	runBench(b, "responses_reasoning_tools.json", func(srv *httptest.Server, hc *http.Client) model.Model {
-		return must(NewResponses(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(hc)), "o4-mini", Options{}))
+	runBench(b, "responses_reasoning_tools.json", func(srv *modeltest.Canned) model.Model {
+		return must(NewResponses(newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client())), "o4-mini", Options{}))
 	}, "/responses")
 }
 
@@ -200,33 +140,24 @@ func BenchmarkResponsesMapping(b *testing.B) {
 // deltas) and "raw-sse" a bare POST reading the events undecoded.
 func BenchmarkStream(b *testing.B) {
 	type api struct {
-		name, json, sse, path string
-		newModel              func(c sdkClient, o Options) model.Model
+		name, json, sse string
+		newModel        func(c sdkClient, o Options) model.Model
 	}
 	for _, a := range []api{
-		{"chat", "chat_tool_calls.json", "chat_stream_parallel.sse", "/chat/completions",
+		{"chat", "chat_tool_calls.json", "chat_stream_parallel.sse",
 			func(c sdkClient, o Options) model.Model { return must(New(c, "gpt-4o-mini", o)) }},
-		{"responses", "responses_reasoning_tools.json", "responses_stream_reasoning_tools.sse", "/responses",
+		{"responses", "responses_reasoning_tools.json", "responses_stream_reasoning_tools.sse",
 			func(c sdkClient, o Options) model.Model { return must(NewResponses(c, "o4-mini", o)) }},
 	} {
 		msgs, params := benchHistory()
 		ctx := context.Background()
-		client := func(srv *httptest.Server) sdkClient {
+		client := func(srv *modeltest.Canned) sdkClient {
 			return newSDKClient(option.WithBaseURL(srv.URL), option.WithAPIKey(testKey), option.WithHTTPClient(srv.Client()))
 		}
-		measure := func(b *testing.B, do func()) {
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := cpuTime()
-			for b.Loop() {
-				do()
-			}
-			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/op")
-		}
 		b.Run(a.name+"/request", func(b *testing.B) {
-			srv, _ := benchServer(b, []byte(fixture(b, a.json)))
+			srv := modeltest.NewCanned(b, "application/json", []byte(fixture(b, a.json)))
 			m := a.newModel(client(srv), Options{})
-			measure(b, func() {
+			modeltest.Measure(b, func() {
 				if _, err := m.Request(ctx, msgs, params); err != nil {
 					b.Fatal(err)
 				}
@@ -234,11 +165,11 @@ func BenchmarkStream(b *testing.B) {
 		})
 		sseBody := []byte(fixture(b, a.sse))
 		b.Run(a.name+"/stream", func(b *testing.B) {
-			srv, _ := benchSSEServer(b, sseBody)
+			srv := modeltest.NewCanned(b, "text/event-stream", sseBody)
 			m := a.newModel(client(srv), Options{}).(model.Streamer)
 			n := 0
 			count := func(model.Delta) { n++ }
-			measure(b, func() {
+			modeltest.Measure(b, func() {
 				if _, err := m.Stream(ctx, msgs, params, count); err != nil {
 					b.Fatal(err)
 				}
@@ -248,47 +179,20 @@ func BenchmarkStream(b *testing.B) {
 			}
 		})
 		b.Run(a.name+"/streaming-request", func(b *testing.B) {
-			srv, _ := benchSSEServer(b, sseBody)
+			srv := modeltest.NewCanned(b, "text/event-stream", sseBody)
 			m := a.newModel(client(srv), Options{Streaming: true})
-			measure(b, func() {
+			modeltest.Measure(b, func() {
 				if _, err := m.Request(ctx, msgs, params); err != nil {
 					b.Fatal(err)
 				}
 			})
 		})
 		b.Run(a.name+"/raw-sse", func(b *testing.B) {
-			srv, rec := benchSSEServer(b, sseBody)
+			srv := modeltest.NewCanned(b, "text/event-stream", sseBody)
 			if _, err := a.newModel(client(srv), Options{Streaming: true}).Request(ctx, msgs, params); err != nil {
 				b.Fatal(err)
 			}
-			reqBytes := rec.body
-			rec.header.Del("Content-Length")
-			hc, url := srv.Client(), srv.URL+a.path
-			measure(b, func() {
-				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(reqBytes))
-				req.Header = rec.header.Clone()
-				res, err := hc.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-			})
+			modeltest.Measure(b, srv.Repost(b, ctx))
 		})
 	}
-}
-
-// benchSSEServer is benchServer answering with body as an event stream.
-func benchSSEServer(b *testing.B, body []byte) (*httptest.Server, *recorded) {
-	rec := &recorded{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		if rec.body == nil {
-			rec.body, rec.header = raw, r.Header.Clone()
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	return srv, rec
 }

@@ -2,38 +2,20 @@ package openai_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
-// echoKey is a key no shape rule recognises: only masking the configured
-// value hides it.
-const echoKey = "gw-Zk81QmP3vX7sT2nR"
-
 func ask() []model.Message {
 	return []model.Message{model.Request(model.UserPrompt("hi"))}
-}
-
-// kinds builds each model kind of the package from o, streamed and not.
-func kinds(o openai.Options) map[string]model.Model {
-	out := map[string]model.Model{}
-	for _, stream := range []bool{false, true} {
-		o.Streaming = stream
-		out[fmt.Sprintf("chat/stream=%v", stream)] = must(openai.NewChatFromConfig("gpt-4.1", o))
-		out[fmt.Sprintf("responses/stream=%v", stream)] = must(openai.NewResponsesFromConfig("gpt-4.1", o))
-	}
-	return out
 }
 
 // must returns m, panicking on a building error: the tests build valid
@@ -43,132 +25,6 @@ func must[M any](m M, err error) M {
 		panic(err)
 	}
 	return m
-}
-
-func asProviderError(t *testing.T, err error) *model.ProviderError {
-	t.Helper()
-	var pe *model.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want a *model.ProviderError", err, err)
-	}
-	return pe
-}
-
-// A server (a gateway) that echoes the key in its error body, for 400, 401
-// and 500: neither the error's text nor its fields carry the key, nor
-// any header value of the request.
-func TestEchoedKeyIsRedacted(t *testing.T) {
-	for _, status := range []int{400, 401, 500} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"error":{"message":"rejected key %s (Authorization: %s; x-api-key: %s)","type":"invalid_request_error","code":"bad_key"}}`,
-				echoKey, r.Header.Get("Authorization"), r.Header.Get("X-Custom-Token"))
-		}))
-		retries := 0
-		cfg := openai.Config{APIKey: echoKey, BaseURL: srv.URL, MaxRetries: &retries, Headers: map[string]string{"X-Custom-Token": "hdr-secret-0987654321"}}
-		for name, m := range kinds(openai.Options{Config: cfg}) {
-			_, err := m.Request(context.Background(), ask(), model.Params{})
-			pe := asProviderError(t, err)
-			if pe.StatusCode != status {
-				t.Errorf("%d %s: status %d", status, name, pe.StatusCode)
-			}
-			for _, s := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", pe), pe.Message} {
-				if strings.Contains(s, echoKey) || strings.Contains(s, "hdr-secret") {
-					t.Errorf("%d %s: the key leaks: %s", status, name, s)
-				}
-			}
-			if !strings.Contains(pe.Message, model.Redacted) {
-				t.Errorf("%d %s: message %q", status, name, pe.Message)
-			}
-		}
-		srv.Close()
-	}
-}
-
-// keepAliveServer answers every request with an event stream that sends
-// only keep-alive comments until the client leaves.
-func keepAliveServer(t *testing.T, hits *atomic.Int32) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			io.WriteString(w, ": keep-alive\n\n")
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func TestKeepAliveOnlyStreamEndsWithIdleTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := keepAliveServer(t, &hits)
-	cfg := openai.Config{APIKey: "sk-test", BaseURL: srv.URL}
-	for name, m := range kinds(openai.Options{Config: cfg, HTTPBounds: model.HTTPBounds{IdleTimeout: 100 * time.Millisecond}}) {
-		if !strings.Contains(name, "stream=true") {
-			continue
-		}
-		before := hits.Load()
-		_, err := m.Request(context.Background(), ask(), model.Params{})
-		pe := asProviderError(t, err)
-		if pe.Code != "idle_timeout" || !strings.Contains(pe.Message, "100ms") || hits.Load()-before != 1 {
-			t.Errorf("%s: %+v after %d requests", name, pe, hits.Load()-before)
-		}
-	}
-}
-
-func TestFirstByteTimeout(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body) // the server notices a closed connection only once the body is read
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	m := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test", BaseURL: srv.URL}, HTTPBounds: model.HTTPBounds{FirstByteTimeout: 100 * time.Millisecond}}))
-	_, err := m.Request(context.Background(), ask(), model.Params{})
-	if pe := asProviderError(t, err); pe.Code != "first_byte_timeout" || hits.Load() != 1 {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-}
-
-// One 429 behaviour for every provider: a Retry-After within the cap is
-// waited out, one above it fails at once with the status kept and the
-// wait named.
-func TestRateLimitRetryAfterCap(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := hits.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		if n == 1 {
-			w.Header().Set("Retry-After-Ms", "10")
-		} else {
-			w.Header().Set("Retry-After", "3600")
-		}
-		w.WriteHeader(429)
-		io.WriteString(w, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)
-	}))
-	defer srv.Close()
-	m := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test", BaseURL: srv.URL}}))
-	start := time.Now()
-	_, err := m.Request(context.Background(), ask(), model.Params{})
-	pe := asProviderError(t, err)
-	if pe.StatusCode != 429 || hits.Load() != 2 || !strings.Contains(pe.Message, "retry after 1h0m0s") {
-		t.Fatalf("%+v after %d requests", pe, hits.Load())
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("took %v", d)
-	}
 }
 
 // With a base URL and no key, a 401 says that OPENAI_API_KEY is unset.
@@ -183,12 +39,12 @@ func TestUnauthorizedWithoutKeyNamesTheVariable(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	_, err := must(openai.NewChatFromConfig("gpt-4.1", openai.Options{})).Request(context.Background(), ask(), model.Params{})
-	if pe := asProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "OPENAI_API_KEY is unset") {
+	if pe := modeltest.ProviderError(t, err); pe.StatusCode != 401 || !strings.Contains(pe.Message, "OPENAI_API_KEY is unset") {
 		t.Fatalf("%+v", pe)
 	}
 	// With a key, a 401 says nothing of the variable.
 	_, err = must(openai.NewChatFromConfig("gpt-4.1", openai.Options{Config: openai.Config{APIKey: "sk-test"}})).Request(context.Background(), ask(), model.Params{})
-	if pe := asProviderError(t, err); strings.Contains(pe.Message, "OPENAI_API_KEY") {
+	if pe := modeltest.ProviderError(t, err); strings.Contains(pe.Message, "OPENAI_API_KEY") {
 		t.Fatalf("%+v", pe)
 	}
 }

@@ -51,8 +51,9 @@ func TestResponsesConformance(t *testing.T) {
 func options(url string, o modeltest.Options) openai.Options {
 	retries := o.MaxRetries
 	return openai.Options{
-		Config:    openai.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries},
-		Streaming: o.Streaming,
+		Config:     openai.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
+		Streaming:  o.Streaming,
+		HTTPBounds: o.HTTPBounds,
 	}
 }
 

@@ -14,38 +14,13 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
-// collect returns a handler appending copies of the deltas to *got.
-func collect(got *[]model.Delta) model.DeltaHandler {
-	return func(d model.Delta) {
-		if d.Call != nil {
-			c := *d.Call // the handler may not keep Call
-			d.Call = &c
-		}
-		*got = append(*got, d)
-	}
-}
-
-// deltaLines is one JSON line per delta.
-func deltaLines(t *testing.T, ds []model.Delta) string {
-	t.Helper()
-	var b strings.Builder
-	for _, d := range ds {
-		j, err := json.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 func wantDeltas(t *testing.T, got []model.Delta, want string) {
 	t.Helper()
-	if g := deltaLines(t, got); g != want {
+	if g := modeltest.DeltaLines(t, got); g != want {
 		t.Fatalf("deltas\n%s\nwant\n%s", g, want)
 	}
 }
@@ -84,7 +59,7 @@ func responsesModel(srv *fakeServer) model.Model {
 func streamWith(t *testing.T, m model.Model, params model.Params) (model.Message, []model.Delta) {
 	t.Helper()
 	var got []model.Delta
-	msg, err := m.(model.Streamer).Stream(context.Background(), hello(), params, collect(&got))
+	msg, err := m.(model.Streamer).Stream(context.Background(), hello(), params, modeltest.Collect(&got))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +289,7 @@ func TestStreamDisconnectAfterDeltas(t *testing.T) {
 	partial := full[:strings.Index(full, "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":6")]
 	srv := newServer(t, reply{body: partial, sse: true, cut: true})
 	var got []model.Delta
-	_, err := must(NewResponses(srv.client(), "gpt-4.1", Options{})).Stream(context.Background(), hello(), model.Params{}, collect(&got))
+	_, err := must(NewResponses(srv.client(), "gpt-4.1", Options{})).Stream(context.Background(), hello(), model.Params{}, modeltest.Collect(&got))
 	var pe *model.ProviderError
 	if !errors.As(err, &pe) || pe.Code != "stream_incomplete" || len(got) != 4 {
 		t.Fatalf("err = %v after %d deltas", err, len(got))
@@ -346,7 +321,7 @@ func TestResponsesStreamCallWithoutAddedEvent(t *testing.T) {
 	n := len(got)
 	if n < 2 || got[n-2].Kind != model.DeltaToolCallStart || got[n-2].Index != 1 ||
 		got[n-1].Kind != model.DeltaToolCallDone || got[n-1].Index != 1 || string(got[n-1].Call.Arguments) != `{"timezone":"UTC"}` {
-		t.Fatalf("deltas\n%s", deltaLines(t, got))
+		t.Fatalf("deltas\n%s", modeltest.DeltaLines(t, got))
 	}
 	if len(msg.ToolCalls()) != 2 {
 		t.Fatalf("calls = %+v", msg.ToolCalls())

@@ -11,25 +11,13 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/model/openai"
 )
 
-// fixtureServer stands in for OpenAI: it answers every request with a
-// response recorded from the API reference.
-func fixtureServer(name string) *httptest.Server {
-	body, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		panic(err)
-	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-}
-
 // A Chat Completions model over an SDK client the caller configured.
 func ExampleNew() {
-	srv := fixtureServer("chat_text.json")
+	srv := modeltest.ServeFile("testdata/chat_text.json")
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-example"))
 	m, err := openai.New(client, "gpt-4.1", openai.Options{})
@@ -52,7 +40,7 @@ func ExampleNew() {
 // An OpenAI-compatible server (vLLM, llama.cpp, Ollama, LiteLLM) is reached
 // through its base URL and needs no key.
 func ExampleNewChatFromConfig() {
-	srv := fixtureServer("chat_text.json")
+	srv := modeltest.ServeFile("testdata/chat_text.json")
 	defer srv.Close()
 	m, err := openai.NewChatFromConfig("llama3.1", openai.Options{
 		Config:       openai.Config{BaseURL: srv.URL},
@@ -74,7 +62,7 @@ func ExampleNewChatFromConfig() {
 // The Responses API returns reasoning as thinking parts that are sent back
 // on the next request.
 func ExampleNewResponses() {
-	srv := fixtureServer("responses_reasoning_tools.json")
+	srv := modeltest.ServeFile("testdata/responses_reasoning_tools.json")
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-example"))
 	m, err := openai.NewResponses(client, "o4-mini", openai.Options{})
@@ -174,7 +162,7 @@ func ExampleChat_Stream() {
 // Ollama by its profile: the server's address (a bare host gets /v1),
 // no key, and what it does differently from OpenAI.
 func ExampleProfileNamed() {
-	srv := fixtureServer("chat_text.json")
+	srv := modeltest.ServeFile("testdata/chat_text.json")
 	defer srv.Close()
 	profile, err := openai.ProfileNamed(openai.ProfileOllama)
 	if err != nil {

@@ -32,9 +32,10 @@ func TestOllamaProfileConformance(t *testing.T) {
 			// url is a bare host, as OLLAMA_BASE_URL is often written: the
 			// profile adds /v1.
 			return must(openai.NewChatFromConfig("llama3.2", openai.Options{
-				Profile:   profile,
-				Config:    openai.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries},
-				Streaming: o.Streaming,
+				Profile:    profile,
+				Config:     openai.Config{APIKey: o.APIKey, BaseURL: url, MaxRetries: &retries, Headers: o.Headers, Timeout: o.Timeout},
+				Streaming:  o.Streaming,
+				HTTPBounds: o.HTTPBounds,
 			}))
 		},
 		NativeOutput: true,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/starweaver-go/starweaver/core/model"
+	"github.com/starweaver-go/starweaver/core/model/modeltest"
 	"github.com/starweaver-go/starweaver/core/tool"
 )
 
@@ -107,7 +108,7 @@ func TestOllamaProfileStreamed(t *testing.T) {
 	srv := newServer(t, reply{body: objectArgsStream, sse: true})
 	m := must(NewChatFromConfig("llama3.2", Options{Profile: ollama(t), Config: Config{BaseURL: srv.URL + "/v1"}}))
 	var ds []model.Delta
-	got, err := m.Stream(context.Background(), hello(), strictParams(), collect(&ds))
+	got, err := m.Stream(context.Background(), hello(), strictParams(), modeltest.Collect(&ds))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestOllamaProfileStreamed(t *testing.T) {
 	p := ollama(t)
 	p.NoStreamUsage = true
 	m = must(NewChatFromConfig("llama3.2", Options{Profile: p, Config: Config{BaseURL: srv.URL + "/v1"}}))
-	if _, err := m.Stream(context.Background(), hello(), strictParams(), collect(&ds)); err != nil {
+	if _, err := m.Stream(context.Background(), hello(), strictParams(), modeltest.Collect(&ds)); err != nil {
 		t.Fatal(err)
 	}
 	if body := srv.last(t).body; body["stream"] != true || body["stream_options"] != nil {

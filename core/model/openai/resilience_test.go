@@ -3,36 +3,12 @@ package openai
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/starweaver-go/starweaver/core/model"
 )
-
-// A 429 is retried after the time its Retry-After header names (measured
-// by the server's clock), then the request succeeds.
-func TestRetry429HonoursRetryAfter(t *testing.T) {
-	srv := newServer(t,
-		reply{status: http.StatusTooManyRequests, body: fixture(t, "error_429.json"), headers: map[string]string{"Retry-After": "1"}},
-		ok(t, "chat_text.json"))
-	got, err := must(New(srv.client(), "gpt-4o-mini", Options{})).Request(context.Background(), hello(), model.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs := srv.requests()
-	if len(reqs) != 2 || got.Text() == "" {
-		t.Fatalf("%d requests, %+v", len(reqs), got)
-	}
-	if gap := reqs[1].at.Sub(reqs[0].at); gap < 900*time.Millisecond {
-		t.Errorf("retried after %v, Retry-After said 1s", gap)
-	}
-}
 
 func TestRetry500ThenSuccess(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
@@ -110,60 +86,4 @@ func TestContextLengthIsProviderError(t *testing.T) {
 	if n := len(srv.requests()); n != 1 {
 		t.Errorf("%d requests", n)
 	}
-}
-
-// hangingServer accepts requests and answers none until the client gives
-// up; arrived receives one value per request.
-func hangingServer(t *testing.T) (*httptest.Server, chan struct{}) {
-	arrived := make(chan struct{}, 8)
-	stop := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		arrived <- struct{}{}
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(stop) }) // runs first: releases the handlers
-	return srv, arrived
-}
-
-func TestCancellationStopsTheRequest(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		srv, arrived := hangingServer(t)
-		m := must(New(newClient(srv.URL), "gpt-4o-mini", Options{Streaming: streaming}))
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			_, err := m.Request(ctx, hello(), model.Params{})
-			done <- err
-		}()
-		<-arrived
-		cancel()
-		err := <-done
-		if !errors.Is(err, context.Canceled) || !errors.Is(err, model.ErrModel) {
-			t.Fatalf("streaming %v: err = %v", streaming, err)
-		}
-	}
-}
-
-// Settings.TimeoutMS bounds the whole request, retries included.
-func TestTimeoutSetting(t *testing.T) {
-	srv, _ := hangingServer(t)
-	m := must(NewResponses(newClient(srv.URL), "gpt-4o-mini", Options{}))
-	_, err := m.Request(context.Background(), hello(), model.Params{Settings: model.Settings{TimeoutMS: 50}})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
-	}
-	// Config.Timeout does the same for every request of the model.
-	m = must(NewResponsesFromConfig("gpt-4o-mini", Options{Config: Config{APIKey: testKey, BaseURL: srv.URL, Timeout: 50 * time.Millisecond}}))
-	if _, err := m.Request(context.Background(), hello(), model.Params{}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func newClient(url string) sdkClient {
-	return newSDKClient(option.WithBaseURL(url), option.WithAPIKey(testKey))
 }
