@@ -103,7 +103,7 @@ func (m *Chat) send(ctx context.Context, messages []model.Message, params model.
 	if streamed {
 		var res *http.Response
 		err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...)
-		return m.stream(ssestream.NewStream[chatCompletion](ssestream.NewDecoder(res), err), rd, deltas)
+		return m.stream(newEvents(ssestream.NewDecoder(res), err, decodeChat), rd, deltas)
 	}
 	var res []byte
 	if err := m.client.Post(ctx, "chat/completions", raw, &res, ropts...); err != nil {
@@ -389,7 +389,7 @@ func usageOf(u *chatUsage) *model.Usage {
 // tool calls gathered by index (their arguments arrive in pieces, several
 // calls interleaved), the usage read from the last chunk. It reports the
 // chunks' deltas to deltas when it is not nil.
-func (m *Chat) stream(s *ssestream.Stream[chatCompletion], rd reader, deltas model.DeltaHandler) (model.Message, error) {
+func (m *Chat) stream(s *events[chatCompletion], rd reader, deltas model.DeltaHandler) (model.Message, error) {
 	defer s.Close()
 	type call struct {
 		id, name string

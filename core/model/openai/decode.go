@@ -209,11 +209,8 @@ func decodeItem(v gjson.Result) outputItem {
 	return it
 }
 
-// UnmarshalJSON lets the SDK's SSE decoder decode chunks with decodeChat.
-func (c *chatCompletion) UnmarshalJSON(b []byte) error { return decodeChat(b, c) }
-
-// UnmarshalJSON decodes one streamed Responses event.
-func (e *streamEvent) UnmarshalJSON(b []byte) error {
+// decodeStreamEvent decodes one streamed Responses event into e.
+func decodeStreamEvent(b []byte, e *streamEvent) error {
 	if !gjson.ValidBytes(b) {
 		return errMalformed
 	}

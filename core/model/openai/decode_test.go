@@ -169,7 +169,7 @@ func FuzzDecodeResponses(f *testing.F) {
 			t.Fatalf("decodeResponses err = %v, json.Valid = %v", err, json.Valid(b))
 		}
 		var ev streamEvent
-		_ = ev.UnmarshalJSON(b)
+		_ = decodeStreamEvent(b, &ev)
 		var s struct {
 			Output []json.RawMessage `json:"output"`
 		}

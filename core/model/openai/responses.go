@@ -96,7 +96,7 @@ func (m *Responses) send(ctx context.Context, messages []model.Message, params m
 	if streamed {
 		var res *http.Response
 		err := m.client.Post(ctx, "responses", raw, &res, ropts...)
-		return m.stream(ssestream.NewStream[streamEvent](ssestream.NewDecoder(res), err), rd, deltas)
+		return m.stream(newEvents(ssestream.NewDecoder(res), err, decodeStreamEvent), rd, deltas)
 	}
 	var res []byte
 	if err := m.client.Post(ctx, "responses", raw, &res, ropts...); err != nil {
@@ -334,7 +334,7 @@ func (m *Responses) response(r *responsesResponse, items []outputItem, rd reader
 // status and usage from the final response.completed (or .incomplete,
 // .failed) event. It reports the events' deltas to deltas when it is not
 // nil.
-func (m *Responses) stream(s *ssestream.Stream[streamEvent], rd reader, deltas model.DeltaHandler) (model.Message, error) {
+func (m *Responses) stream(s *events[streamEvent], rd reader, deltas model.DeltaHandler) (model.Message, error) {
 	defer s.Close()
 	var (
 		items []outputItem
