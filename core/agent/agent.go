@@ -52,12 +52,14 @@ type Agent struct {
 	sequential     bool
 	maxConcurrency int
 	// noEager turns eager dispatch off (see Builder.EagerDispatch).
-	noEager       bool
-	unavailable   UnavailablePolicy
-	limits        UsageLimits
-	settings      model.Settings
-	outputSpec    *OutputSpec
-	outputRetries *int
+	noEager bool
+	// historyProcessors rewrite each request's messages (historyproc.go).
+	historyProcessors []HistoryProcessor
+	unavailable       UnavailablePolicy
+	limits            UsageLimits
+	settings          model.Settings
+	outputSpec        *OutputSpec
+	outputRetries     *int
 	// output is the compiled outputSpec (nil for text runs).
 	output     *output
 	deps       *tool.Deps

@@ -147,7 +147,10 @@ func (a *Agent) SessionWithID(id string, history []model.Message) (*Session, err
 // artifact references: the worker reads the artifacts (RequestModel), so
 // their bytes never travel with the request, and the run reads no store.
 func (r *runner) askExecutor(ctx context.Context, step int, params model.Params) (model.Message, error) {
-	msgs := r.modelMessages()
+	msgs, err := r.a.processHistory(ctx, r.modelMessages())
+	if err != nil {
+		return model.Message{}, err
+	}
 	// An executor that asks the model in this process reports its
 	// fallback's attempts as they fail; one that asks elsewhere does not,
 	// and the loop emits them once the request ends.

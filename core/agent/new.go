@@ -66,6 +66,9 @@ type Options struct {
 	Sequential bool `json:"sequential"`
 	// MaxConcurrency caps concurrent tool calls per batch (0: no cap).
 	MaxConcurrency int `json:"max_concurrency"`
+	// HistoryProcessors rewrite the messages of every model request (see
+	// Builder.HistoryProcessors).
+	HistoryProcessors []HistoryProcessor `json:"-"`
 	// DisableEagerDispatch keeps calls from starting while the response
 	// that makes them still streams (see Builder.EagerDispatch).
 	DisableEagerDispatch bool `json:"-"`
@@ -174,6 +177,7 @@ func New(m model.Model, o Options) (*Agent, error) {
 		sequential:        o.Sequential,
 		maxConcurrency:    o.MaxConcurrency,
 		noEager:           o.DisableEagerDispatch,
+		historyProcessors: slices.Clone(o.HistoryProcessors),
 		unavailable:       o.UnavailableTools,
 		limits:            o.UsageLimits,
 		settings:          o.Settings,

@@ -19,7 +19,10 @@ func (r *runner) ask(ctx context.Context, step int, reg *tool.Registry, base *to
 		resp, err = r.askExecutor(ctx, step, params)
 		return resp, nil, err
 	}
-	msgs, err := r.resolve(ctx, r.modelMessages())
+	msgs, err := r.a.processHistory(ctx, r.modelMessages())
+	if err == nil {
+		msgs, err = r.resolve(ctx, msgs)
+	}
 	if err != nil {
 		return model.Message{}, nil, err
 	}
