@@ -43,6 +43,10 @@ type streamDelta struct {
 // UnmarshalJSON decodes an event whose JSON encoding/json has validated.
 func (e *streamEvent) UnmarshalJSON(data []byte) error {
 	*e = streamEvent{}
+	// Absent counts stay -1, whether usage or only some of its fields
+	// are missing.
+	e.Usage = wireUsage{InputTokens: -1, OutputTokens: -1, CacheCreationInputTokens: -1, CacheReadInputTokens: -1}
+	e.Usage.OutputTokensDetails.ThinkingTokens = -1
 	d := decoder{data: data}
 	var key string
 	open, err := d.enter('{')
@@ -59,8 +63,6 @@ func (e *streamEvent) UnmarshalJSON(data []byte) error {
 		case "delta":
 			err = d.delta(&e.Delta)
 		case "usage":
-			e.Usage = wireUsage{InputTokens: -1, OutputTokens: -1, CacheCreationInputTokens: -1, CacheReadInputTokens: -1}
-			e.Usage.OutputTokensDetails.ThinkingTokens = -1
 			err = d.usage(&e.Usage)
 		default:
 			d.skip()
